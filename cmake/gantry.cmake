@@ -1,0 +1,20 @@
+# Helpers shared by every layer's CMakeLists.
+
+# gantry_library(NAME DEPS...): one library per folder under src/, made of every *.cc in the
+# folder that is not a test; every *_test.cc beside it becomes part of the NAME_test executable,
+# registered with ctest. New files are picked up on the next build (CONFIGURE_DEPENDS).
+function(gantry_library name)
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  list(REMOVE_ITEM srcs ${tests})
+  add_library(gantry_${name} STATIC ${srcs})
+  target_include_directories(gantry_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(gantry_${name} PUBLIC ${ARGN})
+  if(tests)
+    add_executable(${name}_test ${tests})
+    set_target_properties(${name}_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+    target_include_directories(${name}_test PRIVATE ${PROJECT_SOURCE_DIR})
+    target_link_libraries(${name}_test PRIVATE gantry_${name} GTest::gmock GTest::gtest_main)
+    gtest_discover_tests(${name}_test DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit)
+  endif()
+endfunction()
