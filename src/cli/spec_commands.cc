@@ -8,7 +8,6 @@
 #include "spec/render_slurm_conf.h"
 #include "spec/show_config.h"
 #include "spec/spec_json.h"
-#include "spec/spec_parser.h"
 #include "spec/spec_update.h"
 #include "spec/validate.h"
 
@@ -20,6 +19,7 @@ constexpr char kSpecUsage[] =
     "usage: gantry spec validate FILE...\n"
     "       gantry spec render FILE [--format slurm.conf|gres.conf|json|show-config]\n"
     "                               [--controller-host HOST] [--state-dir DIR] [--etc-dir DIR]\n"
+    "                               [--slurm-user USER]\n"
     "       gantry spec diff OLD NEW [--allow-config-changes]\n";
 
 bool ReadFile(const std::string& path, std::string* text, std::ostream& err) {
@@ -38,15 +38,14 @@ bool ReadFile(const std::string& path, std::string* text, std::ostream& err) {
 std::optional<spec::ClusterSpec> LoadSpec(const std::string& path, std::ostream& err) {
   std::string text;
   if (!ReadFile(path, &text, err)) return std::nullopt;
-  spec::ParsedSpec parsed = spec::ParseClusterSpec(text);
-  spec::Diagnostics d = parsed.diagnostics;
-  if (parsed.spec) d.Append(spec::ValidateClusterSpec(*parsed.spec));
-  if (!d.empty()) {
+  spec::CheckedSpec checked = spec::CheckSpecText(text);
+  const spec::Diagnostics& d = checked.diagnostics;
+  if (!checked.ok()) {
     for (const spec::Diagnostic& x : d.items()) err << path << ": " << x.ToString() << "\n";
     err << path << ": " << d.size() << (d.size() == 1 ? " problem" : " problems") << "\n";
     return std::nullopt;
   }
-  return std::move(parsed.spec);
+  return std::move(checked.spec);
 }
 
 int Validate(const std::vector<std::string>& files, std::ostream& out, std::ostream& err) {
@@ -92,6 +91,8 @@ int Render(const std::vector<std::string>& args, std::ostream& out, std::ostream
       if (!value(&options.state_dir)) return 2;
     } else if (a.starts_with("--etc-dir")) {
       if (!value(&options.etc_dir)) return 2;
+    } else if (a.starts_with("--slurm-user")) {
+      if (!value(&options.slurm_user)) return 2;
     } else if (a.starts_with("-")) {
       err << "gantry: unknown option " << a << "\n" << kSpecUsage;
       return 2;

@@ -125,10 +125,11 @@ class Differ {
       Json ja = common_a, jb = common_b;
       SpecChange c;
       c.kind = SpecChange::Kind::kChanged;
-      c.path = path + " order";
+      c.path = path;
       c.old_value = ja.dump();
       c.new_value = jb.dump();
       Classify(&c, policy_);
+      if (c.allowed) c.note = "order changed; the first one is the default";
       out_->push_back(c);
     }
   }

@@ -335,11 +335,19 @@ Diagnostics ValidateClusterSpec(const ClusterSpec& spec) {
   return d;
 }
 
-Diagnostics CheckSpecText(std::string_view json_text) {
+CheckedSpec CheckSpecText(std::string_view json_text) {
   ParsedSpec parsed = ParseClusterSpec(json_text);
-  Diagnostics d = parsed.diagnostics;
-  if (parsed.spec) d.Append(ValidateClusterSpec(*parsed.spec));
-  return d;
+  CheckedSpec out{std::move(parsed.spec), parsed.diagnostics};
+  if (!out.spec) return out;
+  const Diagnostics problems = ValidateClusterSpec(*out.spec);
+  for (const Diagnostic& v : problems.items()) {
+    bool reported = false;
+    for (const Diagnostic& p : parsed.diagnostics.items()) {
+      reported = reported || (!p.path.empty() && v.path.starts_with(p.path));
+    }
+    if (!reported) out.diagnostics.Add(v.path, v.message);
+  }
+  return out;
 }
 
 }  // namespace gantry::spec

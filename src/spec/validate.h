@@ -6,6 +6,7 @@
 #ifndef GANTRY_SPEC_VALIDATE_H_
 #define GANTRY_SPEC_VALIDATE_H_
 
+#include <optional>
 #include <string_view>
 
 #include "spec/cluster_spec.h"
@@ -15,8 +16,15 @@ namespace gantry::spec {
 
 Diagnostics ValidateClusterSpec(const ClusterSpec& spec);
 
-// Parse + validate in one call: the diagnostics of both stages.
-Diagnostics CheckSpecText(std::string_view json_text);
+// Parse + validate in one call. Holds the spec when it parsed, and the diagnostics of both
+// stages; a validation problem at a path the parser already reported (a field of the wrong
+// type then looks missing) is left out.
+struct CheckedSpec {
+  std::optional<ClusterSpec> spec;
+  Diagnostics diagnostics;
+  bool ok() const { return spec && diagnostics.empty(); }
+};
+CheckedSpec CheckSpecText(std::string_view json_text);
 
 // RFC 1034 label, lower case: starts with a letter, then letters, digits or '-', not ending
 // with '-', at most 63 characters.
