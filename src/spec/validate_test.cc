@@ -242,9 +242,19 @@ TEST(IdTest, FollowsRfc1034) {
 }
 
 TEST(CheckSpecTextTest, CombinesParseAndValidation) {
-  const Diagnostics d = CheckSpecText(R"({"display_name": "x", "node_pool": []})");
-  ASSERT_FALSE(d.empty());
-  EXPECT_EQ(d.items()[0].ToString(), "node_pool: unknown field (did you mean \"node_pools\"?)");
+  const CheckedSpec c = CheckSpecText(R"({"display_name": "x", "node_pool": []})");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.diagnostics.items()[0].ToString(),
+            "node_pool: unknown field (did you mean \"node_pools\"?)");
+}
+
+TEST(CheckSpecTextTest, AWrongTypeIsNotAlsoReportedAsMissing) {
+  const CheckedSpec c = CheckSpecText(R"({"display_name": 7})");
+  ASSERT_FALSE(c.diagnostics.empty());
+  EXPECT_EQ(c.diagnostics.items()[0].ToString(), "display_name: expected a string, got number 7");
+  for (size_t i = 1; i < c.diagnostics.size(); ++i) {
+    EXPECT_NE(c.diagnostics.items()[i].path, "display_name");
+  }
 }
 
 }  // namespace
