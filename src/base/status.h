@@ -80,7 +80,7 @@ inline Status Internal(std::string message) { return {StatusCode::kInternal, std
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : data_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(data_).ok() && "Result built from an OK status");
   }
@@ -119,10 +119,10 @@ class [[nodiscard]] Result {
 #define GANTRY_STATUS_CONCAT_(a, b) GANTRY_STATUS_CONCAT_INNER_(a, b)
 
 // Returns the Status of `expr` from the enclosing function when it is not OK.
-#define GANTRY_RETURN_IF_ERROR(expr)                        \
-  do {                                                      \
-    ::gantry::Status gantry_status_ = (expr);               \
-    if (!gantry_status_.ok()) return gantry_status_;        \
+#define GANTRY_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::gantry::Status gantry_status_ = (expr);        \
+    if (!gantry_status_.ok()) return gantry_status_; \
   } while (false)
 
 // `GANTRY_ASSIGN_OR_RETURN(auto x, F());` declares x from a Result or returns its error.

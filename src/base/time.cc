@@ -31,8 +31,12 @@ class UtcTimeZone final : public TimeZone {
     const int64_t days = FloorDiv(t, 86400);
     const int64_t rem = t - days * 86400;
     const YearMonthDay ymd = CivilFromDays(days);
-    return {static_cast<int>(ymd.year), ymd.month, ymd.day, static_cast<int>(rem / 3600),
-            static_cast<int>(rem % 3600 / 60), static_cast<int>(rem % 60)};
+    return {static_cast<int>(ymd.year),
+            ymd.month,
+            ymd.day,
+            static_cast<int>(rem / 3600),
+            static_cast<int>(rem % 3600 / 60),
+            static_cast<int>(rem % 60)};
   }
   UnixTime FromCivil(const CivilTime& c) const override {
     return DaysFromCivil(c.year, c.month, c.day) * 86400 + int64_t{c.hour} * 3600 +

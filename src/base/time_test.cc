@@ -24,7 +24,7 @@ TEST(UtcTimeZoneTest, NormalisesOutOfRangeFields) {
 }
 
 TEST(WeekdayTest, KnownDays) {
-  EXPECT_EQ(WeekdayFromDays(0), 4);                          // Thursday
+  EXPECT_EQ(WeekdayFromDays(0), 4);                           // Thursday
   EXPECT_EQ(WeekdayFromDays(DaysFromCivil(2026, 12, 2)), 3);  // Wednesday
   EXPECT_EQ(WeekdayFromDays(DaysFromCivil(2026, 12, 6)), 0);  // Sunday
 }

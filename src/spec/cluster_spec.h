@@ -127,7 +127,7 @@ struct ClusterSpec {
   std::string display_name;
   std::optional<Network> network;
   std::vector<NodePool> node_pools;
-  SlurmSpec slurm;  // orchestrator_spec.slurm_spec
+  SlurmSpec slurm;              // orchestrator_spec.slurm_spec
   std::string service_account;  // runtime_spec.service_account
   friend bool operator==(const ClusterSpec&, const ClusterSpec&) = default;
 };

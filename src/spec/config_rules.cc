@@ -68,8 +68,8 @@ void CheckExclusive(const std::map<std::string, Resolved>& m, const char* a, con
   const Resolved* x = Find(m, a);
   const Resolved* y = Find(m, b);
   if (x != nullptr && y != nullptr) {
-    d->Add(y->setting.path, std::string(b) + " cannot be combined with " + a +
-                                " (Slurm takes one or the other)");
+    d->Add(y->setting.path,
+           std::string(b) + " cannot be combined with " + a + " (Slurm takes one or the other)");
   }
 }
 
@@ -96,20 +96,24 @@ void CheckPreemption(const std::map<std::string, Resolved>& cluster, Diagnostics
   const bool preempts = base_modes > 0;
   if (type == "preempt/none") {
     if (preempts || mode.contains("WITHIN") || mode.contains("PRIORITY")) {
-      d->Add(mode_path, mode_text + " needs PreemptType preempt/partition_prio or preempt/qos "
-                                    "(PreemptType is preempt/none, which allows only OFF or GANG)");
+      d->Add(mode_path, mode_text +
+                            " needs PreemptType preempt/partition_prio or preempt/qos "
+                            "(PreemptType is preempt/none, which allows only OFF or GANG)");
     }
     return;
   }
   const std::string type_path = type_setting->setting.path;
   if (!preempts) {
-    d->Add(type_path, Quote(type) + " needs PreemptMode CANCEL, REQUEUE or SUSPEND,GANG "
-                                    "(PreemptMode is " + mode_text + ")");
+    d->Add(type_path, Quote(type) +
+                          " needs PreemptMode CANCEL, REQUEUE or SUSPEND,GANG "
+                          "(PreemptMode is " +
+                          mode_text + ")");
     return;
   }
   if (type == "preempt/partition_prio" && mode.contains("SUSPEND") && !mode.contains("GANG")) {
-    d->Add(mode_path, mode_text + ": SUSPEND needs GANG under preempt/partition_prio "
-                                  "(write SUSPEND,GANG)");
+    d->Add(mode_path, mode_text +
+                          ": SUSPEND needs GANG under preempt/partition_prio "
+                          "(write SUSPEND,GANG)");
   }
   if (mode.contains("WITHIN") && type != "preempt/qos") {
     d->Add(mode_path, mode_text + ": WITHIN applies only to preempt/qos");
@@ -129,8 +133,8 @@ void CheckPartition(const std::map<std::string, Resolved>& part,
       d->Add(m->setting.path, Quote(m->setting.value) +
                                   ": GANG is a cluster-wide mode; set it in the cluster config");
     } else if (words.contains("SUSPEND") && !cluster_words.contains("GANG")) {
-      d->Add(m->setting.path, Quote(m->setting.value) +
-                                  ": SUSPEND needs GANG in the cluster-wide PreemptMode");
+      d->Add(m->setting.path,
+             Quote(m->setting.value) + ": SUSPEND needs GANG in the cluster-wide PreemptMode");
     }
   }
   const Resolved* max_time = Find(part, "MaxTime");

@@ -1,8 +1,9 @@
 // Problems found in a cluster spec, each tied to the JSON path of the offending value.
 //
 // Validation reports every problem at once rather than stopping at the first, so a user fixes a
-// spec in one round. A path looks like `orchestrator_spec.slurm_spec.partitions[1].node_pool_ids[0]`
-// (always the snake_case spelling, whatever the input used).
+// spec in one round. A path looks like
+// `orchestrator_spec.slurm_spec.partitions[1].node_pool_ids[0]` (always the snake_case spelling,
+// whatever the input used).
 #ifndef GANTRY_SPEC_DIAGNOSTICS_H_
 #define GANTRY_SPEC_DIAGNOSTICS_H_
 

@@ -164,9 +164,8 @@ Result<EffectiveConfig> BuildEffectiveConfig(const ClusterSpec& spec) {
     const Partition& p = spec.slurm.partitions[i];
     EffectivePartition part;
     part.name = p.id;
-    part.is_default = spec.slurm.default_partition_id.empty()
-                          ? i == 0
-                          : p.id == spec.slurm.default_partition_id;
+    part.is_default =
+        spec.slurm.default_partition_id.empty() ? i == 0 : p.id == spec.slurm.default_partition_id;
     part.pool_ids = p.node_pool_ids;
     for (const std::string& pool_id : p.node_pool_ids) {
       const EffectivePool* pool = c.FindPool(pool_id);

@@ -45,7 +45,7 @@ struct EffectivePartition {
 struct EffectiveConfig {
   std::string cluster_name;
   std::string home_directory_storage;
-  KeyValues settings;  // cluster-level, canonical keys, as set in the spec
+  KeyValues settings;                // cluster-level, canonical keys, as set in the spec
   std::vector<EffectivePool> pools;  // every pool, login included, in spec order
   std::vector<EffectivePartition> partitions;
   std::vector<std::string> prolog_scripts;

@@ -77,8 +77,8 @@ TEST(EffectiveConfigTest, LegacyBlocksBecomeCanonicalSettings) {
 TEST(EffectiveConfigTest, ConfigMapsUseCanonicalNames) {
   const EffectiveConfig c = Build("cluster-config-maps.json");
   EXPECT_EQ(c.Get("SchedulerParameters"), "bf_continue,bf_window=1440,bf_resolution=600");
-  EXPECT_EQ(c.partitions[0].config.front(), (std::pair<std::string, std::string>{"MaxTime",
-                                                                                 "4-00:00:00"}));
+  EXPECT_EQ(c.partitions[0].config.front(),
+            (std::pair<std::string, std::string>{"MaxTime", "4-00:00:00"}));
   EXPECT_THAT(c.FindPool("h200")->node_config,
               ElementsAre(std::pair<std::string, std::string>{"Weight", "10"},
                           std::pair<std::string, std::string>{"Features", "gpu,h200"}));
@@ -106,8 +106,7 @@ TEST(RenderSlurmConfTest, MatchesTheGoldenFiles) {
 TEST(RenderSlurmConfTest, SpecSettingsReplaceBaseLinesInPlace) {
   ParsedSpec parsed = ParseClusterSpec(testing::ReadExample("cluster-config-maps.json"));
   parsed.spec->slurm.config->push_back({"select_type_parameters", "CR_CPU_Memory"});
-  const std::string conf =
-      RenderSlurmConf(*BuildEffectiveConfig(*parsed.spec), SlurmConfOptions{});
+  const std::string conf = RenderSlurmConf(*BuildEffectiveConfig(*parsed.spec), SlurmConfOptions{});
   EXPECT_THAT(conf, HasSubstr("\nSelectTypeParameters=CR_CPU_Memory\n"));
   EXPECT_THAT(conf, ::testing::Not(HasSubstr("CR_Core_Memory")));
 }

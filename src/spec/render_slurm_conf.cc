@@ -49,8 +49,8 @@ KeyValues NodeLine(const EffectivePool& p) {
                   {"CPUs", std::to_string(p.cpus)},
                   {"RealMemory", std::to_string(p.real_memory_mib)}};
   if (p.gpus > 0) {
-    kv.emplace_back("Gres", "gpu:" + (p.gpu_type.empty() ? "" : p.gpu_type + ":") +
-                                std::to_string(p.gpus));
+    kv.emplace_back("Gres",
+                    "gpu:" + (p.gpu_type.empty() ? "" : p.gpu_type + ":") + std::to_string(p.gpus));
   }
   for (const auto& [k, v] : p.node_config) Put(&kv, k, v);
   if (!HasKey(kv, "State")) kv.emplace_back("State", "UNKNOWN");
@@ -58,9 +58,8 @@ KeyValues NodeLine(const EffectivePool& p) {
 }
 
 KeyValues PartitionLine(const EffectivePartition& p) {
-  KeyValues kv = {{"PartitionName", p.name},
-                  {"Nodes", p.hostlist},
-                  {"Default", p.is_default ? "YES" : "NO"}};
+  KeyValues kv = {
+      {"PartitionName", p.name}, {"Nodes", p.hostlist}, {"Default", p.is_default ? "YES" : "NO"}};
   for (const auto& [k, v] : p.config) Put(&kv, k, v);
   if (!HasKey(kv, "State")) kv.emplace_back("State", "UP");
   return kv;

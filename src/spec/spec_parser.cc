@@ -150,10 +150,10 @@ class ObjectReader {
       if (value.is_string()) {
         add(key, value.get<std::string>());
       } else {
-        diags_->Add(PathOf(snake) + "." + key,
-                    "expected a string, got " + Describe(value) +
-                        (value.is_number() ? " (write numbers as strings: \"" + value.dump() + "\")"
-                                           : ""));
+        diags_->Add(
+            PathOf(snake) + "." + key,
+            "expected a string, got " + Describe(value) +
+                (value.is_number() ? " (write numbers as strings: \"" + value.dump() + "\")" : ""));
       }
     }
   }
@@ -197,8 +197,8 @@ class ObjectReader {
   void Finish() {
     for (const auto& [key, value] : object_.items()) {
       if (spellings_.contains(key)) continue;
-      diags_->Add(PathOf(key), "unknown field" + text::DidYouMean(
-                                                     text::Suggest(CamelToSnake(key), known_)));
+      diags_->Add(PathOf(key),
+                  "unknown field" + text::DidYouMean(text::Suggest(CamelToSnake(key), known_)));
     }
   }
 
@@ -206,14 +206,17 @@ class ObjectReader {
   const Json& object_;
   std::string path_;
   Diagnostics* diags_;
-  std::vector<std::string> known_;     // snake_case names asked for, in order (for hints)
-  std::set<std::string> spellings_;    // every accepted spelling of those names
+  std::vector<std::string> known_;   // snake_case names asked for, in order (for hints)
+  std::set<std::string> spellings_;  // every accepted spelling of those names
 };
 
 ConfigMap ReadConfig(ObjectReader& r, std::string_view field, bool* present = nullptr) {
   ConfigMap config;
   r.StringMap(
-      field, [&](std::string k, std::string v) { config.push_back({std::move(k), std::move(v)}); },
+      field,
+      [&](std::string k, std::string v) {
+        config.push_back({std::move(k), std::move(v)});
+      },
       present);
   return config;
 }

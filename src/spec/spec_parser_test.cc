@@ -47,8 +47,8 @@ TEST(SpecParserTest, ReadsTheConfigMapExample) {
   ASSERT_TRUE(parsed.diagnostics.empty()) << parsed.diagnostics.ToStatus().message();
   const ClusterSpec& spec = *parsed.spec;
   ASSERT_TRUE(spec.slurm.config);
-  EXPECT_EQ(spec.slurm.config->front(), (ConfigEntry{"AccountingStorageEnforce",
-                                                     "associations,limits,qos"}));
+  EXPECT_EQ(spec.slurm.config->front(),
+            (ConfigEntry{"AccountingStorageEnforce", "associations,limits,qos"}));
   ASSERT_EQ(spec.slurm.node_sets.size(), 1u);
   EXPECT_EQ(spec.slurm.node_sets[0].node_pool_id, "h200");
   EXPECT_EQ(spec.node_pools[1].provisioning_model, "SPOT");
@@ -88,21 +88,22 @@ INSTANTIATE_TEST_SUITE_P(
                 R"(display_nam: unknown field (did you mean "display_name"?))"},
         BadCase{"unknown_camel", R"({"nodePool": []})",
                 R"(nodePool: unknown field (did you mean "node_pools"?))"},
-        BadCase{"unknown_nested",
-                R"({"orchestrator_spec": {"slurm_spec": {"partitons": []}}})",
-                R"(orchestrator_spec.slurm_spec.partitons: unknown field (did you mean "partitions"?))"},
+        BadCase{
+            "unknown_nested", R"({"orchestrator_spec": {"slurm_spec": {"partitons": []}}})",
+            R"(orchestrator_spec.slurm_spec.partitons: unknown field (did you mean "partitions"?))"},
         BadCase{"both_spellings", R"({"node_pools": [], "nodePools": []})",
                 R"(node_pools: set twice, as "node_pools" and "nodePools"; keep one spelling)"},
         BadCase{"wrong_type", R"({"display_name": 5})",
                 "display_name: expected a string, got number 5"},
-        BadCase{"bad_int",
-                R"({"node_pools": [{"scaling_spec": {"min_node_count": "four"}}]})",
-                R"(node_pools[0].scaling_spec.min_node_count: expected an integer, got string "four")"},
+        BadCase{
+            "bad_int", R"({"node_pools": [{"scaling_spec": {"min_node_count": "four"}}]})",
+            R"(node_pools[0].scaling_spec.min_node_count: expected an integer, got string "four")"},
         BadCase{"float_int", R"({"node_pools": [{"scaling_spec": {"max_node_count": 1.5}}]})",
                 "node_pools[0].scaling_spec.max_node_count: expected an integer, got number 1.5"},
-        BadCase{"config_number",
-                R"({"orchestrator_spec": {"slurm_spec": {"config": {"PriorityWeightAge": 1000}}}})",
-                R"(orchestrator_spec.slurm_spec.config.PriorityWeightAge: expected a string, got number 1000 (write numbers as strings: "1000"))"},
+        BadCase{
+            "config_number",
+            R"({"orchestrator_spec": {"slurm_spec": {"config": {"PriorityWeightAge": 1000}}}})",
+            R"(orchestrator_spec.slurm_spec.config.PriorityWeightAge: expected a string, got number 1000 (write numbers as strings: "1000"))"},
         BadCase{"list_item", R"({"node_pools": [7]})",
                 "node_pools[0]: expected an object, got number 7"},
         BadCase{"not_object", R"([1, 2])", "expected the spec to be a JSON object, got a list"},

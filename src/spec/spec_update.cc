@@ -55,8 +55,8 @@ void Classify(SpecChange* c, const UpdatePolicy& policy) {
     c->note = r.note;
     if (r.allowed && c->kind == SpecChange::Kind::kChanged && r.prefix == "node_pools") {
       static const std::vector<std::string> kRecreate = {
-          ".machine_spec", ".boot_disk", ".startup_script", ".node_image", ".filestores",
-          ".lustres",      ".zone",      ".provisioning_model"};
+          ".machine_spec", ".boot_disk", ".startup_script", ".node_image",
+          ".filestores",   ".lustres",   ".zone",           ".provisioning_model"};
       for (const std::string& field : kRecreate) {
         if (c->path.find(field) != std::string::npos) c->note = "the pool's nodes are recreated";
       }

@@ -110,8 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "~ orchestrator_spec.slurm_spec.home_directory_storage: "
                 "\"projects/demo-project/locations/us-central1-a/instances/demo-home\" -> "
                 "\"/srv/home\"  (refused: fixed at creation (the shared /home))"},
-        Refused{"weights",
-                [](ClusterSpec& s) { s.slurm.scheduling->priority_weight_age = 5000; },
+        Refused{"weights", [](ClusterSpec& s) { s.slurm.scheduling->priority_weight_age = 5000; },
                 "~ orchestrator_spec.slurm_spec.scheduling.priority_weight_age: 1000 -> 5000  "
                 "(refused: Slurm parameters are fixed at creation (create a new cluster to "
                 "change them))"},

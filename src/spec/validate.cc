@@ -113,8 +113,8 @@ void ValidateResources(const std::string& path, const NodePool& pool, Diagnostic
                 d);
     } else if (type != nullptr && type->gpu_count > 0 && gres != type->gpu_type) {
       d->Add(path + ".machine_spec.accelerator_type",
-             Quote(m.accelerator_type) + " does not match machine type " +
-                 Quote(m.machine_type) + ", which has " + std::string(type->accelerator));
+             Quote(m.accelerator_type) + " does not match machine type " + Quote(m.machine_type) +
+                 ", which has " + std::string(type->accelerator));
     } else if (type != nullptr && type->gpu_count == 0) {
       d->Add(path + ".machine_spec.accelerator_type",
              "machine type " + Quote(m.machine_type) + " has no accelerators");
@@ -148,8 +148,8 @@ void ValidateResources(const std::string& path, const NodePool& pool, Diagnostic
       d->Add(rp + ".gpus", std::to_string(*res->gpus) + " must not be negative");
     }
     if (!res->gpu_type.empty() && !IsValidId(res->gpu_type)) {
-      d->Add(rp + ".gpu_type", Quote(res->gpu_type) +
-                                   " must be lower-case letters, digits and '-' (a GRES type)");
+      d->Add(rp + ".gpu_type",
+             Quote(res->gpu_type) + " must be lower-case letters, digits and '-' (a GRES type)");
     }
   }
 }
@@ -206,8 +206,8 @@ PoolIndex ValidatePools(const ClusterSpec& spec, Diagnostics* d) {
     }
   }
   if (total_nodes > kMaxNodesPerCluster) {
-    d->Add("node_pools", "the pools hold " + std::to_string(total_nodes) +
-                             " nodes; the limit is " + std::to_string(kMaxNodesPerCluster));
+    d->Add("node_pools", "the pools hold " + std::to_string(total_nodes) + " nodes; the limit is " +
+                             std::to_string(kMaxNodesPerCluster));
   }
   return index;
 }
@@ -251,7 +251,8 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
                                  std::to_string(it->second) + "])");
       }
     }
-    if (p.node_pool_ids.empty()) d->Add(path + ".node_pool_ids", "at least one node pool is required");
+    if (p.node_pool_ids.empty())
+      d->Add(path + ".node_pool_ids", "at least one node pool is required");
     std::set<std::string> seen;
     for (size_t j = 0; j < p.node_pool_ids.size(); ++j) {
       const std::string& id = p.node_pool_ids[j];
@@ -267,9 +268,8 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
   if (!s.default_partition_id.empty() && !partition_ids.contains(s.default_partition_id)) {
     std::vector<std::string> known;
     for (const Partition& p : s.partitions) known.push_back(p.id);
-    d->Add(SlurmPath("default_partition_id"), "unknown partition " +
-                                                  Quote(s.default_partition_id) + " (known: " +
-                                                  JoinWords(known) + ")");
+    d->Add(SlurmPath("default_partition_id"), "unknown partition " + Quote(s.default_partition_id) +
+                                                  " (known: " + JoinWords(known) + ")");
   }
   bool has_compute_pool = false;
   for (const NodePool& pool : spec.node_pools) {
@@ -300,8 +300,8 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
       if (scripts[i].find_first_not_of(" \t\r\n") == std::string::npos) {
         d->Add(path, "script is empty");
       } else if (scripts[i].size() > 256 * 1024) {
-        d->Add(path, "script is " + std::to_string(scripts[i].size()) +
-                         " bytes; the limit is 262144");
+        d->Add(path,
+               "script is " + std::to_string(scripts[i].size()) + " bytes; the limit is 262144");
       }
     }
   };

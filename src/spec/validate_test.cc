@@ -105,7 +105,9 @@ INSTANTIATE_TEST_SUITE_P(
              "node_pools[1].machine_spec.machine_type: unknown machine type \"a4-highgpu-9g\" (did "
              "you mean \"a4-highgpu-8g\"?)"},
         Case{"accelerator_mismatch", kLegacy,
-             [](ClusterSpec& s) { s.node_pools[1].machine_spec.accelerator_type = "NVIDIA_H200_141GB"; },
+             [](ClusterSpec& s) {
+               s.node_pools[1].machine_spec.accelerator_type = "NVIDIA_H200_141GB";
+             },
              "node_pools[1].machine_spec.accelerator_type: \"NVIDIA_H200_141GB\" does not match "
              "machine type \"a4-highgpu-8g\", which has NVIDIA_B200"},
         Case{"accelerator_count", kLegacy,
@@ -118,8 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
              "RESERVATION, FLEX_START"},
         Case{"display_name", kLegacy, [](ClusterSpec& s) { s.display_name = "Demo_Cluster"; },
              "display_name: \"Demo_Cluster\" must be 1 to 10 lower-case letters or digits"},
-        Case{"home_missing", kLegacy,
-             [](ClusterSpec& s) { Slurm(s).home_directory_storage = ""; },
+        Case{"home_missing", kLegacy, [](ClusterSpec& s) { Slurm(s).home_directory_storage = ""; },
              "home_directory_storage: is required"},
         Case{"home_malformed", kLegacy,
              [](ClusterSpec& s) { Slurm(s).home_directory_storage = "filestore-1"; },
@@ -155,7 +156,9 @@ INSTANTIATE_TEST_SUITE_P(
              [](ClusterSpec& s) { Slurm(s).accounting->accounting_storage_enforce = "assoc,qos"; },
              "accounting.accounting_storage_enforce: "},
         Case{"config_and_legacy", kLegacy,
-             [](ClusterSpec& s) { Slurm(s).config = ConfigMap{{"KillWait", "30"}}; },
+             [](ClusterSpec& s) {
+               Slurm(s).config = ConfigMap{{"KillWait", "30"}};
+             },
              "orchestrator_spec.slurm_spec.config: cannot be combined with the legacy "
              "\"scheduling\" block"},
         Case{"refused_prolog", kMaps, [](ClusterSpec& s) { SetConfig(s, "Prolog", "/x.sh"); },
@@ -167,13 +170,11 @@ INSTANTIATE_TEST_SUITE_P(
              [](ClusterSpec& s) { SetConfig(s, "RequeueExit", "1"); }, "config.RequeueExit: "},
         Case{"refused_dbd", kMaps, [](ClusterSpec& s) { SetConfig(s, "PurgeJobAfter", "12"); },
              "config.PurgeJobAfter: "},
-        Case{"unknown_key", kMaps,
-             [](ClusterSpec& s) { SetConfig(s, "PriorityWeightAges", "10"); },
+        Case{"unknown_key", kMaps, [](ClusterSpec& s) { SetConfig(s, "PriorityWeightAges", "10"); },
              "config.PriorityWeightAges: unknown slurm.conf parameter \"PriorityWeightAges\" (did "
              "you mean \"PriorityWeightAge\""},
         Case{"partition_key_in_cluster", kMaps,
-             [](ClusterSpec& s) { SetConfig(s, "PriorityTier", "5"); },
-             "config.PriorityTier: "},
+             [](ClusterSpec& s) { SetConfig(s, "PriorityTier", "5"); }, "config.PriorityTier: "},
         Case{"duplicate_spelling", kMaps,
              [](ClusterSpec& s) { SetConfig(s, "priority_weight_age", "5"); },
              "config.priority_weight_age: \"priority_weight_age\" is also set as "
@@ -185,12 +186,12 @@ INSTANTIATE_TEST_SUITE_P(
              [](ClusterSpec& s) { Slurm(s).partitions[1].config[0].value = "two hours"; },
              "partitions[1].config.MaxTime: "},
         Case{"partition_gang", kMaps,
-             [](ClusterSpec& s) { Slurm(s).partitions[1].config.push_back({"PreemptMode", "GANG"}); },
+             [](ClusterSpec&
+                    s) { Slurm(s).partitions[1].config.push_back({"PreemptMode", "GANG"}); },
              "partitions[1].config.PreemptMode: \"GANG\": GANG is a cluster-wide mode"},
         Case{"default_time", kMaps,
-             [](ClusterSpec& s) {
-               Slurm(s).partitions[1].config.push_back({"DefaultTime", "03:00:00"});
-             },
+             [](ClusterSpec&
+                    s) { Slurm(s).partitions[1].config.push_back({"DefaultTime", "03:00:00"}); },
              "partitions[1].config.DefaultTime: DefaultTime \"03:00:00\" exceeds the partition's "
              "MaxTime \"02:00:00\""},
         Case{"node_set_twice", kMaps,
