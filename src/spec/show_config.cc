@@ -69,6 +69,11 @@ bool Truthy(std::string_view s) {
   return IEquals(s, "yes") || IEquals(s, "true") || IEquals(s, "up") || s == "1";
 }
 
+// The value, or "" when unset; a view, so it never outlives the configuration.
+std::string_view OrEmpty(const std::string* v) {
+  return v != nullptr ? std::string_view(*v) : std::string_view();
+}
+
 std::string YesNo(bool b) { return b ? "Yes" : "No"; }
 
 // The configuration, looked up by normalized parameter name.
@@ -131,7 +136,7 @@ std::string AccountingEnforce(const Conf& conf, bool* track_wckey) {
   };
   unsigned flags = 0;
   const std::string* v = conf.Get("AccountingStorageEnforce");
-  for (std::string_view tok : SplitCommas(v != nullptr ? *v : "")) {
+  for (std::string_view tok : SplitCommas(OrEmpty(v))) {
     if (IEquals(tok, "1") || IEquals(tok, "associations")) {
       flags |= kAssocs;
     } else if (IEquals(tok, "2") || IEquals(tok, "limits")) {
@@ -176,7 +181,7 @@ std::string AccountingTres(const Conf& conf) {
   std::vector<std::string> seen;
   for (std::string_view t : SplitCommas(kBaseTres)) seen.push_back(std::string(t));
   const std::string* v = conf.Get("AccountingStorageTRES");
-  for (std::string_view tok : SplitCommas(v != nullptr ? *v : "")) {
+  for (std::string_view tok : SplitCommas(OrEmpty(v))) {
     const std::string lower = Lower(tok);
     if (std::find(seen.begin(), seen.end(), lower) != seen.end()) continue;
     seen.push_back(lower);
@@ -203,7 +208,7 @@ std::string CpuFreqDef(const Conf& conf) {
   const std::string* v = conf.Get("CpuFreqDef");
   if (v == nullptr) return "Unknown";
   static constexpr std::array<std::string_view, 10> kNames = {
-      "Low",      "Medium",      "High",      "HighM1",   "Conservative",
+      "Low",      "Medium",      "High",      "HighM1",    "Conservative",
       "OnDemand", "Performance", "PowerSave", "UserSpace", "SchedUtil"};
   for (std::string_view n : kNames) {
     if (IEquals(*v, n)) return std::string(n);
@@ -509,8 +514,8 @@ std::optional<std::string> SelectTypeParameters(const Conf& conf, std::string_vi
 // log_num2string() over log_string2num(): names or 0-9; unset syslog levels print "(null)".
 std::string DebugLevel(const Conf& conf, std::string_view name, std::string_view fallback) {
   static constexpr std::array<std::string_view, 10> kLevels = {
-      "quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3", "debug4",
-      "debug5"};
+      "quiet", "fatal",  "error",  "info",   "verbose",
+      "debug", "debug2", "debug3", "debug4", "debug5"};
   const std::string* v = conf.Get(name);
   if (v == nullptr) return std::string(fallback);
   if (const std::optional<int64_t> n = ParseUnsigned(*v)) {
@@ -575,8 +580,8 @@ std::vector<ShowConfigController> Controllers(const ShowConfigInput& in, const C
   c.host = v->substr(0, open);
   if (open != std::string::npos) {
     const size_t close = v->find(')', open);
-    c.address = v->substr(open + 1, close == std::string::npos ? std::string::npos
-                                                                : close - open - 1);
+    c.address =
+        v->substr(open + 1, close == std::string::npos ? std::string::npos : close - open - 1);
   }
   out.push_back(std::move(c));
   return out;
@@ -596,16 +601,15 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
   Lines l;
   bool track_wckey = conf.Flag("TrackWCKey");
 
-  const std::string storage_type =
-      conf.Str("AccountingStorageType", "accounting_storage/none");
+  const std::string storage_type = conf.Str("AccountingStorageType", "accounting_storage/none");
   const bool slurmdbd = storage_type == "accounting_storage/slurmdbd";
   const std::string priority_type = conf.Str("PriorityType", "priority/basic");
   const bool basic_priority = priority_type == "priority/basic";
   const std::string select_type = conf.Str("SelectType", "select/linear");
 
   // MaxJobCount is capped at the number of usable job ids (MaxJobId - FirstJobId + 1).
-  const int64_t max_job_id = std::min(conf.NumValue("MaxJobId", kDefaultMaxJobId),
-                                      kDefaultMaxJobId);
+  const int64_t max_job_id =
+      std::min(conf.NumValue("MaxJobId", kDefaultMaxJobId), kDefaultMaxJobId);
   const int64_t first_job_id = conf.NumValue("FirstJobId", 1);
   int64_t max_job_count = conf.NumValue("MaxJobCount", 10000);
   if (first_job_id <= max_job_id) {
@@ -674,7 +678,7 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
     const std::string* v = conf.Get("HealthCheckNodeState");
     std::string out;
     bool any = v == nullptr, idle = false, alloc = false, mixed = false, cycle = false;
-    for (std::string_view tok : SplitCommas(v != nullptr ? *v : "")) {
+    for (std::string_view tok : SplitCommas(OrEmpty(v))) {
       any = any || IEquals(tok, "ANY");
       idle = idle || IEquals(tok, "IDLE");
       alloc = alloc || IEquals(tok, "ALLOC");
@@ -706,9 +710,9 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
   l.Add("JobAcctGatherParams", conf.Str("JobAcctGatherParams"));
   const std::string job_comp_type = conf.Str("JobCompType", "jobcomp/none");
   l.Add("JobCompHost", conf.Str("JobCompHost", "localhost"));
-  l.Add("JobCompLoc", conf.Str("JobCompLoc", job_comp_type == "jobcomp/mysql"
-                                                 ? "slurm_jobcomp_db"
-                                                 : "/var/log/slurm_jobcomp.log"));
+  l.Add("JobCompLoc",
+        conf.Str("JobCompLoc", job_comp_type == "jobcomp/mysql" ? "slurm_jobcomp_db"
+                                                                : "/var/log/slurm_jobcomp.log"));
   l.Add("JobCompPort", conf.Num("JobCompPort", 0));
   l.Add("JobCompType", job_comp_type);
   l.Add("JobCompUser", conf.Str("JobCompUser", "root"));
@@ -742,8 +746,8 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
   l.Add("MCSPlugin", conf.Str("MCSPlugin", "mcs/none"));
   l.Add("MCSParameters", conf.Str("MCSParameters"));
   l.Add("MessageTimeout", conf.Seconds("MessageTimeout", 10));
-  l.Add("MinJobAge", std::to_string(std::max<int64_t>(conf.NumValue("MinJobAge", 300), 2)) +
-                         " sec");
+  l.Add("MinJobAge",
+        std::to_string(std::max<int64_t>(conf.NumValue("MinJobAge", 300), 2)) + " sec");
   {
     const std::string mpi = conf.Str("MpiDefault", "none");
     l.Add("MpiDefault", mpi == "openmpi" ? "none" : mpi);

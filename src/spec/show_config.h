@@ -38,7 +38,7 @@ struct ShowConfigInput {
   std::string boot_time;  // BOOT_TIME
   uint32_t next_job_id = 1;
   std::string cluster_name;  // overrides values["ClusterName"] when set (Slurm lower-cases it)
-  std::vector<ShowConfigController> controllers;  // empty: from values["SlurmctldHost"], up
+  std::vector<ShowConfigController> controllers;     // empty: from values["SlurmctldHost"], up
   std::string slurm_conf = "/etc/slurm/slurm.conf";  // SLURM_CONF
   std::string slurm_version = "22.05.8";             // SLURM_VERSION
   std::string plugin_dir = "/usr/lib/x86_64-linux-gnu/slurm-wlm";  // PluginDir when unset
@@ -55,8 +55,8 @@ std::string RenderShowConfig(const ShowConfigInput& input);
 
 // The slurm.conf parameter names the 22.05 listing can show, in listing order (both spellings
 // of the alternatives DefMemPerCPU/DefMemPerNode and MaxMemPerCPU/MaxMemPerNode; without the
-// derived lines BOOT_TIME, HASH_VAL, MULTIPLE_SLURMD, NEXT_JOB_ID, SLURM_CONF, SLURM_VERSION and
-// the SlurmctldHost[i] index).
+// derived lines BOOT_TIME, HASH_VAL, JobDefaults, MULTIPLE_SLURMD, NEXT_JOB_ID, SLURM_CONF,
+// SLURM_VERSION and the SlurmctldHost[i] index).
 std::vector<std::string_view> ShowConfigParameterNames();
 
 }  // namespace gantry::spec

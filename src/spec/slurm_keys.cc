@@ -35,7 +35,7 @@ constexpr std::string_view kAccountingStorageType[] = {"accounting_storage/none"
                                                        "accounting_storage/slurmdbd"};
 constexpr std::string_view kAccountingStoreFlags[] = {"job_comment", "job_env", "job_script"};
 constexpr std::string_view kAcctGatherEnergy[] = {
-    "acct_gather_energy/none", "acct_gather_energy/gpu",  "acct_gather_energy/ipmi",
+    "acct_gather_energy/none",        "acct_gather_energy/gpu",  "acct_gather_energy/ipmi",
     "acct_gather_energy/pm_counters", "acct_gather_energy/rapl", "acct_gather_energy/xcc"};
 constexpr std::string_view kAcctGatherFilesystem[] = {"acct_gather_filesystem/none",
                                                       "acct_gather_filesystem/lustre"};
@@ -44,23 +44,23 @@ constexpr std::string_view kAcctGatherInterconnect[] = {"acct_gather_interconnec
                                                         "acct_gather_interconnect/sysfs"};
 constexpr std::string_view kAcctGatherProfile[] = {
     "acct_gather_profile/none", "acct_gather_profile/hdf5", "acct_gather_profile/influxdb"};
-constexpr std::string_view kCpuBind[] = {"none",   "board", "boards", "socket",  "sockets", "ldom",
-                                         "ldoms",  "core",  "cores",  "thread",  "threads"};
+constexpr std::string_view kCpuBind[] = {"none",  "board", "boards", "socket", "sockets", "ldom",
+                                         "ldoms", "core",  "cores",  "thread", "threads"};
 constexpr std::string_view kCredType[] = {"cred/munge", "cred/none"};
-constexpr std::string_view kDebugLevels[] = {"quiet",  "fatal",  "error",  "info",   "verbose",
-                                             "debug",  "debug2", "debug3", "debug4", "debug5"};
+constexpr std::string_view kDebugLevels[] = {"quiet", "fatal",  "error",  "info",   "verbose",
+                                             "debug", "debug2", "debug3", "debug4", "debug5"};
 constexpr std::string_view kEnforcePartLimits[] = {"ALL", "ANY", "NO", "YES"};
-constexpr std::string_view kJobAcctGatherType[] = {
-    "jobacct_gather/none", "jobacct_gather/linux", "jobacct_gather/cgroup"};
+constexpr std::string_view kJobAcctGatherType[] = {"jobacct_gather/none", "jobacct_gather/linux",
+                                                   "jobacct_gather/cgroup"};
 constexpr std::string_view kJobCompType[] = {
-    "jobcomp/none",  "jobcomp/elasticsearch", "jobcomp/filetxt", "jobcomp/kafka",
-    "jobcomp/lua",   "jobcomp/mysql",         "jobcomp/script"};
+    "jobcomp/none", "jobcomp/elasticsearch", "jobcomp/filetxt", "jobcomp/kafka",
+    "jobcomp/lua",  "jobcomp/mysql",         "jobcomp/script"};
 constexpr std::string_view kJobContainerType[] = {"job_container/none", "job_container/tmpfs"};
 constexpr std::string_view kLaunchType[] = {"launch/slurm"};
-constexpr std::string_view kLogTimeFormat[] = {"iso8601",    "iso8601_ms", "rfc5424",
-                                               "rfc5424_ms", "clock",      "short",
+constexpr std::string_view kLogTimeFormat[] = {"iso8601",    "iso8601_ms",   "rfc5424",
+                                               "rfc5424_ms", "clock",        "short",
                                                "thread_id",  "format_stderr"};
-constexpr std::string_view kNodeState[] = {"CLOUD", "DOWN",   "DRAIN",  "FAIL",
+constexpr std::string_view kNodeState[] = {"CLOUD",   "DOWN",   "DRAIN",  "FAIL",
                                            "FAILING", "FUTURE", "UNKNOWN"};
 constexpr std::string_view kPartitionState[] = {"UP", "DOWN", "DRAIN", "INACTIVE"};
 constexpr std::string_view kPartitionSelectTypeParameters[] = {"CR_Core", "CR_Socket"};
@@ -69,33 +69,40 @@ constexpr std::string_view kPreemptMode[] = {"OFF",     "CANCEL",   "GANG",  "RE
 constexpr std::string_view kPreemptType[] = {"preempt/none", "preempt/partition_prio",
                                              "preempt/qos"};
 constexpr std::string_view kPriorityFlags[] = {
-    "ACCRUE_ALWAYS",   "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE",
-    "INCR_ONLY",       "MAX_TRES",          "NO_NORMAL_ALL",   "NO_NORMAL_ASSOC",
-    "NO_NORMAL_PART",  "NO_NORMAL_QOS",     "NO_NORMAL_TRES",  "SMALL_RELATIVE_TO_TIME"};
+    "ACCRUE_ALWAYS",  "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE",
+    "INCR_ONLY",      "MAX_TRES",          "NO_NORMAL_ALL",   "NO_NORMAL_ASSOC",
+    "NO_NORMAL_PART", "NO_NORMAL_QOS",     "NO_NORMAL_TRES",  "SMALL_RELATIVE_TO_TIME"};
 constexpr std::string_view kPriorityType[] = {"priority/basic", "priority/multifactor"};
-constexpr std::string_view kPriorityUsageResetPeriod[] = {
-    "NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY"};
-constexpr std::string_view kPrivateData[] = {"accounts",     "cloud",  "events",
-                                             "jobs",         "nodes",  "partitions",
-                                             "reservations", "usage",  "users",
-                                             "all"};
+constexpr std::string_view kPriorityUsageResetPeriod[] = {"NONE",    "NOW",       "DAILY", "WEEKLY",
+                                                          "MONTHLY", "QUARTERLY", "YEARLY"};
+constexpr std::string_view kPrivateData[] = {"accounts", "cloud",      "events",       "jobs",
+                                             "nodes",    "partitions", "reservations", "usage",
+                                             "users",    "all"};
 constexpr std::string_view kProctrackType[] = {"proctrack/cgroup", "proctrack/linuxproc",
                                                "proctrack/pgid", "proctrack/cray_aries"};
-constexpr std::string_view kPrologFlags[] = {"Alloc",  "Contain",  "DeferBatch", "ForceRequeueOnFail",
-                                             "NoHold", "RunInJob", "Serial",     "X11"};
-constexpr std::string_view kRlimits[] = {"ALL",     "NONE",   "AS",    "CORE",  "CPU",   "DATA",
-                                         "FSIZE",   "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK"};
+constexpr std::string_view kPrologFlags[] = {
+    "Alloc", "Contain", "DeferBatch", "ForceRequeueOnFail", "NoHold", "RunInJob", "Serial", "X11"};
+constexpr std::string_view kRlimits[] = {"ALL",   "NONE",    "AS",     "CORE",  "CPU", "DATA",
+                                         "FSIZE", "MEMLOCK", "NOFILE", "NPROC", "RSS", "STACK"};
 constexpr std::string_view kReconfigFlags[] = {"KeepPartInfo", "KeepPartState",
                                                "KeepPowerSaveSettings"};
 constexpr std::string_view kRoutePlugin[] = {"route/default", "route/topology"};
 constexpr std::string_view kSchedulerType[] = {"sched/backfill", "sched/builtin"};
-constexpr std::string_view kSelectType[] = {"select/cons_tres", "select/cons_res",
-                                            "select/linear", "select/cray_aries"};
-constexpr std::string_view kSelectTypeParameters[] = {
-    "CR_CPU",        "CR_Core",         "CR_Socket",          "CR_Memory",
-    "CR_CPU_Memory", "CR_Core_Memory",  "CR_Socket_Memory",   "CR_ONE_TASK_PER_CORE",
-    "CR_CORE_DEFAULT_DIST_BLOCK",       "CR_LLN",             "CR_Pack_Nodes",
-    "OTHER_CONS_RES", "OTHER_CONS_TRES"};
+constexpr std::string_view kSelectType[] = {"select/cons_tres", "select/cons_res", "select/linear",
+                                            "select/cray_aries"};
+constexpr std::string_view kSelectTypeParameters[] = {"CR_CPU",
+                                                      "CR_Core",
+                                                      "CR_Socket",
+                                                      "CR_Memory",
+                                                      "CR_CPU_Memory",
+                                                      "CR_Core_Memory",
+                                                      "CR_Socket_Memory",
+                                                      "CR_ONE_TASK_PER_CORE",
+                                                      "CR_CORE_DEFAULT_DIST_BLOCK",
+                                                      "CR_LLN",
+                                                      "CR_Pack_Nodes",
+                                                      "OTHER_CONS_RES",
+                                                      "OTHER_CONS_TRES"};
 constexpr std::string_view kTaskPlugin[] = {"task/affinity", "task/cgroup", "task/none",
                                             "task/cray_aries"};
 constexpr std::string_view kTaskPluginParam[] = {"none",    "sockets",   "cores",        "threads",
@@ -205,7 +212,8 @@ constexpr std::string_view kNodeNameReason =
 constexpr std::string_view kNodeAddrReason = "node addresses are assigned by the service";
 constexpr std::string_view kPartitionNameReason = "the partition name is the partition's id";
 constexpr std::string_view kNodesReason = "a partition's nodes come from its node_pool_ids";
-constexpr std::string_view kNodeSetReason = "node sets come from orchestrator_spec.slurm_spec.node_sets";
+constexpr std::string_view kNodeSetReason =
+    "node sets come from orchestrator_spec.slurm_spec.node_sets";
 constexpr std::string_view kControllerReason =
     "the service places the controller; it sets SlurmctldHost";
 
@@ -250,11 +258,8 @@ constexpr SlurmKey Word(std::string_view name, std::span<const std::string_view>
 }
 // A plugin name: one of `words`, matched exactly as Slurm loads plugins by file name.
 constexpr SlurmKey Plugin(std::string_view name, std::span<const std::string_view> words) {
-  return {.name = name,
-          .scopes = kC,
-          .kind = ValueKind::kWord,
-          .words = words,
-          .case_sensitive = true};
+  return {
+      .name = name, .scopes = kC, .kind = ValueKind::kWord, .words = words, .case_sensitive = true};
 }
 constexpr SlurmKey List(std::string_view name, std::span<const std::string_view> words,
                         uint8_t scopes = kC, bool options = false, bool case_sensitive = false) {
@@ -266,11 +271,8 @@ constexpr SlurmKey List(std::string_view name, std::span<const std::string_view>
           .options = options};
 }
 constexpr SlurmKey Mem(std::string_view name, uint8_t scopes = kC, int64_t min = 0) {
-  return {.name = name,
-          .scopes = scopes,
-          .kind = ValueKind::kMemory,
-          .min = min,
-          .words = kUnlimited};
+  return {
+      .name = name, .scopes = scopes, .kind = ValueKind::kMemory, .min = min, .words = kUnlimited};
 }
 constexpr SlurmKey Kind(std::string_view name, ValueKind kind, uint8_t scopes = kC) {
   return {.name = name, .scopes = scopes, .kind = kind};
@@ -656,8 +658,8 @@ std::vector<std::string_view> Split(std::string_view s, char sep) {
   size_t start = 0;
   while (true) {
     const size_t pos = s.find(sep, start);
-    parts.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos
-                                                                    : pos - start));
+    parts.push_back(
+        s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
     if (pos == std::string_view::npos) break;
     start = pos + 1;
   }
@@ -677,8 +679,7 @@ bool MatchesWord(std::string_view value, std::string_view word, bool case_sensit
   return case_sensitive ? value == word : EqualsIgnoreCase(value, word);
 }
 
-bool InWords(std::string_view value, std::span<const std::string_view> words,
-             bool case_sensitive) {
+bool InWords(std::string_view value, std::span<const std::string_view> words, bool case_sensitive) {
   for (std::string_view w : words) {
     if (MatchesWord(value, w, case_sensitive)) return true;
   }
@@ -818,8 +819,7 @@ Status ValidateWordList(const SlurmKey& key, std::string_view value) {
                              std::string(OptionName(*match)) + ")");
     }
     if (integer && !ParseInteger(arg)) {
-      return InvalidArgument(QuoteItem(item, value) + " needs an integer value, not " +
-                             Quote(arg));
+      return InvalidArgument(QuoteItem(item, value) + " needs an integer value, not " + Quote(arg));
     }
     if (takes_value && !integer && arg.empty()) {
       return InvalidArgument(QuoteItem(item, value) + " needs a value after '='");
@@ -832,13 +832,19 @@ constexpr std::string_view kBaseTres[] = {"cpu",     "mem",     "energy", "node"
                                           "billing", "fs/disk", "vmem",   "pages"};
 
 // TRES names and weights are parsed by text/tres.h, so whatever passes here is what the rest of
-// Gantry reads. This adds the likely fix for a bare GRES name ("gpu" -> "gres/gpu").
-std::string TresHint(std::string_view name) {
-  if (name.empty() || name.find('/') != std::string_view::npos) return "";
-  std::vector<std::string> base(std::begin(kBaseTres), std::end(kBaseTres));
-  const std::vector<std::string> close = text::Suggest(name, base);
-  if (!close.empty()) return text::DidYouMean(close);
-  return text::DidYouMean({"gres/" + std::string(name)});
+// Gantry reads. Messages add the likely fix for a bare GRES name ("gpu" -> "gres/gpu").
+std::string TresNameError(std::string_view name) {
+  std::string hint;
+  if (!name.empty() && name.find('/') == std::string_view::npos) {
+    std::vector<std::string> candidates = {"gres/" + std::string(name)};
+    std::vector<std::string> base(std::begin(kBaseTres), std::end(kBaseTres));
+    for (std::string& c : text::Suggest(name, base, 2)) candidates.push_back(std::move(c));
+    hint = text::DidYouMean(candidates);
+  }
+  return Quote(name) +
+         " is not a TRES name (cpu, mem, energy, node, billing, fs/disk, vmem, pages, or "
+         "gres/NAME, license/NAME, bb/NAME, fs/NAME, ic/NAME)" +
+         hint;
 }
 
 Status ValidateTresList(std::string_view value) {
@@ -846,10 +852,10 @@ Status ValidateTresList(std::string_view value) {
     return InvalidArgument(Quote(value) + " is empty (expected TRES names: gres/gpu,license/x)");
   }
   for (std::string_view item : Split(value, ',')) {
-    const Result<text::TresKey> key = text::ParseTresKey(item);
-    if (!key.ok()) {
-      return InvalidArgument(QuoteItem(item, value) + " is not a TRES name (" +
-                             key.status().message() + ")" + TresHint(item));
+    if (!text::ParseTresKey(item).ok()) {
+      return InvalidArgument(item.size() == value.size()
+                                 ? TresNameError(item)
+                                 : TresNameError(item) + " (in " + Quote(value) + ")");
     }
   }
   return Status::Ok();
@@ -862,17 +868,19 @@ Status ValidateTresWeights(std::string_view value) {
   }
   const Result<std::vector<text::TresWeight>> weights = text::ParseTresWeights(value);
   if (weights.ok()) return Status::Ok();
-  // Name the first bad pair, with a hint for a bare GRES name.
-  std::string hint;
   for (std::string_view item : Split(value, ',')) {
-    const std::string_view name = item.substr(0, item.find('='));
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return InvalidArgument(QuoteItem(item, value) +
+                             " is not TRES=weight (e.g. cpu=1.0,mem=0.25G,gres/gpu=2.0)");
+    }
+    const std::string_view name = item.substr(0, eq);
     if (!text::ParseTresKey(name).ok()) {
-      hint = TresHint(name);
-      break;
+      return InvalidArgument(QuoteItem(item, value) + ": " + TresNameError(name));
     }
   }
   return InvalidArgument(Quote(value) + " is not a list of TRES=weight pairs (" +
-                         weights.status().message() + ")" + hint);
+                         weights.status().message() + ")");
 }
 
 Status ValidateOverSubscribe(std::string_view value) {
@@ -967,8 +975,8 @@ Result<const SlurmKey*> ResolveConfigKey(std::string_view key, Scope scope) {
   }
   if (const SlurmKey* k = FindSlurmKey(key, scope)) {
     if (!k->refused.empty()) {
-      return InvalidArgument(Quote(k->name) + " is managed by the service: " +
-                             std::string(k->refused));
+      return InvalidArgument(Quote(k->name) +
+                             " is managed by the service: " + std::string(k->refused));
     }
     return k;
   }
@@ -1034,8 +1042,10 @@ std::vector<std::string> SuggestKeys(std::string_view unknown, size_t max, uint8
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.name < b.name;
   });
+  // Only the closest tier: "DefMemPerCpus" suggests DefMemPerCPU, not also DefMemPerGPU.
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && out.size() < max; ++i) {
+    if (scored[i].distance > scored[0].distance) break;
     out.emplace_back(scored[i].name);
   }
   return out;

@@ -34,20 +34,20 @@ enum Scope : uint8_t {
 std::string ScopeNames(uint8_t scopes);
 
 enum class ValueKind {
-  kString,        // free text (paths, host names, plugin parameters); anything goes
-  kInteger,       // decimal integer in [min, max]; `words` lists extra literals (UNLIMITED...)
-  kSeconds,       // a whole number of seconds in [min, max], shown by Slurm as "N sec"
-  kDuration,      // Slurm time string (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S); at least `min` s;
-                  // `words` lists the accepted no-limit spellings (UNLIMITED, INFINITE)
-  kBoolean,       // YES/NO (Slurm also takes TRUE/FALSE, UP/DOWN, 1/0)
-  kWord,          // exactly one of `words`
-  kWordList,      // comma list of `words`; with `options`, words ending in "=#" take an
-                  // integer ("bf_window=#") and words ending in "=" take any value
-  kMemory,        // MiB as a decimal integer (slurm.conf takes no unit suffix), or `words`
-  kTresList,      // comma list of TRES names (cpu, mem, gres/gpu, license/x, ...)
-  kTresWeights,   // comma list of TRES=weight (cpu=100,mem=0.25G,gres/gpu=2)
-  kOverSubscribe, // NO, EXCLUSIVE, YES[:N] or FORCE[:N]
-  kPortRange,     // PORT or LOW-HIGH
+  kString,         // free text (paths, host names, plugin parameters); anything goes
+  kInteger,        // decimal integer in [min, max]; `words` lists extra literals (UNLIMITED...)
+  kSeconds,        // a whole number of seconds in [min, max], shown by Slurm as "N sec"
+  kDuration,       // Slurm time string (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S); at least `min` s;
+                   // `words` lists the accepted no-limit spellings (UNLIMITED, INFINITE)
+  kBoolean,        // YES/NO (Slurm also takes TRUE/FALSE, UP/DOWN, 1/0)
+  kWord,           // exactly one of `words`
+  kWordList,       // comma list of `words`; with `options`, words ending in "=#" take an
+                   // integer ("bf_window=#") and words ending in "=" take any value
+  kMemory,         // MiB as a decimal integer (slurm.conf takes no unit suffix), or `words`
+  kTresList,       // comma list of TRES names (cpu, mem, gres/gpu, license/x, ...)
+  kTresWeights,    // comma list of TRES=weight (cpu=100,mem=0.25G,gres/gpu=2)
+  kOverSubscribe,  // NO, EXCLUSIVE, YES[:N] or FORCE[:N]
+  kPortRange,      // PORT or LOW-HIGH
 };
 
 struct SlurmKey {
@@ -88,8 +88,9 @@ Result<const SlurmKey*> ResolveConfigKey(std::string_view key, Scope scope);
 // Checks `value` against the key's kind. OK or InvalidArgument naming the value and the rule.
 Status ValidateSlurmValue(const SlurmKey& key, std::string_view value);
 
-// "Did you mean" candidates for an unknown key: catalog names (canonical spelling, each once)
-// that may appear in `scopes`, closest by edit distance on normalized names, best first.
+// "Did you mean" candidates for an unknown key: catalog names (canonical spelling, each once,
+// refused keys left out) that may appear in `scopes`, within an edit distance of a quarter of
+// the normalized length (at least 2), keeping only the closest ones, at most `max`.
 std::vector<std::string> SuggestKeys(std::string_view unknown, size_t max = 3,
                                      uint8_t scopes = kClusterScope | kPartitionScope | kNodeScope);
 

@@ -50,8 +50,8 @@ TEST(SlurmKeysTest, NormalizeKeyIgnoresCaseAndUnderscores) {
 }
 
 TEST(SlurmKeysTest, AnySpellingFindsTheCanonicalName) {
-  for (std::string_view spelling : {"DefMemPerCPU", "defmempercpu", "def_mem_per_cpu",
-                                    "DEF_MEM_PER_CPU"}) {
+  for (std::string_view spelling :
+       {"DefMemPerCPU", "defmempercpu", "def_mem_per_cpu", "DEF_MEM_PER_CPU"}) {
     const SlurmKey* k = FindSlurmKey(spelling);
     ASSERT_NE(k, nullptr) << spelling;
     EXPECT_EQ(k->name, "DefMemPerCPU");
@@ -112,14 +112,45 @@ TEST(SlurmKeysTest, ScopeNamesAreReadable) {
 // --- Coverage of slurm.conf(5) ------------------------------------------------------------------
 
 TEST(SlurmKeysTest, CoversEveryPartitionParameter) {
-  for (std::string_view key :
-       {"AllocNodes", "AllowAccounts", "AllowGroups", "AllowQos", "Alternate", "CpuBind",
-        "DefCPUPerGPU", "DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "DefaultTime",
-        "DenyAccounts", "DenyQos", "DisableRootJobs", "ExclusiveUser", "GraceTime", "Hidden",
-        "LLN", "MaxCPUsPerNode", "MaxMemPerCPU", "MaxMemPerNode", "MaxNodes", "MaxTime",
-        "MinNodes", "OverSubscribe", "OverTimeLimit", "PowerDownOnIdle", "PreemptMode",
-        "PriorityJobFactor", "PriorityTier", "QOS", "ReqResv", "ResumeTimeout", "RootOnly",
-        "SelectTypeParameters", "State", "SuspendTime", "SuspendTimeout", "TRESBillingWeights"}) {
+  for (std::string_view key : {"AllocNodes",
+                               "AllowAccounts",
+                               "AllowGroups",
+                               "AllowQos",
+                               "Alternate",
+                               "CpuBind",
+                               "DefCPUPerGPU",
+                               "DefMemPerCPU",
+                               "DefMemPerGPU",
+                               "DefMemPerNode",
+                               "DefaultTime",
+                               "DenyAccounts",
+                               "DenyQos",
+                               "DisableRootJobs",
+                               "ExclusiveUser",
+                               "GraceTime",
+                               "Hidden",
+                               "LLN",
+                               "MaxCPUsPerNode",
+                               "MaxMemPerCPU",
+                               "MaxMemPerNode",
+                               "MaxNodes",
+                               "MaxTime",
+                               "MinNodes",
+                               "OverSubscribe",
+                               "OverTimeLimit",
+                               "PowerDownOnIdle",
+                               "PreemptMode",
+                               "PriorityJobFactor",
+                               "PriorityTier",
+                               "QOS",
+                               "ReqResv",
+                               "ResumeTimeout",
+                               "RootOnly",
+                               "SelectTypeParameters",
+                               "State",
+                               "SuspendTime",
+                               "SuspendTimeout",
+                               "TRESBillingWeights"}) {
     const SlurmKey* k = FindSlurmKey(key, kPartitionScope);
     ASSERT_NE(k, nullptr) << key;
     EXPECT_TRUE(k->refused.empty()) << key;
@@ -138,15 +169,31 @@ TEST(SlurmKeysTest, CoversEveryNodeParameter) {
 }
 
 TEST(SlurmKeysTest, CoversThePriorityPreemptSchedulerAndSelectFamilies) {
-  for (std::string_view key :
-       {"PriorityCalcPeriod", "PriorityDecayHalfLife", "PriorityFavorSmall", "PriorityFlags",
-        "PriorityMaxAge", "PriorityParameters", "PrioritySiteFactorParameters",
-        "PrioritySiteFactorPlugin", "PriorityType", "PriorityUsageResetPeriod",
-        "PriorityWeightAge", "PriorityWeightAssoc", "PriorityWeightFairshare",
-        "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS",
-        "PriorityWeightTRES", "PreemptMode", "PreemptType", "PreemptExemptTime",
-        "SchedulerParameters", "SchedulerTimeSlice", "SchedulerType", "SelectType",
-        "SelectTypeParameters"}) {
+  for (std::string_view key : {"PriorityCalcPeriod",
+                               "PriorityDecayHalfLife",
+                               "PriorityFavorSmall",
+                               "PriorityFlags",
+                               "PriorityMaxAge",
+                               "PriorityParameters",
+                               "PrioritySiteFactorParameters",
+                               "PrioritySiteFactorPlugin",
+                               "PriorityType",
+                               "PriorityUsageResetPeriod",
+                               "PriorityWeightAge",
+                               "PriorityWeightAssoc",
+                               "PriorityWeightFairshare",
+                               "PriorityWeightJobSize",
+                               "PriorityWeightPartition",
+                               "PriorityWeightQOS",
+                               "PriorityWeightTRES",
+                               "PreemptMode",
+                               "PreemptType",
+                               "PreemptExemptTime",
+                               "SchedulerParameters",
+                               "SchedulerTimeSlice",
+                               "SchedulerType",
+                               "SelectType",
+                               "SelectTypeParameters"}) {
     const SlurmKey* k = FindSlurmKey(key, kClusterScope);
     ASSERT_NE(k, nullptr) << key;
     EXPECT_TRUE(k->refused.empty()) << key;
@@ -334,7 +381,8 @@ TEST(SlurmKeysTest, PluginTypesAreExactNames) {
        "\"preempt/QOS\" is not one of preempt/none, preempt/partition_prio, preempt/qos"},
       {"PriorityType", "multifactor", "\"multifactor\" is not one of priority/basic, "},
       {"TaskPlugin", "task/affinity,task/cgroup", "OK"},
-      {"TaskPlugin", "task/affinity,task/bogus", "\"task/bogus\" (in \"task/affinity,task/bogus\")"},
+      {"TaskPlugin", "task/affinity,task/bogus",
+       "\"task/bogus\" (in \"task/affinity,task/bogus\")"},
   });
   EXPECT_THAT(Error("PreemptType", "preempt/QOS"), HasSubstr("(did you mean \"preempt/qos\"?)"));
 }
@@ -376,8 +424,9 @@ TEST(SlurmKeysTest, SelectTypeParametersAtClusterAndPartition) {
       {"SelectTypeParameters", "CR_Cores", "\"CR_Cores\" is not one of CR_CPU, CR_Core"},
       {"SelectTypeParameters", "CR_Core", "OK", kPartitionScope},
       {"SelectTypeParameters", "CR_Socket", "OK", kPartitionScope},
-      {"SelectTypeParameters", "CR_Core_Memory", "\"CR_Core_Memory\" is not one of CR_Core, "
-                                                 "CR_Socket",
+      {"SelectTypeParameters", "CR_Core_Memory",
+       "\"CR_Core_Memory\" is not one of CR_Core, "
+       "CR_Socket",
        kPartitionScope},
   });
 }
@@ -387,8 +436,9 @@ TEST(SlurmKeysTest, AccountingEnforceAndPriorityFlags) {
       {"AccountingStorageEnforce", "associations,limits,qos", "OK"},
       {"AccountingStorageEnforce", "all,nojobs", "OK"},
       {"AccountingStorageEnforce", "safe,wckeys", "OK"},
-      {"AccountingStorageEnforce", "assocs", "\"assocs\" is not one of associations, limits, "
-                                             "nojobs, nosteps, qos, safe, wckeys, all"},
+      {"AccountingStorageEnforce", "assocs",
+       "\"assocs\" is not one of associations, limits, "
+       "nojobs, nosteps, qos, safe, wckeys, all"},
       {"PriorityFlags", "MAX_TRES,NO_FAIR_TREE", "OK"},
       {"PriorityFlags", "ACCRUE_ALWAYS,CALCULATE_RUNNING,DEPTH_OBLIVIOUS,INCR_ONLY", "OK"},
       {"PriorityFlags", "NO_NORMAL_ALL,NO_NORMAL_ASSOC,NO_NORMAL_PART,NO_NORMAL_QOS", "OK"},
@@ -418,7 +468,8 @@ TEST(SlurmKeysTest, SchedulerParametersKnowsItsOptions) {
        "\"bf_window\" (in \"bf_continue,bf_window\") needs a value (bf_window=<integer>)"},
       {"SchedulerParameters", "bf_continue=1",
        "\"bf_continue=1\" takes no value (write just bf_continue)"},
-      {"SchedulerParameters", "bf_window=1d", "\"bf_window=1d\" needs an integer value, not \"1d\""},
+      {"SchedulerParameters", "bf_window=1d",
+       "\"bf_window=1d\" needs an integer value, not \"1d\""},
       {"SchedulerParameters", "bf_hetjob_prio=", "\"bf_hetjob_prio=\" needs a value after '='"},
   });
 }
@@ -449,8 +500,7 @@ TEST(SlurmKeysTest, IntegersSecondsAndRanges) {
   CheckCases({
       {"PriorityTier", "20", "OK", kPartitionScope},
       {"PriorityTier", "65533", "OK", kPartitionScope},
-      {"PriorityTier", "65534", "\"65534\" is out of range (allowed: 0 to 65533)",
-       kPartitionScope},
+      {"PriorityTier", "65534", "\"65534\" is out of range (allowed: 0 to 65533)", kPartitionScope},
       {"PriorityTier", "-1", "\"-1\" is not a non-negative integer", kPartitionScope},
       {"PriorityTier", "high", "\"high\" is not a non-negative integer", kPartitionScope},
       {"PriorityTier", "1e3", "\"1e3\" is not a non-negative integer", kPartitionScope},
@@ -458,8 +508,8 @@ TEST(SlurmKeysTest, IntegersSecondsAndRanges) {
       {"PriorityWeightFairshare", "4294967295", "OK"},
       {"PriorityWeightFairshare", "4294967296", "\"4294967296\" is out of range"},
       {"MaxNodes", "UNLIMITED", "OK", kPartitionScope},
-      {"MaxNodes", "none",
-       "\"none\" is not a non-negative integer or one of UNLIMITED, INFINITE", kPartitionScope},
+      {"MaxNodes", "none", "\"none\" is not a non-negative integer or one of UNLIMITED, INFINITE",
+       kPartitionScope},
       {"OverTimeLimit", "UNLIMITED", "OK"},
       {"FirstJobId", "0", "\"0\" is out of range (allowed: 1 to 4294967295)"},
       {"MaxDBDMsgs", "9999", "\"9999\" is out of range (allowed: 10000 to 4294967295)"},
@@ -498,14 +548,20 @@ TEST(SlurmKeysTest, TresListsAndWeights) {
       {"PriorityWeightTRES", "CPU=1000,Mem=2000,GRES/gpu=3000", "OK"},
       {"TRESBillingWeights", "CPU=1.0,Mem=0.25G,GRES/gpu=2.0", "OK", kPartitionScope},
       {"TRESWeights", "cpu=1,mem=.5G", "OK", kNodeScope},
-      {"PriorityWeightTRES", "gpu=2", "\"gpu=2\" is not a list of TRES=weight pairs"},
+      {"PriorityWeightTRES", "cpu=1,gpu=2",
+       "\"gpu=2\" (in \"cpu=1,gpu=2\"): \"gpu\" is not a TRES name (cpu, mem, energy, node, "
+       "billing, fs/disk, vmem, pages, or gres/NAME, license/NAME, bb/NAME, fs/NAME, ic/NAME) "
+       "(did you mean \"gres/gpu\" or \"cpu\"?)"},
+      {"PriorityWeightTRES", "cpu", "\"cpu\" is not TRES=weight"},
+      {"PriorityWeightTRES", "cpu=lots", "\"cpu=lots\" is not a list of TRES=weight pairs ("},
       {"PriorityWeightTRES", "", "\"\" is empty (expected TRES=weight pairs"},
       {"AccountingStorageTRES", "gres/gpu", "OK"},
       {"AccountingStorageTRES", "gres/gpu,gres/gpu:b200,license/matlab,bb/datawarp", "OK"},
-      {"AccountingStorageTRES", "gres/gpu,gpu", "\"gpu\" (in \"gres/gpu,gpu\") is not a TRES name"},
+      {"AccountingStorageTRES", "gres/gpu,gpu", "\"gpu\" is not a TRES name ("},
+      {"AccountingStorageTRES", "fs/", "\"fs/\" is not a TRES name ("},
   });
-  EXPECT_THAT(Error("PriorityWeightTRES", "gpu=2"), HasSubstr("(did you mean \"gres/gpu\"?)"));
-  EXPECT_THAT(Error("AccountingStorageTRES", "gpu"), HasSubstr("(did you mean \"gres/gpu\"?)"));
+  EXPECT_THAT(Error("AccountingStorageTRES", "gres/gpu,gpu"),
+              HasSubstr("(did you mean \"gres/gpu\" or \"cpu\"?) (in \"gres/gpu,gpu\")"));
 }
 
 TEST(SlurmKeysTest, OverSubscribeTakesAnOptionalJobCount) {
@@ -551,7 +607,8 @@ TEST(SlurmKeysTest, ErrorMessagesQuoteHostileValues) {
   EXPECT_EQ(got, "\"a\\\"b\\nc\" is not one of YES, NO");
 }
 
-// --- Table invariants -----------------------------------------------------------------------------
+// --- Table invariants
+// -----------------------------------------------------------------------------
 
 TEST(SlurmKeysTest, TableIsWellFormed) {
   std::set<std::pair<std::string, uint8_t>> seen;
@@ -569,7 +626,9 @@ TEST(SlurmKeysTest, TableIsWellFormed) {
     if (k.kind == ValueKind::kWord || k.kind == ValueKind::kWordList) {
       EXPECT_FALSE(k.words.empty());
     }
-    if (!k.refused.empty()) EXPECT_EQ(k.kind, ValueKind::kString);
+    if (!k.refused.empty()) {
+      EXPECT_EQ(k.kind, ValueKind::kString);
+    }
   }
 }
 
@@ -586,8 +645,8 @@ TEST(SlurmKeysTest, EnumFactsFromSlurmConf5) {
   EXPECT_THAT(words("PriorityUsageResetPeriod"),
               ElementsAre("NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY"));
   EXPECT_THAT(words("State", kPartitionScope), ElementsAre("UP", "DOWN", "DRAIN", "INACTIVE"));
-  EXPECT_THAT(words("SelectType"), ::testing::IsSupersetOf({"select/cons_tres", "select/cons_res",
-                                                            "select/linear"}));
+  EXPECT_THAT(words("SelectType"),
+              ::testing::IsSupersetOf({"select/cons_tres", "select/cons_res", "select/linear"}));
 }
 
 }  // namespace

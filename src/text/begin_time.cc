@@ -42,7 +42,7 @@ std::string Quoted(std::string_view text) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }  // isblank() in the C locale
-bool IsSpace(char c) {                                   // isspace() in the C locale
+bool IsSpace(char c) {                                  // isspace() in the C locale
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -114,8 +114,7 @@ class TimeParser {
 
  private:
   char At(int64_t i) const {
-    return i >= 0 && static_cast<uint64_t>(i) < text_.size() ? text_[static_cast<size_t>(i)]
-                                                               : '\0';
+    return i >= 0 && static_cast<uint64_t>(i) < text_.size() ? text_[static_cast<size_t>(i)] : '\0';
   }
 
   // Case-insensitive match of `word` at `pos` (Slurm's xstrncasecmp prefix test).
@@ -198,8 +197,9 @@ class TimeParser {
         *pos += i - 1;
         break;
       }
-      return Fail("\"now\" may only be followed by +N or -N with an optional unit (seconds, "
-                  "minutes, hours, days or weeks)");
+      return Fail(
+          "\"now\" may only be followed by +N or -N with an optional unit (seconds, "
+          "minutes, hours, days or weeks)");
     }
     // now_ is in (0, kMaxBeginTime] and |delta| <= kMaxOffsetCount weeks: no overflow.
     const UnixTime later = now_ + delta;
@@ -239,8 +239,9 @@ class TimeParser {
         digits = true;
         continue;
       }
-      return Fail("the offset from now must be a number optionally followed by seconds, "
-                  "minutes, hours, days or weeks");
+      return Fail(
+          "the offset from now must be a number optionally followed by seconds, "
+          "minutes, hours, days or weeks");
     }
     if (!digits) return Fail("the offset from now needs a number, e.g. now+1hour");
     *pos = offset - 1;
@@ -358,19 +359,18 @@ class TimeParser {
     if (!hour_) {
       SetClock(0, 0, second_);  // a date alone means 00:00 that day
     } else if (!month_) {
-      const bool still_today = past_ || *hour_ > today.hour ||
-                               (*hour_ == today.hour && minute_ > today.minute);
+      const bool still_today =
+          past_ || *hour_ > today.hour || (*hour_ == today.hour && minute_ > today.minute);
       SetDate(still_today ? today : tz_.ToCivil(now_ + 86400));
     }
     if (!year_) {
       if (past_) {
         year_ = *month_ > today.month ? today.year - 1 : today.year;
       } else {
-        const bool ahead =
-            *month_ > today.month || (*month_ == today.month && day_ > today.day) ||
-            (*month_ == today.month && day_ == today.day && *hour_ > today.hour) ||
-            (*month_ == today.month && day_ == today.day && *hour_ == today.hour &&
-             minute_ > today.minute);
+        const bool ahead = *month_ > today.month || (*month_ == today.month && day_ > today.day) ||
+                           (*month_ == today.month && day_ == today.day && *hour_ > today.hour) ||
+                           (*month_ == today.month && day_ == today.day && *hour_ == today.hour &&
+                            minute_ > today.minute);
         year_ = ahead ? today.year : today.year + 1;
       }
     }

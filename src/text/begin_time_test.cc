@@ -80,21 +80,21 @@ TEST(ParseBeginTimeTest, NamedTimesOfDay) {
 
 TEST(ParseBeginTimeTest, NowWithOffsets) {
   const Case cases[] = {
-      {"now", "2026-12-02T11:43:07"},              // keeps the seconds
-      {"now+90", "2026-12-02T11:44:37"},           // unit defaults to seconds
-      {"now+90seconds", "2026-12-02T11:44:37"},    //
-      {"now+1second", "2026-12-02T11:43:08"},      //
-      {"now+30minutes", "2026-12-02T12:13:07"},    //
-      {"now+30 minutes", "2026-12-02T12:13:07"},   // spaces allowed inside the offset
-      {"now + 1 hour", "2026-12-02T12:43:07"},     //
-      {"now+1hour", "2026-12-02T12:43:07"},        //
-      {"NOW+1HOURS", "2026-12-02T12:43:07"},       //
-      {"now+2days", "2026-12-04T11:43:07"},        //
-      {"now+1week", "2026-12-09T11:43:07"},        //
-      {"now+52weeks", "2027-12-01T11:43:07"},      //
-      {"now-1day", "2026-12-01T11:43:07"},         // sacct -S now-1day
-      {"now+1day 10:00", "2026-12-03T10:00:00"},   // a later time of day replaces the clock
-      {"now+0", "2026-12-02T11:43:07"},            //
+      {"now", "2026-12-02T11:43:07"},             // keeps the seconds
+      {"now+90", "2026-12-02T11:44:37"},          // unit defaults to seconds
+      {"now+90seconds", "2026-12-02T11:44:37"},   //
+      {"now+1second", "2026-12-02T11:43:08"},     //
+      {"now+30minutes", "2026-12-02T12:13:07"},   //
+      {"now+30 minutes", "2026-12-02T12:13:07"},  // spaces allowed inside the offset
+      {"now + 1 hour", "2026-12-02T12:43:07"},    //
+      {"now+1hour", "2026-12-02T12:43:07"},       //
+      {"NOW+1HOURS", "2026-12-02T12:43:07"},      //
+      {"now+2days", "2026-12-04T11:43:07"},       //
+      {"now+1week", "2026-12-09T11:43:07"},       //
+      {"now+52weeks", "2027-12-01T11:43:07"},     //
+      {"now-1day", "2026-12-01T11:43:07"},        // sacct -S now-1day
+      {"now+1day 10:00", "2026-12-03T10:00:00"},  // a later time of day replaces the clock
+      {"now+0", "2026-12-02T11:43:07"},           //
   };
   ExpectAll(std::begin(cases), std::end(cases));
 }
@@ -102,10 +102,8 @@ TEST(ParseBeginTimeTest, NowWithOffsets) {
 TEST(ParseBeginTimeTest, TodayAndTomorrowAreMidnightUnlessATimeIsGiven) {
   const Case cases[] = {
       {"today", "2026-12-02T00:00:00"},  // 00:00 today, already past (job eligible at once)
-      {"tomorrow", "2026-12-03T00:00:00"},
-      {"tomorrow noon", "2026-12-03T12:00:00"},
-      {"noon tomorrow", "2026-12-03T12:00:00"},
-      {"tomorrow 9:30am", "2026-12-03T09:30:00"},
+      {"tomorrow", "2026-12-03T00:00:00"},      {"tomorrow noon", "2026-12-03T12:00:00"},
+      {"noon tomorrow", "2026-12-03T12:00:00"}, {"tomorrow 9:30am", "2026-12-03T09:30:00"},
       {"today 10:00", "2026-12-02T10:00:00"},  // an explicit day is not moved
       {"today teatime", "2026-12-02T16:00:00"},
   };
@@ -128,9 +126,9 @@ TEST(ParseBeginTimeTest, CalendarDates) {
       {"1224", "2026-12-24T00:00:00"},
       {"12/24-10:00", "2026-12-24T10:00:00"},  // MM/DD-HH:MM
       {"12/24 4:00pm", "2026-12-24T16:00:00"},
-      {"1/5", "2027-01-05T00:00:00"},     // January has passed: next year
-      {"0115", "2027-01-15T00:00:00"},    //
-      {"12/02", "2027-12-02T00:00:00"},   // today's date at 00:00 has passed: next year
+      {"1/5", "2027-01-05T00:00:00"},          // January has passed: next year
+      {"0115", "2027-01-15T00:00:00"},         //
+      {"12/02", "2027-12-02T00:00:00"},        // today's date at 00:00 has passed: next year
       {"12/02-12:00", "2026-12-02T12:00:00"},  // ...but not with a time still ahead
       {"02/31/27", "2027-03-03T00:00:00"},     // day 31 of February rolls into March
       {"12/24/00", "2026-12-24T00:00:00"},     // year "00" counts as no year, as in Slurm
@@ -243,10 +241,10 @@ TEST(FormatIsoTimeTest, PrintsLikeSlurmMakeTimeStr) {
 }
 
 TEST(BeginTimeRoundTripTest, FormattedTimesParseBack) {
-  for (UnixTime t : {UnixTime{1}, UnixTime{1000000}, kNow, kNow + 1, kNow - 86400 * 400,
-                     kMaxBeginTime}) {
-    const Result<UnixTime> back = ParseBeginTime(FormatIsoTime(t, TimeZone::Utc()), kNow,
-                                                 TimeZone::Utc());
+  for (UnixTime t :
+       {UnixTime{1}, UnixTime{1000000}, kNow, kNow + 1, kNow - 86400 * 400, kMaxBeginTime}) {
+    const Result<UnixTime> back =
+        ParseBeginTime(FormatIsoTime(t, TimeZone::Utc()), kNow, TimeZone::Utc());
     ASSERT_TRUE(back.ok()) << t;
     EXPECT_EQ(*back, t);
   }

@@ -83,20 +83,22 @@ Result<int64_t> ParseDurationSeconds(std::string_view text) {
   if (text.front() == '-') {
     const bool number = text.size() > 1 && text.find_first_not_of("0123456789", 1) == text.npos;
     if (!number) return Invalid(text, std::string(kForms));
-    return Invalid(text, "negative durations are not allowed (-1, INFINITE or UNLIMITED mean "
-                         "no limit)");
+    return Invalid(text,
+                   "negative durations are not allowed (-1, INFINITE or UNLIMITED mean "
+                   "no limit)");
   }
 
   // Split into numeric fields: an optional "D-" prefix, then up to three ':'-separated fields.
   // This accepts exactly what Slurm's _is_valid_timespec + sscanf accept for non-negative text.
   constexpr int64_t kFieldCap = kMaxDurationSeconds + 1;  // anything larger is refused anyway
-  std::array<int64_t, 4> fields{};                          // [days?], then clock fields
-  size_t count = 0;        // clock fields seen (after the dash, if any)
-  bool has_days = false;   // saw "D-"
-  bool in_field = false;   // the current field has at least one digit
+  std::array<int64_t, 4> fields{};                        // [days?], then clock fields
+  size_t count = 0;       // clock fields seen (after the dash, if any)
+  bool has_days = false;  // saw "D-"
+  bool in_field = false;  // the current field has at least one digit
   int64_t value = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
-    const char c = i < text.size() ? text[i] : '\0';
+    const bool end = i == text.size();
+    const char c = end ? ':' : text[i];  // the end closes the last field like a ':'
     if (IsDigit(c)) {
       value = value * 10 + (c - '0');
       if (value > kFieldCap) value = kFieldCap;  // saturate; the total check refuses it
@@ -105,8 +107,8 @@ Result<int64_t> ParseDurationSeconds(std::string_view text) {
     }
     if (c == '-') {
       if (has_days || count > 0) {
-        return Invalid(text, "'-' may appear once, between days and hours (" +
-                                 std::string(kForms) + ")");
+        return Invalid(text,
+                       "'-' may appear once, between days and hours (" + std::string(kForms) + ")");
       }
       // The leading-'-' case was handled above, so a day count is present.
       has_days = true;
@@ -115,10 +117,10 @@ Result<int64_t> ParseDurationSeconds(std::string_view text) {
       in_field = false;
       continue;
     }
-    if (c == ':' || c == '\0') {
+    if (c == ':') {
       if (!in_field) {
         // "D-" with nothing after it is D days (Slurm's sscanf stops there).
-        if (c == '\0' && has_days && count == 0) break;
+        if (end && has_days && count == 0) break;
         return Invalid(text, "missing number (" + std::string(kForms) + ")");
       }
       if (count == 3) {

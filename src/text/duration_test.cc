@@ -20,25 +20,25 @@ struct ParseCase {
 
 TEST(ParseDurationSecondsTest, AcceptsEverySlurmForm) {
   const ParseCase cases[] = {
-      {"0", 0},                     // M
-      {"5", 300},                   // M
-      {"90", 5400},                 // minutes are not capped at 59
-      {"5:30", 330},                // M:S
-      {"0:90", 90},                 // seconds are not capped at 59 either
-      {"1:99", 159},                //
-      {"1:00:00", 3600},            // H:M:S
-      {"2:30:15", 9015},            //
-      {"00:00:00", 0},              //
-      {"1-0", 86400},               // D-H
-      {"1-2", 93600},               //
-      {"7-0", 604800},              // PriorityMaxAge's default
-      {"1-2:30", 95400},            // D-H:M
-      {"1-2:30:15", 95415},         // D-H:M:S
-      {"1-01:01:01", 90061},        //
-      {"5-", 432000},               // Slurm's sscanf stops after "D-": D days
-      {"0007", 420},                // leading zeros
+      {"0", 0},                        // M
+      {"5", 300},                      // M
+      {"90", 5400},                    // minutes are not capped at 59
+      {"5:30", 330},                   // M:S
+      {"0:90", 90},                    // seconds are not capped at 59 either
+      {"1:99", 159},                   //
+      {"1:00:00", 3600},               // H:M:S
+      {"2:30:15", 9015},               //
+      {"00:00:00", 0},                 //
+      {"1-0", 86400},                  // D-H
+      {"1-2", 93600},                  //
+      {"7-0", 604800},                 // PriorityMaxAge's default
+      {"1-2:30", 95400},               // D-H:M
+      {"1-2:30:15", 95415},            // D-H:M:S
+      {"1-01:01:01", 90061},           //
+      {"5-", 432000},                  // Slurm's sscanf stops after "D-": D days
+      {"0007", 420},                   // leading zeros
       {"24855-03:14:07", 2147483647},  // the largest value Slurm's int holds
-      {"35791394", 2147483640},     // the most minutes that fit
+      {"35791394", 2147483640},        // the most minutes that fit
   };
   for (const ParseCase& c : cases) {
     const Result<int64_t> r = ParseDurationSeconds(c.text);
@@ -48,8 +48,8 @@ TEST(ParseDurationSecondsTest, AcceptsEverySlurmForm) {
 }
 
 TEST(ParseDurationSecondsTest, NoLimitSpellingsAreCaseInsensitive) {
-  for (std::string_view text : {"-1", "INFINITE", "infinite", "Infinite", "UNLIMITED", "unlimited",
-                                "UnLimited"}) {
+  for (std::string_view text :
+       {"-1", "INFINITE", "infinite", "Infinite", "UNLIMITED", "unlimited", "UnLimited"}) {
     const Result<int64_t> r = ParseDurationSeconds(text);
     ASSERT_TRUE(r.ok()) << text;
     EXPECT_EQ(*r, kInfiniteDuration) << text;
@@ -111,6 +111,15 @@ TEST(ParseDurationSecondsTest, RefusesValuesTooLargeForSlurmInsteadOfWrapping) {
   }
 }
 
+TEST(ParseDurationSecondsTest, RefusesEmbeddedNulBytes) {
+  for (std::string_view text : {std::string_view("1\0"
+                                                 "2",
+                                                 3),
+                                std::string_view("5\0", 2), std::string_view("\0", 1)}) {
+    EXPECT_FALSE(ParseDurationSeconds(text).ok()) << text.size();
+  }
+}
+
 TEST(ParseDurationSecondsTest, ErrorMessageEscapesUnprintableBytes) {
   const Result<int64_t> r = ParseDurationSeconds(std::string_view("1\0\n\"", 4));
   ASSERT_FALSE(r.ok());
@@ -119,8 +128,16 @@ TEST(ParseDurationSecondsTest, ErrorMessageEscapesUnprintableBytes) {
 
 TEST(ParseDurationMinutesTest, RoundsSecondsUpLikeTimeStr2mins) {
   const ParseCase cases[] = {
-      {"0", 0},     {"30", 30},       {"0:01", 1},     {"1:30", 2},          {"1:00", 1},
-      {"59:59", 60}, {"1:00:01", 61}, {"2:00:00", 120}, {"1-0", 1440},        {"0:00:59", 1},
+      {"0", 0},
+      {"30", 30},
+      {"0:01", 1},
+      {"1:30", 2},
+      {"1:00", 1},
+      {"59:59", 60},
+      {"1:00:01", 61},
+      {"2:00:00", 120},
+      {"1-0", 1440},
+      {"0:00:59", 1},
       {"24855-03:14:07", 35791395},
   };
   for (const ParseCase& c : cases) {
@@ -141,13 +158,13 @@ struct FormatCase {
 
 TEST(FormatDurationSecondsTest, MatchesSecs2timeStr) {
   const FormatCase cases[] = {
-      {0, "00:00:00"},             // PreemptExemptTime = 00:00:00 (show config)
-      {13, "00:00:13"},            // RunTime=00:00:13 (scontrol show job)
-      {28, "00:00:28"},            // sacct Elapsed 00:00:28
-      {3600, "01:00:00"},          //
-      {86399, "23:59:59"},         //
-      {86400, "1-00:00:00"},       //
-      {90061, "1-01:01:01"},       //
+      {0, "00:00:00"},        // PreemptExemptTime = 00:00:00 (show config)
+      {13, "00:00:13"},       // RunTime=00:00:13 (scontrol show job)
+      {28, "00:00:28"},       // sacct Elapsed 00:00:28
+      {3600, "01:00:00"},     //
+      {86399, "23:59:59"},    //
+      {86400, "1-00:00:00"},  //
+      {90061, "1-01:01:01"},  //
       {2147483647, "24855-03:14:07"},
       {4294967294, "49710-06:28:14"},  // what secs2time_str would print for NO_VAL
       {kInfiniteDuration, "UNLIMITED"},
@@ -174,14 +191,14 @@ TEST(FormatDurationMinutesTest, MatchesMins2timeStr) {
 
 TEST(FormatElapsedTest, MatchesSqueuePrintSecs) {
   const FormatCase cases[] = {
-      {0, "0:00"},           // squeue TIME of a pending job
-      {39, "0:39"},          // squeue: 0:39
-      {65, "1:05"},          //
-      {1800, "30:00"},       // squeue -l TIME_LIMIT 30:00
-      {3599, "59:59"},       //
-      {3600, "1:00:00"},     // squeue -l TIME_LIMIT 1:00:00
-      {14400, "4:00:00"},    // squeue -l TIME_LIMIT 4:00:00
-      {86399, "23:59:59"},   //
+      {0, "0:00"},            // squeue TIME of a pending job
+      {39, "0:39"},           // squeue: 0:39
+      {65, "1:05"},           //
+      {1800, "30:00"},        // squeue -l TIME_LIMIT 30:00
+      {3599, "59:59"},        //
+      {3600, "1:00:00"},      // squeue -l TIME_LIMIT 1:00:00
+      {14400, "4:00:00"},     // squeue -l TIME_LIMIT 4:00:00
+      {86399, "23:59:59"},    //
       {86400, "1-00:00:00"},  //
       {90061, "1-01:01:01"},  //
       {31536000, "365-00:00:00"},
@@ -193,10 +210,10 @@ TEST(FormatElapsedTest, MatchesSqueuePrintSecs) {
 }
 
 TEST(DurationRoundTripTest, FormattedDurationsParseBack) {
-  for (int64_t seconds : {int64_t{0}, int64_t{1}, int64_t{59}, int64_t{60}, int64_t{61},
-                          int64_t{3599}, int64_t{3600}, int64_t{86399}, int64_t{86400},
-                          int64_t{90061}, int64_t{31536000}, kMaxDurationSeconds,
-                          kInfiniteDuration}) {
+  for (int64_t seconds :
+       {int64_t{0}, int64_t{1}, int64_t{59}, int64_t{60}, int64_t{61}, int64_t{3599}, int64_t{3600},
+        int64_t{86399}, int64_t{86400}, int64_t{90061}, int64_t{31536000}, kMaxDurationSeconds,
+        kInfiniteDuration}) {
     const Result<int64_t> from_clock = ParseDurationSeconds(FormatDurationSeconds(seconds));
     ASSERT_TRUE(from_clock.ok()) << seconds;
     EXPECT_EQ(*from_clock, seconds);

@@ -89,18 +89,10 @@ struct FormatCase {
 
 TEST(FormatMemoryMiBTest, MatchesConvertNumUnitExact) {
   const FormatCase cases[] = {
-      {0, "0"},
-      {1, "1M"},
-      {512, "512M"},
-      {1023, "1023M"},
-      {1024, "1G"},
-      {1536, "1.50G"},  // half units count as exact
-      {2000, "2000M"},
-      {2048, "2G"},
-      {1048576, "1T"},
-      {1572864, "1.50T"},
-      {1073741824, "1P"},
-      {int64_t{1} << 40, "1?"},  // past P Slurm prints '?'
+      {0, "0"},           {1, "1M"},          {512, "512M"},
+      {1023, "1023M"},    {1024, "1G"},       {1536, "1.50G"},  // half units count as exact
+      {2000, "2000M"},    {2048, "2G"},       {1048576, "1T"},
+      {1572864, "1.50T"}, {1073741824, "1P"}, {int64_t{1} << 40, "1?"},  // past P Slurm prints '?'
       {-5, "-5M"},
   };
   for (const FormatCase& c : cases) EXPECT_EQ(FormatMemoryMiB(c.mib), c.text) << c.mib;
@@ -108,15 +100,15 @@ TEST(FormatMemoryMiBTest, MatchesConvertNumUnitExact) {
 
 TEST(FormatMemoryMiBTest, MatchesTheReferenceOutputs) {
   const FormatCase cases[] = {
-      {256000, "250G"},      // scontrol show node: RealMemory=256000, CfgTRES=...,mem=250G
-      {225536, "225536M"},   // AllocMem=225536, AllocTRES=...,mem=225536M
-      {128000, "125G"},      // AllocTRES=cpu=64,mem=125G
-      {96000, "96000M"},     // job TRES=cpu=48,mem=96000M (48 CPUs x 2000M)
-      {64000, "62.50G"},     // job TRES=cpu=32,mem=62.50G (32 CPUs x 2000M)
-      {40000, "40000M"},     // array job TRES mem=40000M
-      {8000, "8000M"},       // held job TRES mem=8000M, sacct ReqMem 8000M
-      {2000, "2000M"},       // MinMemoryCPU=2000M
-      {1024000, "1000G"},    // scontrol show partition TRES=...,mem=1000G (4 x 256000)
+      {256000, "250G"},     // scontrol show node: RealMemory=256000, CfgTRES=...,mem=250G
+      {225536, "225536M"},  // AllocMem=225536, AllocTRES=...,mem=225536M
+      {128000, "125G"},     // AllocTRES=cpu=64,mem=125G
+      {96000, "96000M"},    // job TRES=cpu=48,mem=96000M (48 CPUs x 2000M)
+      {64000, "62.50G"},    // job TRES=cpu=32,mem=62.50G (32 CPUs x 2000M)
+      {40000, "40000M"},    // array job TRES mem=40000M
+      {8000, "8000M"},      // held job TRES mem=8000M, sacct ReqMem 8000M
+      {2000, "2000M"},      // MinMemoryCPU=2000M
+      {1024000, "1000G"},   // scontrol show partition TRES=...,mem=1000G (4 x 256000)
   };
   for (const FormatCase& c : cases) EXPECT_EQ(FormatMemoryMiB(c.mib), c.text) << c.mib;
 }
