@@ -1,5 +1,6 @@
 #include "spec/effective_config.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "spec/machine_types.h"
@@ -108,6 +109,31 @@ EffectivePool BuildPool(const ClusterSpec& spec, size_t index) {
   return pool;
 }
 
+bool Has(const KeyValues& kv, std::string_view key) {
+  for (const auto& [k, v] : kv) {
+    if (NormalizeKey(k) == NormalizeKey(key)) return true;
+  }
+  return false;
+}
+
+// Without a memory default, Slurm (CR_Core_Memory) gives a job that asks for no memory the whole
+// node's memory, so it never shares a node. Like the managed service, a partition without
+// DefMemPerCPU/DefMemPerNode (here or cluster-wide) gets DefMemPerCPU = the smallest
+// memory-per-CPU of its pools, at least 100 MiB.
+void AddDefaultMemory(const EffectiveConfig& c, EffectivePartition* part) {
+  for (const char* key : {"DefMemPerCPU", "DefMemPerNode"}) {
+    if (Has(part->config, key) || Has(c.settings, key)) return;
+  }
+  int64_t per_cpu = 0;
+  for (const std::string& id : part->pool_ids) {
+    const EffectivePool* pool = c.FindPool(id);
+    if (pool == nullptr || pool->cpus <= 0) continue;
+    const int64_t v = std::max<int64_t>(100, pool->real_memory_mib / pool->cpus);
+    per_cpu = per_cpu == 0 ? v : std::min(per_cpu, v);
+  }
+  if (per_cpu > 0) part->config.emplace_back("DefMemPerCPU", std::to_string(per_cpu));
+}
+
 }  // namespace
 
 std::string NodeName(std::string_view cluster, std::string_view pool, int64_t index) {
@@ -174,6 +200,7 @@ Result<EffectiveConfig> BuildEffectiveConfig(const ClusterSpec& spec) {
     }
     part.hostlist = text::CompressHostlist(part.node_names);
     part.config = CanonicalMap(PartitionSettings(spec, i), kPartitionScope);
+    AddDefaultMemory(c, &part);
     c.partitions.push_back(std::move(part));
   }
   c.prolog_scripts = spec.slurm.prolog_bash_scripts;

@@ -39,7 +39,9 @@ struct EffectivePartition {
   std::vector<std::string> pool_ids;
   std::vector<std::string> node_names;  // in pool order, then index order
   std::string hostlist;
-  KeyValues config;  // canonical keys, as set in the spec
+  // Canonical keys as set in the spec, plus DefMemPerCPU when no memory default is set (the
+  // smallest memory per CPU of the partition's pools, at least 100, as the managed service does).
+  KeyValues config;
 };
 
 struct EffectiveConfig {

@@ -84,6 +84,24 @@ TEST(EffectiveConfigTest, ConfigMapsUseCanonicalNames) {
                           std::pair<std::string, std::string>{"Features", "gpu,h200"}));
 }
 
+TEST(EffectiveConfigTest, PartitionsWithoutAMemoryDefaultGetOnePerCpu) {
+  const EffectiveConfig demo = Build("cluster.json");
+  // a4-highgpu-8g: 4063232 MiB / 224 CPUs; n2-standard-32: 131072 / 32.
+  EXPECT_EQ(demo.partitions[0].config.back(),
+            (std::pair<std::string, std::string>{"DefMemPerCPU", "18139"}));
+  EXPECT_EQ(demo.partitions[2].config.back(),
+            (std::pair<std::string, std::string>{"DefMemPerCPU", "4096"}));
+  const EffectiveConfig maps = Build("cluster-config-maps.json");
+  // "train" sets DefMemPerCPU itself; nothing is added.
+  EXPECT_EQ(maps.partitions[0].config.size(), 3u);
+  ParsedSpec parsed = ParseClusterSpec(testing::ReadExample("cluster-config-maps.json"));
+  parsed.spec->slurm.config->push_back({"DefMemPerNode", "1000"});
+  const Result<EffectiveConfig> with_node_default = BuildEffectiveConfig(*parsed.spec);
+  for (const auto& [k, v] : with_node_default->partitions[1].config) {
+    EXPECT_NE(k, "DefMemPerCPU");  // a cluster-wide default applies instead
+  }
+}
+
 TEST(EffectiveConfigTest, RefusesAnInvalidSpec) {
   ParsedSpec parsed = ParseClusterSpec(testing::ReadExample("cluster.json"));
   parsed.spec->slurm.partitions[0].node_pool_ids = {"nope"};

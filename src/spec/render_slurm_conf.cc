@@ -145,6 +145,7 @@ std::string RenderShowConfigForCluster(const EffectiveConfig& c, const SlurmConf
   in.controllers.push_back({ControllerHost(c, o), o.controller_addr, false});
   in.slurm_conf = o.etc_dir + "/slurm.conf";
   in.node_count = c.ComputeNodeCount();
+  in.multiple_slurmd = true;  // Debian's Slurm build, and Gantry's agents, share hosts
   return RenderShowConfig(in);
 }
 
