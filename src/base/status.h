@@ -36,7 +36,7 @@ class [[nodiscard]] Status {
   Status() = default;  // OK
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
-  static Status Ok() { return Status(); }
+  static Status Ok() { return {}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -57,19 +57,9 @@ std::string Canonical(const std::string& key, Scope scope) {
   return k != nullptr ? std::string(k->name) : key;
 }
 
-void Put(KeyValues* kv, const std::string& key, const std::string& value) {
-  for (auto& [k, v] : *kv) {
-    if (NormalizeKey(k) == NormalizeKey(key)) {
-      v = value;
-      return;
-    }
-  }
-  kv->emplace_back(key, value);
-}
-
 KeyValues CanonicalMap(const std::vector<Setting>& settings, Scope scope) {
   KeyValues out;
-  for (const Setting& s : settings) Put(&out, Canonical(s.key, scope), s.value);
+  for (const Setting& s : settings) SetKey(&out, Canonical(s.key, scope), s.value);
   return out;
 }
 
@@ -109,20 +99,13 @@ EffectivePool BuildPool(const ClusterSpec& spec, size_t index) {
   return pool;
 }
 
-bool Has(const KeyValues& kv, std::string_view key) {
-  for (const auto& [k, v] : kv) {
-    if (NormalizeKey(k) == NormalizeKey(key)) return true;
-  }
-  return false;
-}
-
 // Without a memory default, Slurm (CR_Core_Memory) gives a job that asks for no memory the whole
 // node's memory, so it never shares a node. Like the managed service, a partition without
 // DefMemPerCPU/DefMemPerNode (here or cluster-wide) gets DefMemPerCPU = the smallest
 // memory-per-CPU of its pools, at least 100 MiB.
 void AddDefaultMemory(const EffectiveConfig& c, EffectivePartition* part) {
   for (const char* key : {"DefMemPerCPU", "DefMemPerNode"}) {
-    if (Has(part->config, key) || Has(c.settings, key)) return;
+    if (HasKey(part->config, key) || HasKey(c.settings, key)) return;
   }
   int64_t per_cpu = 0;
   for (const std::string& id : part->pool_ids) {
@@ -135,6 +118,23 @@ void AddDefaultMemory(const EffectiveConfig& c, EffectivePartition* part) {
 }
 
 }  // namespace
+
+bool HasKey(const KeyValues& kv, std::string_view key) {
+  const std::string want = NormalizeKey(key);
+  return std::ranges::any_of(kv,
+                             [&](const auto& pair) { return NormalizeKey(pair.first) == want; });
+}
+
+void SetKey(KeyValues* kv, const std::string& key, std::string value) {
+  const std::string want = NormalizeKey(key);
+  for (auto& [k, v] : *kv) {
+    if (NormalizeKey(k) == want) {
+      v = std::move(value);
+      return;
+    }
+  }
+  kv->emplace_back(key, std::move(value));
+}
 
 std::string NodeName(std::string_view cluster, std::string_view pool, int64_t index) {
   return std::string(cluster) + "-" + std::string(pool) + "-" + std::to_string(index);

@@ -20,6 +20,11 @@ namespace gantry::spec {
 // Canonical slurm.conf key and its value, in the order they should be written.
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
+// Whether `key` is present, comparing keys as slurm.conf does (case and '_' ignored).
+bool HasKey(const KeyValues& kv, std::string_view key);
+// Replaces the value of `key` in place, or appends the pair when absent.
+void SetKey(KeyValues* kv, const std::string& key, std::string value);
+
 struct EffectivePool {
   std::string id;
   bool login = false;

@@ -1,6 +1,6 @@
 #include "spec/render_slurm_conf.h"
 
-#include <set>
+#include <algorithm>
 
 #include "spec/show_config.h"
 #include "spec/slurm_keys.h"
@@ -10,28 +10,9 @@ namespace gantry::spec {
 
 namespace {
 
-void Put(KeyValues* kv, std::string key, std::string value) {
-  for (auto& [k, v] : *kv) {
-    if (NormalizeKey(k) == NormalizeKey(key)) {
-      v = std::move(value);
-      return;
-    }
-  }
-  kv->emplace_back(std::move(key), std::move(value));
-}
-
-bool HasKey(const KeyValues& kv, std::string_view key) {
-  for (const auto& [k, v] : kv) {
-    if (NormalizeKey(k) == NormalizeKey(key)) return true;
-  }
-  return false;
-}
-
 bool HasGpus(const EffectiveConfig& c) {
-  for (const EffectivePool& p : c.pools) {
-    if (!p.login && p.gpus > 0) return true;
-  }
-  return false;
+  return std::ranges::any_of(c.pools,
+                             [](const EffectivePool& p) { return !p.login && p.gpus > 0; });
 }
 
 std::string Line(const KeyValues& kv) {
@@ -52,7 +33,7 @@ KeyValues NodeLine(const EffectivePool& p) {
     kv.emplace_back("Gres",
                     "gpu:" + (p.gpu_type.empty() ? "" : p.gpu_type + ":") + std::to_string(p.gpus));
   }
-  for (const auto& [k, v] : p.node_config) Put(&kv, k, v);
+  for (const auto& [k, v] : p.node_config) SetKey(&kv, k, v);
   if (!HasKey(kv, "State")) kv.emplace_back("State", "UNKNOWN");
   return kv;
 }
@@ -60,7 +41,7 @@ KeyValues NodeLine(const EffectivePool& p) {
 KeyValues PartitionLine(const EffectivePartition& p) {
   KeyValues kv = {
       {"PartitionName", p.name}, {"Nodes", p.hostlist}, {"Default", p.is_default ? "YES" : "NO"}};
-  for (const auto& [k, v] : p.config) Put(&kv, k, v);
+  for (const auto& [k, v] : p.config) SetKey(&kv, k, v);
   if (!HasKey(kv, "State")) kv.emplace_back("State", "UP");
   return kv;
 }
@@ -101,7 +82,7 @@ KeyValues ClusterConfLines(const EffectiveConfig& c, const SlurmConfOptions& o) 
   }
   if (!c.prolog_scripts.empty()) kv.emplace_back("Prolog", o.etc_dir + "/prolog.d/*");
   if (!c.epilog_scripts.empty()) kv.emplace_back("Epilog", o.etc_dir + "/epilog.d/*");
-  for (const auto& [k, v] : c.settings) Put(&kv, k, v);
+  for (const auto& [k, v] : c.settings) SetKey(&kv, k, v);
   return kv;
 }
 

@@ -214,8 +214,8 @@ ConfigMap ReadConfig(ObjectReader& r, std::string_view field, bool* present = nu
   ConfigMap config;
   r.StringMap(
       field,
-      [&](std::string k, std::string v) {
-        config.push_back({std::move(k), std::move(v)});
+      [&](const std::string& k, std::string v) {
+        config.push_back({k, std::move(v)});
       },
       present);
   return config;

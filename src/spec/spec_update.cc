@@ -98,7 +98,8 @@ class Differ {
     auto id_of = [&](const Json& item) {
       return item.is_object() && item.contains(key) ? item[key].get<std::string>() : "";
     };
-    std::vector<std::string> order_a, order_b;
+    std::vector<std::string> order_a;
+    std::vector<std::string> order_b;
     for (const Json& x : a) order_a.push_back(id_of(x));
     for (const Json& y : b) order_b.push_back(id_of(y));
     for (size_t i = 0; i < a.size(); ++i) {
@@ -113,7 +114,8 @@ class Differ {
       if (!in_a.contains(order_b[j])) Diff(path + "[" + order_b[j] + "]", nullptr, &b[j]);
     }
     // Same members in a different order: the first partition is the default one.
-    std::vector<std::string> common_a, common_b;
+    std::vector<std::string> common_a;
+    std::vector<std::string> common_b;
     const std::set<std::string> in_b(order_b.begin(), order_b.end());
     for (const std::string& id : order_a) {
       if (in_b.contains(id)) common_a.push_back(id);
@@ -122,7 +124,8 @@ class Differ {
       if (in_a.contains(id)) common_b.push_back(id);
     }
     if (common_a != common_b) {
-      Json ja = common_a, jb = common_b;
+      const Json ja = common_a;
+      const Json jb = common_b;
       SpecChange c;
       c.kind = SpecChange::Kind::kChanged;
       c.path = path;

@@ -1,5 +1,6 @@
 #include "spec/validate.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -14,7 +15,8 @@ namespace gantry::spec {
 
 namespace {
 
-constexpr int64_t kMaxNodesPerCluster = 65536;  // Slurm's MAX_SLURM_NODES
+constexpr int64_t kMaxNodesPerCluster = 65536;          // Slurm's MAX_SLURM_NODES
+constexpr size_t kMaxScriptBytes = size_t{256} * 1024;  // the service's startup-script limit
 
 const std::vector<std::string> kProvisioningModels = {"ON_DEMAND", "SPOT", "RESERVATION",
                                                       "FLEX_START"};
@@ -25,10 +27,7 @@ std::string PoolPath(size_t i) { return "node_pools[" + std::to_string(i) + "]";
 std::string SlurmPath(const std::string& rest) { return std::string(kSlurmSpecPath) + "." + rest; }
 
 bool OneOf(const std::string& value, const std::vector<std::string>& allowed) {
-  for (const std::string& a : allowed) {
-    if (a == value) return true;
-  }
-  return false;
+  return std::ranges::find(allowed, value) != allowed.end();
 }
 
 void CheckEnum(const std::string& path, const std::string& value,
@@ -251,8 +250,9 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
                                  std::to_string(it->second) + "])");
       }
     }
-    if (p.node_pool_ids.empty())
+    if (p.node_pool_ids.empty()) {
       d->Add(path + ".node_pool_ids", "at least one node pool is required");
+    }
     std::set<std::string> seen;
     for (size_t j = 0; j < p.node_pool_ids.size(); ++j) {
       const std::string& id = p.node_pool_ids[j];
@@ -299,9 +299,9 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
       const std::string path = SlurmPath(std::string(field) + "[" + std::to_string(i) + "]");
       if (scripts[i].find_first_not_of(" \t\r\n") == std::string::npos) {
         d->Add(path, "script is empty");
-      } else if (scripts[i].size() > 256 * 1024) {
-        d->Add(path,
-               "script is " + std::to_string(scripts[i].size()) + " bytes; the limit is 262144");
+      } else if (scripts[i].size() > kMaxScriptBytes) {
+        d->Add(path, "script is " + std::to_string(scripts[i].size()) + " bytes; the limit is " +
+                         std::to_string(kMaxScriptBytes));
       }
     }
   };
@@ -320,10 +320,8 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
 bool IsValidId(std::string_view id) {
   if (id.empty() || id.size() > 63) return false;
   if (id.front() < 'a' || id.front() > 'z' || id.back() == '-') return false;
-  for (char c : id) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) return false;
-  }
-  return true;
+  return std::ranges::all_of(
+      id, [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 Diagnostics ValidateClusterSpec(const ClusterSpec& spec) {
