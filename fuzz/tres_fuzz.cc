@@ -1,9 +1,9 @@
 // Fuzz target for TRES strings: any input parses or fails cleanly; what parses formats into
 // Slurm's form, which parses back to the same TRES (memory exactly unless Slurm's own format is
 // lossy), and formatting is a fixed point after one round trip.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cmath>
 #include <string>
 #include <string_view>
 #include <vector>

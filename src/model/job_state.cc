@@ -75,9 +75,9 @@ constexpr std::array<FlagNames, 16> kCompleteOrder = {{
 
 // The flags job_state_num recognises after the base states, in its order.
 constexpr std::array<JobFlag, 12> kParsedFlags = {
-    JobFlag::kCompleting,  JobFlag::kConfiguring, JobFlag::kResizing,    JobFlag::kResvDelHold,
-    JobFlag::kRequeue,     JobFlag::kRequeueFed,  JobFlag::kRequeueHold, JobFlag::kRevoked,
-    JobFlag::kSignaling,   JobFlag::kSpecialExit, JobFlag::kStageOut,    JobFlag::kStopped,
+    JobFlag::kCompleting, JobFlag::kConfiguring, JobFlag::kResizing,    JobFlag::kResvDelHold,
+    JobFlag::kRequeue,    JobFlag::kRequeueFed,  JobFlag::kRequeueHold, JobFlag::kRevoked,
+    JobFlag::kSignaling,  JobFlag::kSpecialExit, JobFlag::kStageOut,    JobFlag::kStopped,
 };
 
 const BaseNames& NamesOf(JobBaseState state) {
@@ -192,6 +192,12 @@ Result<JobStateSelector> ParseJobStateSelector(std::string_view text) {
   }
   return InvalidArgument("invalid job state \"" + std::string(text) +
                          "\" (valid states: " + ValidStateNames() + ")");
+}
+
+bool SacctSupportsJobState(const JobStateSelector& selector) {
+  if (!selector.is_flag) return true;
+  return selector.flag == JobFlag::kRequeue || selector.flag == JobFlag::kResizing ||
+         selector.flag == JobFlag::kRevoked;
 }
 
 bool JobStateFilter::Matches(const JobState& state) const {

@@ -27,18 +27,18 @@ namespace gantry::model {
 
 // Slurm's enum job_states, same order and values.
 enum class JobBaseState : uint8_t {
-  kPending = 0,     // PD: queued, waiting to start
-  kRunning,         // R: allocated (possibly still configuring)
-  kSuspended,       // S: stopped, resources kept or handed to a preemptor
-  kCompleted,       // CD: all processes exited 0
-  kCancelled,       // CA: scancel or an administrator
-  kFailed,          // F: non-zero exit or other failure
-  kTimeout,         // TO: time limit reached
-  kNodeFail,        // NF: an allocated node failed
-  kPreempted,       // PR: ended by preemption
-  kBootFail,        // BF: a node failed to boot
-  kDeadline,        // DL: --deadline passed
-  kOutOfMemory,     // OOM: killed for exceeding its memory
+  kPending = 0,  // PD: queued, waiting to start
+  kRunning,      // R: allocated (possibly still configuring)
+  kSuspended,    // S: stopped, resources kept or handed to a preemptor
+  kCompleted,    // CD: all processes exited 0
+  kCancelled,    // CA: scancel or an administrator
+  kFailed,       // F: non-zero exit or other failure
+  kTimeout,      // TO: time limit reached
+  kNodeFail,     // NF: an allocated node failed
+  kPreempted,    // PR: ended by preemption
+  kBootFail,     // BF: a node failed to boot
+  kDeadline,     // DL: --deadline passed
+  kOutOfMemory,  // OOM: killed for exceeding its memory
 };
 inline constexpr int kJobBaseStateCount = 12;
 
@@ -125,6 +125,11 @@ struct JobStateSelector {
 // displayed flag ("COMPLETING", "cg", "REQUEUED", "RQ", "REQUEUE_HOLD"...), case-insensitive,
 // whole word. Errors list the valid names.
 Result<JobStateSelector> ParseJobStateSelector(std::string_view text);
+
+// sacct -s takes the same names but refuses the states the accounting database does not keep
+// ("job state CG is not supported / accounted"): it accepts every base state and the flags
+// REQUEUED, RESIZING and REVOKED (sacct's _supported_state).
+bool SacctSupportsJobState(const JobStateSelector& selector);
 
 // The argument of squeue -t: comma-separated selectors (empty items skipped, as Slurm does), or
 // "all" (any case) for every job.

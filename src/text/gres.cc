@@ -94,6 +94,11 @@ Result<GresSpec> ParseEntry(std::string_view entry, GresSyntax syntax, bool* dro
   GresSpec spec;
   if (fields[0].empty()) return InvalidArgument("missing GRES name before ':'");
   GANTRY_RETURN_IF_ERROR(CheckIdentifier("GRES name", fields[0]));
+  if (fields[0] == "gres") {
+    return InvalidArgument(
+        "GRES name \"gres\" is reserved (it is the prefix of gres:name and "
+        "gres/name)");
+  }
   spec.name = std::string(fields[0]);
 
   bool have_type = false;
@@ -164,8 +169,7 @@ Result<std::vector<GresSpec>> ParseGres(std::string_view text, GresSyntax syntax
     bool drop = false;
     Result<GresSpec> spec = ParseEntry(entry, syntax, &drop);
     if (!spec.ok()) {
-      return InvalidArgument(prefix + spec.status().message() + " in entry " +
-                             Quoted(entries[i]));
+      return InvalidArgument(prefix + spec.status().message() + " in entry " + Quoted(entries[i]));
     }
     if (drop) continue;
     for (const GresSpec& seen : out) {

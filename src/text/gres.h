@@ -14,7 +14,8 @@
 // Counts are whole numbers with an optional suffix k, m, g, t or p (any case) multiplying by
 // 1024, 1024^2 ... 1024^5, as in Slurm. A field after the name that starts with a digit is the
 // count, so a type may not start with a digit ("gpu:2" is two GPUs of any type).
-// Names and types are letters, digits, '_', '-' and '.', and start with a letter or '_'.
+// Names and types are letters, digits, '_', '-' and '.', and start with a letter or '_'; the name
+// "gres" is refused, as "gres:x:1" would be ambiguous.
 //
 // Differences from Slurm 22.05, on purpose (Slurm accepts these and guesses):
 //  * "gpu::2" (Slurm: an empty type, i.e. gpu:2) and "gpu:-1" (Slurm: a type named "-1" with

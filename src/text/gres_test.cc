@@ -112,6 +112,8 @@ TEST(ParseGresTest, ErrorsNameTheEntryAndTheRule) {
       {"g pu:1", kJob, "may only contain letters, digits"},
       {"gpu:b/200:1", kJob, "GRES type \"b/200\" may only contain"},
       {"gpu:+2", kJob, "count \"+2\" is not a number"},
+      {"gres:2", kJob, "GRES name \"gres\" is reserved"},
+      {"gres:gres:x:1", kJob, "GRES name \"gres\" is reserved"},
       {"bw:no_consume:lustre:4G", kNode, "unexpected field \"lustre\""},
       {"bw:no_consume:no_consume:4G", kNode, "no_consume is given twice"},
   };

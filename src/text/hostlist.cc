@@ -163,21 +163,21 @@ Result<Bracket> ParseBracket(std::string_view expr, std::string_view body) {
     const std::string_view piece = body.substr(
         start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (piece.empty()) {
-      return Invalid(expr, "empty range in brackets \"[" + std::string(body) + "]\"");
+      return Invalid(expr, "empty range in brackets " + Quote("[" + std::string(body) + "]"));
     }
     const size_t dash = piece.find('-');
     const std::string_view lo_text = piece.substr(0, dash);
     const std::string_view hi_text =
         dash == std::string_view::npos ? lo_text : piece.substr(dash + 1);
     if (!AllDigits(lo_text) || !AllDigits(hi_text)) {
-      return Invalid(expr, "range \"" + std::string(piece) +
-                               "\" is not a number N or a range N-M of decimal numbers");
+      return Invalid(
+          expr, "range " + Quote(piece) + " is not a number N or a range N-M of decimal numbers");
     }
     const std::optional<uint64_t> lo = ParseDigits(lo_text);
     const std::optional<uint64_t> hi = ParseDigits(hi_text);
     if (!lo || !hi) {
-      return Invalid(expr, "number \"" + std::string(!lo ? lo_text : hi_text) +
-                               "\" is too large (the largest is 18446744073709551615)");
+      return Invalid(expr, "number " + Quote(!lo ? lo_text : hi_text) +
+                               " is too large (the largest is 18446744073709551615)");
     }
     if (*lo > *hi) {
       return Invalid(expr, "range start " + std::to_string(*lo) + " is greater than end " +

@@ -29,15 +29,19 @@
 //  * Text after the last bracket is accepted: "n[1-2]-ib" is n1-ib, n2-ib. Slurm 22.05 refuses
 //    any item whose last ']' is not at its end ("Invalid hostlist").
 //  * Malformed brackets are errors (InvalidArgument naming the expression and the rule) where
-//    Slurm guesses: "n[" (Slurm: host "n[]"), "n]" (host "n]"), "n[1-]" (n1), "n[1, 2]" (n1, n02),
-//    "n[+1]" (n01). Numbers must fit in 64 bits (Slurm's strtoul silently saturates).
+//    Slurm guesses: "n[" (Slurm: a host name with a ']' added), "n]" (host "n]"), "n[1-]" (n1),
+//    "n[1, 2]" (n1, n02), "n[+1]" (n01). Numbers must fit in 64 bits (Slurm's strtoul silently
+//    saturates).
 //  * Slurm's parser separates items by comma, space and tab only; here any ASCII whitespace
 //    separates, so "a\nb" is two hosts. NUL bytes are refused.
-//  * A single range may hold up to max_hosts names; Slurm refuses more than 65536 per range even
-//    when the caller allows more.
+//  * max_hosts caps the whole expansion. Slurm caps each range at 65536 names (refusing more
+//    even when a caller would allow them) but not the total.
 //  * Names whose trailing number does not fit in 64 bits are kept verbatim as names without a
 //    number; ranges are compared by their real numbers (Slurm truncates the difference to int,
 //    which misorders numbers more than 2^31 apart).
+//  * Sorting duplicates of mixed widths can make Slurm's hostlist_coalesce() meet a range that
+//    starts after its right neighbour ("n9,n10,n07,n9,n10"); Slurm then deletes the neighbour
+//    and reads it after freeing it. Such a pair is left as it is here, so no host is lost.
 //
 // Names passed to the Compress and Sort functions should be what ExpandHostlist produces:
 // non-empty, without commas, whitespace or brackets; otherwise the expression cannot round-trip.
@@ -65,11 +69,14 @@ Result<std::vector<std::string>> ExpandHostlist(std::string_view expr,
                                                 size_t max_hosts = kDefaultMaxHosts);
 
 // Compresses names into one expression, keeping order and duplicates (scontrol show hostlist
-// of the names, as Slurm builds SLURM_JOB_NODELIST from node names). Linear time.
+// of the names). Linear time.
 std::string CompressHostlist(const std::vector<std::string>& hosts);
 
 // Sorts (by prefix, then numeric suffix) and compresses (scontrol show hostlistsorted of the
-// names). O(n log n) for distinct names.
+// names). This is also how Slurm prints the node lists it builds itself (bitmap2node_name():
+// node names pushed in node-table order, then hostlist_sort()), e.g. SLURM_JOB_NODELIST and
+// squeue's %N. O(n log n) for distinct names; many copies of overlapping ranges can take
+// quadratic time, as in Slurm.
 std::string CompressHostlistSorted(std::vector<std::string> hosts);
 
 // The names in the order CompressHostlistSorted lists them, i.e.

@@ -23,8 +23,9 @@ __extension__ typedef unsigned __int128 Uint128;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // Every TRES type Slurm knows (tres.html), sorted.
-constexpr std::array<std::string_view, 12> kTresTypes = {
-    "bb", "billing", "cpu", "energy", "fs", "gres", "ic", "license", "mem", "node", "pages", "vmem"};
+constexpr std::array<std::string_view, 12> kTresTypes = {"bb",  "billing", "cpu",   "energy",
+                                                         "fs",  "gres",    "ic",    "license",
+                                                         "mem", "node",    "pages", "vmem"};
 
 // Slurm's unit letters; the index is the power of 1024 above "no unit" (UNIT_NONE).
 constexpr std::string_view kUnitLetters = "KMGTP";
@@ -254,9 +255,9 @@ Result<std::vector<Item>> ParseList(std::string_view text, std::string_view what
     }
     const size_t eq = entry.find('=');
     if (eq == std::string_view::npos) {
-      return InvalidArgument(prefix + "entry " + Quoted(entry) + " has no '=' (expected type=" +
-                             std::string(value_word) + " or type/name=" +
-                             std::string(value_word) + ")");
+      return InvalidArgument(prefix + "entry " + Quoted(entry) +
+                             " has no '=' (expected type=" + std::string(value_word) +
+                             " or type/name=" + std::string(value_word) + ")");
     }
     Result<TresKey> key = ParseTresKey(entry.substr(0, eq));
     if (!key.ok()) {
@@ -301,8 +302,8 @@ Result<TresKey> ParseTresKey(std::string_view text) {
   if (std::find(kTresTypes.begin(), kTresTypes.end(), key.type) == kTresTypes.end()) {
     std::vector<std::string> candidates(kTresTypes.begin(), kTresTypes.end());
     return InvalidArgument("unknown TRES type " + Quoted(type_text) +
-                           DidYouMean(Suggest(key.type, candidates, 2)) + " (known types: " +
-                           KnownTypes() + ")");
+                           DidYouMean(Suggest(key.type, candidates, 2)) +
+                           " (known types: " + KnownTypes() + ")");
   }
   if (!TresTypeTakesName(key.type)) {
     if (slash != std::string_view::npos) {
@@ -313,8 +314,7 @@ Result<TresKey> ParseTresKey(std::string_view text) {
   }
   if (slash == std::string_view::npos || slash + 1 == text.size()) {
     return InvalidArgument("TRES type " + key.type + " needs a name, as in " + key.type +
-                           (key.type == "gres" ? "/gpu" : "/name") + " (got " + Quoted(text) +
-                           ")");
+                           (key.type == "gres" ? "/gpu" : "/name") + " (got " + Quoted(text) + ")");
   }
   const std::string_view name = text.substr(slash + 1);
   for (char c : name) {
@@ -348,8 +348,9 @@ bool TresKeyLess(const TresKey& a, const TresKey& b) {
 }
 
 std::string FormatTres(std::vector<TresCount> counts, TresZeros zeros) {
-  std::stable_sort(counts.begin(), counts.end(),
-                   [](const TresCount& a, const TresCount& b) { return TresKeyLess(a.key, b.key); });
+  std::stable_sort(counts.begin(), counts.end(), [](const TresCount& a, const TresCount& b) {
+    return TresKeyLess(a.key, b.key);
+  });
   std::string out;
   for (const TresCount& tres : counts) {
     if (zeros == TresZeros::kOmit && tres.count == 0) continue;
@@ -367,8 +368,8 @@ std::string FormatTresMemoryMiB(int64_t mib) {
   // convert_num_unit2(num, ..., UNIT_MEGA, NO_VAL, 1024, CONVERT_NUM_UNIT_EXACT), step by step,
   // in double arithmetic as Slurm does.
   static constexpr char kUnits[] = "\0KMGTP?";
+  if (mib == 0) return "0";  // Slurm: (int64_t)num == 0
   double num = static_cast<double>(mib);
-  if (static_cast<int64_t>(num) == 0) return "0";
   int unit = 2;  // UNIT_MEGA
   while (num >= 1024 && static_cast<uint64_t>(num) % 512 == 0) {
     num /= 1024;

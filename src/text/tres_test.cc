@@ -51,20 +51,20 @@ TEST(ParseTresCountsTest, ScalesUnitsFromEachTypesBaseUnit) {
     int64_t want;
   };
   const std::vector<Case> cases = {
-      {"mem=2000", 2000},           // no unit: MiB
-      {"mem=2000M", 2000},          //
-      {"mem=2g", 2048},             // case-insensitive
-      {"mem=1T", 1048576},          //
-      {"mem=1P", 1073741824},       //
-      {"mem=2048K", 2},             // KiB, rounded up to whole MiB
-      {"mem=1K", 1},                //
-      {"mem=1.5", 2},               // fractions round up
-      {"mem=0.5G", 512},            //
-      {"bb/cray=3T", 3145728},      // bb counts MiB too
-      {"cpu=2K", 2048},             // counted types scale from one unit
-      {"gres/gpu=1k", 1024},        //
-      {"node=1M", 1048576},         //
-      {"license/x=0", 0},           // zero is a real count (a limit of zero)
+      {"mem=2000", 2000},       // no unit: MiB
+      {"mem=2000M", 2000},      //
+      {"mem=2g", 2048},         // case-insensitive
+      {"mem=1T", 1048576},      //
+      {"mem=1P", 1073741824},   //
+      {"mem=2048K", 2},         // KiB, rounded up to whole MiB
+      {"mem=1K", 1},            //
+      {"mem=1.5", 2},           // fractions round up
+      {"mem=0.5G", 512},        //
+      {"bb/cray=3T", 3145728},  // bb counts MiB too
+      {"cpu=2K", 2048},         // counted types scale from one unit
+      {"gres/gpu=1k", 1024},    //
+      {"node=1M", 1048576},     //
+      {"license/x=0", 0},       // zero is a real count (a limit of zero)
       {"cpu=9223372036854775807", 9223372036854775807},
   };
   for (const Case& c : cases) {
@@ -214,8 +214,7 @@ TEST(FormatTresTest, SortsIntoSlurmDisplayOrder) {
     std::string want;
   };
   const std::vector<Case> cases = {
-      {"gres/gpu=1,billing=1,node=1,mem=2000,cpu=1",
-       "cpu=1,mem=2000M,node=1,billing=1,gres/gpu=1"},
+      {"gres/gpu=1,billing=1,node=1,mem=2000,cpu=1", "cpu=1,mem=2000M,node=1,billing=1,gres/gpu=1"},
       // Built-in TRES in id order, then the rest by type and name.
       {"license/b=1,gres/gpu:b200=2,gres/gpu=3,bb/x=1,fs/lustre=4,fs/disk=5,pages=1,vmem=2,"
        "energy=0",
