@@ -7,8 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "text/ascii.h"
+
 namespace gantry::model {
 namespace {
+
+using text::EqualsIgnoreCase;
 
 struct BaseNames {
   std::string_view name;
@@ -82,18 +86,6 @@ constexpr std::array<JobFlag, 12> kParsedFlags = {
 
 const BaseNames& NamesOf(JobBaseState state) {
   return kBaseNames[static_cast<size_t>(state) % kBaseNames.size()];
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
 }
 
 std::string ValidStateNames() {

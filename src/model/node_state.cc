@@ -7,8 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "text/ascii.h"
+
 namespace gantry::model {
 namespace {
+
+using text::EqualsIgnoreCase;
+using text::Quote;
+using text::StartsWithIgnoreCase;
 
 constexpr uint32_t kBaseMask = 0x0000000f;
 constexpr uint32_t kFlagMask = 0xfffffff0;
@@ -57,27 +63,6 @@ constexpr std::array<FlagName, 20> kFlagNames = {{
     {NodeFlag::kPoweringUp, "POWERING_UP"},
     {NodeFlag::kPoweringDown, "POWERING_DOWN"},
 }};
-
-char Upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
-char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ToLower(std::string text) {
-  for (char& c : text) c = Lower(c);
-  return text;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (Upper(a[i]) != Upper(b[i])) return false;
-  }
-  return true;
-}
-
-// True when `word` is a case-insensitive prefix of `name` (xstrncasecmp(name, word, len(word))).
-bool IsPrefixIgnoreCase(std::string_view word, std::string_view name) {
-  return word.size() <= name.size() && EqualsIgnoreCase(word, name.substr(0, word.size()));
-}
 
 uint32_t Bits(const NodeState& state) {
   return (static_cast<uint32_t>(state.base) & kBaseMask) | (state.flags & kFlagMask);
@@ -219,8 +204,6 @@ constexpr std::array<UpdateWord, 16> kUpdateWords = {{
     {NodeUpdateState::kMixed, "MIXED", 3},
 }};
 
-std::string Quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
-
 }  // namespace
 
 std::string_view NodeBaseStateName(NodeBaseState state) {
@@ -245,9 +228,13 @@ std::string NodeStateCompact(const NodeState& state) {
   return Describe(state, kCompactWords, /*long_form=*/false);
 }
 
-std::string SinfoStateLong(const NodeState& state) { return ToLower(NodeStateString(state)); }
+std::string SinfoStateLong(const NodeState& state) {
+  return text::AsciiToLower(NodeStateString(state));
+}
 
-std::string SinfoStateShort(const NodeState& state) { return ToLower(NodeStateCompact(state)); }
+std::string SinfoStateShort(const NodeState& state) {
+  return text::AsciiToLower(NodeStateCompact(state));
+}
 
 std::string NodeStateComplete(const NodeState& state) {
   std::string out(NodeBaseStateName(state.base));
@@ -268,7 +255,7 @@ std::string NodeStateComplete(const NodeState& state) {
 }
 
 Result<NodeState> ParseNodeStateComplete(std::string_view text) {
-  const std::string prefix = "invalid node state " + Quoted(text) + ": ";
+  const std::string prefix = "invalid node state " + Quote(text) + ": ";
   const size_t plus = text.find('+');
   const std::string_view base_word = text.substr(0, plus);
   NodeState state;
@@ -280,7 +267,7 @@ Result<NodeState> ParseNodeStateComplete(std::string_view text) {
     }
   }
   if (!found) {
-    return InvalidArgument(prefix + "unknown base state " + Quoted(base_word) +
+    return InvalidArgument(prefix + "unknown base state " + Quote(base_word) +
                            " (expected DOWN, IDLE, ALLOCATED, ERROR, MIXED, FUTURE or UNKNOWN)");
   }
   size_t start = plus;
@@ -297,7 +284,7 @@ Result<NodeState> ParseNodeStateComplete(std::string_view text) {
       state.Set(entry.flag);
       known = true;
     }
-    if (!known) return InvalidArgument(prefix + "unknown flag " + Quoted(word));
+    if (!known) return InvalidArgument(prefix + "unknown flag " + Quote(word));
     start = next;
   }
   return state;
@@ -335,14 +322,14 @@ Result<SinfoStateSelector> ParseSinfoStateSelector(std::string_view word) {
   };
   // Slurm's _node_state_equal: a prefix of the long or compact name of a state.
   const auto names = [&](const NodeState& state) {
-    return IsPrefixIgnoreCase(word, NodeStateCompact(state)) ||
-           IsPrefixIgnoreCase(word, NodeStateString(state));
+    return StartsWithIgnoreCase(NodeStateCompact(state), word) ||
+           StartsWithIgnoreCase(NodeStateString(state), word);
   };
   const auto flag_names = [&](NodeFlag f) {
     return names(NodeState{NodeBaseState::kUnknown, Bit(f)});
   };
   const auto either = [&](std::string_view a, std::string_view b) {
-    return IsPrefixIgnoreCase(word, a) || IsPrefixIgnoreCase(word, b);
+    return StartsWithIgnoreCase(a, word) || StartsWithIgnoreCase(b, word);
   };
 
   // Base states in enum order.
@@ -354,8 +341,8 @@ Result<SinfoStateSelector> ParseSinfoStateSelector(std::string_view word) {
     if (names(NodeState{b, 0})) return base(b);
   }
   if (either("PLANNED", "PLND")) return flag(NodeFlag::kPlanned);
-  if (IsPrefixIgnoreCase(word, "DRAIN")) return flag(NodeFlag::kDrain);
-  if (IsPrefixIgnoreCase(word, "DRAINED")) {
+  if (StartsWithIgnoreCase("DRAIN", word)) return flag(NodeFlag::kDrain);
+  if (StartsWithIgnoreCase("DRAINED", word)) {
     return SinfoStateSelector{Kind::kDrained};
   }
   if (either("RESV", "RESERVED")) return flag(NodeFlag::kReserved);
@@ -364,14 +351,14 @@ Result<SinfoStateSelector> ParseSinfoStateSelector(std::string_view word) {
     return SinfoStateSelector{Kind::kDraining};
   }
   if (flag_names(NodeFlag::kCompleting)) return flag(NodeFlag::kCompleting);
-  if (IsPrefixIgnoreCase(word, "NO_RESPOND")) return flag(NodeFlag::kNoRespond);
+  if (StartsWithIgnoreCase("NO_RESPOND", word)) return flag(NodeFlag::kNoRespond);
   for (NodeFlag f : {NodeFlag::kPoweringDown, NodeFlag::kPoweredDown, NodeFlag::kPowerDown,
                      NodeFlag::kPoweringUp, NodeFlag::kFail, NodeFlag::kMaint,
                      NodeFlag::kRebootRequested, NodeFlag::kRebootIssued, NodeFlag::kCloud}) {
     if (flag_names(f)) return flag(f);
   }
   return InvalidArgument(
-      "invalid node state " + Quoted(word) +
+      "invalid node state " + Quote(word) +
       " (valid states: unknown, down, idle, allocated, mixed, future, drain, drained, draining, "
       "no_respond, reserved, perfctrs, cloud, completing, powering_down, powered_down, "
       "power_down, powering_up, fail, maint, reboot_requested, reboot_issued, planned)");
@@ -430,7 +417,7 @@ Result<SinfoStateFilter> ParseSinfoStateFilter(std::string_view text) {
     start = comma + 1;
   }
   if (filter.selectors.empty()) {
-    return InvalidArgument("invalid node state list " + Quoted(text) +
+    return InvalidArgument("invalid node state list " + Quote(text) +
                            ": no state given (use \"all\" for every state)");
   }
   return filter;
@@ -440,12 +427,12 @@ Result<NodeUpdateState> ParseNodeUpdateState(std::string_view text) {
   for (const UpdateWord& entry : kUpdateWords) {
     // xstrncasecmp(text, word, MAX(len(text), min)): a long enough prefix, or the whole word.
     if (EqualsIgnoreCase(text, entry.word) ||
-        (text.size() >= entry.min_length && IsPrefixIgnoreCase(text, entry.word))) {
+        (text.size() >= entry.min_length && StartsWithIgnoreCase(entry.word, text))) {
       return entry.state;
     }
   }
   return InvalidArgument(
-      "invalid node state " + Quoted(text) +
+      "invalid node state " + Quote(text) +
       " for scontrol update (valid states: NoResp, DRAIN, FAIL, FUTURE, RESUME, POWER_DOWN, "
       "POWER_DOWN_ASAP, POWER_DOWN_FORCE, POWER_UP, UNDRAIN, CANCEL_REBOOT, DOWN, IDLE; not all "
       "are valid given a node's prior state)");

@@ -7,6 +7,7 @@
 
 #include "spec/settings.h"
 #include "spec/slurm_keys.h"
+#include "text/ascii.h"
 #include "text/duration.h"
 
 namespace gantry::spec {
@@ -50,8 +51,7 @@ std::set<std::string> Words(const std::string& list) {
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
     if (comma == std::string::npos) comma = list.size();
-    std::string w = list.substr(start, comma - start);
-    for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::string w = text::AsciiToUpper(list.substr(start, comma - start));
     if (!w.empty()) out.insert(w);
     start = comma + 1;
   }

@@ -1,6 +1,6 @@
 #include "spec/diagnostics.h"
 
-#include <cstdio>
+#include "text/ascii.h"
 
 namespace gantry::spec {
 
@@ -19,42 +19,7 @@ Status Diagnostics::ToStatus() const {
   return InvalidArgument(std::move(text));
 }
 
-std::string Quote(std::string_view value) {
-  constexpr size_t kMaxShown = 80;
-  std::string out = "\"";
-  size_t shown = 0;
-  for (char c : value) {
-    if (shown == kMaxShown) {
-      out += "...";
-      break;
-    }
-    ++shown;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
+std::string Quote(std::string_view value) { return text::Quote(value, 80); }
 
 std::string JoinWords(const std::vector<std::string>& words) {
   std::string out;

@@ -43,8 +43,9 @@ class Diagnostics {
   std::vector<Diagnostic> items_;
 };
 
-// Quotes a value for a message: "abc" with embedded quotes and control characters escaped, and
-// long values shortened so one bad field cannot flood the terminal.
+// Quotes a value for a message: text::Quote(value, 80), i.e. "abc" with embedded quotes,
+// backslashes and control characters escaped (a newline shows as \x0a), and values longer than
+// 80 bytes shortened so one bad field cannot flood the terminal.
 std::string Quote(std::string_view value);
 
 // Joins words as "a, b, c" for "(known: ...)" hints.

@@ -1,18 +1,10 @@
 #include "spec/settings.h"
 
-#include <cctype>
+#include "spec/slurm_keys.h"
 
 namespace gantry::spec {
 
 namespace {
-
-std::string Fold(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 std::vector<Setting> FromMap(const ConfigMap& map, const std::string& path) {
   std::vector<Setting> out;
@@ -70,10 +62,10 @@ std::vector<Setting> NodeSetSettings(const ClusterSpec& spec, size_t index) {
 }
 
 std::optional<std::string> FindSetting(const std::vector<Setting>& settings, std::string_view key) {
-  const std::string want = Fold(key);
+  const std::string want = NormalizeKey(key);
   std::optional<std::string> found;
   for (const Setting& s : settings) {
-    if (Fold(s.key) == want) found = s.value;  // the last one wins, as in slurm.conf
+    if (NormalizeKey(s.key) == want) found = s.value;  // the last one wins, as in slurm.conf
   }
   return found;
 }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <optional>
 #include <utility>
 
 #include "spec/slurm_keys.h"
+#include "text/ascii.h"
 #include "text/duration.h"
 
 namespace gantry::spec {
@@ -18,23 +18,13 @@ constexpr int64_t kDefaultMaxJobId = 67043328;  // MAX_JOB_ID (0x03FF0000)
 constexpr int64_t kDefaultMaxDbdMsgs = 10000;   // DEFAULT_MAX_DBD_MSGS
 constexpr std::string_view kBaseTres = "cpu,mem,energy,node,billing,fs/disk,vmem,pages";
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool IEquals(std::string_view a, std::string_view b) { return Lower(a) == Lower(b); }
+using text::AsciiToLower;
+using text::AsciiToUpper;
+using text::EqualsIgnoreCase;
 
 // Case-insensitive substring test, as Slurm's xstrcasestr() option parsing uses.
 bool IContains(std::string_view haystack, std::string_view needle) {
-  return Lower(haystack).find(Lower(needle)) != std::string::npos;
+  return AsciiToLower(haystack).find(AsciiToLower(needle)) != std::string::npos;
 }
 
 std::vector<std::string_view> SplitCommas(std::string_view s) {
@@ -61,12 +51,13 @@ std::optional<int64_t> ParseUnsigned(std::string_view s) {
 }
 
 bool IsUnlimitedWord(std::string_view s) {
-  return IEquals(s, "UNLIMITED") || IEquals(s, "INFINITE");
+  return EqualsIgnoreCase(s, "UNLIMITED") || EqualsIgnoreCase(s, "INFINITE");
 }
 
 // S_P_BOOLEAN: yes/true/up/1.
 bool Truthy(std::string_view s) {
-  return IEquals(s, "yes") || IEquals(s, "true") || IEquals(s, "up") || s == "1";
+  return EqualsIgnoreCase(s, "yes") || EqualsIgnoreCase(s, "true") || EqualsIgnoreCase(s, "up") ||
+         s == "1";
 }
 
 // The value, or "" when unset; a view, so it never outlives the configuration.
@@ -137,23 +128,23 @@ std::string AccountingEnforce(const Conf& conf, bool* track_wckey) {
   unsigned flags = 0;
   const std::string* v = conf.Get("AccountingStorageEnforce");
   for (std::string_view tok : SplitCommas(OrEmpty(v))) {
-    if (IEquals(tok, "1") || IEquals(tok, "associations")) {
+    if (EqualsIgnoreCase(tok, "1") || EqualsIgnoreCase(tok, "associations")) {
       flags |= kAssocs;
-    } else if (IEquals(tok, "2") || IEquals(tok, "limits")) {
+    } else if (EqualsIgnoreCase(tok, "2") || EqualsIgnoreCase(tok, "limits")) {
       flags |= kAssocs | kLimits;
-    } else if (IEquals(tok, "safe")) {
+    } else if (EqualsIgnoreCase(tok, "safe")) {
       flags |= kAssocs | kLimits | kSafe;
-    } else if (IEquals(tok, "wckeys")) {
+    } else if (EqualsIgnoreCase(tok, "wckeys")) {
       flags |= kAssocs | kWckeys;
       *track_wckey = true;
-    } else if (IEquals(tok, "qos")) {
+    } else if (EqualsIgnoreCase(tok, "qos")) {
       flags |= kAssocs | kQos;
-    } else if (IEquals(tok, "all")) {
+    } else if (EqualsIgnoreCase(tok, "all")) {
       flags |= kAssocs | kLimits | kWckeys | kQos | kSafe;
       *track_wckey = true;
-    } else if (IEquals(tok, "nojobs")) {
+    } else if (EqualsIgnoreCase(tok, "nojobs")) {
       flags |= kNoJobs | kNoSteps;
-    } else if (IEquals(tok, "nosteps")) {
+    } else if (EqualsIgnoreCase(tok, "nosteps")) {
       flags |= kNoSteps;
     } else {
       flags = 0;  // Slurm refuses the whole value
@@ -182,7 +173,7 @@ std::string AccountingTres(const Conf& conf) {
   for (std::string_view t : SplitCommas(kBaseTres)) seen.push_back(std::string(t));
   const std::string* v = conf.Get("AccountingStorageTRES");
   for (std::string_view tok : SplitCommas(OrEmpty(v))) {
-    const std::string lower = Lower(tok);
+    const std::string lower = AsciiToLower(tok);
     if (std::find(seen.begin(), seen.end(), lower) != seen.end()) continue;
     seen.push_back(lower);
     out += ",";
@@ -211,7 +202,7 @@ std::string CpuFreqDef(const Conf& conf) {
       "Low",      "Medium",      "High",      "HighM1",    "Conservative",
       "OnDemand", "Performance", "PowerSave", "UserSpace", "SchedUtil"};
   for (std::string_view n : kNames) {
-    if (IEquals(*v, n)) return std::string(n);
+    if (EqualsIgnoreCase(*v, n)) return std::string(n);
   }
   return *v;
 }
@@ -224,7 +215,7 @@ std::string CpuFreqGovernors(const Conf& conf) {
   for (std::string_view g :
        {"Conservative", "OnDemand", "Performance", "PowerSave", "SchedUtil", "UserSpace"}) {
     bool present = false;
-    for (std::string_view tok : SplitCommas(*v)) present = present || IEquals(tok, g);
+    for (std::string_view tok : SplitCommas(*v)) present = present || EqualsIgnoreCase(tok, g);
     if (!present) continue;
     if (!out.empty()) out += ",";
     out += g;
@@ -253,8 +244,8 @@ std::pair<std::string, std::string> MemoryLimit(const Conf& conf, std::string_vi
 std::string EnforcePartLimits(const Conf& conf) {
   const std::string* v = conf.Get("EnforcePartLimits");
   if (v == nullptr) return "NO";
-  if (IEquals(*v, "yes") || IEquals(*v, "all") || *v == "1") return "ALL";
-  if (IEquals(*v, "any")) return "ANY";
+  if (EqualsIgnoreCase(*v, "yes") || EqualsIgnoreCase(*v, "all") || *v == "1") return "ALL";
+  if (EqualsIgnoreCase(*v, "any")) return "ANY";
   return "NO";
 }
 
@@ -297,19 +288,19 @@ std::string PreemptMode(const Conf& conf) {
   int modes = 0;
   std::string mode = "OFF";
   for (std::string_view tok : SplitCommas(*v)) {
-    if (IEquals(tok, "gang")) {
+    if (EqualsIgnoreCase(tok, "gang")) {
       gang = true;
-    } else if (IEquals(tok, "within")) {
+    } else if (EqualsIgnoreCase(tok, "within")) {
       within = true;
-    } else if (IEquals(tok, "off") || IEquals(tok, "cluster")) {
+    } else if (EqualsIgnoreCase(tok, "off") || EqualsIgnoreCase(tok, "cluster")) {
       ++modes;
-    } else if (IEquals(tok, "cancel")) {
+    } else if (EqualsIgnoreCase(tok, "cancel")) {
       mode = "CANCEL";
       ++modes;
-    } else if (IEquals(tok, "requeue")) {
+    } else if (EqualsIgnoreCase(tok, "requeue")) {
       mode = "REQUEUE";
       ++modes;
-    } else if (IEquals(tok, "suspend") || IEquals(tok, "on")) {
+    } else if (EqualsIgnoreCase(tok, "suspend") || EqualsIgnoreCase(tok, "on")) {
       mode = "SUSPEND";
       ++modes;
     } else {
@@ -381,7 +372,7 @@ std::string ResetPeriod(const Conf& conf) {
   const std::string* v = conf.Get("PriorityUsageResetPeriod");
   if (v == nullptr) return "NONE";
   for (std::string_view p : {"NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY"}) {
-    if (IEquals(*v, p)) return std::string(p);
+    if (EqualsIgnoreCase(*v, p)) return std::string(p);
   }
   return "UNKNOWN";
 }
@@ -420,7 +411,7 @@ std::string PrologFlags(const Conf& conf) {
   for (std::string_view tok : SplitCommas(*v)) given.push_back(tok);
   const auto has = [&given](std::string_view flag) {
     return std::any_of(given.begin(), given.end(),
-                       [flag](std::string_view t) { return IEquals(t, flag); });
+                       [flag](std::string_view t) { return EqualsIgnoreCase(t, flag); });
   };
   alloc = has("Alloc") || has("NoHold") || has("Contain") || has("X11");
   std::string out;
@@ -445,7 +436,7 @@ std::string ReconfigFlags(const Conf& conf) {
   std::string out;
   for (std::string_view f : {"KeepPartInfo", "KeepPartState", "KeepPowerSaveSettings"}) {
     bool present = false;
-    for (std::string_view tok : SplitCommas(*v)) present = present || IEquals(tok, f);
+    for (std::string_view tok : SplitCommas(*v)) present = present || EqualsIgnoreCase(tok, f);
     if (!present) continue;
     if (!out.empty()) out += ",";
     out += f;
@@ -467,7 +458,7 @@ std::optional<std::string> SelectTypeParameters(const Conf& conf, std::string_vi
   bool cpu = false, core = false, socket = false, memory = false;
   std::vector<std::string_view> modifiers;
   for (std::string_view tok : SplitCommas(*v)) {
-    const std::string t = Upper(tok);
+    const std::string t = AsciiToUpper(tok);
     if (t == "CR_CPU") {
       cpu = true;
     } else if (t == "CR_CORE") {
@@ -503,7 +494,7 @@ std::optional<std::string> SelectTypeParameters(const Conf& conf, std::string_vi
   for (std::string_view m : {"OTHER_CONS_RES", "OTHER_CONS_TRES", "CR_ONE_TASK_PER_CORE",
                              "CR_CORE_DEFAULT_DIST_BLOCK", "CR_LLN", "CR_PACK_NODES"}) {
     bool present = false;
-    for (std::string_view tok : SplitCommas(*v)) present = present || IEquals(tok, m);
+    for (std::string_view tok : SplitCommas(*v)) present = present || EqualsIgnoreCase(tok, m);
     if (!present) continue;
     if (!out.empty()) out += ",";
     out += m;
@@ -522,14 +513,14 @@ std::string DebugLevel(const Conf& conf, std::string_view name, std::string_view
     return *n < static_cast<int64_t>(kLevels.size()) ? std::string(kLevels[*n]) : "debug5";
   }
   for (std::string_view l : kLevels) {
-    if (IEquals(*v, l)) return std::string(l);
+    if (EqualsIgnoreCase(*v, l)) return std::string(l);
   }
   return "unknown";
 }
 
 std::string SuspendTime(const Conf& conf) {
   const std::string* v = conf.Get("SuspendTime");
-  if (v == nullptr || IEquals(*v, "NONE") || IsUnlimitedWord(*v) || *v == "-1") {
+  if (v == nullptr || EqualsIgnoreCase(*v, "NONE") || IsUnlimitedWord(*v) || *v == "-1") {
     return "INFINITE";
   }
   return conf.Seconds("SuspendTime", 0);
@@ -550,7 +541,7 @@ std::string TaskPluginParam(const Conf& conf) {
     out += word;
   };
   std::vector<std::string> tokens;
-  for (std::string_view tok : SplitCommas(*v)) tokens.push_back(Lower(tok));
+  for (std::string_view tok : SplitCommas(*v)) tokens.push_back(AsciiToLower(tok));
   const auto has = [&tokens](std::string_view t) {
     return std::find(tokens.begin(), tokens.end(), t) != tokens.end();
   };
@@ -644,7 +635,8 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
   l.Add("BOOT_TIME", in.boot_time);
   l.Add("BurstBufferType", conf.Str("BurstBufferType"));
   l.Add("CliFilterPlugins", conf.Str("CliFilterPlugins"));
-  l.Add("ClusterName", Lower(in.cluster_name.empty() ? conf.Str("ClusterName") : in.cluster_name));
+  l.Add("ClusterName",
+        AsciiToLower(in.cluster_name.empty() ? conf.Str("ClusterName") : in.cluster_name));
   l.Add("CommunicationParameters", conf.Str("CommunicationParameters"));
   l.Add("CompleteWait", conf.Seconds("CompleteWait", 0));
   l.Add("CoreSpecPlugin", conf.Str("CoreSpecPlugin", "core_spec/none"));
@@ -679,11 +671,11 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
     std::string out;
     bool any = v == nullptr, idle = false, alloc = false, mixed = false, cycle = false;
     for (std::string_view tok : SplitCommas(OrEmpty(v))) {
-      any = any || IEquals(tok, "ANY");
-      idle = idle || IEquals(tok, "IDLE");
-      alloc = alloc || IEquals(tok, "ALLOC");
-      mixed = mixed || IEquals(tok, "MIXED");
-      cycle = cycle || IEquals(tok, "CYCLE");
+      any = any || EqualsIgnoreCase(tok, "ANY");
+      idle = idle || EqualsIgnoreCase(tok, "IDLE");
+      alloc = alloc || EqualsIgnoreCase(tok, "ALLOC");
+      mixed = mixed || EqualsIgnoreCase(tok, "MIXED");
+      cycle = cycle || EqualsIgnoreCase(tok, "CYCLE");
     }
     if (!any && !idle && !alloc && !mixed) any = true;
     if (idle && alloc && mixed) any = true;

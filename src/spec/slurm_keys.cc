@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <optional>
 
 #include "spec/diagnostics.h"
+#include "text/ascii.h"
 #include "text/duration.h"
 #include "text/memory.h"
 #include "text/suggest.h"
@@ -621,17 +621,6 @@ constexpr auto kKeys = std::to_array<SlurmKey>({
 // ---------------------------------------------------------------------------------------------
 // Helpers.
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool IsDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -653,19 +642,6 @@ std::optional<int64_t> ParseInteger(std::string_view s) {
   return negative ? -v : v;
 }
 
-std::vector<std::string_view> Split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = s.find(sep, start);
-    parts.push_back(
-        s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return parts;
-}
-
 std::string Join(std::span<const std::string_view> words) {
   std::string out;
   for (size_t i = 0; i < words.size(); ++i) {
@@ -676,7 +652,7 @@ std::string Join(std::span<const std::string_view> words) {
 }
 
 bool MatchesWord(std::string_view value, std::string_view word, bool case_sensitive) {
-  return case_sensitive ? value == word : EqualsIgnoreCase(value, word);
+  return case_sensitive ? value == word : text::EqualsIgnoreCase(value, word);
 }
 
 bool InWords(std::string_view value, std::span<const std::string_view> words, bool case_sensitive) {
@@ -779,7 +755,7 @@ Status ValidateWordList(const SlurmKey& key, std::string_view value) {
   if (value.empty()) {
     return InvalidArgument(Quote(value) + " is empty (expected a comma-separated list)");
   }
-  for (std::string_view item : Split(value, ',')) {
+  for (std::string_view item : text::Split(value, ',')) {
     if (item.empty()) {
       return InvalidArgument(Quote(value) + " has an empty item");
     }
@@ -851,7 +827,7 @@ Status ValidateTresList(std::string_view value) {
   if (value.empty()) {
     return InvalidArgument(Quote(value) + " is empty (expected TRES names: gres/gpu,license/x)");
   }
-  for (std::string_view item : Split(value, ',')) {
+  for (std::string_view item : text::Split(value, ',')) {
     if (!text::ParseTresKey(item).ok()) {
       return InvalidArgument(item.size() == value.size()
                                  ? TresNameError(item)
@@ -868,7 +844,7 @@ Status ValidateTresWeights(std::string_view value) {
   }
   const Result<std::vector<text::TresWeight>> weights = text::ParseTresWeights(value);
   if (weights.ok()) return Status::Ok();
-  for (std::string_view item : Split(value, ',')) {
+  for (std::string_view item : text::Split(value, ',')) {
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       return InvalidArgument(QuoteItem(item, value) +
@@ -937,7 +913,7 @@ std::string NormalizeKey(std::string_view key) {
   out.reserve(key.size());
   for (char c : key) {
     if (c == '_') continue;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    out.push_back(text::AsciiLower(c));
   }
   return out;
 }

@@ -604,7 +604,7 @@ TEST(SlurmKeysTest, FreeTextKeysAcceptAnything) {
 
 TEST(SlurmKeysTest, ErrorMessagesQuoteHostileValues) {
   const std::string got = Error("PriorityFavorSmall", "a\"b\nc");
-  EXPECT_EQ(got, "\"a\\\"b\\nc\" is not one of YES, NO");
+  EXPECT_EQ(got, "\"a\\\"b\\x0ac\" is not one of YES, NO");  // the newline as \x0a
 }
 
 // --- Table invariants

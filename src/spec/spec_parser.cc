@@ -1,6 +1,5 @@
 #include "spec/spec_parser.h"
 
-#include <cctype>
 #include <charconv>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -8,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "text/ascii.h"
 #include "text/suggest.h"
 
 namespace gantry::spec {
@@ -315,9 +315,10 @@ std::string SyntaxMessage(const std::string& what) {
 std::string CamelToSnake(std::string_view name) {
   std::string out;
   for (char c : name) {
-    if (std::isupper(static_cast<unsigned char>(c))) {
+    const char lower = text::AsciiLower(c);
+    if (lower != c) {
       out += '_';
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      out += lower;
     } else {
       out += c;
     }
@@ -333,7 +334,7 @@ std::string SnakeToCamel(std::string_view name) {
       upper = true;
       continue;
     }
-    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    out += upper ? text::AsciiUpper(c) : c;
     upper = false;
   }
   return out;

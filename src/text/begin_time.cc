@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <optional>
 
+#include "text/ascii.h"
+
 namespace gantry::text {
 
 namespace {
@@ -17,35 +19,11 @@ constexpr std::string_view kForms =
 // Larger "now+N" counts are refused before they can overflow (10^12 weeks is far past 9999).
 constexpr int64_t kMaxOffsetCount = 1'000'000'000'000;
 
-// The text in double quotes for an error message, with unprintable bytes escaped and long input
-// shortened.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kMaxShown = 64;
-  std::string out = "\"";
-  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      std::array<char, 5> buf{};
-      std::snprintf(buf.data(), buf.size(), "\\x%02x", c);
-      out += buf.data();
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMaxShown) out += "...";
-  out += '"';
-  return out;
-}
-
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }  // isblank() in the C locale
 bool IsSpace(char c) {                                  // isspace() in the C locale
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
-char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 struct Unit {
   std::string_view name;
@@ -100,7 +78,7 @@ class TimeParser {
         continue;
       }
       if (!IsDigit(c)) {
-        return Fail("unexpected " + Quoted(text_.substr(static_cast<size_t>(pos), 1)) + " (" +
+        return Fail("unexpected " + Quote(text_.substr(static_cast<size_t>(pos), 1)) + " (" +
                     std::string(kForms) + ")");
       }
       if (At(pos + 1) == ':' || At(pos + 2) == ':') {
@@ -120,13 +98,13 @@ class TimeParser {
   // Case-insensitive match of `word` at `pos` (Slurm's xstrncasecmp prefix test).
   bool MatchesWord(int64_t pos, std::string_view word) const {
     for (size_t k = 0; k < word.size(); ++k) {
-      if (Lower(At(pos + static_cast<int64_t>(k))) != word[k]) return false;
+      if (AsciiLower(At(pos + static_cast<int64_t>(k))) != word[k]) return false;
     }
     return true;
   }
 
   Status Fail(std::string_view rule) const {
-    return InvalidArgument("invalid time " + Quoted(text_) + ": " + std::string(rule));
+    return InvalidArgument("invalid time " + Quote(text_) + ": " + std::string(rule));
   }
 
   void SetDate(const CivilTime& c) {

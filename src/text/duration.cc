@@ -1,7 +1,8 @@
 #include "text/duration.h"
 
 #include <array>
-#include <cstdio>
+
+#include "text/ascii.h"
 
 namespace gantry::text {
 
@@ -10,43 +11,8 @@ namespace {
 constexpr std::string_view kForms =
     "expected M, M:S, H:M:S, D-H, D-H:M or D-H:M:S, or -1, INFINITE or UNLIMITED";
 
-// The text in double quotes for an error message, with unprintable bytes escaped and long input
-// shortened.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kMaxShown = 64;
-  std::string out = "\"";
-  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      std::array<char, 5> buf{};
-      std::snprintf(buf.data(), buf.size(), "\\x%02x", c);
-      out += buf.data();
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMaxShown) out += "...";
-  out += '"';
-  return out;
-}
-
 Status Invalid(std::string_view text, std::string_view rule) {
-  return InvalidArgument("invalid duration " + Quoted(text) + ": " + std::string(rule));
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 'a' + 'A');
-    if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 'a' + 'A');
-    if (x != y) return false;
-  }
-  return true;
+  return InvalidArgument("invalid duration " + Quote(text) + ": " + std::string(rule));
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

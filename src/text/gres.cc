@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "text/ascii.h"
+
 namespace gantry::text {
 namespace {
 
@@ -15,41 +17,15 @@ constexpr std::string_view kNoConsume = "no_consume";
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    char y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
-
-std::string Quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
-
-std::vector<std::string_view> Split(std::string_view text, char separator) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = text.find(separator, start);
-    out.push_back(text.substr(start, pos == std::string_view::npos ? pos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
-
 // Names and types: a letter or '_' first, then letters, digits, '_', '-', '.'.
 Status CheckIdentifier(std::string_view what, std::string_view text) {
   if (!IsLetter(text[0]) && text[0] != '_') {
-    return InvalidArgument(std::string(what) + " " + Quoted(text) +
+    return InvalidArgument(std::string(what) + " " + Quote(text) +
                            " must start with a letter or '_'");
   }
   for (char c : text) {
     if (!IsLetter(c) && !IsDigit(c) && c != '_' && c != '-' && c != '.') {
-      return InvalidArgument(std::string(what) + " " + Quoted(text) +
+      return InvalidArgument(std::string(what) + " " + Quote(text) +
                              " may only contain letters, digits, '_', '-' and '.'");
     }
   }
@@ -58,7 +34,7 @@ Status CheckIdentifier(std::string_view what, std::string_view text) {
 
 // "<digits>[kmgtp]" scaled by powers of 1024.
 Result<int64_t> ParseCount(std::string_view text) {
-  const std::string what = "count " + Quoted(text);
+  const std::string what = "count " + Quote(text);
   const std::string expected = " (expected a whole number with an optional k, m, g, t or p suffix)";
   if (text[0] == '-') return InvalidArgument(what + " is negative" + expected);
   size_t pos = 0;
@@ -73,11 +49,9 @@ Result<int64_t> ParseCount(std::string_view text) {
   if (pos == 0) return InvalidArgument(what + " is not a number" + expected);
   if (pos < text.size()) {
     static constexpr std::string_view kSuffixes = "kmgtp";
-    char suffix = text[pos];
-    if (suffix >= 'A' && suffix <= 'Z') suffix = static_cast<char>(suffix - 'A' + 'a');
-    const size_t power = kSuffixes.find(suffix);
+    const size_t power = kSuffixes.find(AsciiLower(text[pos]));
     if (power == std::string_view::npos || pos + 1 != text.size()) {
-      return InvalidArgument(what + " has unexpected text " + Quoted(text.substr(pos)) + expected);
+      return InvalidArgument(what + " has unexpected text " + Quote(text.substr(pos)) + expected);
     }
     for (size_t i = 0; i <= power; ++i) {
       if (value > kMax / 1024) return InvalidArgument(what + " is too large");
@@ -126,7 +100,7 @@ Result<GresSpec> ParseEntry(std::string_view entry, GresSyntax syntax, bool* dro
       continue;
     }
     if (have_type || spec.no_consume) {
-      return InvalidArgument("unexpected field " + Quoted(field) + shape);
+      return InvalidArgument("unexpected field " + Quote(field) + shape);
     }
     GANTRY_RETURN_IF_ERROR(CheckIdentifier("GRES type", field));
     spec.type = std::string(field);
@@ -150,7 +124,7 @@ Result<std::vector<GresSpec>> ParseGres(std::string_view text, GresSyntax syntax
   std::vector<GresSpec> out;
   if (text.empty()) return out;
   if (syntax == GresSyntax::kJobRequest && EqualsIgnoreCase(text, "none")) return out;
-  const std::string prefix = "invalid GRES " + Quoted(text) + ": ";
+  const std::string prefix = "invalid GRES " + Quote(text) + ": ";
   const std::vector<std::string_view> entries = Split(text, ',');
   for (size_t i = 0; i < entries.size(); ++i) {
     std::string_view entry = entries[i];
@@ -169,14 +143,14 @@ Result<std::vector<GresSpec>> ParseGres(std::string_view text, GresSyntax syntax
     bool drop = false;
     Result<GresSpec> spec = ParseEntry(entry, syntax, &drop);
     if (!spec.ok()) {
-      return InvalidArgument(prefix + spec.status().message() + " in entry " + Quoted(entries[i]));
+      return InvalidArgument(prefix + spec.status().message() + " in entry " + Quote(entries[i]));
     }
     if (drop) continue;
     for (const GresSpec& seen : out) {
       if (seen.name != spec->name) continue;
       if (seen.type == spec->type) {
         return InvalidArgument(prefix + GresTresName(*spec) + " is given twice (entry " +
-                               Quoted(entries[i]) + ")");
+                               Quote(entries[i]) + ")");
       }
       if (seen.type.empty() || spec->type.empty()) {
         return InvalidArgument(prefix + "GRES " + spec->name +

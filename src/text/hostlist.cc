@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "text/ascii.h"
+
 namespace gantry::text {
 namespace {
 
@@ -19,7 +21,7 @@ constexpr uint64_t kMaxU64 = std::numeric_limits<uint64_t>::max();
 // Average bytes per host name allowed in an expansion (see the header's "Limits").
 constexpr uint64_t kMaxBytesPerHost = 1024;
 
-// How much of an expression error messages quote.
+// How much of an expression error messages quote (text::Quote's max_shown).
 constexpr size_t kMaxQuoted = 200;
 
 // ---- Characters and numbers -------------------------------------------------------------------
@@ -101,31 +103,8 @@ uint64_t RenderedDigits(uint64_t lo, uint64_t hi, size_t width) {
 
 // ---- Error messages ---------------------------------------------------------------------------
 
-// The expression in double quotes, control bytes escaped, long ones shortened.
-std::string Quote(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  const bool shortened = text.size() > kMaxQuoted;
-  if (shortened) text = text.substr(0, kMaxQuoted);
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20 || byte == 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += shortened ? "...\"" : "\"";
-  return out;
-}
-
 Status Invalid(std::string_view expr, const std::string& rule) {
-  return InvalidArgument("invalid hostlist " + Quote(expr) + ": " + rule);
+  return InvalidArgument("invalid hostlist " + Quote(expr, kMaxQuoted) + ": " + rule);
 }
 
 // ---- Parsed expressions -----------------------------------------------------------------------
@@ -163,20 +142,21 @@ Result<Bracket> ParseBracket(std::string_view expr, std::string_view body) {
     const std::string_view piece = body.substr(
         start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (piece.empty()) {
-      return Invalid(expr, "empty range in brackets " + Quote("[" + std::string(body) + "]"));
+      return Invalid(expr,
+                     "empty range in brackets " + Quote("[" + std::string(body) + "]", kMaxQuoted));
     }
     const size_t dash = piece.find('-');
     const std::string_view lo_text = piece.substr(0, dash);
     const std::string_view hi_text =
         dash == std::string_view::npos ? lo_text : piece.substr(dash + 1);
     if (!AllDigits(lo_text) || !AllDigits(hi_text)) {
-      return Invalid(
-          expr, "range " + Quote(piece) + " is not a number N or a range N-M of decimal numbers");
+      return Invalid(expr, "range " + Quote(piece, kMaxQuoted) +
+                               " is not a number N or a range N-M of decimal numbers");
     }
     const std::optional<uint64_t> lo = ParseDigits(lo_text);
     const std::optional<uint64_t> hi = ParseDigits(hi_text);
     if (!lo || !hi) {
-      return Invalid(expr, "number " + Quote(!lo ? lo_text : hi_text) +
+      return Invalid(expr, "number " + Quote(!lo ? lo_text : hi_text, kMaxQuoted) +
                                " is too large (the largest is 18446744073709551615)");
     }
     if (*lo > *hi) {
@@ -264,7 +244,7 @@ Result<Parsed> Parse(std::string_view expr, size_t max_hosts) {
     parsed.hosts = SaturatingAdd(parsed.hosts, item.count);
     bytes = SaturatingAdd(bytes, item_bytes);
     if (parsed.hosts > max_hosts) {
-      return ResourceExhausted("hostlist " + Quote(expr) + " expands to " +
+      return ResourceExhausted("hostlist " + Quote(expr, kMaxQuoted) + " expands to " +
                                (parsed.hosts == kMaxU64
                                     ? std::string("18446744073709551615 or more")
                                     : "at least " + std::to_string(parsed.hosts)) +
@@ -272,7 +252,7 @@ Result<Parsed> Parse(std::string_view expr, size_t max_hosts) {
     }
     const uint64_t max_bytes = SaturatingMul(max_hosts, kMaxBytesPerHost);
     if (bytes > max_bytes) {
-      return ResourceExhausted("hostlist " + Quote(expr) + " expands to at least " +
+      return ResourceExhausted("hostlist " + Quote(expr, kMaxQuoted) + " expands to at least " +
                                std::to_string(bytes) + " bytes of host names, more than the " +
                                "limit of " + std::to_string(max_bytes));
     }

@@ -2,8 +2,9 @@
 
 #include <array>
 #include <charconv>
-#include <cstdio>
 #include <limits>
+
+#include "text/ascii.h"
 
 namespace gantry::text {
 
@@ -12,31 +13,8 @@ namespace {
 constexpr std::string_view kRule =
     "expected a whole number of MiB with an optional K, M, G or T suffix, e.g. 4096 or 4G";
 
-// The text in double quotes for an error message, with unprintable bytes escaped and long input
-// shortened.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kMaxShown = 64;
-  std::string out = "\"";
-  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c >= 0x7f) {
-      std::array<char, 5> buf{};
-      std::snprintf(buf.data(), buf.size(), "\\x%02x", c);
-      out += buf.data();
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  if (text.size() > kMaxShown) out += "...";
-  out += '"';
-  return out;
-}
-
 Status Invalid(std::string_view text, std::string_view rule) {
-  return InvalidArgument("invalid memory size " + Quoted(text) + ": " + std::string(rule));
+  return InvalidArgument("invalid memory size " + Quote(text) + ": " + std::string(rule));
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

@@ -1,19 +1,10 @@
 #include "text/suggest.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "text/ascii.h"
 
 namespace gantry::text {
-
-namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -33,14 +24,14 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 std::vector<std::string> Suggest(std::string_view word, const std::vector<std::string>& candidates,
                                  size_t max) {
-  const std::string w = Lower(word);
+  const std::string w = AsciiToLower(word);
   struct Scored {
     size_t distance;
     size_t index;
   };
   std::vector<Scored> scored;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::string c = Lower(candidates[i]);
+    const std::string c = AsciiToLower(candidates[i]);
     const size_t d = EditDistance(w, c);
     const size_t limit = std::max<size_t>(2, std::max(w.size(), c.size()) / 3);
     const bool prefix = !w.empty() && !c.empty() && (c.starts_with(w) || w.starts_with(c));

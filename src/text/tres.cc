@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "text/ascii.h"
 #include "text/suggest.h"
 
 namespace gantry::text {
@@ -30,28 +31,11 @@ constexpr std::array<std::string_view, 12> kTresTypes = {"bb",  "billing", "cpu"
 // Slurm's unit letters; the index is the power of 1024 above "no unit" (UNIT_NONE).
 constexpr std::string_view kUnitLetters = "KMGTP";
 
-char AsciiLower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string AsciiLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = AsciiLower(c);
-  return out;
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
-  }
-  return true;
-}
-
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The power of 1024 a unit letter stands for (K=1 ... P=5), or -1.
 int UnitPower(char c) {
-  const char upper = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-  const size_t pos = kUnitLetters.find(upper);
+  const size_t pos = kUnitLetters.find(AsciiUpper(c));
   return pos == std::string_view::npos ? -1 : static_cast<int>(pos) + 1;
 }
 
@@ -238,13 +222,11 @@ Result<double> ParseWeightValue(const TresKey& key, std::string_view value) {
   return weight;
 }
 
-std::string Quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
-
 // Shared entry loop of both list parsers: `parse_value` turns the value into the item's number.
 template <typename Item, typename ParseValue>
 Result<std::vector<Item>> ParseList(std::string_view text, std::string_view what,
                                     std::string_view value_word, ParseValue parse_value) {
-  const std::string prefix = "invalid " + std::string(what) + " " + Quoted(text) + ": ";
+  const std::string prefix = "invalid " + std::string(what) + " " + Quote(text) + ": ";
   std::vector<Item> items;
   const std::vector<std::string_view> entries = SplitEntries(text);
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -255,18 +237,18 @@ Result<std::vector<Item>> ParseList(std::string_view text, std::string_view what
     }
     const size_t eq = entry.find('=');
     if (eq == std::string_view::npos) {
-      return InvalidArgument(prefix + "entry " + Quoted(entry) +
+      return InvalidArgument(prefix + "entry " + Quote(entry) +
                              " has no '=' (expected type=" + std::string(value_word) +
                              " or type/name=" + std::string(value_word) + ")");
     }
     Result<TresKey> key = ParseTresKey(entry.substr(0, eq));
     if (!key.ok()) {
-      return InvalidArgument(prefix + key.status().message() + " in entry " + Quoted(entry));
+      return InvalidArgument(prefix + key.status().message() + " in entry " + Quote(entry));
     }
     for (const Item& seen : items) {
       if (SameKey(seen.key, *key)) {
-        return InvalidArgument(prefix + key->ToString() + " is given twice (entry " +
-                               Quoted(entry) + ")");
+        return InvalidArgument(prefix + key->ToString() + " is given twice (entry " + Quote(entry) +
+                               ")");
       }
     }
     auto value = parse_value(*key, entry.substr(eq + 1));
@@ -297,29 +279,29 @@ Result<TresKey> ParseTresKey(std::string_view text) {
   const size_t slash = text.find('/');
   const std::string_view type_text = text.substr(0, slash);
   TresKey key;
-  key.type = AsciiLower(type_text);
-  if (type_text.empty()) return InvalidArgument("missing TRES type before " + Quoted(text));
+  key.type = AsciiToLower(type_text);
+  if (type_text.empty()) return InvalidArgument("missing TRES type before " + Quote(text));
   if (std::find(kTresTypes.begin(), kTresTypes.end(), key.type) == kTresTypes.end()) {
     std::vector<std::string> candidates(kTresTypes.begin(), kTresTypes.end());
-    return InvalidArgument("unknown TRES type " + Quoted(type_text) +
+    return InvalidArgument("unknown TRES type " + Quote(type_text) +
                            DidYouMean(Suggest(key.type, candidates, 2)) +
                            " (known types: " + KnownTypes() + ")");
   }
   if (!TresTypeTakesName(key.type)) {
     if (slash != std::string_view::npos) {
-      return InvalidArgument("TRES type " + key.type + " takes no name, but " + Quoted(text) +
+      return InvalidArgument("TRES type " + key.type + " takes no name, but " + Quote(text) +
                              " has one");
     }
     return key;
   }
   if (slash == std::string_view::npos || slash + 1 == text.size()) {
     return InvalidArgument("TRES type " + key.type + " needs a name, as in " + key.type +
-                           (key.type == "gres" ? "/gpu" : "/name") + " (got " + Quoted(text) + ")");
+                           (key.type == "gres" ? "/gpu" : "/name") + " (got " + Quote(text) + ")");
   }
   const std::string_view name = text.substr(slash + 1);
   for (char c : name) {
     if (c <= ' ' || c > '~' || c == ',' || c == '=' || c == '/') {
-      return InvalidArgument("TRES name " + Quoted(name) +
+      return InvalidArgument("TRES name " + Quote(name) +
                              " may not contain spaces, control characters, ',', '=' or '/'");
     }
   }
