@@ -11,6 +11,8 @@ namespace {
 
 // Slurm's NO_VAL: srun's %J leaves out the step id when the step id is NO_VAL.
 constexpr uint32_t kNoVal = 0xfffffffe;
+// PATH_MAX: no file name Slurm can open is longer.
+constexpr uint64_t kPathMax = 4096;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -241,8 +243,11 @@ std::string ExpandSrun(std::string_view s, const FilenameContext& ctx, bool& per
 // slurmstepd's pass for a job step (_create_step_fname and _step_path_check) over what srun
 // left: %t %n %N %u. Reproduces its pointer arithmetic: the width's digits are removed by an
 // offset of 2 (3 when the width is exactly 10) while %u always removes 1, and after an expanded
-// letter the scan skips the next character (which is still copied).
-std::string ExpandStepd(std::string_view s, const FilenameContext& ctx) {
+// letter the scan skips the next character (which is still copied). This pass does not cap the
+// width, and srun can hand it a wide one (in "%t%%33t" the '%' right after %t is skipped, so
+// "%33t" is read next): a width beyond PATH_MAX is refused rather than printed.
+Result<std::string> ExpandStepd(std::string_view pattern, std::string_view s,
+                                const FilenameContext& ctx) {
   const size_t n = s.size();
   std::string out;
   size_t q = 0;
@@ -278,10 +283,14 @@ std::string ExpandStepd(std::string_view s, const FilenameContext& ctx) {
       case 'u': {
         AppendRange(out, s, q, p - (letter == 'u' ? 1 : offset));
         if (!double_percent) {
-          // srun only hands over widths of at most 10 outside "%%"; keep to that bound.
-          const uint32_t pad = width > kFilenameMaxPadding ? kFilenameMaxPadding : width;
-          if (letter == 't') out += PadUnsigned(ctx.task_id, pad);
-          if (letter == 'n') out += PadUnsigned(ctx.node_index, pad);
+          if ((letter == 't' || letter == 'n') && width > kPathMax) {
+            return InvalidArgument("invalid filename pattern " + Quote(pattern) +
+                                   ": slurmstepd would zero-pad %" + letter + " to " +
+                                   std::to_string(width) + " digits, longer than PATH_MAX (" +
+                                   std::to_string(kPathMax) + ")");
+          }
+          if (letter == 't') out += PadUnsigned(ctx.task_id, width);
+          if (letter == 'n') out += PadUnsigned(ctx.node_index, width);
           if (letter == 'N') out += ctx.node_name;
           if (letter == 'u') out += ctx.user;
           ++p;
@@ -346,10 +355,10 @@ bool HasBackslash(std::string_view s) { return s.find('\\') != std::string_view:
 // A job step's file name. `relative` tells whether it is opened under the working directory:
 // srun opens a name without %t/%n/%N/%u itself, relative when it does not start with '/';
 // slurmstepd prefixes its cwd when the name srun passed it does not start with '/'.
-std::string ExpandStep(std::string_view pattern, const FilenameContext& ctx, bool& relative) {
-  std::string name;
+Result<std::string> ExpandStep(std::string_view pattern, const FilenameContext& ctx,
+                               bool& relative) {
   if (HasBackslash(pattern)) {
-    name = RemoveAllBackslashes(pattern);
+    std::string name = RemoveAllBackslashes(pattern);
     relative = name.empty() || name.front() != '/';
     return name;
   }
@@ -357,7 +366,7 @@ std::string ExpandStep(std::string_view pattern, const FilenameContext& ctx, boo
   std::string from_srun = ExpandSrun(pattern, ctx, per_task);
   relative = from_srun.empty() || from_srun.front() != '/';
   if (!per_task) return from_srun;
-  return ExpandStepd(from_srun, ctx);
+  return ExpandStepd(pattern, from_srun, ctx);
 }
 
 std::string ExpandBatchName(std::string_view pattern, const FilenameContext& ctx) {
@@ -386,7 +395,7 @@ Result<std::string> ExpandStdioPath(std::string_view pattern, const FilenameCont
   GANTRY_RETURN_IF_ERROR(CheckPattern(pattern));
   if (ctx.step_id) {
     bool relative = false;
-    const std::string name = ExpandStep(pattern, ctx, relative);
+    GANTRY_ASSIGN_OR_RETURN(const std::string name, ExpandStep(pattern, ctx, relative));
     return relative ? JoinUnder(workdir, name) : name;
   }
   const std::optional<uint32_t> single = SingleTaskIoId(pattern);

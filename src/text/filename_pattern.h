@@ -80,8 +80,10 @@ struct FilenameContext {
 //
 // A pattern that is only a task number ("3") is returned as it is: see SingleTaskIoId.
 // Errors: an empty pattern (Slurm has no file to open; use DefaultOutputPattern when no pattern
-// was given) and a pattern holding a NUL byte (Slurm's patterns are C strings, which would cut
-// it short).
+// was given), a pattern holding a NUL byte (Slurm's patterns are C strings, which would cut it
+// short), and a job step pattern whose second pass would zero-pad %t or %n to more than 4096
+// (PATH_MAX) digits: slurmstepd's pass does not cap widths, and one can reach it past srun's cap
+// of 10 ("%t%%33t" pads the second %t to 33 digits).
 Result<std::string> ExpandFilenamePattern(std::string_view pattern, const FilenameContext& ctx);
 
 // An expanded file name as a path: an absolute name (starting with '/') as it is, a relative one

@@ -44,7 +44,7 @@ FilenameContext JobStep(uint32_t step, uint32_t task) {
 
 struct ExpandCase {
   std::string_view pattern;
-  std::string_view expected;
+  std::string expected;
 };
 
 void ExpectExpansions(const FilenameContext& ctx, const ExpandCase* begin, const ExpandCase* end) {
@@ -84,12 +84,12 @@ TEST(FilenamePatternBatchTest, ExpandsEverySpecifier) {
 
 TEST(FilenamePatternBatchTest, ZeroPadsNumbersUpToTenDigits) {
   const ExpandCase cases[] = {
-      {"job%4j.out", "job0128.out"},  // sbatch(1)'s example
-      {"job%2j.out", "job128.out"},   // narrower than the number: no effect
-      {"%0j", "128"},                 //
-      {"%00004j", "0128"},            // leading zeros of the width
-      {"%10j", "0000000128"},         //
-      {"%12j", "0000000128"},         // capped at 10
+      {"job%4j.out", "job0128.out"},             // sbatch(1)'s example
+      {"job%2j.out", "job128.out"},              // narrower than the number: no effect
+      {"%0j", "128"},                            //
+      {"%00004j", "0128"},                       // leading zeros of the width
+      {"%10j", "0000000128"},                    //
+      {"%12j", "0000000128"},                    // capped at 10
       {"%99999999999999999999j", "0000000128"},  // even past ULONG_MAX
       {"%3t", "000"},                            //
       {"%2n", "00"},                             //
@@ -158,34 +158,34 @@ TEST(FilenamePatternStepTest, SrunExamples) {
 
 TEST(FilenamePatternStepTest, ExpandsEverySpecifier) {
   const ExpandCase cases[] = {
-      {"%J", "128.3"},                 //
-      {"%5J", "00128.3"},              // the width is the job id's
-      {"%j", "128"},                   //
-      {"%s", "3"},                     //
-      {"%5s", "00003"},                //
-      {"%A", "128"},                   // not an array
-      {"%a", "4294967294"},            //
-      {"%x", "myjob"},                 //
-      {"%N", "node2"},                 // expanded by slurmstepd
-      {"%n", "1"},                     //
-      {"%t", "2"},                     //
-      {"%u", "alice"},                 //
-      {"%3t", "002"},                  //
-      {"%10t", "0000000002"},          //
-      {"%12t", "0000000002"},          // srun caps the width at 10
-      {"%5N", "node2"},                //
-      {"%j-%t.out", "128-2.out"},      //
-      {"%N.%n.%t", "node2.1.2"},       //
-      {"%%", "%"},                     //
-      {"%%j", "%j"},                   //
-      {"%%t", "%t"},                   //
-      {"%%%j", "%128"},                //
-      {"%", "%"},                      //
-      {"%z", "%z"},                    //
-      {"%b", "%b"},                    //
-      {"out.txt", "out.txt"},          //
-      {R"(a\\b%j)", "ab%j"},           // srun drops every '\'
-      {R"(out\%t)", "out%t"},          //
+      {"%J", "128.3"},             //
+      {"%5J", "00128.3"},          // the width is the job id's
+      {"%j", "128"},               //
+      {"%s", "3"},                 //
+      {"%5s", "00003"},            //
+      {"%A", "128"},               // not an array
+      {"%a", "4294967294"},        //
+      {"%x", "myjob"},             //
+      {"%N", "node2"},             // expanded by slurmstepd
+      {"%n", "1"},                 //
+      {"%t", "2"},                 //
+      {"%u", "alice"},             //
+      {"%3t", "002"},              //
+      {"%10t", "0000000002"},      //
+      {"%12t", "0000000002"},      // srun caps the width at 10
+      {"%5N", "node2"},            //
+      {"%j-%t.out", "128-2.out"},  //
+      {"%N.%n.%t", "node2.1.2"},   //
+      {"%%", "%"},                 //
+      {"%%j", "%j"},               //
+      {"%%t", "%t"},               //
+      {"%%%j", "%128"},            //
+      {"%", "%"},                  //
+      {"%z", "%z"},                //
+      {"%b", "%b"},                //
+      {"out.txt", "out.txt"},      //
+      {R"(a\\b%j)", "ab%j"},       // srun drops every '\'
+      {R"(out\%t)", "out%t"},      //
   };
   ExpectExpansions(JobStep(3, 2), cases);
 }
@@ -205,8 +205,20 @@ TEST(FilenamePatternStepTest, SlurmstepdQuirks) {
       {"%5u", "%alice"},
       // srun swallows the '%' of "%0t" and slurmstepd sees a plain "0t".
       {"%0t", "0t"},
+      // srun brings back the '%' of every "%%" since the last specifier in front of a
+      // "%%%t"; slurmstepd's pass then halves them again.
+      {"%%_%%%t", "%_%%t"},
+      // slurmstepd's pass turns the "%%%" that srun leaves of "%%%%%%" into "%%".
+      {"%%%%%%-%t", "%%-1"},
+      // The '%' right after %t is skipped, so slurmstepd reads "%33t", a width srun never
+      // checked, and its offset of 2 removes only the digits.
+      {"%t%%33t", "1%%" + std::string(32, '0') + "1"},
   };
   ExpectExpansions(JobStep(0, 1), cases);
+  const Result<std::string> too_wide = ExpandFilenamePattern("%t%%5000t", JobStep(0, 1));
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_THAT(too_wide.status().message(), HasSubstr("PATH_MAX"));
+  EXPECT_THAT(too_wide.status().message(), HasSubstr("5000"));
 }
 
 TEST(FilenamePatternTest, RefusesEmptyAndNulPatterns) {
@@ -248,7 +260,8 @@ TEST(FilenamePatternTest, ResolveOutputPath) {
       {"128.out", "", "128.out"},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(ResolveOutputPath(c.expanded, c.workdir), c.path) << c.expanded << " in " << c.workdir;
+    EXPECT_EQ(ResolveOutputPath(c.expanded, c.workdir), c.path)
+        << c.expanded << " in " << c.workdir;
   }
 }
 
@@ -261,14 +274,14 @@ TEST(FilenamePatternTest, BatchStdioPaths) {
   const PathCase cases[] = {
       {"slurm-%j.out", "/home/alice/slurm-128.out"},  // relative: under WorkDir
       {"logs/%x-%j.err", "/home/alice/logs/myjob-128.err"},
-      {"/tmp/%j.out", "/tmp/128.out"},  // absolute
-      {"/dev/null", "/dev/null"},       //
-      {"3", "/dev/null"},               // only task 3's output, and the batch task is 0
-      {" 2", "/dev/null"},              // strtoul skips the space
-      {"0", "/home/alice/0"},           // task 0 is the batch task: a file named "0"
-      {R"(out\%j)", "/home/aliceout%j"},      // Slurm's fname_create adds no '/' here
-      {R"(/tmp/a\%j)", "/tmp/a%j"},           //
-      {R"(\/tmp/x)", "/home/alice/tmp/x"},    // relative: the pattern starts with '\'
+      {"/tmp/%j.out", "/tmp/128.out"},      // absolute
+      {"/dev/null", "/dev/null"},           //
+      {"3", "/dev/null"},                   // only task 3's output, and the batch task is 0
+      {" 2", "/dev/null"},                  // strtoul skips the space
+      {"0", "/home/alice/0"},               // task 0 is the batch task: a file named "0"
+      {R"(out\%j)", "/home/aliceout%j"},    // Slurm's fname_create adds no '/' here
+      {R"(/tmp/a\%j)", "/tmp/a%j"},         //
+      {R"(\/tmp/x)", "/home/alice/tmp/x"},  // relative: the pattern starts with '\'
       {"%N/%j.out", "/home/alice/node1/128.out"},
   };
   for (const PathCase& c : cases) {
@@ -304,10 +317,10 @@ TEST(FilenamePatternTest, SingleTaskIoIdIsStrtoulOfTheWholeText) {
       {"3", 3},
       {"0", 0},
       {"007", 7},
-      {" 3", 3},          // strtoul skips leading white space
-      {"\t3", 3},         //
-      {"+3", 3},          // and takes a sign
-      {"", 0},            // no digits, but the end is the (empty) end
+      {" 3", 3},             // strtoul skips leading white space
+      {"\t3", 3},            //
+      {"+3", 3},             // and takes a sign
+      {"", 0},               // no digits, but the end is the (empty) end
       {"-1", std::nullopt},  // (int)-1 is negative
       {"3a", std::nullopt},  // not the whole text
       {"3 ", std::nullopt},  //
@@ -315,9 +328,9 @@ TEST(FilenamePatternTest, SingleTaskIoIdIsStrtoulOfTheWholeText) {
       {" ", std::nullopt},   //
       {"+", std::nullopt},   //
       {"slurm-%j.out", std::nullopt},
-      {"2147483648", std::nullopt},           // (int)2^31 is negative
-      {"4294967299", 3},                      // the cast keeps the low 32 bits
-      {"-4294967296", 0},                     //
+      {"2147483648", std::nullopt},               // (int)2^31 is negative
+      {"4294967299", 3},                          // the cast keeps the low 32 bits
+      {"-4294967296", 0},                         //
       {"99999999999999999999999", std::nullopt},  // ULONG_MAX, (int)-1
   };
   for (const Case& c : cases) {
