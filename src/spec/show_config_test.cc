@@ -9,20 +9,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "spec/slurm_keys.h"
+#include "tests/testing/spec_files.h"
 
 namespace gantry::spec {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string Golden(std::string_view name) {
-  const std::filesystem::path path =
-      std::filesystem::path(__FILE__).parent_path() / "../../tests/golden" / name;
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string Golden(std::string_view name) { return testing::ReadGolden(std::string(name)); }
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/spec_files.h"
 
 namespace gantry::spec {
 namespace {
@@ -16,14 +17,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string Golden(std::string_view name) {
-  const std::filesystem::path path =
-      std::filesystem::path(__FILE__).parent_path() / "../../tests/golden" / name;
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string Golden(std::string_view name) { return testing::ReadGolden(std::string(name)); }
 
 const SlurmKey& Key(std::string_view name, Scope scope = kClusterScope) {
   const SlurmKey* k = FindSlurmKey(name, scope);
