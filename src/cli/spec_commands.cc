@@ -1,5 +1,6 @@
 #include "cli/spec_commands.h"
 
+#include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
@@ -23,6 +24,11 @@ constexpr char kSpecUsage[] =
     "       gantry spec diff OLD NEW [--allow-config-changes]\n";
 
 bool ReadFile(const std::string& path, std::string* text, std::ostream& err) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    err << "gantry: cannot read " << path << ": is a directory\n";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     err << "gantry: cannot read " << path << "\n";

@@ -307,7 +307,20 @@ std::string SyntaxMessage(const std::string& what) {
   size_t at = what.find(marker);
   std::string rest = at == std::string::npos ? what : what.substr(at + marker.size());
   if (rest.starts_with(": ")) rest = rest.substr(1);
-  return "JSON syntax error" + rest;
+  // nlohmann quotes the offending input raw; keep the message printable.
+  std::string printable;
+  for (char c : rest) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      printable += "\\x";
+      printable += kHex[byte >> 4];
+      printable += kHex[byte & 0xf];
+    } else {
+      printable += c;
+    }
+  }
+  return "JSON syntax error" + printable;
 }
 
 }  // namespace
@@ -345,6 +358,10 @@ ParsedSpec ParseClusterSpec(std::string_view json_text) {
   if (json_text.size() > kMaxSpecBytes) {
     result.diagnostics.Add("", "spec is " + std::to_string(json_text.size()) +
                                    " bytes; the limit is " + std::to_string(kMaxSpecBytes));
+    return result;
+  }
+  if (json_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    result.diagnostics.Add("", "the spec is empty (expected a JSON object)");
     return result;
   }
   Json doc;

@@ -110,6 +110,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"syntax", "{\n  \"display_name\": \"x\",\n  }",
                 "JSON syntax error at line 3, column 3: syntax error while parsing object key - "
                 "unexpected '}'; expected string literal"},
+        BadCase{"empty", " \n", "the spec is empty (expected a JSON object)"},
+        BadCase{"binary", "\xff\x01",
+                "JSON syntax error at line 1, column 1: syntax error while parsing value - "
+                "invalid literal; last read: '\\xff'"},
         BadCase{"truncated", "{\"a\": [1, 2",
                 "JSON syntax error at line 1, column 12: syntax error while parsing array - "
                 "unexpected end of input; expected ']'"}),
