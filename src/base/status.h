@@ -128,9 +128,12 @@ class [[nodiscard]] Result {
 // `GANTRY_ASSIGN_OR_RETURN(auto x, F());` declares x from a Result or returns its error.
 #define GANTRY_ASSIGN_OR_RETURN(lhs, expr) \
   GANTRY_ASSIGN_OR_RETURN_IMPL_(GANTRY_STATUS_CONCAT_(gantry_result_, __LINE__), lhs, expr)
+// `lhs` is a declaration, so it cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define GANTRY_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                  \
   if (!tmp.ok()) return tmp.status();                 \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // GANTRY_BASE_STATUS_H_

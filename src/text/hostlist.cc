@@ -618,11 +618,11 @@ std::string CompressHostlist(const std::vector<std::string>& hosts) {
   return Render(RangesOfNames(hosts));
 }
 
-std::string CompressHostlistSorted(std::vector<std::string> hosts) {
+std::string CompressHostlistSorted(const std::vector<std::string>& hosts) {
   return Render(SortRanges(RangesOfNames(hosts)));
 }
 
-std::vector<std::string> SortHostlist(std::vector<std::string> hosts) {
+std::vector<std::string> SortHostlist(const std::vector<std::string>& hosts) {
   const RangeList sorted = SortRanges(RangesOfNames(hosts));
   std::vector<std::string> names;
   names.reserve(hosts.size());

@@ -77,11 +77,11 @@ std::string CompressHostlist(const std::vector<std::string>& hosts);
 // node names pushed in node-table order, then hostlist_sort()), e.g. SLURM_JOB_NODELIST and
 // squeue's %N. O(n log n) for distinct names; many copies of overlapping ranges can take
 // quadratic time, as in Slurm.
-std::string CompressHostlistSorted(std::vector<std::string> hosts);
+std::string CompressHostlistSorted(const std::vector<std::string>& hosts);
 
 // The names in the order CompressHostlistSorted lists them, i.e.
 // ExpandHostlist(CompressHostlistSorted(hosts)) without the text round trip.
-std::vector<std::string> SortHostlist(std::vector<std::string> hosts);
+std::vector<std::string> SortHostlist(const std::vector<std::string>& hosts);
 
 // `scontrol show hostlist <expr>` exactly: re-encodes an expression the way Slurm does, which
 // keeps the ranges as written instead of re-splitting every name: "node1[00-15]" stays

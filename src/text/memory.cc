@@ -61,7 +61,7 @@ Result<int64_t> ParseMemoryMiB(std::string_view text) {
         break;
       case 't':
       case 'T':
-        multiplier = 1024 * 1024;
+        multiplier = int64_t{1024} * 1024;
         break;
       default:
         return Invalid(text, kRule);
