@@ -41,22 +41,6 @@ struct FlagNames {
   std::string_view code;  // "" for flags never displayed
 };
 
-// Flags shown instead of the base state, in display precedence (job_state_string).
-constexpr std::array<FlagNames, 12> kDisplayedFlags = {{
-    {JobFlag::kCompleting, "COMPLETING", "CG"},
-    {JobFlag::kStageOut, "STAGE_OUT", "SO"},
-    {JobFlag::kConfiguring, "CONFIGURING", "CF"},
-    {JobFlag::kResizing, "RESIZING", "RS"},
-    {JobFlag::kRequeue, "REQUEUED", "RQ"},
-    {JobFlag::kRequeueFed, "REQUEUE_FED", "RF"},
-    {JobFlag::kRequeueHold, "REQUEUE_HOLD", "RH"},
-    {JobFlag::kSpecialExit, "SPECIAL_EXIT", "SE"},
-    {JobFlag::kStopped, "STOPPED", "ST"},
-    {JobFlag::kRevoked, "REVOKED", "RV"},
-    {JobFlag::kResvDelHold, "RESV_DEL_HOLD", "RD"},
-    {JobFlag::kSignaling, "SIGNALING", "SI"},
-}};
-
 // Every flag in job_state_string_complete's order.
 constexpr std::array<FlagNames, 16> kCompleteOrder = {{
     {JobFlag::kLaunchFailed, "LAUNCH_FAILED", ""},
@@ -76,6 +60,14 @@ constexpr std::array<FlagNames, 16> kCompleteOrder = {{
     {JobFlag::kSignaling, "SIGNALING", "SI"},
     {JobFlag::kStageOut, "STAGE_OUT", "SO"},
 }};
+
+// Flags shown instead of the base state, in display precedence (job_state_string); their
+// names are those of kCompleteOrder.
+constexpr std::array<JobFlag, 12> kDisplayedFlags = {
+    JobFlag::kCompleting, JobFlag::kStageOut,   JobFlag::kConfiguring, JobFlag::kResizing,
+    JobFlag::kRequeue,    JobFlag::kRequeueFed, JobFlag::kRequeueHold, JobFlag::kSpecialExit,
+    JobFlag::kStopped,    JobFlag::kRevoked,    JobFlag::kResvDelHold, JobFlag::kSignaling,
+};
 
 // The flags job_state_num recognises after the base states, in its order.
 constexpr std::array<JobFlag, 12> kParsedFlags = {
@@ -130,15 +122,15 @@ std::string_view JobFlagCode(JobFlag flag) {
 }
 
 std::string_view JobStateName(const JobState& state) {
-  for (const FlagNames& names : kDisplayedFlags) {
-    if (state.Has(names.flag)) return names.name;
+  for (JobFlag flag : kDisplayedFlags) {
+    if (state.Has(flag)) return JobFlagName(flag);
   }
   return JobBaseStateName(state.base);
 }
 
 std::string_view JobStateCode(const JobState& state) {
-  for (const FlagNames& names : kDisplayedFlags) {
-    if (state.Has(names.flag)) return names.code;
+  for (JobFlag flag : kDisplayedFlags) {
+    if (state.Has(flag)) return JobFlagCode(flag);
   }
   return JobBaseStateCode(state.base);
 }

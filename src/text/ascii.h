@@ -44,6 +44,11 @@ bool StartsWithIgnoreCase(std::string_view text, std::string_view prefix);
 // The limit counts input bytes, not output characters, and may cut a UTF-8 sequence.
 std::string Quote(std::string_view text, size_t max_shown = 64);
 
+// '0'..'9'.
+constexpr bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+// isspace() in the C locale: space, \t, \n, \v, \f, \r.
+constexpr bool IsAsciiSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 // Splits at every `separator`, keeping empty pieces: Split("a,,b", ',') is {"a", "", "b"} and
 // Split("", ',') is {""}. The views point into `text`.
 std::vector<std::string_view> Split(std::string_view text, char separator);

@@ -19,11 +19,7 @@ constexpr std::string_view kForms =
 // Larger "now+N" counts are refused before they can overflow (10^12 weeks is far past 9999).
 constexpr int64_t kMaxOffsetCount = 1'000'000'000'000;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }  // isblank() in the C locale
-bool IsSpace(char c) {                                  // isspace() in the C locale
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
 
 struct Unit {
   std::string_view name;
@@ -77,7 +73,7 @@ class TimeParser {
         GANTRY_RETURN_IF_ERROR(ParseNow(&pos));
         continue;
       }
-      if (!IsDigit(c)) {
+      if (!IsAsciiDigit(c)) {
         return Fail("unexpected " + Quote(text_.substr(static_cast<size_t>(pos), 1)) + " (" +
                     std::string(kForms) + ")");
       }
@@ -143,12 +139,12 @@ class TimeParser {
   // "uts<seconds>": strtol() rules (leading spaces and a sign allowed), at least 1000000.
   Result<UnixTime> ParseUts() const {
     size_t i = 3;
-    while (i < text_.size() && IsSpace(text_[i])) ++i;
+    while (i < text_.size() && IsAsciiSpace(text_[i])) ++i;
     bool negative = false;
     if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) negative = text_[i++] == '-';
     const size_t digits_start = i;
     int64_t value = 0;
-    for (; i < text_.size() && IsDigit(text_[i]); ++i) {
+    for (; i < text_.size() && IsAsciiDigit(text_[i]); ++i) {
       if (value <= kMaxBeginTime) value = value * 10 + (text_[i] - '0');
     }
     if (i == digits_start || i != text_.size() || negative || value < 1000000) {
@@ -198,7 +194,7 @@ class TimeParser {
     int64_t offset = *pos + 1;
     for (; At(offset) != '\0' && At(offset) != '\n'; ++offset) {
       const char c = At(offset);
-      if (IsSpace(c)) continue;
+      if (IsAsciiSpace(c)) continue;
       const Unit* unit = nullptr;
       for (const Unit& u : kUnits) {
         if (MatchesWord(offset, u.name)) {
@@ -211,7 +207,7 @@ class TimeParser {
         count *= unit->seconds;
         break;
       }
-      if (IsDigit(c)) {
+      if (IsAsciiDigit(c)) {
         count = count * 10 + (c - '0');
         if (count > kMaxOffsetCount) return Fail("the offset from now is too large");
         digits = true;
@@ -233,13 +229,13 @@ class TimeParser {
     // The first character is a digit (checked by the caller).
     int hour = At(offset++) - '0';
     if (At(offset) != ':') {
-      if (!IsDigit(At(offset))) return Fail("the hour must have one or two digits");
+      if (!IsAsciiDigit(At(offset))) return Fail("the hour must have one or two digits");
       hour = hour * 10 + (At(offset++) - '0');
     }
     if (hour > 23) return Fail("hour " + std::to_string(hour) + " is out of range 0-23");
     if (At(offset) != ':') return Fail("expected ':' after the hour");
     ++offset;
-    if (!IsDigit(At(offset)) || !IsDigit(At(offset + 1))) {
+    if (!IsAsciiDigit(At(offset)) || !IsAsciiDigit(At(offset + 1))) {
       return Fail("the minutes must have two digits (HH:MM)");
     }
     const int minute = (At(offset) - '0') * 10 + (At(offset + 1) - '0');
@@ -248,14 +244,14 @@ class TimeParser {
     int second = 0;
     if (At(offset) == ':') {
       ++offset;
-      if (!IsDigit(At(offset)) || !IsDigit(At(offset + 1))) {
+      if (!IsAsciiDigit(At(offset)) || !IsAsciiDigit(At(offset + 1))) {
         return Fail("the seconds must have two digits (HH:MM:SS)");
       }
       second = (At(offset) - '0') * 10 + (At(offset + 1) - '0');
       offset += 2;
       if (second > 59) return Fail("second " + std::to_string(second) + " is out of range 0-59");
     }
-    while (IsSpace(At(offset))) ++offset;
+    while (IsAsciiSpace(At(offset))) ++offset;
     if (MatchesWord(offset, "pm")) {
       hour += 12;
       if (hour > 23) {
@@ -282,19 +278,19 @@ class TimeParser {
     if (At(offset + 4) == '-' && At(offset + 7) == '-') {
       int year = 0;
       for (int k = 0; k < 4; ++k) {
-        if (!IsDigit(At(offset))) return Fail("the year must have four digits (YYYY-MM-DD)");
+        if (!IsAsciiDigit(At(offset))) return Fail("the year must have four digits (YYYY-MM-DD)");
         year = year * 10 + (At(offset++) - '0');
       }
       ++offset;  // '-'
       // Like Slurm, the first month character is not checked; anything but a digit yields an
       // out-of-range month below.
       int month = At(offset++) - '0';
-      if (IsDigit(At(offset))) month = month * 10 + (At(offset++) - '0');
+      if (IsAsciiDigit(At(offset))) month = month * 10 + (At(offset++) - '0');
       if (month < 1 || month > 12) return Fail("the month must be 01 to 12 (YYYY-MM-DD)");
       ++offset;  // '-'
-      if (!IsDigit(At(offset))) return Fail("the day must be a number (YYYY-MM-DD)");
+      if (!IsAsciiDigit(At(offset))) return Fail("the day must be a number (YYYY-MM-DD)");
       int day = At(offset++) - '0';
-      if (IsDigit(At(offset))) day = day * 10 + (At(offset++) - '0');
+      if (IsAsciiDigit(At(offset))) day = day * 10 + (At(offset++) - '0');
       if (day < 1 || day > 31) {
         return Fail("day " + std::to_string(day) + " is out of range 1-31");
       }
@@ -307,21 +303,21 @@ class TimeParser {
 
     // The first character is a digit (checked by the caller).
     int month = At(offset++) - '0';
-    if (IsDigit(At(offset))) month = month * 10 + (At(offset++) - '0');
+    if (IsAsciiDigit(At(offset))) month = month * 10 + (At(offset++) - '0');
     if (month < 1 || month > 12) {
       return Fail("month " + std::to_string(month) + " is out of range 1-12 (" +
                   std::string(kForms) + ")");
     }
     if (At(offset) == '.' || At(offset) == '/') ++offset;
-    if (!IsDigit(At(offset))) return Fail("expected a day after the month (MMDD or MM/DD)");
+    if (!IsAsciiDigit(At(offset))) return Fail("expected a day after the month (MMDD or MM/DD)");
     int day = At(offset++) - '0';
-    if (IsDigit(At(offset))) day = day * 10 + (At(offset++) - '0');
+    if (IsAsciiDigit(At(offset))) day = day * 10 + (At(offset++) - '0');
     if (day < 1 || day > 31) return Fail("day " + std::to_string(day) + " is out of range 1-31");
     if (At(offset) == '.' || At(offset) == '/') ++offset;
     int two_digit_year = 0;
-    if (IsDigit(At(offset))) {
+    if (IsAsciiDigit(At(offset))) {
       two_digit_year = At(offset++) - '0';
-      if (!IsDigit(At(offset))) return Fail("the year must have two digits (MM/DD/YY)");
+      if (!IsAsciiDigit(At(offset))) return Fail("the year must have two digits (MM/DD/YY)");
       two_digit_year = two_digit_year * 10 + (At(offset++) - '0');
     }
     *pos = offset - 1;

@@ -15,8 +15,6 @@ Status Invalid(std::string_view text, std::string_view rule) {
   return InvalidArgument("invalid duration " + Quote(text) + ": " + std::string(rule));
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // Two-digit zero-padded field, as printf's "%2.2ld" prints a non-negative number.
 void AppendTwoDigits(std::string& out, int64_t value) {
   out += static_cast<char>('0' + value / 10);
@@ -65,7 +63,7 @@ Result<int64_t> ParseDurationSeconds(std::string_view text) {
   for (size_t i = 0; i <= text.size(); ++i) {
     const bool end = i == text.size();
     const char c = end ? ':' : text[i];  // the end closes the last field like a ':'
-    if (IsDigit(c)) {
+    if (IsAsciiDigit(c)) {
       value = value * 10 + (c - '0');
       if (value > kFieldCap) value = kFieldCap;  // saturate; the total check refuses it
       in_field = true;

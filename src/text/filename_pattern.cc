@@ -14,8 +14,6 @@ constexpr uint32_t kNoVal = 0xfffffffe;
 // PATH_MAX: no file name Slurm can open is longer.
 constexpr uint64_t kPathMax = 4096;
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // isspace() in the C locale, which Slurm's strtoul calls run in.
 bool IsCSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
@@ -28,7 +26,7 @@ uint64_t ParseDigits(std::string_view text, size_t& pos, bool* overflowed = null
   constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
   uint64_t value = 0;
   bool overflow = false;
-  while (pos < text.size() && IsDigit(text[pos])) {
+  while (pos < text.size() && IsAsciiDigit(text[pos])) {
     const uint64_t digit = static_cast<uint64_t>(text[pos] - '0');
     if (value > (kMax - digit) / 10) overflow = true;
     if (!overflow) value = value * 10 + digit;
@@ -118,7 +116,7 @@ std::string ExpandBatch(std::string_view s, const FilenameContext& ctx) {
     }
     ++p;
     uint32_t width = 0;
-    if (p < n && IsDigit(s[p])) {
+    if (p < n && IsAsciiDigit(s[p])) {
       AppendRange(out, s, q, p - 1);  // the text before the '%'
       const uint64_t wanted = ParseDigits(s, p);
       width = wanted > kFilenameMaxPadding ? kFilenameMaxPadding : static_cast<uint32_t>(wanted);
@@ -161,7 +159,7 @@ std::string ExpandSrun(std::string_view s, const FilenameContext& ctx, bool& per
         continue;
       }
       ++p;
-      if (p < n && IsDigit(s[p])) {
+      if (p < n && IsAsciiDigit(s[p])) {
         AppendRange(out, s, q, p - 1);
         const uint64_t wanted = ParseDigits(s, p);
         width = wanted > kFilenameMaxPadding ? kFilenameMaxPadding : static_cast<uint32_t>(wanted);
@@ -220,7 +218,7 @@ std::string ExpandSrun(std::string_view s, const FilenameContext& ctx, bool& per
     } else if (double_percent) {
       // "%%" followed by [digits] and t, n, N or u: srun puts the dropped '%' back.
       double_percent = false;
-      if (IsDigit(s[p])) width = static_cast<uint32_t>(ParseDigits(s, p));  // unsigned int
+      if (IsAsciiDigit(s[p])) width = static_cast<uint32_t>(ParseDigits(s, p));  // unsigned int
       const char letter = p < n ? s[p] : '\0';
       if (letter == 'u' || letter == 't' || letter == 'n' || letter == 'N') {
         per_task = true;
@@ -265,7 +263,7 @@ Result<std::string> ExpandStepd(std::string_view pattern, std::string_view s,
       double_percent = true;
     }
     ++p;
-    if (p < n && IsDigit(s[p])) {
+    if (p < n && IsAsciiDigit(s[p])) {
       const uint64_t wanted = ParseDigits(s, p);
       offset = wanted == kFilenameMaxPadding ? 3 : 2;
       width = static_cast<uint32_t>(wanted);
@@ -423,7 +421,7 @@ std::optional<uint32_t> SingleTaskIoId(std::string_view pattern) {
     negative = pattern[pos] == '-';
     ++pos;
   }
-  if (pos == pattern.size() || !IsDigit(pattern[pos])) {
+  if (pos == pattern.size() || !IsAsciiDigit(pattern[pos])) {
     // No digits: strtoul leaves its end at the start, so only the empty text passes (as 0).
     if (pattern.empty()) return 0;
     return std::nullopt;

@@ -14,7 +14,6 @@ namespace {
 
 constexpr std::string_view kNoConsume = "no_consume";
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 bool IsLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
 // Names and types: a letter or '_' first, then letters, digits, '_', '-', '.'.
@@ -24,7 +23,7 @@ Status CheckIdentifier(std::string_view what, std::string_view text) {
                            " must start with a letter or '_'");
   }
   for (char c : text) {
-    if (!IsLetter(c) && !IsDigit(c) && c != '_' && c != '-' && c != '.') {
+    if (!IsLetter(c) && !IsAsciiDigit(c) && c != '_' && c != '-' && c != '.') {
       return InvalidArgument(std::string(what) + " " + Quote(text) +
                              " may only contain letters, digits, '_', '-' and '.'");
     }
@@ -40,7 +39,7 @@ Result<int64_t> ParseCount(std::string_view text) {
   size_t pos = 0;
   uint64_t value = 0;
   constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  while (pos < text.size() && IsDigit(text[pos])) {
+  while (pos < text.size() && IsAsciiDigit(text[pos])) {
     const uint64_t digit = static_cast<uint64_t>(text[pos] - '0');
     if (value > (kMax - digit) / 10) return InvalidArgument(what + " is too large");
     value = value * 10 + digit;
@@ -89,7 +88,7 @@ Result<GresSpec> ParseEntry(std::string_view entry, GresSyntax syntax, bool* dro
       return InvalidArgument(i == 1 ? "empty type between ':'" + shape
                                     : "empty field between ':'" + shape);
     }
-    if (IsDigit(field[0]) || field[0] == '-' || field[0] == '+') {
+    if (IsAsciiDigit(field[0]) || field[0] == '-' || field[0] == '+') {
       GANTRY_ASSIGN_OR_RETURN(spec.count, ParseCount(field));
       have_count = true;
       continue;
@@ -135,7 +134,7 @@ Result<std::vector<GresSpec>> ParseGres(std::string_view text, GresSyntax syntax
     // "gres:gpu:2" (TresPerNode=) and "gres/gpu:2" (TRES spelling) name the same GRES.
     for (std::string_view tres_prefix : {std::string_view("gres:"), std::string_view("gres/")}) {
       if (entry.size() > tres_prefix.size() && entry.substr(0, tres_prefix.size()) == tres_prefix &&
-          !IsDigit(entry[tres_prefix.size()])) {
+          !IsAsciiDigit(entry[tres_prefix.size()])) {
         entry.remove_prefix(tres_prefix.size());
         break;
       }

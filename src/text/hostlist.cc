@@ -26,12 +26,9 @@ constexpr size_t kMaxQuoted = 200;
 
 // ---- Characters and numbers -------------------------------------------------------------------
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // isspace() in the C locale.
-bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
-bool IsSeparator(char c) { return c == ',' || IsSpace(c); }
+bool IsSeparator(char c) { return c == ',' || IsAsciiSpace(c); }
 
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return a > kMaxU64 - b ? kMaxU64 : a + b; }
 
@@ -75,7 +72,7 @@ std::optional<uint64_t> ParseDigits(std::string_view digits) {
 bool AllDigits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
-    if (!IsDigit(c)) return false;
+    if (!IsAsciiDigit(c)) return false;
   }
   return true;
 }
@@ -208,7 +205,7 @@ Result<Parsed> Parse(std::string_view expr, size_t max_hosts) {
           return Invalid(expr, "'[' at offset " + std::to_string(close) +
                                    " is nested inside the '[' at offset " + std::to_string(open));
         }
-        if (IsSpace(b)) {
+        if (IsAsciiSpace(b)) {
           return Invalid(expr, "whitespace inside brackets at offset " + std::to_string(close));
         }
         if (b == '\0') return Invalid(expr, "NUL byte at offset " + std::to_string(close));
@@ -358,7 +355,7 @@ void PushRange(HostRanges& list, HostRange range) {
 // hostlist_push_host(): the trailing digits of the name are its number.
 void PushHost(HostRanges& list, std::string_view name) {
   size_t split = name.size();
-  while (split > 0 && IsDigit(name[split - 1])) --split;
+  while (split > 0 && IsAsciiDigit(name[split - 1])) --split;
   HostRange range;
   std::optional<uint64_t> number;
   if (split < name.size()) number = ParseDigits(name.substr(split));
@@ -379,8 +376,8 @@ void PushHost(HostRanges& list, std::string_view name) {
 int CompareDigitsAsNumbers(const char* a, const char* b) {
   int bias = 0;
   for (;; ++a, ++b) {
-    const bool da = IsDigit(*a);
-    const bool db = IsDigit(*b);
+    const bool da = IsAsciiDigit(*a);
+    const bool db = IsAsciiDigit(*b);
     if (!da && !db) return bias;
     if (!da) return -1;
     if (!db) return +1;
@@ -391,8 +388,8 @@ int CompareDigitsAsNumbers(const char* a, const char* b) {
 // ... or, when either starts with '0', digit by digit as a fraction ("01" < "1").
 int CompareDigitsAsFraction(const char* a, const char* b) {
   for (;; ++a, ++b) {
-    const bool da = IsDigit(*a);
-    const bool db = IsDigit(*b);
+    const bool da = IsAsciiDigit(*a);
+    const bool db = IsAsciiDigit(*b);
     if (!da && !db) return 0;
     if (!da) return -1;
     if (!db) return +1;
@@ -410,9 +407,9 @@ int NaturalCompare(const std::string& left, const std::string& right) {
   while (true) {
     char ca = a[ai];
     char cb = b[bi];
-    while (IsSpace(ca)) ca = a[++ai];
-    while (IsSpace(cb)) cb = b[++bi];
-    if (IsDigit(ca) && IsDigit(cb)) {
+    while (IsAsciiSpace(ca)) ca = a[++ai];
+    while (IsAsciiSpace(cb)) cb = b[++bi];
+    if (IsAsciiDigit(ca) && IsAsciiDigit(cb)) {
       const int result = (ca == '0' || cb == '0') ? CompareDigitsAsFraction(a + ai, b + bi)
                                                   : CompareDigitsAsNumbers(a + ai, b + bi);
       if (result != 0) return result;

@@ -17,11 +17,6 @@ Status Invalid(std::string_view text, std::string_view rule) {
   return InvalidArgument("invalid memory size " + Quote(text) + ": " + std::string(rule));
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(char c) {  // isspace() in the C locale
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
 }  // namespace
 
 Result<int64_t> ParseMemoryMiB(std::string_view text) {
@@ -29,13 +24,13 @@ Result<int64_t> ParseMemoryMiB(std::string_view text) {
   if (text.empty()) return Invalid(text, "empty (" + std::string(kRule) + ")");
 
   size_t i = 0;
-  while (i < text.size() && IsSpace(text[i])) ++i;
+  while (i < text.size() && IsAsciiSpace(text[i])) ++i;
   bool negative = false;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
   const size_t digits_start = i;
   int64_t value = 0;
   bool too_large = false;
-  for (; i < text.size() && IsDigit(text[i]); ++i) {
+  for (; i < text.size() && IsAsciiDigit(text[i]); ++i) {
     const int digit = text[i] - '0';
     if (value > (kMax - digit) / 10) too_large = true;
     if (!too_large) value = value * 10 + digit;

@@ -31,8 +31,6 @@ constexpr std::array<std::string_view, 12> kTresTypes = {"bb",  "billing", "cpu"
 // Slurm's unit letters; the index is the power of 1024 above "no unit" (UNIT_NONE).
 constexpr std::string_view kUnitLetters = "KMGTP";
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // The power of 1024 a unit letter stands for (K=1 ... P=5), or -1.
 int UnitPower(char c) {
   const size_t pos = kUnitLetters.find(AsciiUpper(c));
@@ -94,7 +92,7 @@ std::vector<std::string_view> SplitEntries(std::string_view text) {
 bool ReadDigits(std::string_view text, size_t* pos, uint64_t* value, size_t* digits) {
   *value = 0;
   *digits = 0;
-  while (*pos < text.size() && IsDigit(text[*pos])) {
+  while (*pos < text.size() && IsAsciiDigit(text[*pos])) {
     const uint64_t d = static_cast<uint64_t>(text[*pos] - '0');
     if (*value > (std::numeric_limits<uint64_t>::max() - d) / 10) return false;
     *value = *value * 10 + d;
@@ -182,17 +180,17 @@ bool IsDecimalNumber(std::string_view text) {
   size_t pos = 0;
   if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
   size_t digits = 0;
-  while (pos < text.size() && IsDigit(text[pos])) ++pos, ++digits;
+  while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos, ++digits;
   if (pos < text.size() && text[pos] == '.') {
     ++pos;
-    while (pos < text.size() && IsDigit(text[pos])) ++pos, ++digits;
+    while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos, ++digits;
   }
   if (digits == 0) return false;
   if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
     ++pos;
     if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
     size_t exponent_digits = 0;
-    while (pos < text.size() && IsDigit(text[pos])) ++pos, ++exponent_digits;
+    while (pos < text.size() && IsAsciiDigit(text[pos])) ++pos, ++exponent_digits;
     if (exponent_digits == 0) return false;
   }
   return pos == text.size();
