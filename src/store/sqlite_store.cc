@@ -95,6 +95,8 @@ struct WriteOp {
   enum class Kind { kAppend, kSnapshot, kPut };
   Kind kind = Kind::kAppend;
   std::vector<std::pair<std::string, std::string>> records;  // kAppend
+  std::vector<std::pair<std::string, std::string>> puts;     // kAppend (side table)
+  std::vector<std::string> erases;                           // kAppend (side table)
   Snapshot snapshot;                                         // kSnapshot
   std::string key, value;                                    // kPut
   size_t bytes = 0;
@@ -124,6 +126,7 @@ class SqliteStore final : public Store {
     select_snapshot_.reset();
     upsert_kv_.reset();
     select_kv_.reset();
+    delete_kv_.reset();
     sqlite3_close(db_);  // checkpoints the WAL into the database file
   }
 
@@ -199,6 +202,7 @@ class SqliteStore final : public Store {
     GANTRY_RETURN_IF_ERROR(
         Prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?1, ?2)", upsert_kv_));
     GANTRY_RETURN_IF_ERROR(Prepare("SELECT value FROM kv WHERE key = ?1", select_kv_));
+    GANTRY_RETURN_IF_ERROR(Prepare("DELETE FROM kv WHERE key = ?1", delete_kv_));
 
     // Records after the snapshot are never deleted, so the last seq is the larger of the newest
     // record and the snapshot (which may have compacted every record away).
@@ -227,18 +231,26 @@ class SqliteStore final : public Store {
   Result<std::vector<uint64_t>> Append(
       std::vector<std::pair<std::string, std::string>> kind_payloads) override {
     if (kind_payloads.empty()) return std::vector<uint64_t>{};
-    WriteOp op;
-    op.kind = WriteOp::Kind::kAppend;
-    for (size_t i = 0; i < kind_payloads.size(); ++i) {
-      if (kind_payloads[i].first.empty()) {
-        return InvalidArgument(Prefix() + "append: record " + std::to_string(i) +
-                               " of the batch has an empty kind (every record needs one)");
-      }
-      op.bytes += kind_payloads[i].first.size() + kind_payloads[i].second.size();
+    WriteBatch batch;
+    batch.records = std::move(kind_payloads);
+    return EnqueueWrite(std::move(batch))->Wait();
+  }
+
+  std::unique_ptr<PendingWrite> EnqueueWrite(WriteBatch batch) override {
+    auto op = std::make_shared<WriteOp>();
+    op->kind = WriteOp::Kind::kAppend;
+    op->status = CheckBatch(batch);
+    for (const auto& [kind, payload] : batch.records) op->bytes += kind.size() + payload.size();
+    for (const auto& [key, value] : batch.puts) op->bytes += key.size() + value.size();
+    op->records = std::move(batch.records);
+    op->puts = std::move(batch.puts);
+    op->erases = std::move(batch.erases);
+    if (op->status.ok()) {
+      Enqueue(op);
+    } else {
+      op->done = true;
     }
-    op.records = std::move(kind_payloads);
-    GANTRY_RETURN_IF_ERROR(Submit(op));
-    return std::move(op.seqs);
+    return std::make_unique<Pending>(this, std::move(op));
   }
 
   Status ReadFrom(uint64_t after, const std::function<Status(const Record&)>& fn) override {
@@ -399,30 +411,72 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  // Queues `op` for the writer and waits until it has been committed or has failed.
-  Status Submit(WriteOp& op) {
+  class Pending final : public PendingWrite {
+   public:
+    Pending(SqliteStore* store, std::shared_ptr<WriteOp> op) : store_(store), op_(std::move(op)) {}
+    Result<std::vector<uint64_t>> Wait() override {
+      GANTRY_RETURN_IF_ERROR(store_->WaitDone(*op_));
+      return std::move(op_->seqs);
+    }
+
+   private:
+    SqliteStore* store_;
+    std::shared_ptr<WriteOp> op_;
+  };
+
+  Status CheckBatch(const WriteBatch& batch) const {
+    for (size_t i = 0; i < batch.records.size(); ++i) {
+      if (batch.records[i].first.empty()) {
+        return InvalidArgument(Prefix() + "append: record " + std::to_string(i) +
+                               " of the batch has an empty kind (every record needs one)");
+      }
+    }
+    for (const auto& [key, value] : batch.puts) {
+      if (key.empty()) return InvalidArgument(Prefix() + "put: empty key (keys must be non-empty)");
+    }
+    return Status::Ok();
+  }
+
+  // Queues `op` for the writer (or fails it at once when the store is closing).
+  void Enqueue(const std::shared_ptr<WriteOp>& op) {
     {
       std::unique_lock<std::mutex> lock(queue_mu_);
-      if (stopping_) return FailedPrecondition(Prefix() + "the store is closing");
-      queue_.push_back(&op);
+      if (stopping_) {
+        op->status = FailedPrecondition(Prefix() + "the store is closing");
+        op->done = true;
+        return;
+      }
+      queue_.push_back(op);
       stats_.queued = queue_.size();
     }
     queue_cv_.notify_one();
+  }
+
+  Status WaitDone(const WriteOp& op) {
     std::unique_lock<std::mutex> lock(queue_mu_);
     done_cv_.wait(lock, [&op] { return op.done; });
     return op.status;
   }
 
+  // Queues `op` for the writer and waits until it has been committed or has failed.
+  Status Submit(WriteOp& op) {
+    auto shared = std::make_shared<WriteOp>(std::move(op));
+    Enqueue(shared);
+    Status status = WaitDone(*shared);
+    op = std::move(*shared);
+    return status;
+  }
+
   void WriterLoop() {
     for (;;) {
-      std::vector<WriteOp*> batch;
+      std::vector<std::shared_ptr<WriteOp>> batch;
       {
         std::unique_lock<std::mutex> lock(queue_mu_);
         queue_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, and every queued write is done
         size_t bytes = 0;
         while (!queue_.empty() && batch.size() < std::max<size_t>(options_.max_batch_calls, 1)) {
-          WriteOp* op = queue_.front();
+          std::shared_ptr<WriteOp> op = queue_.front();
           if (!batch.empty() && bytes + op->bytes > options_.max_batch_bytes) break;
           bytes += op->bytes;
           batch.push_back(op);
@@ -437,7 +491,7 @@ class SqliteStore final : public Store {
         ++stats_.transactions;
         stats_.write_calls += batch.size();
         stats_.largest_batch = std::max<uint64_t>(stats_.largest_batch, batch.size());
-        for (WriteOp* op : batch) {
+        for (const std::shared_ptr<WriteOp>& op : batch) {
           if (op->kind == WriteOp::Kind::kAppend) {
             ++stats_.append_calls;
             stats_.records_appended += op->seqs.size();
@@ -450,10 +504,10 @@ class SqliteStore final : public Store {
   }
 
   // Writes every op of `batch` in one transaction and sets each op's status (and seqs).
-  void RunBatch(const std::vector<WriteOp*>& batch) {
+  void RunBatch(const std::vector<std::shared_ptr<WriteOp>>& batch) {
     std::lock_guard<std::mutex> lock(db_mu_);
     auto fail_all = [&batch](const Status& status) {
-      for (WriteOp* op : batch) {
+      for (const std::shared_ptr<WriteOp>& op : batch) {
         if (op->status.ok()) op->status = status;
         op->seqs.clear();
       }
@@ -465,7 +519,7 @@ class SqliteStore final : public Store {
     bool has_snapshot = has_snapshot_;
     Status status = Exec("BEGIN IMMEDIATE", "begin transaction");
     if (!status.ok()) return fail_all(status);
-    for (WriteOp* op : batch) {
+    for (const std::shared_ptr<WriteOp>& op : batch) {
       switch (op->kind) {
         case WriteOp::Kind::kAppend:
           status = WriteRecords(*op, last_seq);
@@ -520,6 +574,13 @@ class SqliteStore final : public Store {
       GANTRY_RETURN_IF_ERROR(StepDone(stmt, "append record " + std::to_string(seq)));
       seqs.push_back(seq);
     }
+    for (const auto& [key, value] : op.puts) GANTRY_RETURN_IF_ERROR(WriteKv(key, value));
+    for (const std::string& key : op.erases) {
+      sqlite3_stmt* erase = delete_kv_.get();
+      StmtScope erase_scope(erase);
+      sqlite3_bind_text64(erase, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
+      GANTRY_RETURN_IF_ERROR(StepDone(erase, "erase \"" + key + "\""));
+    }
     last_seq = seq;
     op.seqs = std::move(seqs);
     return Status::Ok();
@@ -556,12 +617,14 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  Status WritePut(WriteOp& op) {
+  Status WritePut(WriteOp& op) { return WriteKv(op.key, op.value); }
+
+  Status WriteKv(const std::string& key, const std::string& value) {
     sqlite3_stmt* stmt = upsert_kv_.get();
     StmtScope scope(stmt);
-    sqlite3_bind_text64(stmt, 1, op.key.data(), op.key.size(), SQLITE_STATIC, SQLITE_UTF8);
-    sqlite3_bind_blob64(stmt, 2, op.value.data(), op.value.size(), SQLITE_STATIC);
-    return StepDone(stmt, "put \"" + op.key + "\"");
+    sqlite3_bind_text64(stmt, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
+    sqlite3_bind_blob64(stmt, 2, value.data(), value.size(), SQLITE_STATIC);
+    return StepDone(stmt, "put \"" + key + "\"");
   }
 
   const std::string path_;
@@ -572,7 +635,7 @@ class SqliteStore final : public Store {
   std::mutex db_mu_;
   sqlite3* db_;
   StmtPtr insert_record_, select_records_, upsert_snapshot_, delete_records_, select_snapshot_,
-      upsert_kv_, select_kv_;
+      upsert_kv_, select_kv_, delete_kv_;
   Status broken_;  // not OK once the store must be reopened
   bool has_snapshot_ = false;
   uint64_t snapshot_seq_ = 0;
@@ -582,7 +645,7 @@ class SqliteStore final : public Store {
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;  // the writer waits for work
   std::condition_variable done_cv_;   // callers wait for their op
-  std::deque<WriteOp*> queue_;
+  std::deque<std::shared_ptr<WriteOp>> queue_;
   bool stopping_ = false;
   StoreStats stats_;
 

@@ -740,3 +740,57 @@ TEST(SqliteStoreTest, EveryAcknowledgedAppendSurvivesSigkill) {
 
 }  // namespace
 }  // namespace gantry::store
+
+namespace gantry::store {
+namespace {
+
+TEST(SqliteStoreEnqueueTest, BatchCommitsRecordsAndSideTableTogether) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("state.db"));
+  ASSERT_NE(store, nullptr);
+  ASSERT_TRUE(store->Put("payload/1", "old").ok());
+  WriteBatch batch;
+  batch.records = {{"job.submit", JobPayload(2)}};
+  batch.puts = {{"payload/2", "script 2"}};
+  batch.erases = {"payload/1", "never-put"};
+  auto seqs = store->EnqueueWrite(std::move(batch))->Wait();
+  ASSERT_TRUE(seqs.ok()) << seqs.status().ToString();
+  EXPECT_THAT(*seqs, ElementsAre(1u));
+  EXPECT_EQ(*store->Get("payload/2"), std::optional<std::string>("script 2"));
+  EXPECT_EQ(*store->Get("payload/1"), std::nullopt);
+}
+
+TEST(SqliteStoreEnqueueTest, LogKeepsTheOrderOfEnqueueCallsNotOfWaits) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("state.db"));
+  ASSERT_NE(store, nullptr);
+  std::vector<std::unique_ptr<PendingWrite>> pending;
+  for (int i = 0; i < 50; ++i) {
+    WriteBatch batch;
+    batch.records = {{"event", std::to_string(i)}};
+    pending.push_back(store->EnqueueWrite(std::move(batch)));
+  }
+  for (int i = 49; i >= 0; --i) {
+    auto seqs = pending[i]->Wait();
+    ASSERT_TRUE(seqs.ok());
+    EXPECT_THAT(*seqs, ElementsAre(static_cast<uint64_t>(i + 1)));
+  }
+  std::vector<Record> records = ReadAll(*store);
+  ASSERT_EQ(records.size(), 50u);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(records[i].payload, std::to_string(i));
+}
+
+TEST(SqliteStoreEnqueueTest, InvalidBatchFailsInWaitAndWritesNothing) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("state.db"));
+  ASSERT_NE(store, nullptr);
+  WriteBatch batch;
+  batch.records = {{"event", "x"}};
+  batch.puts = {{"", "no key"}};
+  auto seqs = store->EnqueueWrite(std::move(batch))->Wait();
+  EXPECT_EQ(seqs.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(store->LastSeq(), 0u);
+}
+
+}  // namespace
+}  // namespace gantry::store

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -58,6 +59,23 @@ struct StoreStats {
   uint64_t queued = 0;            // write calls waiting for the writer right now
 };
 
+// An atomic group of writes: records appended to the log plus side-table changes, all
+// committed in one transaction or none.
+struct WriteBatch {
+  std::vector<std::pair<std::string, std::string>> records;  // (kind, payload), kinds non-empty
+  std::vector<std::pair<std::string, std::string>> puts;     // (key, value), keys non-empty
+  std::vector<std::string> erases;                           // keys to delete (absent: no-op)
+};
+
+// A write queued with EnqueueWrite. Wait() may be called once, from any thread; the store must
+// outlive the handle's Wait().
+class PendingWrite {
+ public:
+  virtual ~PendingWrite() = default;
+  // Blocks until the batch is committed (returns the records' seqs) or failed.
+  virtual Result<std::vector<uint64_t>> Wait() = 0;
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -67,6 +85,12 @@ class Store {
   // Every kind must be non-empty (InvalidArgument otherwise; nothing is written).
   virtual Result<std::vector<uint64_t>> Append(
       std::vector<std::pair<std::string, std::string>> kind_payloads) = 0;
+
+  // Queues `batch` behind every write queued before it and returns at once; the log keeps the
+  // order of EnqueueWrite/Append calls. Lets a single-writer caller apply changes in memory in
+  // order and wait for durability outside its lock (group commit across callers).
+  // Invalid batches (empty kind or key) fail in Wait() with InvalidArgument, writing nothing.
+  virtual std::unique_ptr<PendingWrite> EnqueueWrite(WriteBatch batch) = 0;
 
   // Calls fn for each record with seq > after, in seq order: every record committed before the
   // call, and possibly some committed while it runs. Returns the first error fn returns, without
