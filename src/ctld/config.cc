@@ -1,0 +1,56 @@
+#include "ctld/config.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "spec/render_slurm_conf.h"
+#include "state/cluster_state.h"
+
+namespace gantry::ctld {
+namespace {
+
+// A non-negative integer setting, or its default when the effective value is empty.
+Result<uint32_t> UintSetting(const spec::EffectiveConfig& config, std::string_view key,
+                             uint32_t fallback) {
+  const std::string value = config.Get(key);
+  if (value.empty()) return fallback;
+  uint32_t out = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (ec != std::errc() || ptr != value.data() + value.size()) {
+    return InvalidArgument(std::string(key) + "=" + value + ": not a non-negative integer");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& config) {
+  ControllerConfig out;
+  out.cluster_name = config.cluster_name;
+  GANTRY_ASSIGN_OR_RETURN(out.kill_wait_sec, UintSetting(config, "KillWait", 30));
+  GANTRY_ASSIGN_OR_RETURN(out.node_timeout_sec, UintSetting(config, "SlurmdTimeout", 300));
+  GANTRY_ASSIGN_OR_RETURN(out.min_job_age_sec, UintSetting(config, "MinJobAge", 300));
+  GANTRY_ASSIGN_OR_RETURN(uint32_t requeue, UintSetting(config, "JobRequeue", 1));
+  out.job_requeue = requeue != 0;
+  GANTRY_ASSIGN_OR_RETURN(out.prolog_epilog_timeout_sec,
+                          UintSetting(config, "PrologEpilogTimeout", 300));
+  if (out.prolog_epilog_timeout_sec == 0 || out.prolog_epilog_timeout_sec >= 65534) {
+    out.prolog_epilog_timeout_sec = 0;  // no limit
+  }
+  if (out.node_timeout_sec == 0) out.node_timeout_sec = 300;
+  out.heartbeat_interval_sec = std::clamp<uint32_t>(out.node_timeout_sec / 3, 1, 30);
+  out.return_to_service = state::ReturnToServiceFromConfig(config);
+  out.admit = state::AdmitOptionsFromConfig(config);
+  out.prolog = config.prolog_scripts;
+  out.epilog = config.epilog_scripts;
+  out.slurm_user_uid = getuid();
+  spec::SlurmConfOptions options;
+  for (auto& [key, value] : spec::ClusterConfLines(config, options)) {
+    out.show_config.emplace_back(key, value);
+  }
+  return out;
+}
+
+}  // namespace gantry::ctld

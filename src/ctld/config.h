@@ -1,0 +1,42 @@
+// The controller's run-time settings, read from the cluster's effective configuration
+// (slurm.conf keys as the spec sets them, Slurm's defaults otherwise).
+#ifndef GANTRY_CTLD_CONFIG_H_
+#define GANTRY_CTLD_CONFIG_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "spec/effective_config.h"
+#include "state/admission.h"
+
+namespace gantry::ctld {
+
+struct ControllerConfig {
+  std::string cluster_name;
+  uint32_t kill_wait_sec = 30;           // KillWait
+  uint32_t node_timeout_sec = 300;       // SlurmdTimeout: silent this long = DOWN
+  uint32_t heartbeat_interval_sec = 10;  // what agents are told (SlurmdTimeout / 3, 1..30)
+  uint32_t min_job_age_sec = 300;        // MinJobAge: finished jobs kept in memory this long
+  bool job_requeue = true;               // JobRequeue
+  int32_t return_to_service = 2;         // ReturnToService
+  state::AdmitOptions admit;
+  uint32_t prolog_epilog_timeout_sec = 300;
+  std::vector<std::string> prolog;
+  std::vector<std::string> epilog;
+  uint32_t snapshot_every = 20000;  // events between snapshots
+  uid_t slurm_user_uid = 0;         // the controller's own uid: an operator, like root
+  std::string conf_path;            // GANTRY_CONF value the jobs see
+  // scontrol show config, in order.
+  std::vector<std::pair<std::string, std::string>> show_config;
+};
+
+// Reads the settings above from `config`; errors name the key and value that do not parse.
+Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& config);
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_CONFIG_H_

@@ -1,0 +1,935 @@
+#include "ctld/controller.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "model/job_state.h"
+#include "model/node_state.h"
+#include "sched/scheduler.h"
+#include "state/admission.h"
+#include "text/hostlist.h"
+
+namespace gantry::ctld {
+namespace {
+
+using model::JobBaseState;
+using model::JobFlag;
+
+constexpr uint32_t kUnlimited = 0xFFFFFFFF;
+constexpr char kMarkerKind[] = "marker";
+constexpr char kEventKind[] = "event";
+
+std::string PayloadKey(uint32_t job_id) { return "payload/" + std::to_string(job_id); }
+
+JobBaseState Base(const v1::Job& job) { return static_cast<JobBaseState>(job.state()); }
+bool IsPending(const v1::Job& job) { return Base(job) == JobBaseState::kPending; }
+bool IsActive(const v1::Job& job) {
+  return Base(job) == JobBaseState::kRunning || Base(job) == JobBaseState::kSuspended;
+}
+bool HasFlag(const v1::Job& job, JobFlag flag) {
+  return (job.state_flags() & static_cast<uint32_t>(flag)) != 0;
+}
+
+void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c_str()); }
+
+std::optional<uint32_t> ParseJobId(std::string_view text) {
+  uint32_t id = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || ptr != text.data() + text.size() || id == 0) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
+Controller::Controller(ControllerConfig config, store::Store* store, const Clock* clock,
+                       AgentLink* agents)
+    : config_(std::move(config)), store_(store), clock_(clock), agents_(agents) {}
+
+Controller::~Controller() { Stop(); }
+
+v1::Event Controller::NewEvent() const {
+  v1::Event event;
+  event.set_time(clock_->Now());
+  return event;
+}
+
+std::string Controller::UserName(uid_t uid) const {
+  struct passwd pwd {};
+  struct passwd* result = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pwd, buf, sizeof(buf), &result) == 0 && result != nullptr) {
+    return pwd.pw_name;
+  }
+  return std::to_string(uid);
+}
+
+std::string Controller::GroupName(gid_t gid) const {
+  struct group grp {};
+  struct group* result = nullptr;
+  char buf[8192];
+  if (getgrgid_r(gid, &grp, buf, sizeof(buf), &result) == 0 && result != nullptr) {
+    return grp.gr_name;
+  }
+  return std::to_string(gid);
+}
+
+bool Controller::IsOperator(const Caller& caller) const {
+  return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
+}
+
+// ---- durability ------------------------------------------------------------------------------
+
+std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
+    std::vector<v1::Event> events, std::vector<std::pair<std::string, std::string>> puts,
+    std::vector<std::string> erases) {
+  store::WriteBatch batch;
+  batch.records.reserve(events.size());
+  for (const v1::Event& event : events) {
+    Status applied = state::Apply(&state_, event);
+    if (!applied.ok()) {
+      Log("internal: event not applied (" + applied.ToString() + "): " + event.ShortDebugString());
+      continue;
+    }
+    batch.records.emplace_back(kEventKind, event.SerializeAsString());
+  }
+  events_applied_ += batch.records.size();
+  events_since_snapshot_ += batch.records.size();
+  batch.puts = std::move(puts);
+  batch.erases = std::move(erases);
+  return store_->EnqueueWrite(std::move(batch));
+}
+
+Status Controller::Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after) {
+  Result<std::vector<uint64_t>> seqs = pending->Wait();
+  if (!seqs.ok()) {
+    // The state in memory may now be ahead of the disk; the controller cannot go on safely.
+    Log("fatal: the store failed a commit: " + seqs.status().ToString());
+    std::_Exit(70);
+  }
+  for (auto& fn : after) fn();
+  return Status::Ok();
+}
+
+// ---- recovery and the loop -------------------------------------------------------------------
+
+Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
+  std::unique_lock lock(mu_);
+  boot_time_ = clock_->Now();
+  GANTRY_ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot, store_->LatestSnapshot());
+  uint64_t after = 0;
+  if (snapshot) {
+    v1::ClusterSnapshot message;
+    if (!message.ParseFromString(snapshot->payload)) {
+      return Internal("the snapshot at seq " + std::to_string(snapshot->seq) + " does not parse");
+    }
+    GANTRY_ASSIGN_OR_RETURN(state_, state::FromSnapshot(message));
+    after = snapshot->seq;
+  }
+  state_.return_to_service = config_.return_to_service;
+  uint64_t replayed = 0;
+  GANTRY_RETURN_IF_ERROR(store_->ReadFrom(after, [&](const store::Record& record) {
+    if (record.kind != kEventKind) return Status::Ok();
+    v1::Event event;
+    if (!event.ParseFromString(record.payload)) {
+      Log("recovery: record " + std::to_string(record.seq) + " does not parse; skipped");
+      return Status::Ok();
+    }
+    Status applied = state::Apply(&state_, event);
+    if (!applied.ok()) {
+      Log("recovery: record " + std::to_string(record.seq) + " not applied: " + applied.ToString());
+    }
+    ++replayed;
+    return Status::Ok();
+  }));
+  Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
+      std::to_string(after) + ", " + std::to_string(replayed) + " events replayed); next job id " +
+      std::to_string(state_.next_job_id));
+
+  v1::Event config = NewEvent();
+  *config.mutable_config_loaded() = nodes_and_partitions;
+  auto pending = CommitLocked({config});
+  // Every node gets a grace period of one timeout to (re)register; jobs waiting for a prolog
+  // wait again for the agent to re-register and be asked once more.
+  const UnixTime now = clock_->Now();
+  for (const v1::Node& node : state_.nodes) last_heard_[node.name()] = now;
+  for (const auto& [id, job] : state_.jobs) {
+    if (IsActive(job) && HasFlag(job, JobFlag::kConfiguring)) {
+      prologs_[id] = std::set<std::string>(job.nodes().begin(), job.nodes().end());
+    }
+  }
+  lock.unlock();
+  return Finish(std::move(pending), {});
+}
+
+void Controller::Start() {
+  loop_ = std::thread([this] {
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(loop_mu_);
+        loop_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || kicked_; });
+        if (stopping_) return;
+        kicked_ = false;
+      }
+      RunOnce();
+      MaybeSnapshot();
+    }
+  });
+}
+
+void Controller::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  loop_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+}
+
+void Controller::Kick() {
+  {
+    std::lock_guard<std::mutex> lock(loop_mu_);
+    kicked_ = true;
+  }
+  loop_cv_.notify_one();
+}
+
+void Controller::RunOnce() {
+  std::unique_lock lock(mu_);
+  const UnixTime now = clock_->Now();
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  TimersLocked(now, &events, &after);
+  // Timer events (node lost, time limits) must be applied before scheduling sees the state.
+  std::unique_ptr<store::PendingWrite> timers = CommitLocked(std::move(events));
+  std::vector<v1::Event> starts;
+  std::vector<uint32_t> started;
+  ScheduleLocked(now, &starts, &started);
+  std::unique_ptr<store::PendingWrite> scheduled = CommitLocked(std::move(starts));
+  PrepareStartedLocked(started, &after);
+  PurgeLocked(now);
+  lock.unlock();
+  (void)Finish(std::move(timers), {});
+  (void)Finish(std::move(scheduled), std::move(after));
+}
+
+void Controller::set_controller_address(const std::string& address) {
+  std::unique_lock lock(mu_);
+  controller_address_ = address;
+}
+
+void Controller::SaveSnapshotNow() { MaybeSnapshot(/*force=*/true); }
+
+void Controller::MaybeSnapshot(bool force) {
+  std::unique_lock lock(mu_);
+  if (!force && events_since_snapshot_ < config_.snapshot_every) return;
+  events_since_snapshot_ = 0;
+  std::string payload = state::ToSnapshot(state_).SerializeAsString();
+  store::WriteBatch marker;
+  marker.records.emplace_back(kMarkerKind, "");
+  std::unique_ptr<store::PendingWrite> pending = store_->EnqueueWrite(std::move(marker));
+  lock.unlock();
+  Result<std::vector<uint64_t>> seqs = pending->Wait();
+  if (!seqs.ok() || seqs->empty()) return;
+  // The marker follows every event the payload holds and nothing else: a snapshot at its seq
+  // stands for exactly those.
+  Status saved = store_->SaveSnapshot({seqs->front(), std::move(payload)});
+  if (!saved.ok()) Log("snapshot not saved: " + saved.ToString());
+}
+
+void Controller::PurgeLocked(UnixTime now) {
+  if (config_.min_job_age_sec == 0) return;
+  const UnixTime ended_before = now - static_cast<UnixTime>(config_.min_job_age_sec);
+  std::vector<std::string> erases;
+  for (const auto& [id, job] : state_.jobs) {
+    if (!IsPending(job) && !IsActive(job) && !HasFlag(job, JobFlag::kCompleting) &&
+        job.end_time() < ended_before) {
+      erases.push_back(PayloadKey(id));
+    }
+  }
+  if (!erases.empty()) {
+    state::PurgeFinishedJobs(&state_, ended_before);
+    store::WriteBatch batch;
+    batch.erases = std::move(erases);
+    store_->EnqueueWrite(std::move(batch));  // best effort; a leftover payload is harmless
+  }
+}
+
+// ---- job lifecycle pieces --------------------------------------------------------------------
+
+v1::JobContext Controller::ContextLocked(const v1::Job& job, uint32_t node_index) const {
+  v1::JobContext context;
+  *context.mutable_job() = job;
+  context.set_epoch(job.agent_epoch());
+  context.set_node_index(node_index);
+  context.add_extra_env("SLURM_CLUSTER_NAME=" + config_.cluster_name);
+  if (!config_.conf_path.empty()) {
+    context.add_extra_env("SLURM_CONF=" + config_.conf_path);
+    context.add_extra_env("GANTRY_CONF=" + config_.conf_path);
+  }
+  if (!controller_address_.empty()) {
+    std::string host = controller_address_;
+    std::string port;
+    if (const size_t colon = host.rfind(':'); colon != std::string::npos) {
+      port = host.substr(colon + 1);
+      host.resize(colon);
+    }
+    context.add_extra_env("SLURM_WORKING_CLUSTER=" + config_.cluster_name + ":" + host + ":" +
+                          port + ":9728:109");
+  }
+  return context;
+}
+
+void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after) {
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    const std::string& name = job.nodes(i);
+    const v1::Node* node = state_.FindNode(name);
+    if (node == nullptr) continue;
+    v1::TerminateJobRequest request;
+    request.set_job_id(job.job_id());
+    request.set_epoch(job.agent_epoch());
+    request.set_kill_wait_sec(config_.kill_wait_sec);
+    *request.mutable_context() = ContextLocked(job, static_cast<uint32_t>(i));
+    after->push_back([this, name, address = node->address(), request = std::move(request)] {
+      agents_->TerminateJob(name, address, request);
+    });
+  }
+}
+
+void Controller::EndJobLocked(const v1::Job& job, JobBaseState end_state, int32_t exit_status,
+                              const std::string& cause, std::vector<v1::Event>* events,
+                              AfterCommit* after) {
+  v1::Event event = NewEvent();
+  v1::JobEnded* ended = event.mutable_job_ended();
+  ended->set_job_id(job.job_id());
+  ended->set_state(static_cast<uint32_t>(end_state));
+  ended->set_exit_status(exit_status);
+  ended->set_end_cause(cause);
+  events->push_back(std::move(event));
+  prologs_.erase(job.job_id());
+  if (job.nodes_size() > 0) TerminateOnNodesLocked(job, after);
+}
+
+void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node,
+                                     const std::string& why, std::vector<v1::Event>* events,
+                                     AfterCommit* after) {
+  if (job.requeue()) {
+    v1::Event event = NewEvent();
+    v1::JobRequeued* requeued = event.mutable_job_requeued();
+    requeued->set_job_id(job.job_id());
+    requeued->set_reason("None");
+    requeued->set_state_desc(why);
+    events->push_back(std::move(event));
+    prologs_.erase(job.job_id());
+    TerminateOnNodesLocked(job, after);
+  } else {
+    EndJobLocked(job, JobBaseState::kNodeFail, 0, why, events, after);
+  }
+  // The lost node will not run an epilog: it releases the job now.
+  v1::Event released = NewEvent();
+  released.mutable_job_node_released()->set_job_id(job.job_id());
+  released.mutable_job_node_released()->set_node(node);
+  released.mutable_job_node_released()->set_message(why);
+  events->push_back(std::move(released));
+}
+
+void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
+                                std::vector<uint32_t>* started) {
+  sched::Decisions decisions = sched::Schedule(state_, now);
+  for (const sched::ReasonChange& change : decisions.reasons) {
+    // Reasons are recomputed every pass; they are not worth a durable event.
+    auto it = state_.jobs.find(change.job_id);
+    if (it != state_.jobs.end()) {
+      it->second.set_reason(change.reason);
+      it->second.set_last_sched_eval(now);
+    }
+  }
+  for (const sched::Start& start : decisions.starts) {
+    const v1::Job* job = state_.FindJob(start.job_id);
+    if (job == nullptr) continue;
+    v1::Event event = NewEvent();
+    v1::JobStarted* s = event.mutable_job_started();
+    s->set_job_id(start.job_id);
+    s->set_partition(start.partition);
+    for (const std::string& n : start.nodes) s->add_nodes(n);
+    s->set_num_cpus(start.num_cpus);
+    s->set_alloc_mem_mb(start.alloc_mem_mb);
+    s->set_epoch(job->restarts() + 1);
+    s->set_time_limit_min(start.time_limit_min);
+    events->push_back(std::move(event));
+    started->push_back(start.job_id);
+  }
+}
+
+void Controller::PrepareStartedLocked(const std::vector<uint32_t>& started, AfterCommit* after) {
+  for (uint32_t id : started) {
+    const v1::Job* job = state_.FindJob(id);
+    if (job == nullptr || !IsActive(*job)) continue;
+    prologs_[id] = std::set<std::string>(job->nodes().begin(), job->nodes().end());
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      const v1::Node* node = state_.FindNode(job->nodes(i));
+      if (node == nullptr) continue;
+      v1::PrepareJobRequest request;
+      *request.mutable_context() = ContextLocked(*job, static_cast<uint32_t>(i));
+      after->push_back(
+          [this, name = node->name(), address = node->address(), request = std::move(request)] {
+            agents_->PrepareJob(name, address, request);
+          });
+    }
+  }
+}
+
+void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after) {
+  // Time limits.
+  for (const auto& [id, job] : state_.jobs) {
+    if (Base(job) != JobBaseState::kRunning || job.time_limit_min() == kUnlimited ||
+        job.time_limit_min() == 0) {
+      continue;
+    }
+    const UnixTime deadline = job.start_time() + static_cast<UnixTime>(job.time_limit_min()) * 60;
+    if (now >= deadline) {
+      Log("job " + std::to_string(id) + " reached its time limit");
+      EndJobLocked(job, JobBaseState::kTimeout, 0, "time limit", events, after);
+    }
+  }
+  // Silent nodes.
+  for (const v1::Node& node : state_.nodes) {
+    const bool not_responding =
+        (node.state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
+    if (not_responding || node.address().empty()) continue;
+    auto heard = last_heard_.find(node.name());
+    if (heard == last_heard_.end() ||
+        now - heard->second <= static_cast<UnixTime>(config_.node_timeout_sec)) {
+      continue;
+    }
+    Log("node " + node.name() + " not responding for " + std::to_string(now - heard->second) +
+        " s: DOWN");
+    v1::Event lost = NewEvent();
+    lost.mutable_node_lost()->set_node(node.name());
+    lost.mutable_node_lost()->set_reason("Not responding");
+    events->push_back(std::move(lost));
+    for (uint32_t job_id : node.job_ids()) {
+      const v1::Job* job = state_.FindJob(job_id);
+      if (job == nullptr) continue;
+      if (IsActive(*job)) {
+        RequeueOrFailLocked(*job, node.name(), "node " + node.name() + " failed", events, after);
+      } else if (HasFlag(*job, JobFlag::kCompleting)) {
+        v1::Event released = NewEvent();
+        released.mutable_job_node_released()->set_job_id(job_id);
+        released.mutable_job_node_released()->set_node(node.name());
+        events->push_back(std::move(released));
+      }
+    }
+  }
+}
+
+// ---- commands --------------------------------------------------------------------------------
+
+Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
+                                              const v1::SubmitJobRequest& request) {
+  state::Caller who;
+  who.uid = caller.uid;
+  who.gid = caller.gid;
+  who.user_name = UserName(caller.uid);
+  who.group_name = GroupName(caller.gid);
+  who.is_operator = IsOperator(caller);
+  const state::AdmitOptions& options = config_.admit;
+
+  std::unique_lock lock(mu_);
+  const UnixTime now = clock_->Now();
+  GANTRY_ASSIGN_OR_RETURN(v1::Job job,
+                          state::AdmitJob(state_, request.request(), who, now, options));
+  const uint32_t id = state_.next_job_id;
+  job.set_job_id(id);
+  v1::Event event = NewEvent();
+  *event.mutable_job_submitted()->mutable_job() = std::move(job);
+  std::vector<v1::Event> events;
+  events.push_back(std::move(event));
+  auto pending =
+      CommitLocked(std::move(events), {{PayloadKey(id), request.payload().SerializeAsString()}});
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  Kick();
+  v1::SubmitJobReply reply;
+  reply.set_job_id(id);
+  return reply;
+}
+
+Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
+                                              const v1::SignalJobRequest& request) {
+  if (request.job_ids().empty() && request.user().empty() && request.partition().empty() &&
+      request.name().empty() && request.states().empty()) {
+    return InvalidArgument("No job identification provided");
+  }
+  const bool op = IsOperator(caller);
+  std::optional<uid_t> filter_uid;
+  if (!request.user().empty()) {
+    if (std::optional<uint32_t> n = ParseJobId(request.user())) {
+      filter_uid = *n;
+    } else {
+      struct passwd pwd {};
+      struct passwd* result = nullptr;
+      char buf[4096];
+      if (getpwnam_r(request.user().c_str(), &pwd, buf, sizeof(buf), &result) != 0 ||
+          result == nullptr) {
+        return InvalidArgument("Invalid user id: " + request.user());
+      }
+      filter_uid = pwd.pw_uid;
+    }
+  }
+  std::vector<model::JobStateFilter> states;
+  for (const std::string& s : request.states()) {
+    Result<model::JobStateFilter> parsed = model::ParseJobStateFilter(s);
+    if (!parsed.ok()) return InvalidArgument("Invalid job state specified: " + s);
+    states.push_back(std::move(parsed).value());
+  }
+
+  v1::SignalJobReply reply;
+  std::unique_lock lock(mu_);
+  std::vector<const v1::Job*> targets;
+  auto matches = [&](const v1::Job& job) {
+    if (filter_uid && job.user_id() != *filter_uid) return false;
+    if (!request.partition().empty() && job.partition() != request.partition()) return false;
+    if (!request.name().empty() && job.request().name() != request.name()) return false;
+    if (!states.empty()) {
+      model::JobState st;
+      st.base = Base(job);
+      st.flags = job.state_flags();
+      bool any = false;
+      for (const model::JobStateFilter& f : states) any = any || f.all || f.Matches(st);
+      if (!any) return false;
+    }
+    return true;
+  };
+  if (request.job_ids().empty()) {
+    for (const auto& [id, job] : state_.jobs) {
+      if ((IsPending(job) || IsActive(job)) && matches(job) &&
+          (op || job.user_id() == caller.uid)) {
+        targets.push_back(&job);
+      }
+    }
+  } else {
+    for (const std::string& text : request.job_ids()) {
+      std::optional<uint32_t> id = ParseJobId(text);
+      const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
+      auto fail = [&](std::string message, int code) {
+        v1::JobError* error = reply.add_errors();
+        error->set_job_id(text);
+        error->set_message(std::move(message));
+        error->set_code(code);
+      };
+      if (job == nullptr) {
+        fail("Invalid job id specified", 5);
+        continue;
+      }
+      if (!op && job->user_id() != caller.uid) {
+        fail("Access/permission denied", 7);
+        continue;
+      }
+      if (!matches(*job)) continue;
+      if (!IsPending(*job) && !IsActive(*job)) {
+        fail("Job/step already completing or completed", 9);
+        continue;
+      }
+      targets.push_back(job);
+    }
+  }
+
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  const int sig = request.signal();
+  for (const v1::Job* job : targets) {
+    const bool cancel = sig == 0 || (sig == SIGKILL && !request.batch_only());
+    if (cancel) {
+      EndJobLocked(*job, JobBaseState::kCancelled, 0, "cancelled by " + UserName(caller.uid),
+                   &events, &after);
+      reply.add_signalled(job->job_id());
+      continue;
+    }
+    if (IsPending(*job)) {
+      v1::JobError* error = reply.add_errors();
+      error->set_job_id(std::to_string(job->job_id()));
+      error->set_message("Job is pending execution");
+      error->set_code(9);
+      continue;
+    }
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      if (request.batch_only() && i > 0) break;
+      const v1::Node* node = state_.FindNode(job->nodes(i));
+      if (node == nullptr) continue;
+      v1::SignalJobOnNodeRequest call;
+      call.set_job_id(job->job_id());
+      call.set_epoch(job->agent_epoch());
+      call.set_signal(sig);
+      call.set_batch_only(request.batch_only());
+      after.push_back([this, name = node->name(), address = node->address(), call] {
+        agents_->SignalJob(name, address, call);
+      });
+    }
+    reply.add_signalled(job->job_id());
+  }
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
+  Kick();
+  return reply;
+}
+
+Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
+                                                 const v1::UpdateJobRequest& request) {
+  const std::string& action = request.action();
+  const bool op = IsOperator(caller);
+  if (action != "hold" && action != "uhold" && action != "release") {
+    return InvalidArgument("Unsupported job update: " + action);
+  }
+  v1::UpdateJobReply reply;
+  std::unique_lock lock(mu_);
+  std::vector<v1::Event> events;
+  for (const std::string& text : request.job_ids()) {
+    std::optional<uint32_t> id = ParseJobId(text);
+    const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
+    auto fail = [&](const std::string& message, int code) {
+      v1::JobError* error = reply.add_errors();
+      error->set_job_id(text);
+      error->set_message(message);
+      error->set_code(code);
+    };
+    if (job == nullptr) {
+      fail("Invalid job id specified", 5);
+      continue;
+    }
+    if (!op && job->user_id() != caller.uid) {
+      fail("Access/permission denied", 7);
+      continue;
+    }
+    if (!IsPending(*job)) {
+      fail("Job is no longer pending execution", 9);
+      continue;
+    }
+    const bool held = job->priority() == 0;
+    if (action == "release" && held && job->held_by_admin() && !op) {
+      fail("Access/permission denied", 7);
+      continue;
+    }
+    v1::Event event = NewEvent();
+    v1::JobHoldChanged* change = event.mutable_job_hold_changed();
+    change->set_job_id(*id);
+    change->set_held(action != "release");
+    change->set_by_admin(action == "hold" && op);
+    events.push_back(std::move(event));
+  }
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  Kick();
+  return reply;
+}
+
+void Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  std::shared_lock lock(mu_);
+  reply->set_now(clock_->Now());
+  if (request.job_ids().empty()) {
+    reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
+    for (const auto& [id, job] : state_.jobs) *reply->add_jobs() = job;
+    return;
+  }
+  for (uint32_t id : request.job_ids()) {
+    if (const v1::Job* job = state_.FindJob(id)) *reply->add_jobs() = *job;
+  }
+}
+
+void Controller::GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const {
+  std::shared_lock lock(mu_);
+  reply->set_now(clock_->Now());
+  std::set<std::string> wanted(request.names().begin(), request.names().end());
+  for (const v1::Node& node : state_.nodes) {
+    if (wanted.empty() || wanted.contains(node.name())) *reply->add_nodes() = node;
+  }
+  for (const v1::Partition& partition : state_.partitions) *reply->add_partitions() = partition;
+}
+
+Status Controller::UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request) {
+  if (!IsOperator(caller)) return PermissionDenied("Access/permission denied");
+  Result<model::NodeUpdateState> op = model::ParseNodeUpdateState(request.state());
+  if (!op.ok()) return InvalidArgument("Invalid node state specified");
+  switch (*op) {
+    case model::NodeUpdateState::kDrain:
+    case model::NodeUpdateState::kResume:
+    case model::NodeUpdateState::kUndrain:
+    case model::NodeUpdateState::kDown:
+    case model::NodeUpdateState::kIdle:
+    case model::NodeUpdateState::kFail:
+      break;
+    default:
+      return InvalidArgument("Invalid node state specified");
+  }
+  if (model::NodeUpdateNeedsReason(*op) && request.reason().empty()) {
+    return InvalidArgument(
+        "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  }
+  Result<std::vector<std::string>> names = text::ExpandHostlist(request.names());
+  if (!names.ok() || names->empty()) return InvalidArgument("Invalid node name specified");
+
+  std::unique_lock lock(mu_);
+  for (const std::string& name : *names) {
+    if (state_.FindNode(name) == nullptr) return NotFound("Invalid node name specified");
+  }
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  v1::Event event = NewEvent();
+  v1::NodeStateChanged* change = event.mutable_node_state_changed();
+  for (const std::string& name : *names) change->add_nodes(name);
+  change->set_op(std::string(model::NodeUpdateStateName(*op)));
+  change->set_reason(request.reason());
+  change->set_reason_uid(caller.uid);
+  events.push_back(std::move(event));
+  if (*op == model::NodeUpdateState::kDown) {
+    // Jobs on a node set DOWN lose it, as on a failure.
+    for (const std::string& name : *names) {
+      for (uint32_t job_id : state_.FindNode(name)->job_ids()) {
+        const v1::Job* job = state_.FindJob(job_id);
+        if (job != nullptr && IsActive(*job)) {
+          RequeueOrFailLocked(*job, name, "node " + name + " set DOWN", &events, &after);
+        }
+      }
+    }
+  }
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
+  Kick();
+  return Status::Ok();
+}
+
+void Controller::GetConfig(v1::GetConfigReply* reply) const {
+  reply->set_cluster_name(config_.cluster_name);
+  reply->set_now(clock_->Now());
+  reply->set_boot_time(boot_time_);
+  for (const auto& [key, value] : config_.show_config) {
+    v1::ConfigEntry* entry = reply->add_entries();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+}
+
+// ---- node agents -----------------------------------------------------------------------------
+
+Result<v1::RegisterReply> Controller::Register(const Caller& caller,
+                                               const v1::RegisterRequest& request) {
+  if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may register");
+  std::unique_lock lock(mu_);
+  const v1::Node* node = state_.FindNode(request.node());
+  if (node == nullptr) return NotFound("Invalid node name specified: " + request.node());
+  const UnixTime now = clock_->Now();
+  std::set<uint32_t> held(request.running_job_ids().begin(), request.running_job_ids().end());
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  v1::RegisterReply reply;
+
+  v1::Event registered = NewEvent();
+  v1::NodeRegistered* r = registered.mutable_node_registered();
+  r->set_node(request.node());
+  r->set_address(request.address());
+  r->set_hostname(request.hostname());
+  r->set_boot_time(request.boot_time());
+  r->set_version(request.version());
+  r->set_os(request.os());
+  events.push_back(std::move(registered));
+
+  // Reconcile: jobs this node should be running but the agent does not hold are lost.
+  const std::vector<uint32_t> job_ids(node->job_ids().begin(), node->job_ids().end());
+  std::set<uint32_t> active_here;
+  for (uint32_t job_id : job_ids) {
+    const v1::Job* job = state_.FindJob(job_id);
+    if (job == nullptr) continue;
+    if (IsActive(*job)) {
+      active_here.insert(job_id);
+      if (!held.contains(job_id) && !HasFlag(*job, JobFlag::kConfiguring)) {
+        RequeueOrFailLocked(*job, request.node(),
+                            "node " + request.node() + " restarted without the job", &events,
+                            &after);
+      }
+    }
+  }
+  for (uint32_t job_id : held) {
+    if (!active_here.contains(job_id)) reply.add_stale_job_ids(job_id);
+  }
+  last_heard_[request.node()] = now;
+  auto pending = CommitLocked(std::move(events));
+
+  // Work the agent missed: prologs to (re)run, epilogs still owed.
+  const v1::Node* updated = state_.FindNode(request.node());
+  for (uint32_t job_id : updated->job_ids()) {
+    const v1::Job* job = state_.FindJob(job_id);
+    if (job == nullptr) continue;
+    uint32_t index = 0;
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      if (job->nodes(i) == request.node()) index = static_cast<uint32_t>(i);
+    }
+    auto prolog = prologs_.find(job_id);
+    if (IsActive(*job) && prolog != prologs_.end() && prolog->second.contains(request.node())) {
+      v1::PrepareJobRequest prepare;
+      *prepare.mutable_context() = ContextLocked(*job, index);
+      after.push_back([this, name = request.node(), address = request.address(), prepare] {
+        agents_->PrepareJob(name, address, prepare);
+      });
+    } else if (!IsActive(*job) && HasFlag(*job, JobFlag::kCompleting)) {
+      v1::TerminateJobRequest terminate;
+      terminate.set_job_id(job_id);
+      terminate.set_epoch(job->agent_epoch());
+      terminate.set_kill_wait_sec(config_.kill_wait_sec);
+      *terminate.mutable_context() = ContextLocked(*job, index);
+      after.push_back([this, name = request.node(), address = request.address(), terminate] {
+        agents_->TerminateJob(name, address, terminate);
+      });
+    }
+  }
+  reply.set_cluster_name(config_.cluster_name);
+  reply.set_cpus(updated->cpus());
+  reply.set_real_memory_mb(updated->real_memory_mb());
+  reply.set_gres(updated->gres());
+  for (const std::string& s : config_.prolog) reply.add_prolog(s);
+  for (const std::string& s : config_.epilog) reply.add_epilog(s);
+  reply.set_kill_wait_sec(config_.kill_wait_sec);
+  reply.set_heartbeat_interval_sec(config_.heartbeat_interval_sec);
+  reply.set_prolog_epilog_timeout_sec(config_.prolog_epilog_timeout_sec);
+  reply.set_controller_address(controller_address_);
+  reply.set_conf_path(config_.conf_path);
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
+  Log("node " + request.node() + " registered from " + request.address());
+  Kick();
+  return reply;
+}
+
+Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
+                                                 const v1::HeartbeatRequest& request) {
+  if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may heartbeat");
+  std::unique_lock lock(mu_);
+  v1::HeartbeatReply reply;
+  const v1::Node* node = state_.FindNode(request.node());
+  if (node == nullptr) return NotFound("Invalid node name specified: " + request.node());
+  const bool not_responding =
+      (node->state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
+  if (node->address().empty() || not_responding || node->boot_time() != request.boot_time()) {
+    reply.set_reregister(true);
+    return reply;
+  }
+  last_heard_[request.node()] = clock_->Now();
+  std::set<uint32_t> here(node->job_ids().begin(), node->job_ids().end());
+  for (uint32_t job_id : request.job_ids()) {
+    if (!here.contains(job_id)) reply.add_stale_job_ids(job_id);
+  }
+  return reply;
+}
+
+Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
+  if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may report");
+  std::unique_lock lock(mu_);
+  const v1::Node* node = state_.FindNode(report.node());
+  if (node == nullptr) return NotFound("Invalid node name specified: " + report.node());
+  last_heard_[report.node()] = clock_->Now();
+  const v1::Job* job = state_.FindJob(report.job_id());
+  // Reports about jobs that are gone or about an earlier launch change nothing.
+  if (job == nullptr || job->agent_epoch() != report.epoch()) return Status::Ok();
+
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  const uint32_t id = job->job_id();
+  switch (report.kind()) {
+    case v1::JobReport::PROLOG_OK: {
+      auto it = prologs_.find(id);
+      if (!IsActive(*job) || it == prologs_.end()) break;
+      it->second.erase(report.node());
+      if (!it->second.empty()) break;
+      prologs_.erase(it);
+      v1::Event event = NewEvent();
+      v1::Job* updated = event.mutable_job_updated()->mutable_job();
+      *updated = *job;
+      updated->set_state_flags(job->state_flags() & ~static_cast<uint32_t>(JobFlag::kConfiguring));
+      event.mutable_job_updated()->set_job_id(id);
+      events.push_back(std::move(event));
+      const v1::Node* batch_host = state_.FindNode(job->nodes(0));
+      if (batch_host == nullptr) break;
+      v1::LaunchBatchRequest launch;
+      *launch.mutable_context() = ContextLocked(*job, 0);
+      launch.mutable_context()->mutable_job()->set_state_flags(updated->state_flags());
+      after.push_back([this, id, name = batch_host->name(), address = batch_host->address(),
+                       launch = std::move(launch)]() mutable {
+        Result<std::optional<std::string>> payload = store_->Get(PayloadKey(id));
+        if (payload.ok() && payload->has_value()) {
+          launch.mutable_payload()->ParseFromString(**payload);
+        }
+        agents_->LaunchBatch(name, address, std::move(launch));
+      });
+      break;
+    }
+    case v1::JobReport::PROLOG_FAILED: {
+      if (!IsActive(*job)) break;
+      Log("job " + std::to_string(id) + ": prolog failed on " + report.node() + ": " +
+          report.message());
+      v1::Event drain = NewEvent();
+      v1::NodeStateChanged* change = drain.mutable_node_state_changed();
+      change->add_nodes(report.node());
+      change->set_op("DRAIN");
+      change->set_reason("Prolog error");
+      change->set_reason_uid(0);
+      events.push_back(std::move(drain));
+      v1::Event requeue = NewEvent();
+      v1::JobRequeued* requeued = requeue.mutable_job_requeued();
+      requeued->set_job_id(id);
+      requeued->set_hold(true);
+      requeued->set_reason("launch failed requeued held");
+      requeued->set_state_desc("prolog failed on " + report.node() + ": " + report.message());
+      events.push_back(std::move(requeue));
+      prologs_.erase(id);
+      TerminateOnNodesLocked(*job, &after);
+      break;
+    }
+    case v1::JobReport::BATCH_ENDED: {
+      if (!IsActive(*job)) break;  // already cancelled, timed out...
+      const int status = report.wait_status();
+      const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      EndJobLocked(*job, ok ? JobBaseState::kCompleted : JobBaseState::kFailed, status, "", &events,
+                   &after);
+      break;
+    }
+    case v1::JobReport::LAUNCH_FAILED: {
+      if (!IsActive(*job)) break;
+      Log("job " + std::to_string(id) + ": launch failed on " + report.node() + ": " +
+          report.message());
+      EndJobLocked(*job, JobBaseState::kFailed, 1 << 8, report.message(), &events, &after);
+      break;
+    }
+    case v1::JobReport::EPILOG_OK:
+    case v1::JobReport::EPILOG_FAILED: {
+      auto completing = state_.completing.find(id);
+      if (completing == state_.completing.end() || !completing->second.contains(report.node())) {
+        break;
+      }
+      v1::Event event = NewEvent();
+      v1::JobNodeReleased* released = event.mutable_job_node_released();
+      released->set_job_id(id);
+      released->set_node(report.node());
+      released->set_epilog_failed(report.kind() == v1::JobReport::EPILOG_FAILED);
+      released->set_message(report.kind() == v1::JobReport::EPILOG_FAILED ? "Epilog error" : "");
+      events.push_back(std::move(event));
+      break;
+    }
+    default:
+      return InvalidArgument("report kind " + std::to_string(report.kind()) + " is not known");
+  }
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
+  Kick();
+  return Status::Ok();
+}
+
+}  // namespace gantry::ctld

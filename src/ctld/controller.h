@@ -1,0 +1,143 @@
+// The controller's core: owns the cluster state, turns each accepted request into events that
+// are applied in memory and made durable before the caller gets its answer, runs the scheduler
+// and the timers (time limits, silent nodes), and drives the agents through AgentLink.
+//
+// Concurrency: one writer lock (`mu_`) guards the state; readers (GetJobs, GetNodes) take it
+// shared. A change is applied under the lock and queued to the store in the same order
+// (Store::EnqueueWrite), then the caller waits for durability with no lock held, so concurrent
+// requests share one commit. Agent calls for a change are issued only once it is durable.
+// Every public method is thread-safe.
+#ifndef GANTRY_CTLD_CONTROLLER_H_
+#define GANTRY_CTLD_CONTROLLER_H_
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "ctld/agent_link.h"
+#include "ctld/config.h"
+#include "gantry/v1/controller.pb.h"
+#include "gantry/v1/events.pb.h"
+#include "model/job_state.h"
+#include "state/cluster_state.h"
+#include "store/store.h"
+
+namespace gantry::ctld {
+
+// Who is calling, as the transport proved it.
+struct Caller {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+class Controller {
+ public:
+  // `store`, `clock` and `agents` must outlive the controller.
+  Controller(ControllerConfig config, store::Store* store, const Clock* clock, AgentLink* agents);
+  ~Controller();
+  Controller(const Controller&) = delete;
+  Controller& operator=(const Controller&) = delete;
+
+  // Restores the state from the store (snapshot + log), then records `nodes_and_partitions`
+  // from the spec when it differs from what the state holds. Call once, before Start.
+  Status Recover(const v1::ConfigLoaded& nodes_and_partitions);
+  // Starts the background loop (scheduling, time limits, node timeouts); Stop joins it and
+  // saves a snapshot.
+  void Start();
+  void Stop();
+
+  // Commands. Errors carry Slurm's texts; codes as in controller.proto.
+  Result<v1::SubmitJobReply> Submit(const Caller& caller, const v1::SubmitJobRequest& request);
+  Result<v1::SignalJobReply> Signal(const Caller& caller, const v1::SignalJobRequest& request);
+  Result<v1::UpdateJobReply> UpdateJob(const Caller& caller, const v1::UpdateJobRequest& request);
+  void GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
+  Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
+  void GetConfig(v1::GetConfigReply* reply) const;
+  bool IsOperator(const Caller& caller) const;
+
+  // Node agents.
+  Result<v1::RegisterReply> Register(const Caller& caller, const v1::RegisterRequest& request);
+  Result<v1::HeartbeatReply> Heartbeat(const Caller& caller, const v1::HeartbeatRequest& request);
+  Status Report(const Caller& caller, const v1::JobReport& report);
+
+  // The controller's TCP address (host:port), once the server listens.
+  void set_controller_address(const std::string& address);
+  // Saves a snapshot of the whole state now (at a clean stop, so the next start replays little).
+  void SaveSnapshotNow();
+
+  // One pass of the background loop at the clock's now (tests drive it directly).
+  void RunOnce();
+  // Wakes the background loop early (after a submit or a node freed).
+  void Kick();
+
+  // The last event applied, for tests.
+  uint64_t events_applied() const { return events_applied_.load(); }
+
+ private:
+  // Work to do once a change is durable (agent calls), built under the lock.
+  using AfterCommit = std::vector<std::function<void()>>;
+
+  // Applies `events` (each must apply; a failure is a bug, logged, and the event dropped) and
+  // queues them with `puts`/`erases` to the store. Call with mu_ held exclusively.
+  std::unique_ptr<store::PendingWrite> CommitLocked(
+      std::vector<v1::Event> events, std::vector<std::pair<std::string, std::string>> puts = {},
+      std::vector<std::string> erases = {});
+  // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
+  Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
+
+  v1::Event NewEvent() const;
+  std::string UserName(uid_t uid) const;
+  std::string GroupName(gid_t gid) const;
+
+  // Job lifecycle pieces, all with mu_ held; they append events and agent calls.
+  void EndJobLocked(const v1::Job& job, model::JobBaseState state, int32_t exit_status,
+                    const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after);
+  void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after);
+  void RequeueOrFailLocked(const v1::Job& job, const std::string& node, const std::string& why,
+                           std::vector<v1::Event>* events, AfterCommit* after);
+  v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
+  void ScheduleLocked(UnixTime now, std::vector<v1::Event>* events, std::vector<uint32_t>* started);
+  // Asks every node of each newly started job to run its prologs (after the start is durable).
+  void PrepareStartedLocked(const std::vector<uint32_t>& started, AfterCommit* after);
+  void TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
+  void MaybeSnapshot(bool force = false);
+  void PurgeLocked(UnixTime now);
+
+  const ControllerConfig config_;
+  store::Store* const store_;
+  const Clock* const clock_;
+  AgentLink* const agents_;
+
+  mutable std::shared_mutex mu_;
+  state::ClusterState state_;                          // guarded by mu_
+  std::map<std::string, UnixTime> last_heard_;         // node -> last heartbeat, guarded by mu_
+  std::map<uint32_t, std::set<std::string>> prologs_;  // job -> nodes whose prolog is running
+  uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
+  std::atomic<uint64_t> events_applied_{0};
+  UnixTime boot_time_ = 0;
+  std::string controller_address_;  // guarded by mu_
+
+  std::mutex loop_mu_;
+  std::condition_variable loop_cv_;
+  bool kicked_ = false;  // guarded by loop_mu_
+  bool stopping_ = false;
+  std::thread loop_;
+};
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_CONTROLLER_H_

@@ -1,0 +1,468 @@
+#include "ctld/controller.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <mutex>
+
+#include "state/testing.h"
+#include "store/sqlite_store.h"
+
+namespace gantry::ctld {
+namespace {
+
+using model::JobBaseState;
+using state::testing::kNow;
+using state::testing::MakeNode;
+using state::testing::MakePartition;
+using ::testing::ElementsAre;
+
+class FakeClock final : public Clock {
+ public:
+  UnixTime Now() const override { return now; }
+  UnixTime now = kNow;
+};
+
+// Records every call the controller makes to agents.
+class FakeAgents final : public AgentLink {
+ public:
+  struct Call {
+    std::string what;  // Prepare, Launch, Signal, Terminate
+    std::string node;
+    uint32_t job_id = 0;
+    uint64_t epoch = 0;
+    int signal = 0;
+    std::string script;
+  };
+  void PrepareJob(const std::string& node, const std::string&, v1::PrepareJobRequest r) override {
+    Add({"Prepare", node, r.context().job().job_id(), r.context().epoch(), 0, ""});
+  }
+  void LaunchBatch(const std::string& node, const std::string&, v1::LaunchBatchRequest r) override {
+    Add({"Launch", node, r.context().job().job_id(), r.context().epoch(), 0, r.payload().script()});
+  }
+  void SignalJob(const std::string& node, const std::string&,
+                 v1::SignalJobOnNodeRequest r) override {
+    Add({"Signal", node, r.job_id(), r.epoch(), r.signal(), ""});
+  }
+  void TerminateJob(const std::string& node, const std::string&,
+                    v1::TerminateJobRequest r) override {
+    Add({"Terminate", node, r.job_id(), r.epoch(), 0, ""});
+  }
+  std::vector<std::string> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const Call& c : calls_)
+      out.push_back(c.what + " " + c.node + " " + std::to_string(c.job_id));
+    calls_.clear();
+    return out;
+  }
+  std::vector<Call> TakeCalls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Call> out = std::move(calls_);
+    calls_.clear();
+    return out;
+  }
+
+ private:
+  void Add(Call call) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.push_back(std::move(call));
+  }
+  std::mutex mu_;
+  std::vector<Call> calls_;
+};
+
+constexpr Caller kRoot{0, 0};
+const Caller kAlice{1001, 1001};
+const Caller kBob{1002, 1002};
+
+class ControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/gantry-ctld-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    config_.cluster_name = "test";
+    config_.kill_wait_sec = 5;
+    config_.node_timeout_sec = 30;
+    config_.slurm_user_uid = 0;
+    Open();
+  }
+  void TearDown() override {
+    controller_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // (Re)opens the store and a controller over it, as a gantryd (re)start does.
+  void Open() {
+    controller_.reset();
+    store_.reset();
+    auto store = store::OpenSqliteStore(dir_ + "/state.db");
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(store).value();
+    controller_ = std::make_unique<Controller>(config_, store_.get(), &clock_, &agents_);
+    v1::ConfigLoaded config;
+    for (const char* n : {"n0", "n1", "n2"}) *config.add_nodes() = MakeNode(n, 8, 32000, "");
+    *config.add_partitions() = MakePartition("batch", {"n0", "n1", "n2"}, true);
+    ASSERT_TRUE(controller_->Recover(config).ok());
+  }
+
+  void RegisterAll(std::vector<uint32_t> held = {}) {
+    for (const char* n : {"n0", "n1", "n2"}) {
+      v1::RegisterRequest r;
+      r.set_node(n);
+      r.set_address(std::string("127.0.0.1:") + (n + 1));
+      r.set_boot_time(boot_time_);
+      for (uint32_t id : held) r.add_running_job_ids(id);
+      ASSERT_TRUE(controller_->Register(kRoot, r).ok());
+    }
+  }
+
+  void HeartbeatAll() {
+    for (const char* n : {"n0", "n1", "n2"}) {
+      v1::HeartbeatRequest hb;
+      hb.set_node(n);
+      hb.set_boot_time(boot_time_);
+      ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
+    }
+  }
+
+  uint32_t Submit(const Caller& who, uint32_t nodes = 1,
+                  const std::string& script = "#!/bin/sh\n") {
+    v1::SubmitJobRequest r;
+    r.mutable_request()->set_min_nodes(nodes);
+    r.mutable_request()->set_work_dir("/tmp");
+    r.mutable_payload()->set_script(script);
+    Result<v1::SubmitJobReply> reply = controller_->Submit(who, r);
+    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+    return reply.ok() ? reply->job_id() : 0;
+  }
+
+  v1::Job Job(uint32_t id) {
+    v1::GetJobsRequest r;
+    r.add_job_ids(id);
+    v1::GetJobsReply reply;
+    controller_->GetJobs(r, &reply);
+    return reply.jobs_size() == 1 ? reply.jobs(0) : v1::Job();
+  }
+  JobBaseState State(uint32_t id) { return static_cast<JobBaseState>(Job(id).state()); }
+
+  v1::Node Node(const std::string& name) {
+    v1::GetNodesRequest r;
+    r.add_names(name);
+    v1::GetNodesReply reply;
+    controller_->GetNodes(r, &reply);
+    return reply.nodes_size() == 1 ? reply.nodes(0) : v1::Node();
+  }
+
+  Status Report(const std::string& node, uint32_t id, v1::JobReport::Kind kind, int status = 0) {
+    v1::JobReport r;
+    r.set_node(node);
+    r.set_job_id(id);
+    r.set_epoch(Job(id).agent_epoch());
+    r.set_kind(kind);
+    r.set_wait_status(status);
+    return controller_->Report(kRoot, r);
+  }
+
+  // Runs a started job's prologs on all its nodes.
+  void PrologsDone(uint32_t id) {
+    const v1::Job job = Job(id);
+    for (const std::string& n : job.nodes()) {
+      ASSERT_TRUE(Report(n, id, v1::JobReport::PROLOG_OK).ok());
+    }
+  }
+
+  std::string dir_;
+  ControllerConfig config_;
+  FakeClock clock_;
+  FakeAgents agents_;
+  int64_t boot_time_ = kNow - 100;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<Controller> controller_;
+};
+
+TEST_F(ControllerTest, BatchJobRunsThroughPrologLaunchEndAndEpilog) {
+  RegisterAll();
+  agents_.Take();
+  const uint32_t id = Submit(kAlice, 1, "#!/bin/sh\necho hi\n");
+  EXPECT_EQ(id, 1u);
+  EXPECT_EQ(State(id), JobBaseState::kPending);
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Prepare n0 1"));
+  PrologsDone(id);
+  std::vector<FakeAgents::Call> launch = agents_.TakeCalls();
+  ASSERT_EQ(launch.size(), 1u);
+  EXPECT_EQ(launch[0].what, "Launch");
+  EXPECT_EQ(launch[0].script, "#!/bin/sh\necho hi\n");  // the payload came back from the store
+  EXPECT_EQ(launch[0].epoch, 1u);
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, 0).ok());
+  EXPECT_EQ(State(id), JobBaseState::kCompleted);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
+  EXPECT_TRUE(Job(id).state_flags() & static_cast<uint32_t>(model::JobFlag::kCompleting));
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
+  EXPECT_FALSE(Job(id).state_flags() & static_cast<uint32_t>(model::JobFlag::kCompleting));
+  EXPECT_EQ(Node("n0").job_ids_size(), 0);
+}
+
+TEST_F(ControllerTest, FailingScriptEndsFailedWithItsExitCode) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(id);
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, 3 << 8).ok());
+  EXPECT_EQ(State(id), JobBaseState::kFailed);
+  EXPECT_EQ(Job(id).exit_status(), 3 << 8);
+}
+
+TEST_F(ControllerTest, MultiNodeJobGetsDistinctNodesAndLaunchesAfterEveryProlog) {
+  RegisterAll();
+  agents_.Take();
+  const uint32_t id = Submit(kAlice, 2);
+  const uint32_t big = Submit(kAlice, 2);
+  controller_->RunOnce();
+  EXPECT_THAT(Job(id).nodes(), ElementsAre("n0", "n1"));
+  EXPECT_EQ(State(big), JobBaseState::kPending);  // one node left: waits
+  EXPECT_EQ(Job(big).reason(), "Resources");
+  EXPECT_THAT(agents_.Take(), ElementsAre("Prepare n0 1", "Prepare n1 1"));
+  ASSERT_TRUE(Report("n1", id, v1::JobReport::PROLOG_OK).ok());
+  EXPECT_TRUE(agents_.Take().empty());  // n0's prolog still runs
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::PROLOG_OK).ok());
+  EXPECT_THAT(agents_.Take(), ElementsAre("Launch n0 1"));
+}
+
+TEST_F(ControllerTest, CancelPendingEndsAtOnceAndRunningTerminatesOnEveryNode) {
+  RegisterAll();
+  const uint32_t running = Submit(kAlice, 2);
+  controller_->RunOnce();
+  const uint32_t pending = Submit(kAlice, 3);
+  agents_.Take();
+  v1::SignalJobRequest r;
+  r.add_job_ids(std::to_string(pending));
+  r.add_job_ids(std::to_string(running));
+  Result<v1::SignalJobReply> reply = controller_->Signal(kAlice, r);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->errors_size(), 0);
+  EXPECT_EQ(State(pending), JobBaseState::kCancelled);
+  EXPECT_EQ(State(running), JobBaseState::kCancelled);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1", "Terminate n1 1"));
+  // The script's end after the cancel changes nothing.
+  ASSERT_TRUE(Report("n0", running, v1::JobReport::BATCH_ENDED, SIGTERM).ok());
+  EXPECT_EQ(State(running), JobBaseState::kCancelled);
+}
+
+TEST_F(ControllerTest, UsersCannotTouchOtherUsersJobs) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  v1::SignalJobRequest r;
+  r.add_job_ids(std::to_string(id));
+  Result<v1::SignalJobReply> reply = controller_->Signal(kBob, r);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply->errors_size(), 1);
+  EXPECT_EQ(reply->errors(0).message(), "Access/permission denied");
+  EXPECT_EQ(State(id), JobBaseState::kPending);
+  v1::UpdateJobRequest hold;
+  hold.add_job_ids(std::to_string(id));
+  hold.set_action("hold");
+  Result<v1::UpdateJobReply> held = controller_->UpdateJob(kBob, hold);
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(held->errors_size(), 1);
+  v1::UpdateNodeRequest drain;
+  drain.set_names("n0");
+  drain.set_state("DRAIN");
+  drain.set_reason("x");
+  EXPECT_EQ(controller_->UpdateNode(kBob, drain).code(), StatusCode::kPermissionDenied);
+  // Root may.
+  reply = controller_->Signal(kRoot, r);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->errors_size(), 0);
+  EXPECT_EQ(State(id), JobBaseState::kCancelled);
+}
+
+TEST_F(ControllerTest, UnknownAndFinishedJobsGetSlurmsErrors) {
+  v1::SignalJobRequest r;
+  r.add_job_ids("999");
+  r.add_job_ids("abc");
+  Result<v1::SignalJobReply> reply = controller_->Signal(kRoot, r);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply->errors_size(), 2);
+  EXPECT_EQ(reply->errors(0).message(), "Invalid job id specified");
+  const uint32_t id = Submit(kAlice);
+  v1::SignalJobRequest cancel;
+  cancel.add_job_ids(std::to_string(id));
+  ASSERT_TRUE(controller_->Signal(kAlice, cancel).ok());
+  reply = controller_->Signal(kAlice, cancel);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply->errors_size(), 1);
+  EXPECT_EQ(reply->errors(0).message(), "Job/step already completing or completed");
+}
+
+TEST_F(ControllerTest, SignalGoesToTheNodesAndTheJobKeepsRunning) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice, 2);
+  controller_->RunOnce();
+  PrologsDone(id);
+  agents_.Take();
+  v1::SignalJobRequest r;
+  r.add_job_ids(std::to_string(id));
+  r.set_signal(SIGUSR1);
+  ASSERT_TRUE(controller_->Signal(kAlice, r).ok());
+  EXPECT_THAT(agents_.Take(), ElementsAre("Signal n0 1", "Signal n1 1"));
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  r.set_batch_only(true);
+  ASSERT_TRUE(controller_->Signal(kAlice, r).ok());
+  EXPECT_THAT(agents_.Take(), ElementsAre("Signal n0 1"));
+}
+
+TEST_F(ControllerTest, TimeLimitEndsTheJobAsTimeout) {
+  RegisterAll();
+  v1::SubmitJobRequest r;
+  r.mutable_request()->set_time_limit_min(2);
+  r.mutable_request()->set_work_dir("/tmp");
+  Result<v1::SubmitJobReply> reply = controller_->Submit(kAlice, r);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  const uint32_t id = reply->job_id();
+  controller_->RunOnce();
+  ASSERT_EQ(State(id), JobBaseState::kRunning) << Job(id).ShortDebugString();
+  PrologsDone(id);
+  clock_.now += 119;
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  agents_.Take();
+  clock_.now += 1;
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kTimeout);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
+}
+
+TEST_F(ControllerTest, PrologFailureDrainsTheNodeAndRequeuesTheJobHeld) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  agents_.Take();
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::PROLOG_FAILED).ok());
+  const v1::Job job = Job(id);
+  EXPECT_EQ(State(id), JobBaseState::kPending);
+  EXPECT_EQ(job.priority(), 0u);
+  EXPECT_EQ(job.restarts(), 1u);
+  EXPECT_EQ(job.reason(), "launch failed requeued held");
+  EXPECT_EQ(Node("n0").reason(), "Prolog error");
+  EXPECT_TRUE(Node("n0").state_flags() & static_cast<uint32_t>(model::NodeFlag::kDrain));
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
+  // Released by its owner, it runs on another node with a new epoch.
+  v1::UpdateJobRequest release;
+  release.add_job_ids(std::to_string(id));
+  release.set_action("release");
+  ASSERT_TRUE(controller_->UpdateJob(kRoot, release).ok());
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  EXPECT_THAT(Job(id).nodes(), ElementsAre("n1"));
+  EXPECT_EQ(Job(id).agent_epoch(), 2u);
+}
+
+TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobsRequeueOrFail) {
+  RegisterAll();
+  v1::SubmitJobRequest r;
+  r.mutable_request()->set_work_dir("/tmp");
+  r.mutable_request()->set_requeue(2);  // --no-requeue
+  const uint32_t no_requeue = controller_->Submit(kAlice, r)->job_id();
+  r.mutable_request()->set_requeue(1);
+  const uint32_t requeue = controller_->Submit(kAlice, r)->job_id();
+  controller_->RunOnce();
+  EXPECT_THAT(Job(no_requeue).nodes(), ElementsAre("n0"));
+  EXPECT_THAT(Job(requeue).nodes(), ElementsAre("n1"));
+  // n0 and n1 go silent; n2 keeps heartbeating.
+  clock_.now += 31;
+  v1::HeartbeatRequest hb;
+  hb.set_node("n2");
+  hb.set_boot_time(boot_time_);
+  ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
+  controller_->RunOnce();
+  EXPECT_EQ(State(no_requeue), JobBaseState::kNodeFail);
+  EXPECT_EQ(Node("n0").state(), static_cast<uint32_t>(model::NodeBaseState::kDown));
+  EXPECT_EQ(Node("n0").reason(), "Not responding");
+  EXPECT_NE(Node("n2").state(), static_cast<uint32_t>(model::NodeBaseState::kDown));
+  // The requeued job went back to pending and, with n2 free, starts there in the same pass or
+  // the next one.
+  controller_->RunOnce();
+  EXPECT_EQ(Job(requeue).restarts(), 1u);
+  EXPECT_EQ(State(requeue), JobBaseState::kRunning);
+  EXPECT_THAT(Job(requeue).nodes(), ElementsAre("n2"));
+}
+
+TEST_F(ControllerTest, RestartRestoresJobsIdsAndRunningJobsStayRunning) {
+  RegisterAll();
+  const uint32_t running = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(running);
+  const uint32_t pending = Submit(kAlice, 3);
+  const int64_t start = Job(running).start_time();
+
+  Open();  // the controller restarts from the store
+  EXPECT_EQ(State(running), JobBaseState::kRunning);
+  EXPECT_EQ(Job(running).start_time(), start);
+  EXPECT_EQ(State(pending), JobBaseState::kPending);
+  EXPECT_EQ(Submit(kAlice), pending + 1);  // ids continue, never reused
+  // The agent of n0 still runs the job: it stays running.
+  agents_.Take();
+  RegisterAll({running});
+  EXPECT_EQ(State(running), JobBaseState::kRunning);
+  // Heartbeats before registering are told to register.
+}
+
+TEST_F(ControllerTest, AgentThatLostItsJobEndsItOnRegistration) {
+  RegisterAll();
+  v1::SubmitJobRequest r;
+  r.mutable_request()->set_work_dir("/tmp");
+  r.mutable_request()->set_requeue(2);
+  const uint32_t id = controller_->Submit(kAlice, r)->job_id();
+  controller_->RunOnce();
+  PrologsDone(id);
+  boot_time_ += 50;  // the agents restarted and hold nothing
+  RegisterAll();
+  EXPECT_EQ(State(id), JobBaseState::kNodeFail);
+}
+
+TEST_F(ControllerTest, SnapshotThenRestartKeepsEverything) {
+  RegisterAll();
+  for (int i = 0; i < 5; ++i) Submit(kAlice);
+  controller_->RunOnce();
+  controller_->SaveSnapshotNow();
+  const uint32_t after = Submit(kBob);
+  Open();
+  EXPECT_EQ(Job(after).user_id(), kBob.uid);
+  EXPECT_EQ(State(1), JobBaseState::kRunning);
+  EXPECT_EQ(Submit(kAlice), after + 1);
+}
+
+TEST_F(ControllerTest, NodeUpdatesNeedAKnownNodeAndAReason) {
+  v1::UpdateNodeRequest r;
+  r.set_names("n9");
+  r.set_state("DRAIN");
+  r.set_reason("x");
+  EXPECT_EQ(controller_->UpdateNode(kRoot, r).code(), StatusCode::kNotFound);
+  r.set_names("n[0-1]");
+  r.set_reason("");
+  EXPECT_EQ(controller_->UpdateNode(kRoot, r).message(),
+            "You must specify a reason when DOWNING or DRAINING a node. Request denied");
+  r.set_reason("maintenance");
+  ASSERT_TRUE(controller_->UpdateNode(kRoot, r).ok());
+  EXPECT_EQ(Node("n1").reason(), "maintenance");
+  r.set_state("RESUME");
+  r.set_reason("");
+  ASSERT_TRUE(controller_->UpdateNode(kRoot, r).ok());
+  EXPECT_FALSE(Node("n1").state_flags() & static_cast<uint32_t>(model::NodeFlag::kDrain));
+  r.set_state("bogus");
+  EXPECT_EQ(controller_->UpdateNode(kRoot, r).code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace gantry::ctld

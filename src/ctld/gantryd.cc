@@ -1,0 +1,167 @@
+#include "ctld/gantryd.h"
+
+#include <grpcpp/grpcpp.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "ctld/config.h"
+#include "ctld/controller.h"
+#include "ctld/grpc_agent_link.h"
+#include "ctld/services.h"
+#include "rpc/credential.h"
+#include "rpc/unix_listener.h"
+#include "spec/effective_config.h"
+#include "spec/validate.h"
+#include "state/cluster_state.h"
+#include "store/sqlite_store.h"
+#include "sys/system_time.h"
+
+namespace gantry::ctld {
+namespace {
+
+constexpr char kVersion[] = "0.1.0";
+constexpr char kUsage[] =
+    "usage: gantryd --state-dir DIR [--listen HOST:PORT]\n"
+    "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, state.db)\n"
+    "  --listen HOST:PORT  TCP address for agents and remote commands (default 127.0.0.1:0)\n";
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "gantryd: error: %s\n", message.c_str());
+  return 1;
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out) return Internal(tmp + ": cannot be written");
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) return Internal(path + ": rename failed");
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunGantryd(const std::vector<std::string>& args) {
+  std::string state_dir;
+  std::string listen = "127.0.0.1:0";
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const std::string& flag) -> std::optional<std::string> {
+      if (a == flag && i + 1 < args.size()) return args[++i];
+      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+      return std::nullopt;
+    };
+    if (a == "-h" || a == "--help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "-V" || a == "--version") {
+      std::printf("gantryd %s\n", kVersion);
+      return 0;
+    }
+    if (auto v = value("--state-dir")) {
+      state_dir = *v;
+    } else if (auto l = value("--listen")) {
+      listen = *l;
+    } else {
+      std::fprintf(stderr, "gantryd: unknown or incomplete flag \"%s\"\n%s", a.c_str(), kUsage);
+      return 2;
+    }
+  }
+  if (state_dir.empty()) {
+    std::fprintf(stderr, "gantryd: --state-dir is required\n%s", kUsage);
+    return 2;
+  }
+
+  Result<std::string> spec_text = ReadFile(state_dir + "/spec.json");
+  if (!spec_text.ok()) return Fail(spec_text.status().message());
+  spec::CheckedSpec checked = spec::CheckSpecText(*spec_text);
+  if (!checked.ok()) {
+    return Fail(state_dir + "/spec.json is not a valid cluster spec:\n" +
+                checked.diagnostics.ToStatus().message());
+  }
+  Result<spec::EffectiveConfig> effective = spec::BuildEffectiveConfig(*checked.spec);
+  if (!effective.ok()) return Fail(effective.status().message());
+  Result<ControllerConfig> config = ControllerConfigFromSpec(*effective);
+  if (!config.ok()) return Fail(config.status().message());
+  Result<rpc::ClusterKey> key = rpc::LoadClusterKey(state_dir + "/cluster.key");
+  if (!key.ok()) return Fail(key.status().message());
+  auto store = store::OpenSqliteStore(state_dir + "/state.db");
+  if (!store.ok()) return Fail(store.status().ToString());
+
+  // Block the stop signals in every thread; the main thread waits for them below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  // The TCP port is known only once the server is built; the config the agents get needs it.
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  builder.SetMaxReceiveMessageSize(64 << 20);
+  builder.SetMaxSendMessageSize(512 << 20);
+
+  const std::string host = listen.substr(0, listen.rfind(':'));
+  sys::SystemClock clock;
+  GrpcAgentLink agents(*key);
+  ControllerConfig settings = *config;
+  settings.conf_path = state_dir + "/gantry.conf";
+  // gRPC needs the services before it binds, and the bound port only after: the controller
+  // learns its address once the server is up (it only needs it for job contexts).
+  auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);
+  Authenticator auth(nullptr, *key);
+  ControllerService controller_service(controller.get(), &auth, kVersion);
+  NodeLinkService node_link_service(controller.get(), &auth);
+  builder.RegisterService(&controller_service);
+  builder.RegisterService(&node_link_service);
+
+  Status recovered = controller->Recover(state::ConfigFromSpec(*effective));
+  if (!recovered.ok()) return Fail("recovery failed: " + recovered.ToString());
+
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || port == 0) return Fail("cannot listen on " + listen);
+  const std::string address = host + ":" + std::to_string(port);
+  controller->set_controller_address(address);
+
+  Result<std::unique_ptr<rpc::UnixListener>> listener =
+      rpc::UnixListener::Listen(state_dir + "/gantryd.sock");
+  if (!listener.ok()) return Fail(listener.status().ToString());
+  auth.set_listener(listener->get());
+  (*listener)->Start(server.get());
+
+  controller->Start();
+  Status written = WriteFileAtomically(state_dir + "/gantryd.addr", address + "\n");
+  if (!written.ok()) return Fail(written.ToString());
+  std::fprintf(stderr, "gantryd: cluster %s serving on %s and %s/gantryd.sock\n",
+               config->cluster_name.c_str(), address.c_str(), state_dir.c_str());
+
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);
+  unlink((state_dir + "/gantryd.addr").c_str());
+  (*listener)->Stop();
+  controller->Stop();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  controller->SaveSnapshotNow();
+  return 0;
+}
+
+}  // namespace gantry::ctld

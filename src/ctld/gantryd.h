@@ -1,0 +1,18 @@
+// gantryd: composes the controller from a state dir (see docs/design/running-cluster.md):
+// DIR/spec.json, DIR/cluster.key, DIR/state.db; serves DIR/gantryd.sock and TCP, writes
+// DIR/gantryd.addr once serving, runs until SIGTERM/SIGINT.
+#ifndef GANTRY_CTLD_GANTRYD_H_
+#define GANTRY_CTLD_GANTRYD_H_
+
+#include <string>
+#include <vector>
+
+namespace gantry::ctld {
+
+// argv without the program name. Returns the process exit code: 0 after a clean stop, 1 when
+// the cluster cannot be served (bad spec, store locked...), 2 for bad flags.
+int RunGantryd(const std::vector<std::string>& args);
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_GANTRYD_H_

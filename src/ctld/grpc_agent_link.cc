@@ -1,0 +1,130 @@
+#include "ctld/grpc_agent_link.h"
+
+#include <cstdio>
+
+namespace gantry::ctld {
+
+GrpcAgentLink::GrpcAgentLink(rpc::ClusterKey key, int threads, std::chrono::seconds give_up_after)
+    : key_(std::move(key)), give_up_after_(give_up_after) {
+  threads_.reserve(static_cast<size_t>(threads));
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Worker(); });
+}
+
+GrpcAgentLink::~GrpcAgentLink() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void GrpcAgentLink::Enqueue(const std::string& node, const std::string& address, std::string what,
+                            Attempt attempt) {
+  Task task;
+  task.due = Clock::now();
+  task.deadline = task.due + give_up_after_;
+  task.node = node;
+  task.address = address;
+  task.what = std::move(what);
+  task.attempt = std::move(attempt);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+v1::Agent::Stub* GrpcAgentLink::StubFor(const std::string& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_ptr<v1::Agent::Stub>& stub = stubs_[address];
+  if (!stub) {
+    stub = v1::Agent::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  }
+  return stub.get();
+}
+
+void GrpcAgentLink::Worker() {
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      for (;;) {
+        if (stopping_) return;
+        if (!tasks_.empty() && tasks_.top().due <= Clock::now()) break;
+        if (tasks_.empty()) {
+          cv_.wait(lock);
+        } else {
+          cv_.wait_until(lock, tasks_.top().due);
+        }
+      }
+      task = tasks_.top();
+      tasks_.pop();
+    }
+    if (task.address.empty()) {
+      std::fprintf(stderr, "gantryd: %s to %s dropped: the node has no address\n",
+                   task.what.c_str(), task.node.c_str());
+      continue;
+    }
+    v1::Agent::Stub* stub = StubFor(task.address);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    rpc::AttachCredential(&context, key_);
+    const grpc::Status status = task.attempt(stub, &context);
+    if (status.ok()) continue;
+    const bool retryable = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                           status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    ++task.tries;
+    const auto backoff = std::chrono::milliseconds(std::min(5000, 100 << std::min(task.tries, 6)));
+    if (!retryable || Clock::now() + backoff > task.deadline) {
+      std::fprintf(stderr, "gantryd: %s to %s (%s) failed after %d tries: %s\n", task.what.c_str(),
+                   task.node.c_str(), task.address.c_str(), task.tries,
+                   status.error_message().c_str());
+      continue;
+    }
+    task.due = Clock::now() + backoff;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks_.push(std::move(task));
+    }
+    cv_.notify_one();
+  }
+}
+
+void GrpcAgentLink::PrepareJob(const std::string& node, const std::string& address,
+                               v1::PrepareJobRequest request) {
+  Enqueue(node, address, "PrepareJob " + std::to_string(request.context().job().job_id()),
+          [request = std::move(request)](v1::Agent::Stub* stub, grpc::ClientContext* context) {
+            v1::AgentReply reply;
+            return stub->PrepareJob(context, request, &reply);
+          });
+}
+
+void GrpcAgentLink::LaunchBatch(const std::string& node, const std::string& address,
+                                v1::LaunchBatchRequest request) {
+  Enqueue(node, address, "LaunchBatch " + std::to_string(request.context().job().job_id()),
+          [request = std::move(request)](v1::Agent::Stub* stub, grpc::ClientContext* context) {
+            v1::AgentReply reply;
+            return stub->LaunchBatch(context, request, &reply);
+          });
+}
+
+void GrpcAgentLink::SignalJob(const std::string& node, const std::string& address,
+                              v1::SignalJobOnNodeRequest request) {
+  Enqueue(node, address, "SignalJob " + std::to_string(request.job_id()),
+          [request = std::move(request)](v1::Agent::Stub* stub, grpc::ClientContext* context) {
+            v1::AgentReply reply;
+            return stub->SignalJob(context, request, &reply);
+          });
+}
+
+void GrpcAgentLink::TerminateJob(const std::string& node, const std::string& address,
+                                 v1::TerminateJobRequest request) {
+  Enqueue(node, address, "TerminateJob " + std::to_string(request.job_id()),
+          [request = std::move(request)](v1::Agent::Stub* stub, grpc::ClientContext* context) {
+            v1::AgentReply reply;
+            return stub->TerminateJob(context, request, &reply);
+          });
+}
+
+}  // namespace gantry::ctld

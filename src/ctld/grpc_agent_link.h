@@ -1,0 +1,72 @@
+// AgentLink over gRPC: each call is queued and sent by a small pool of threads with the
+// cluster-key credential; a call that fails (agent unreachable, busy) is retried with backoff
+// for up to `give_up_after` seconds, then dropped with a log line (a node that stays silent is
+// declared DOWN by the heartbeat timeout, which also settles its jobs).
+#ifndef GANTRY_CTLD_GRPC_AGENT_LINK_H_
+#define GANTRY_CTLD_GRPC_AGENT_LINK_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ctld/agent_link.h"
+#include "gantry/v1/agent.grpc.pb.h"
+#include "rpc/credential.h"
+
+namespace gantry::ctld {
+
+class GrpcAgentLink final : public AgentLink {
+ public:
+  GrpcAgentLink(rpc::ClusterKey key, int threads = 4,
+                std::chrono::seconds give_up_after = std::chrono::seconds(120));
+  ~GrpcAgentLink() override;
+
+  void PrepareJob(const std::string& node, const std::string& address,
+                  v1::PrepareJobRequest request) override;
+  void LaunchBatch(const std::string& node, const std::string& address,
+                   v1::LaunchBatchRequest request) override;
+  void SignalJob(const std::string& node, const std::string& address,
+                 v1::SignalJobOnNodeRequest request) override;
+  void TerminateJob(const std::string& node, const std::string& address,
+                    v1::TerminateJobRequest request) override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // One call: returns the gRPC status of an attempt.
+  using Attempt = std::function<grpc::Status(v1::Agent::Stub*, grpc::ClientContext*)>;
+  struct Task {
+    Clock::time_point due;
+    Clock::time_point deadline;  // give up after
+    int tries = 0;
+    std::string node, address, what;
+    Attempt attempt;
+    bool operator>(const Task& other) const { return due > other.due; }
+  };
+
+  void Enqueue(const std::string& node, const std::string& address, std::string what,
+               Attempt attempt);
+  void Worker();
+  v1::Agent::Stub* StubFor(const std::string& address);
+
+  const rpc::ClusterKey key_;
+  const std::chrono::seconds give_up_after_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;  // guarded by mu_
+  std::map<std::string, std::unique_ptr<v1::Agent::Stub>> stubs_;       // guarded by mu_
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_GRPC_AGENT_LINK_H_

@@ -1,0 +1,168 @@
+#include "ctld/services.h"
+
+namespace gantry::ctld {
+
+Result<Caller> Authenticator::Authenticate(const grpc::ServerContext& context) const {
+  const std::string peer = context.peer();
+  if (peer.rfind("fd:", 0) == 0) {
+    if (listener_ != nullptr) {
+      if (std::optional<rpc::PeerIdentity> who = listener_->Lookup(peer)) {
+        return Caller{who->uid, who->gid};
+      }
+    }
+    return PermissionDenied("connection " + peer + " has no recorded peer credentials");
+  }
+  GANTRY_ASSIGN_OR_RETURN(rpc::PeerIdentity who, rpc::VerifyCredential(context, key_));
+  return Caller{who.uid, who.gid};
+}
+
+grpc::Status ToGrpc(const Status& status) {
+  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return grpc::Status::OK;
+    case StatusCode::kInvalidArgument:
+      code = grpc::StatusCode::INVALID_ARGUMENT;
+      break;
+    case StatusCode::kNotFound:
+      code = grpc::StatusCode::NOT_FOUND;
+      break;
+    case StatusCode::kAlreadyExists:
+      code = grpc::StatusCode::ALREADY_EXISTS;
+      break;
+    case StatusCode::kPermissionDenied:
+      code = grpc::StatusCode::PERMISSION_DENIED;
+      break;
+    case StatusCode::kFailedPrecondition:
+      code = grpc::StatusCode::FAILED_PRECONDITION;
+      break;
+    case StatusCode::kOutOfRange:
+      code = grpc::StatusCode::OUT_OF_RANGE;
+      break;
+    case StatusCode::kResourceExhausted:
+      code = grpc::StatusCode::RESOURCE_EXHAUSTED;
+      break;
+    case StatusCode::kUnavailable:
+      code = grpc::StatusCode::UNAVAILABLE;
+      break;
+    case StatusCode::kInternal:
+      code = grpc::StatusCode::INTERNAL;
+      break;
+  }
+  return {code, status.message()};
+}
+
+namespace {
+
+// Runs `body(caller)` for an authenticated caller, mapping errors.
+template <typename Body>
+grpc::Status Authenticated(const Authenticator* auth, grpc::ServerContext* context, Body body) {
+  Result<Caller> caller = auth->Authenticate(*context);
+  if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
+  return ToGrpc(body(*caller));
+}
+
+// Copies a Result's value into a reply message.
+template <typename T>
+Status Into(Result<T> result, T* reply) {
+  if (!result.ok()) return result.status();
+  *reply = std::move(result).value();
+  return Status::Ok();
+}
+
+}  // namespace
+
+grpc::Status ControllerService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
+                                     v1::PingReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    v1::GetConfigReply config;
+    controller_->GetConfig(&config);
+    reply->set_cluster_name(config.cluster_name());
+    reply->set_version(version_);
+    reply->set_caller_uid(caller.uid);
+    reply->set_caller_gid(caller.gid);
+    return Status::Ok();
+  });
+}
+
+grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context,
+                                          const v1::SubmitJobRequest* request,
+                                          v1::SubmitJobReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->Submit(caller, *request), reply);
+  });
+}
+
+grpc::Status ControllerService::SignalJob(grpc::ServerContext* context,
+                                          const v1::SignalJobRequest* request,
+                                          v1::SignalJobReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->Signal(caller, *request), reply);
+  });
+}
+
+grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context,
+                                          const v1::UpdateJobRequest* request,
+                                          v1::UpdateJobReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->UpdateJob(caller, *request), reply);
+  });
+}
+
+grpc::Status ControllerService::GetJobs(grpc::ServerContext* context,
+                                        const v1::GetJobsRequest* request,
+                                        v1::GetJobsReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller&) {
+    controller_->GetJobs(*request, reply);
+    return Status::Ok();
+  });
+}
+
+grpc::Status ControllerService::GetNodes(grpc::ServerContext* context,
+                                         const v1::GetNodesRequest* request,
+                                         v1::GetNodesReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller&) {
+    controller_->GetNodes(*request, reply);
+    return Status::Ok();
+  });
+}
+
+grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context,
+                                           const v1::UpdateNodeRequest* request,
+                                           v1::UpdateNodeReply*) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return controller_->UpdateNode(caller, *request);
+  });
+}
+
+grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
+                                          v1::GetConfigReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller&) {
+    controller_->GetConfig(reply);
+    return Status::Ok();
+  });
+}
+
+grpc::Status NodeLinkService::Register(grpc::ServerContext* context,
+                                       const v1::RegisterRequest* request,
+                                       v1::RegisterReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->Register(caller, *request), reply);
+  });
+}
+
+grpc::Status NodeLinkService::Heartbeat(grpc::ServerContext* context,
+                                        const v1::HeartbeatRequest* request,
+                                        v1::HeartbeatReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->Heartbeat(caller, *request), reply);
+  });
+}
+
+grpc::Status NodeLinkService::ReportJob(grpc::ServerContext* context, const v1::JobReport* request,
+                                        v1::JobReportReply*) {
+  return Authenticated(auth_, context,
+                       [&](const Caller& caller) { return controller_->Report(caller, *request); });
+}
+
+}  // namespace gantry::ctld

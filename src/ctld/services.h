@@ -1,0 +1,81 @@
+// The gRPC faces of the controller: `Controller` (commands) and `NodeLink` (agents). Each call
+// first establishes the caller from the transport (peer credentials for connections that came
+// through the unix listener, a signed credential otherwise), then hands a domain call to
+// ctld::Controller and maps its Status to a gRPC status whose message is Slurm's text.
+#ifndef GANTRY_CTLD_SERVICES_H_
+#define GANTRY_CTLD_SERVICES_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <string>
+
+#include "ctld/controller.h"
+#include "gantry/v1/controller.grpc.pb.h"
+#include "rpc/credential.h"
+#include "rpc/unix_listener.h"
+
+namespace gantry::ctld {
+
+// Maps the transport to a caller. `listener` may be null (TCP only).
+class Authenticator {
+ public:
+  Authenticator(const rpc::UnixListener* listener, rpc::ClusterKey key)
+      : listener_(listener), key_(std::move(key)) {}
+  Result<Caller> Authenticate(const grpc::ServerContext& context) const;
+  void set_listener(const rpc::UnixListener* listener) { listener_ = listener; }
+
+ private:
+  const rpc::UnixListener* listener_;
+  rpc::ClusterKey key_;
+};
+
+grpc::Status ToGrpc(const Status& status);
+
+class ControllerService final : public v1::Controller::Service {
+ public:
+  ControllerService(Controller* controller, const Authenticator* auth, std::string version)
+      : controller_(controller), auth_(auth), version_(std::move(version)) {}
+
+  grpc::Status Ping(grpc::ServerContext* context, const v1::PingRequest* request,
+                    v1::PingReply* reply) override;
+  grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
+                         v1::SubmitJobReply* reply) override;
+  grpc::Status SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
+                         v1::SignalJobReply* reply) override;
+  grpc::Status UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
+                         v1::UpdateJobReply* reply) override;
+  grpc::Status GetJobs(grpc::ServerContext* context, const v1::GetJobsRequest* request,
+                       v1::GetJobsReply* reply) override;
+  grpc::Status GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
+                        v1::GetNodesReply* reply) override;
+  grpc::Status UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
+                          v1::UpdateNodeReply* reply) override;
+  grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
+                         v1::GetConfigReply* reply) override;
+
+ private:
+  Controller* controller_;
+  const Authenticator* auth_;
+  std::string version_;
+};
+
+class NodeLinkService final : public v1::NodeLink::Service {
+ public:
+  NodeLinkService(Controller* controller, const Authenticator* auth)
+      : controller_(controller), auth_(auth) {}
+
+  grpc::Status Register(grpc::ServerContext* context, const v1::RegisterRequest* request,
+                        v1::RegisterReply* reply) override;
+  grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
+                         v1::HeartbeatReply* reply) override;
+  grpc::Status ReportJob(grpc::ServerContext* context, const v1::JobReport* request,
+                         v1::JobReportReply* reply) override;
+
+ private:
+  Controller* controller_;
+  const Authenticator* auth_;
+};
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_SERVICES_H_

@@ -1,0 +1,361 @@
+#include "sched/scheduler.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "model/job_state.h"
+#include "model/node_state.h"
+#include "state/records.h"
+#include "state/resources.h"
+#include "text/ascii.h"
+#include "text/hostlist.h"
+
+namespace gantry::sched {
+namespace {
+
+using model::NodeBaseState;
+using model::NodeFlag;
+using state::ClusterState;
+using state::kUnlimited;
+using state::NodeCapacity;
+using state::NodeRequest;
+
+constexpr char kResources[] = "Resources";
+constexpr char kPriority[] = "Priority";
+
+// Flags that keep a node from taking new work.
+constexpr uint32_t kUnusableFlags =
+    static_cast<uint32_t>(NodeFlag::kDrain) | static_cast<uint32_t>(NodeFlag::kFail) |
+    static_cast<uint32_t>(NodeFlag::kNoRespond) | static_cast<uint32_t>(NodeFlag::kMaint) |
+    static_cast<uint32_t>(NodeFlag::kRebootRequested) |
+    static_cast<uint32_t>(NodeFlag::kRebootIssued) | static_cast<uint32_t>(NodeFlag::kPoweredDown) |
+    static_cast<uint32_t>(NodeFlag::kPoweringDown) | static_cast<uint32_t>(NodeFlag::kPowerDown) |
+    static_cast<uint32_t>(NodeFlag::kPoweringUp) | static_cast<uint32_t>(NodeFlag::kInvalidReg);
+
+// Where a node stands during the pass.
+enum class Slot : uint8_t {
+  kFree,      // may be allocated
+  kBusy,      // up, but has jobs or is completing
+  kDown,      // down, drained, failed, not responding...
+  kTaken,     // allocated by this pass
+  kReserved,  // kept free for a job blocked earlier in this pass
+};
+
+bool IsUp(const v1::Node& node) {
+  const model::NodeState s = state::NodeStateOf(node);
+  if (s.base == NodeBaseState::kDown || s.base == NodeBaseState::kUnknown ||
+      s.base == NodeBaseState::kFuture || s.base == NodeBaseState::kError) {
+    return false;
+  }
+  return (s.flags & kUnusableFlags) == 0;
+}
+
+Slot InitialSlot(const v1::Node& node) {
+  if (!IsUp(node)) return Slot::kDown;
+  const model::NodeState s = state::NodeStateOf(node);
+  if (s.base != NodeBaseState::kIdle || s.Has(NodeFlag::kCompleting) || !node.job_ids().empty()) {
+    return Slot::kBusy;
+  }
+  return Slot::kFree;
+}
+
+// The nodes of a partition that could ever hold one node's share of a job.
+struct Eligibility {
+  bool valid = true;  // the request parsed
+  NodeRequest need;
+  std::vector<uint32_t> nodes;  // node indexes, partition order
+  uint32_t up = 0;              // how many of them are up
+};
+
+// A partition's limits, read once per pass.
+struct PartitionInfo {
+  std::string_view name;
+  bool down = false;
+  bool inactive = false;
+  uint32_t max_nodes = kUnlimited;
+  uint32_t min_nodes = 0;
+  uint32_t max_time = kUnlimited;
+  uint32_t default_time = kUnlimited;  // DefaultTime, else MaxTime
+};
+
+// Cache key for jobs without -w/-x: the partition and the per-node request.
+struct ShapeKey {
+  uint32_t partition;
+  uint32_t cpus;
+  uint64_t mem;
+  std::string_view gres;
+  std::string_view features;
+
+  friend bool operator<(const ShapeKey& a, const ShapeKey& b) {
+    return std::tie(a.partition, a.cpus, a.mem, a.gres, a.features) <
+           std::tie(b.partition, b.cpus, b.mem, b.gres, b.features);
+  }
+};
+
+class Pass {
+ public:
+  Pass(const ClusterState& s, int64_t now) : s_(s), now_(now) {
+    const size_t n = s.nodes.size();
+    capacity_.reserve(n);
+    slots_.reserve(n);
+    for (const v1::Node& node : s.nodes) {
+      capacity_.push_back(state::CapacityOf(node));
+      slots_.push_back(InitialSlot(node));
+    }
+    blocked_.assign(s.partitions.size(), false);
+    parts_.reserve(s.partitions.size());
+    for (const v1::Partition& part : s.partitions) {
+      PartitionInfo info;
+      info.name = part.name();
+      info.down = text::EqualsIgnoreCase(part.state(), "DOWN");
+      info.inactive = text::EqualsIgnoreCase(part.state(), "INACTIVE");
+      info.max_nodes = part.max_nodes() == 0 ? kUnlimited : part.max_nodes();
+      info.min_nodes = part.min_nodes();
+      info.max_time = part.max_time_min() == 0 ? kUnlimited : part.max_time_min();
+      info.default_time = part.default_time_min() != 0 ? part.default_time_min() : info.max_time;
+      parts_.push_back(info);
+    }
+    out_.reasons.reserve(s.pending.size());
+  }
+
+  Decisions Run() {
+    for (const state::PendingKey& key : s_.pending) {
+      if (key.priority == 0) break;  // held jobs sort last
+      const v1::Job* job = s_.FindJob(key.job_id);
+      if (job == nullptr || !state::IsPendingJob(*job)) continue;
+      if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
+      if (job->request().begin_time() > now_) {
+        SetReason(*job, "BeginTime");
+        continue;
+      }
+      Consider(*job);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void SetReason(const v1::Job& job, std::string_view reason) {
+    if (job.reason() != reason) out_.reasons.push_back({job.job_id(), std::string(reason)});
+  }
+
+  // Tries the job's partitions in order; starts it or records why it waits.
+  void Consider(const v1::Job& job) {
+    const v1::JobRequest& r = job.request();
+    std::string_view config_reason;  // the first partition's permanent reason
+    std::string_view wait_reason;    // the first partition's Resources/Priority
+    auto try_partition = [&](std::string_view name) {
+      const std::string_view reason = TryPartition(job, name);
+      if (reason.empty()) return true;
+      const bool waiting = reason == kResources || reason == kPriority;
+      if (waiting && wait_reason.empty()) wait_reason = reason;
+      if (!waiting && config_reason.empty()) config_reason = reason;
+      return false;
+    };
+    bool started = false;
+    if (r.partitions().empty()) {
+      started = try_partition(job.partition());
+    } else {
+      for (const std::string& name : r.partitions()) {
+        if ((started = try_partition(name))) break;
+      }
+    }
+    if (started) return;
+    SetReason(job, !wait_reason.empty() ? wait_reason : config_reason);
+  }
+
+  // Starts the job in partition `name` (returns ""), or returns why it cannot.
+  std::string_view TryPartition(const v1::Job& job, std::string_view name) {
+    const int p = PartitionOf(name);
+    if (p < 0) return "PartitionConfig";
+    const PartitionInfo& info = parts_[p];
+    if (info.down) return "PartitionDown";
+    if (info.inactive) return "PartitionInactive";
+    const v1::JobRequest& r = job.request();
+    const uint32_t min_nodes = state::MinNodesOf(r);
+    const uint32_t max_nodes = state::MaxNodesOf(r);
+    if (min_nodes > info.max_nodes || max_nodes < info.min_nodes) return "PartitionNodeLimit";
+    uint32_t limit = job.time_limit_min();
+    if (limit == 0) limit = info.default_time;
+    if (info.max_time != kUnlimited && limit > info.max_time) return "PartitionTimeLimit";
+    if (blocked_[p]) return kPriority;
+    const v1::Partition& part = s_.partitions[p];
+
+    std::vector<uint32_t> required;
+    std::optional<Eligibility> own;  // for jobs with -w/-x (not cached)
+    const Eligibility* elig = nullptr;
+    if (r.req_nodes().empty() && r.exc_nodes().empty()) {
+      elig = &Shape(static_cast<uint32_t>(p), r);
+    } else {
+      own = Compute(static_cast<uint32_t>(p), r, &required);
+      elig = &*own;
+    }
+    if (!elig->valid) return "BadConstraints";
+    if (elig->nodes.size() < min_nodes) return "PartitionConfig";
+    std::vector<uint32_t> unavailable;
+    for (uint32_t i : required) {
+      if (slots_[i] == Slot::kDown) unavailable.push_back(i);
+    }
+    if (!unavailable.empty() || elig->up < min_nodes) {
+      if (unavailable.empty()) {
+        for (uint32_t i : elig->nodes) {
+          if (slots_[i] == Slot::kDown) unavailable.push_back(i);
+        }
+      }
+      return dynamic_.emplace_back("ReqNodeNotAvail, UNAVAILABLE:" + HostList(unavailable));
+    }
+
+    // Required nodes first, then the partition's eligible nodes in order.
+    std::vector<uint32_t> picked;
+    bool required_free = true;
+    for (uint32_t i : required) {
+      if (slots_[i] != Slot::kFree) required_free = false;
+      picked.push_back(i);
+    }
+    if (required_free) {
+      for (uint32_t i : elig->nodes) {
+        if (picked.size() >= max_nodes) break;
+        if (slots_[i] == Slot::kFree && !Contains(required, i)) picked.push_back(i);
+      }
+    }
+    if (required_free && picked.size() >= min_nodes) {
+      StartJob(job, part, *elig, std::move(picked), limit);
+      return "";
+    }
+
+    // Blocked: would the nodes kept for earlier jobs have been enough?
+    size_t could = 0;
+    bool required_possible = true;
+    for (uint32_t i : required) {
+      if (slots_[i] != Slot::kFree && slots_[i] != Slot::kReserved) required_possible = false;
+    }
+    for (uint32_t i : elig->nodes) {
+      if (slots_[i] == Slot::kFree || slots_[i] == Slot::kReserved) ++could;
+    }
+    Block(static_cast<uint32_t>(p));
+    return required_possible && could >= min_nodes ? kPriority : kResources;
+  }
+
+  int PartitionOf(std::string_view name) const {
+    for (size_t p = 0; p < parts_.size(); ++p) {
+      if (parts_[p].name == name) return static_cast<int>(p);
+    }
+    return -1;
+  }
+
+  static bool Contains(const std::vector<uint32_t>& v, uint32_t x) {
+    return std::ranges::find(v, x) != v.end();
+  }
+
+  // Keeps the partition's free nodes for the job that just blocked in it.
+  void Block(uint32_t p) {
+    blocked_[p] = true;
+    for (uint32_t i : s_.partition_nodes[p]) {
+      if (slots_[i] == Slot::kFree) slots_[i] = Slot::kReserved;
+    }
+  }
+
+  void StartJob(const v1::Job& job, const v1::Partition& part, const Eligibility& elig,
+                std::vector<uint32_t> picked, uint32_t limit) {
+    std::ranges::sort(picked);  // configuration order; nodes[0] is the batch host
+    Start start;
+    start.job_id = job.job_id();
+    start.partition = part.name();
+    start.num_cpus = 0;
+    start.alloc_mem_mb = 0;
+    start.time_limit_min = limit;
+    start.nodes.reserve(picked.size());
+    for (uint32_t i : picked) {
+      slots_[i] = Slot::kTaken;
+      start.nodes.push_back(s_.nodes[i].name());
+      start.num_cpus += capacity_[i].cpus;
+      start.alloc_mem_mb += elig.need.mem_mb == 0 ? capacity_[i].mem_mb : elig.need.mem_mb;
+    }
+    out_.starts.push_back(std::move(start));
+  }
+
+  std::string HostList(const std::vector<uint32_t>& indexes) const {
+    std::vector<std::string> names;
+    names.reserve(indexes.size());
+    for (uint32_t i : indexes) names.push_back(s_.nodes[i].name());
+    return text::CompressHostlistSorted(names);
+  }
+
+  // Eligibility for a job without -w/-x, cached by partition and per-node request.
+  const Eligibility& Shape(uint32_t p, const v1::JobRequest& r) {
+    const ShapeKey key{p, state::CpusPerNodeOf(r), state::MemPerNodeOf(r), r.gres(), r.features()};
+    auto it = shapes_.find(key);
+    if (it == shapes_.end()) it = shapes_.emplace(key, Compute(p, r, nullptr)).first;
+    return it->second;
+  }
+
+  // The partition's nodes that fit the request, without -x nodes; *required gets the -w nodes
+  // (a -w node outside the partition or not fitting makes the job impossible there).
+  Eligibility Compute(uint32_t p, const v1::JobRequest& r, std::vector<uint32_t>* required) {
+    Eligibility e;
+    auto need = state::NodeRequestOf(r);
+    if (!need.ok()) {
+      e.valid = false;
+      return e;
+    }
+    e.need = std::move(need).value();
+    std::vector<uint32_t> excluded;
+    if (required != nullptr) {
+      if (!Resolve(r.exc_nodes(), &excluded) || !Resolve(r.req_nodes(), required)) {
+        e.valid = false;
+        return e;
+      }
+    }
+    const std::vector<uint32_t>& members = s_.partition_nodes[p];
+    for (uint32_t i : members) {
+      if (Contains(excluded, i) || !state::Fits(capacity_[i], e.need)) continue;
+      e.nodes.push_back(i);
+      if (slots_[i] != Slot::kDown) ++e.up;
+    }
+    if (required != nullptr) {
+      for (uint32_t i : *required) {
+        if (!Contains(e.nodes, i)) {
+          e.nodes.clear();  // a required node that can never be used here
+          e.up = 0;
+          break;
+        }
+      }
+    }
+    return e;
+  }
+
+  bool Resolve(std::string_view expr, std::vector<uint32_t>* out) const {
+    if (expr.empty()) return true;
+    auto names = text::ExpandHostlist(expr);
+    if (!names.ok()) return false;
+    for (const std::string& name : *names) {
+      const int i = s_.NodeIndex(name);
+      if (i < 0) return false;
+      if (!Contains(*out, static_cast<uint32_t>(i))) out->push_back(static_cast<uint32_t>(i));
+    }
+    return true;
+  }
+
+  const ClusterState& s_;
+  const int64_t now_;
+  std::vector<NodeCapacity> capacity_;
+  std::vector<Slot> slots_;
+  std::vector<bool> blocked_;
+  std::vector<PartitionInfo> parts_;
+  std::map<ShapeKey, Eligibility> shapes_;
+  std::deque<std::string> dynamic_;  // reasons built in this pass (ReqNodeNotAvail, ...)
+  Decisions out_;
+};
+
+}  // namespace
+
+Decisions Schedule(const state::ClusterState& state, int64_t now) { return Pass(state, now).Run(); }
+
+}  // namespace gantry::sched

@@ -1,0 +1,326 @@
+#include "state/admission.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/job_state.h"
+#include "state/priority.h"
+#include "state/resources.h"
+#include "text/ascii.h"
+#include "text/hostlist.h"
+
+namespace gantry::state {
+namespace {
+
+// Slurm's texts (src/common/slurm_errno.c).
+constexpr char kInvalidPartition[] = "Invalid partition name specified";
+constexpr char kNoDefaultPartition[] = "No partition specified or system default partition";
+constexpr char kPartitionNotAvail[] = "Required partition not available (inactive or drain)";
+constexpr char kAccessDenied[] = "Access/permission denied";
+constexpr char kGroupDenied[] = "User's group not permitted to use this partition";
+constexpr char kInvalidNice[] = "Invalid --nice value";
+constexpr char kInvalidNodeCount[] = "Node count specification invalid";
+constexpr char kInvalidNodeName[] = "Invalid node name specified";
+constexpr char kNodesNotInPartition[] = "Requested nodes not in this partition";
+constexpr char kInvalidGres[] = "Invalid generic resource (gres) specification";
+constexpr char kInvalidFeature[] = "Invalid feature specification";
+constexpr char kNodeConfig[] = "Requested node configuration is not available";
+constexpr char kInvalidMemory[] = "Memory required by task is not available";
+constexpr char kInvalidTimeLimit[] =
+    "Requested time limit is invalid (missing or exceeds some limit)";
+constexpr char kInvalidTimeMin[] =
+    "Invalid time-min specification (exceeds job's time or other limits)";
+constexpr char kInvalidArray[] = "Invalid job array specification";
+
+// Slurm's nice range (NICE_OFFSET - 3).
+constexpr int64_t kMaxNice = 2147483645;
+
+bool IsAll(std::string_view list) { return list.empty() || text::EqualsIgnoreCase(list, "ALL"); }
+
+bool InList(std::string_view list, std::string_view item) {
+  return std::ranges::any_of(text::Split(list, ','),
+                             [&](std::string_view x) { return !x.empty() && x == item; });
+}
+
+// Node indexes of a -w/-x hostlist, without repeats.
+Result<std::vector<uint32_t>> ResolveHosts(const ClusterState& state, std::string_view expr) {
+  std::vector<uint32_t> out;
+  if (expr.empty()) return out;
+  auto names = text::ExpandHostlist(expr);
+  if (!names.ok()) return InvalidArgument(kInvalidNodeName);
+  for (const std::string& name : *names) {
+    const int i = state.NodeIndex(name);
+    if (i < 0) return InvalidArgument(kInvalidNodeName);
+    if (std::ranges::find(out, static_cast<uint32_t>(i)) == out.end()) {
+      out.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  return out;
+}
+
+bool Contains(const std::vector<uint32_t>& v, uint32_t x) {
+  return std::ranges::find(v, x) != v.end();
+}
+
+// What the job becomes if it goes to one partition.
+struct Candidate {
+  v1::JobRequest request;  // with this partition's defaults
+  uint32_t time_limit = 0;
+};
+
+// Checks the job against partition `p` and fills the partition's defaults; the error is the one
+// Slurm would give for this partition.
+Result<Candidate> CheckPartition(const ClusterState& state, size_t p, const v1::JobRequest& in,
+                                 const Caller& caller, const std::vector<uint32_t>& req,
+                                 const std::vector<uint32_t>& exc,
+                                 const std::vector<NodeCapacity>& capacity,
+                                 const AdmitOptions& options) {
+  const v1::Partition& part = state.partitions[p];
+  const std::vector<uint32_t>& members = state.partition_nodes[p];
+  const bool root = caller.uid == 0;
+  if (text::EqualsIgnoreCase(part.state(), "DRAIN") ||
+      text::EqualsIgnoreCase(part.state(), "INACTIVE")) {
+    return InvalidArgument(kPartitionNotAvail);
+  }
+  if (part.root_only() && !root) return PermissionDenied(kAccessDenied);
+  if (!IsAll(part.allow_groups()) && !root && !InList(part.allow_groups(), caller.group_name)) {
+    return PermissionDenied(kGroupDenied);
+  }
+  for (uint32_t i : req) {
+    if (!Contains(members, i)) return InvalidArgument(kNodesNotInPartition);
+  }
+
+  Candidate c;
+  c.request = in;
+  v1::JobRequest& r = c.request;
+  // Nodes: enough for the tasks and, when -N is not given, for all the CPUs on the largest
+  // nodes of the partition.
+  uint32_t nodes = std::max<uint32_t>(1, r.min_nodes());
+  if (r.min_nodes() == 0) {
+    if (r.num_tasks() > 0 && r.ntasks_per_node() > 0) {
+      nodes = std::max(nodes, (r.num_tasks() + r.ntasks_per_node() - 1) / r.ntasks_per_node());
+    }
+    uint32_t largest = 0;
+    for (uint32_t i : members) {
+      if (!Contains(exc, i)) largest = std::max(largest, capacity[i].cpus);
+    }
+    if (r.num_tasks() > 0 && largest > 0) {
+      const uint64_t total = uint64_t{r.num_tasks()} * CpusPerTaskOf(r);
+      nodes = std::max<uint64_t>(nodes, (total + largest - 1) / largest);
+    }
+    if (r.max_nodes() != 0) nodes = std::min(nodes, r.max_nodes());
+  }
+  nodes = std::max(nodes, static_cast<uint32_t>(req.size()));
+  r.set_min_nodes(nodes);
+
+  // Memory default.
+  if (r.mem_per_node_mb() == 0 && r.mem_per_cpu_mb() == 0) {
+    if (part.def_mem_per_cpu_mb() > 0) {
+      r.set_mem_per_cpu_mb(part.def_mem_per_cpu_mb());
+    } else if (part.def_mem_per_node_mb() > 0) {
+      r.set_mem_per_node_mb(part.def_mem_per_node_mb());
+    }
+  }
+  if (part.max_mem_per_node_mb() > 0 && MemPerNodeOf(r) > part.max_mem_per_node_mb()) {
+    return InvalidArgument(kInvalidMemory);
+  }
+  if (part.max_mem_per_cpu_mb() > 0) {
+    const uint64_t per_cpu = r.mem_per_cpu_mb() > 0
+                                 ? r.mem_per_cpu_mb()
+                                 : (r.mem_per_node_mb() + CpusPerNodeOf(r) - 1) / CpusPerNodeOf(r);
+    if (per_cpu > part.max_mem_per_cpu_mb()) return InvalidArgument(kInvalidMemory);
+  }
+
+  // Some node of the partition must hold one node's share (the count is the scheduler's
+  // business: PartitionConfig).
+  auto need = NodeRequestOf(r);
+  if (!need.ok()) return need.status();
+  for (uint32_t i : req) {
+    if (!Fits(capacity[i], *need)) return InvalidArgument(kNodeConfig);
+  }
+  const bool any_fits = std::ranges::any_of(
+      members, [&](uint32_t i) { return !Contains(exc, i) && Fits(capacity[i], *need); });
+  if (!any_fits) return InvalidArgument(kNodeConfig);
+
+  // Time limit.
+  const uint32_t max_time = part.max_time_min() == 0 ? kUnlimited : part.max_time_min();
+  c.time_limit = r.time_limit_min() != 0
+                     ? r.time_limit_min()
+                     : (part.default_time_min() != 0 ? part.default_time_min() : max_time);
+  if (r.time_min_min() != 0 && c.time_limit != kUnlimited && r.time_min_min() > c.time_limit) {
+    return InvalidArgument(kInvalidTimeMin);
+  }
+
+  if (options.enforce_part_limits) {
+    const uint32_t max_nodes = r.max_nodes() != 0 ? r.max_nodes() : nodes;
+    const uint32_t part_max_nodes = part.max_nodes() == 0 ? kUnlimited : part.max_nodes();
+    if (nodes > members.size() || nodes > part_max_nodes || max_nodes < part.min_nodes()) {
+      return InvalidArgument(kInvalidNodeCount);
+    }
+    if (max_time != kUnlimited && c.time_limit > max_time) {
+      return InvalidArgument(kInvalidTimeLimit);
+    }
+  }
+  return c;
+}
+
+bool ParseNumber(std::string_view text, uint64_t* out) {
+  if (text.empty() || !std::ranges::all_of(text, text::IsAsciiDigit)) return false;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config) {
+  AdmitOptions options;
+  options.job_requeue_default = config.Get("JobRequeue") != "0";
+  const std::string enforce = config.Get("EnforcePartLimits");
+  options.enforce_part_limits = !enforce.empty() && !text::EqualsIgnoreCase(enforce, "NO");
+  uint64_t max_array = 0;
+  if (ParseNumber(config.Get("MaxArraySize"), &max_array) && max_array <= UINT32_MAX) {
+    options.max_array_size = static_cast<uint32_t>(max_array);
+  }
+  return options;
+}
+
+Status ValidateArraySpec(std::string_view text, uint32_t max_array_size) {
+  const Status invalid = InvalidArgument(kInvalidArray);
+  const size_t percent = text.find('%');
+  if (percent != std::string_view::npos) {
+    uint64_t throttle = 0;
+    if (!ParseNumber(text.substr(percent + 1), &throttle)) return invalid;
+    text = text.substr(0, percent);
+  }
+  if (text.empty()) return invalid;
+  for (std::string_view item : text::Split(text, ',')) {
+    uint64_t step = 1;
+    const size_t colon = item.find(':');
+    if (colon != std::string_view::npos) {
+      if (!ParseNumber(item.substr(colon + 1), &step) || step == 0) return invalid;
+      item = item.substr(0, colon);
+    }
+    const size_t dash = item.find('-');
+    uint64_t first = 0;
+    uint64_t last = 0;
+    if (dash == std::string_view::npos) {
+      if (colon != std::string_view::npos || !ParseNumber(item, &first)) return invalid;
+      last = first;
+    } else if (!ParseNumber(item.substr(0, dash), &first) ||
+               !ParseNumber(item.substr(dash + 1), &last) || last < first) {
+      return invalid;
+    }
+    if (last >= max_array_size) return invalid;
+  }
+  return Status::Ok();
+}
+
+Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
+                         const Caller& caller, int64_t now, const AdmitOptions& options) {
+  if (!request.array().empty()) {
+    GANTRY_RETURN_IF_ERROR(ValidateArraySpec(request.array(), options.max_array_size));
+    return InvalidArgument("job arrays are not supported yet");
+  }
+
+  // Partitions, in the order given, without repeats.
+  std::vector<size_t> parts;
+  if (request.partitions().empty()) {
+    const v1::Partition* def = state.DefaultPartition();
+    if (def == nullptr) return InvalidArgument(kNoDefaultPartition);
+    parts.push_back(static_cast<size_t>(def - state.partitions.data()));
+  }
+  for (const std::string& name : request.partitions()) {
+    const int p = state.PartitionIndex(name);
+    if (p < 0) return InvalidArgument(kInvalidPartition);
+    if (std::ranges::find(parts, static_cast<size_t>(p)) == parts.end()) parts.push_back(p);
+  }
+
+  const bool privileged = caller.uid == 0 || caller.is_operator;
+  if ((request.nice() < 0 && !privileged) || request.nice() > kMaxNice ||
+      request.nice() < -kMaxNice) {
+    return InvalidArgument(kInvalidNice);
+  }
+  if (request.max_nodes() != 0 && request.min_nodes() > request.max_nodes()) {
+    return InvalidArgument(kInvalidNodeCount);
+  }
+  GANTRY_ASSIGN_OR_RETURN(const std::vector<uint32_t> req,
+                          ResolveHosts(state, request.req_nodes()));
+  GANTRY_ASSIGN_OR_RETURN(const std::vector<uint32_t> exc,
+                          ResolveHosts(state, request.exc_nodes()));
+  if (request.max_nodes() != 0 && req.size() > request.max_nodes()) {
+    return InvalidArgument(kInvalidNodeCount);
+  }
+  if (std::ranges::any_of(req, [&](uint32_t i) { return Contains(exc, i); })) {
+    return InvalidArgument(kNodeConfig);
+  }
+
+  // GRES and features must at least exist somewhere before sizes matter.
+  GANTRY_ASSIGN_OR_RETURN(const NodeRequest need, NodeRequestOf(request));
+  std::vector<NodeCapacity> capacity;
+  capacity.reserve(state.nodes.size());
+  for (const v1::Node& node : state.nodes) capacity.push_back(CapacityOf(node));
+  if (!need.gres.empty() && std::ranges::none_of(capacity, [&](const NodeCapacity& c) {
+        return HasGresNames(c, need.gres);
+      })) {
+    return InvalidArgument(kInvalidGres);
+  }
+  for (const std::vector<std::string>& all : need.features.alternatives) {
+    for (const std::string& feature : all) {
+      const bool known = std::ranges::any_of(parts, [&](size_t p) {
+        return std::ranges::any_of(state.partition_nodes[p], [&](uint32_t i) {
+          return std::ranges::find(capacity[i].features, feature) != capacity[i].features.end();
+        });
+      });
+      if (!known) return InvalidArgument(kInvalidFeature);
+    }
+  }
+
+  // The first partition the job is valid for; else the first partition's error.
+  Status first_error;
+  Candidate chosen;
+  size_t chosen_part = 0;
+  bool found = false;
+  for (size_t p : parts) {
+    auto candidate = CheckPartition(state, p, request, caller, req, exc, capacity, options);
+    if (candidate.ok()) {
+      chosen = std::move(candidate).value();
+      chosen_part = p;
+      found = true;
+      break;
+    }
+    if (first_error.ok()) first_error = candidate.status();
+  }
+  if (!found) return first_error;
+
+  v1::Job job;
+  v1::JobRequest& r = *job.mutable_request();
+  r = std::move(chosen.request);
+  if (r.partitions().empty()) r.add_partitions(state.partitions[chosen_part].name());
+  if (r.name().empty()) r.set_name("sbatch");
+  job.set_user_id(caller.uid);
+  job.set_group_id(caller.gid);
+  job.set_user_name(caller.user_name);
+  job.set_group_name(caller.group_name);
+  job.set_state(static_cast<uint32_t>(model::JobBaseState::kPending));
+  job.set_state_flags(0);
+  const bool held = r.hold();
+  const bool later = r.begin_time() > now;
+  job.set_priority(held ? 0 : PriorityFromNice(r.nice()));
+  job.set_reason(held ? "JobHeldUser" : (later ? "BeginTime" : "None"));
+  job.set_batch_flag(true);
+  job.set_exit_status(-1);
+  job.set_submit_time(now);
+  job.set_eligible_time(held ? 0 : std::max(now, r.begin_time()));
+  job.set_accrue_time(held || later ? 0 : now);
+  job.set_partition(state.partitions[chosen_part].name());
+  job.set_num_cpus(static_cast<uint32_t>(std::min<uint64_t>(TotalCpusOf(r), UINT32_MAX)));
+  job.set_time_limit_min(chosen.time_limit);
+  job.set_requeue(r.requeue() == 0 ? options.job_requeue_default : r.requeue() == 1);
+  return job;
+}
+
+}  // namespace gantry::state

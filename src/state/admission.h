@@ -1,0 +1,85 @@
+// Job admission: turns what sbatch sent (v1::JobRequest) into the PENDING job record the
+// controller keeps, or refuses it with the text Slurm 22.05's slurmctld gives (sbatch prints it
+// after "sbatch: error: Batch job submission failed: ").
+//
+// Defaults filled into the record's request: partitions (the default partition, else the first
+// one), name ("sbatch"), min_nodes (from -n/--ntasks-per-node, and enough nodes of the largest
+// kind in the partition for all the CPUs: -n 1000 on 64-CPU nodes asks for 16), memory (the
+// partition's DefMemPerCPU / DefMemPerNode when neither --mem nor --mem-per-cpu is given). Left
+// as given: num_tasks, cpus_per_task, time_limit_min (the record's time_limit_min is the
+// effective one: -t, else the partition's DefaultTime, else its MaxTime), std_* patterns.
+//
+// Checks, in Slurm's terms (message = the gRPC/CLI text):
+//   unknown partition                       Invalid partition name specified
+//   no partition at all                     No partition specified or system default partition
+//   partition DRAIN or INACTIVE             Required partition not available (inactive or drain)
+//   RootOnly partition, caller not root     Access/permission denied
+//   AllowGroups without the caller's group  User's group not permitted to use this partition
+//   negative nice from a non-operator       Invalid --nice value
+//   min_nodes > max_nodes; -w more nodes
+//     than max_nodes                        Node count specification invalid
+//   bad or unknown -w/-x host names         Invalid node name specified
+//   -w nodes outside the partition          Requested nodes not in this partition
+//   bad --gres, or a GRES no node has       Invalid generic resource (gres) specification
+//   bad -C, or a feature no node has        Invalid feature specification
+//   no node could ever hold one node's
+//     share (CPUs, memory, GPUs, features)  Requested node configuration is not available
+//   --mem above MaxMemPerNode, or
+//     --mem-per-cpu above MaxMemPerCPU      Memory required by task is not available
+//   --time-min above the time limit         Invalid time-min specification (exceeds job's time
+//                                           or other limits)
+//   bad --array                             Invalid job array specification
+// As in Slurm with EnforcePartLimits=NO (its default), a job beyond a partition's limits (more
+// nodes than it has, above MaxNodes or MaxTime) is accepted and waits with the scheduler's
+// reason (PartitionConfig, PartitionNodeLimit, PartitionTimeLimit); with
+// AdmitOptions.enforce_part_limits it is refused ("Node count specification invalid",
+// "Requested time limit is invalid (missing or exceeds some limit)"). A job that is valid for
+// at least one of its partitions is accepted. Every error is InvalidArgument except
+// PermissionDenied for the access checks.
+// Job arrays are issue 4: a valid --array is refused for now ("job arrays are not supported
+// yet").
+// Pure; thread-safe.
+#ifndef GANTRY_STATE_ADMISSION_H_
+#define GANTRY_STATE_ADMISSION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "gantry/v1/job.pb.h"
+#include "spec/effective_config.h"
+#include "state/cluster_state.h"
+
+namespace gantry::state {
+
+struct Caller {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string user_name;
+  std::string group_name;
+  bool is_operator = false;
+};
+
+struct AdmitOptions {
+  bool job_requeue_default = true;   // slurm.conf JobRequeue
+  bool enforce_part_limits = false;  // slurm.conf EnforcePartLimits other than NO
+  uint32_t max_array_size = 1001;    // slurm.conf MaxArraySize
+};
+
+// The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize).
+AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config);
+
+// Turns a submit request into a PENDING job record WITHOUT an id (the caller sets job_id =
+// state.next_job_id and emits JobSubmitted): defaults filled, validated against the partitions
+// and nodes, priority (state/priority.h; 0 when held) and initial reason set (None, BeginTime,
+// JobHeldUser), submit/eligible/accrue times from `now`, exit_status -1 (not ended).
+Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
+                         const Caller& caller, int64_t now, const AdmitOptions& options);
+
+// Checks a --array value ("0-15", "1,3,5", "1-7:2", "0-15%4"): indexes below max_array_size,
+// steps and throttle positive. Error: "Invalid job array specification".
+Status ValidateArraySpec(std::string_view text, uint32_t max_array_size);
+
+}  // namespace gantry::state
+
+#endif  // GANTRY_STATE_ADMISSION_H_

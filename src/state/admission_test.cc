@@ -1,0 +1,348 @@
+#include "state/admission.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/job_state.h"
+#include "state/priority.h"
+#include "state/testing.h"
+
+namespace gantry::state {
+namespace {
+
+using namespace testing;  // NOLINT(google-build-using-namespace): the builders
+
+const Caller kAlice{1001, 1001, "alice", "alice", false};
+const Caller kRoot{0, 0, "root", "root", false};
+
+// n1..n4: 64 CPUs, 256000 MiB, gpu:8; n3 and n4 also have feature "ib".
+// batch (default, all nodes, no limits); short (n1-n2, MaxTime 60, DefaultTime 10,
+// DefMemPerCPU 2000, MaxNodes 2); drained (DRAIN); rootonly; admins (AllowGroups=admins);
+// small (MaxMemPerNode 1000, MaxMemPerCPU 100).
+ClusterState Cluster() {
+  ClusterState s;
+  std::vector<v1::Node> nodes = {MakeNode("n1"), MakeNode("n2"),
+                                 MakeNode("n3", 64, 256000, "gpu:8", "ib"),
+                                 MakeNode("n4", 64, 256000, "gpu:8", "ib")};
+  v1::Partition batch = MakePartition("batch", NodeNames(4), true);
+  v1::Partition short_part = MakePartition("short", {"n1", "n2"});
+  short_part.set_max_time_min(60);
+  short_part.set_default_time_min(10);
+  short_part.set_def_mem_per_cpu_mb(2000);
+  short_part.set_max_nodes(2);
+  v1::Partition drained = MakePartition("drained", NodeNames(4));
+  drained.set_state("DRAIN");
+  v1::Partition root_only = MakePartition("rootonly", NodeNames(4));
+  root_only.set_root_only(true);
+  v1::Partition admins = MakePartition("admins", NodeNames(4));
+  admins.set_allow_groups("wheel,admins");
+  v1::Partition small = MakePartition("small", NodeNames(4));
+  small.set_max_mem_per_node_mb(1000);
+  small.set_max_mem_per_cpu_mb(100);
+  EXPECT_TRUE(
+      Apply(&s, ConfigEvent(nodes, {batch, short_part, drained, root_only, admins, small})).ok());
+  for (const std::string& n : NodeNames(4)) EXPECT_TRUE(Apply(&s, RegisterEvent(n)).ok());
+  return s;
+}
+
+v1::JobRequest Request() {
+  v1::JobRequest r;
+  r.set_work_dir("/home/alice");
+  r.set_wrap(true);
+  return r;
+}
+
+TEST(AdmitJobTest, FillsDefaults) {
+  const ClusterState s = Cluster();
+  auto job = AdmitJob(s, Request(), kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->job_id(), 0u);
+  EXPECT_EQ(job->request().name(), "sbatch");
+  EXPECT_EQ(std::vector<std::string>(job->request().partitions().begin(),
+                                     job->request().partitions().end()),
+            std::vector<std::string>{"batch"});
+  EXPECT_EQ(job->partition(), "batch");
+  EXPECT_EQ(job->request().min_nodes(), 1u);
+  EXPECT_EQ(job->time_limit_min(), kUnlimited);    // batch has neither DefaultTime nor MaxTime
+  EXPECT_EQ(job->request().time_limit_min(), 0u);  // the request stays as given
+  EXPECT_EQ(job->state(), static_cast<uint32_t>(model::JobBaseState::kPending));
+  EXPECT_EQ(job->state_flags(), 0u);
+  EXPECT_EQ(job->reason(), "None");
+  EXPECT_EQ(job->priority(), kBasePriority);
+  EXPECT_EQ(job->user_id(), 1001u);
+  EXPECT_EQ(job->user_name(), "alice");
+  EXPECT_EQ(job->group_name(), "alice");
+  EXPECT_EQ(job->submit_time(), kNow);
+  EXPECT_EQ(job->eligible_time(), kNow);
+  EXPECT_EQ(job->accrue_time(), kNow);
+  EXPECT_EQ(job->exit_status(), -1);
+  EXPECT_TRUE(job->batch_flag());
+  EXPECT_TRUE(job->requeue());
+  EXPECT_EQ(job->num_cpus(), 1u);
+  EXPECT_EQ(job->alloc_mem_mb(), 0u);
+}
+
+TEST(AdmitJobTest, PartitionDefaults) {
+  const ClusterState s = Cluster();
+  v1::JobRequest r = Request();
+  r.add_partitions("short");
+  r.set_num_tasks(4);
+  auto job = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->time_limit_min(), 10u);              // DefaultTime
+  EXPECT_EQ(job->request().mem_per_cpu_mb(), 2000u);  // DefMemPerCPU, as MinMemoryCPU=2000M
+  EXPECT_EQ(job->num_cpus(), 4u);
+  r.set_time_limit_min(30);
+  job = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->time_limit_min(), 30u);
+}
+
+TEST(AdmitJobTest, NodeCounts) {
+  struct Case {
+    std::string name;
+    std::function<void(v1::JobRequest*)> set;
+    uint32_t min_nodes;
+  };
+  const std::vector<Case> cases = {
+      {"default", [](v1::JobRequest*) {}, 1},
+      {"-N 3", [](v1::JobRequest* r) { r->set_min_nodes(3); }, 3},
+      {"tasks per node",
+       [](v1::JobRequest* r) {
+         r->set_num_tasks(8);
+         r->set_ntasks_per_node(2);
+       },
+       4},
+      {"-n 1000 on 64-CPU nodes", [](v1::JobRequest* r) { r->set_num_tasks(1000); }, 16},
+      {"-n 100 -c 2",
+       [](v1::JobRequest* r) {
+         r->set_num_tasks(100);
+         r->set_cpus_per_task(2);
+       },
+       4},
+      {"-n 64", [](v1::JobRequest* r) { r->set_num_tasks(64); }, 1},
+      {"-w two nodes", [](v1::JobRequest* r) { r->set_req_nodes("n[1-2]"); }, 2},
+      {"-N 10 (accepted: PartitionConfig later)", [](v1::JobRequest* r) { r->set_min_nodes(10); },
+       10},
+  };
+  const ClusterState s = Cluster();
+  for (const Case& c : cases) {
+    v1::JobRequest r = Request();
+    c.set(&r);
+    auto job = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+    ASSERT_TRUE(job.ok()) << c.name << ": " << job.status().ToString();
+    EXPECT_EQ(job->request().min_nodes(), c.min_nodes) << c.name;
+  }
+}
+
+TEST(AdmitJobTest, HoldBeginRequeueNice) {
+  const ClusterState s = Cluster();
+  v1::JobRequest r = Request();
+  r.set_hold(true);
+  auto held = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(held->priority(), 0u);
+  EXPECT_EQ(held->reason(), "JobHeldUser");
+  EXPECT_EQ(held->eligible_time(), 0);
+  EXPECT_EQ(held->accrue_time(), 0);
+
+  r = Request();
+  r.set_begin_time(kNow + 3600);
+  auto later = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->reason(), "BeginTime");
+  EXPECT_EQ(later->eligible_time(), kNow + 3600);
+  EXPECT_EQ(later->accrue_time(), 0);
+
+  r = Request();
+  r.set_requeue(2);
+  EXPECT_FALSE(AdmitJob(s, r, kAlice, kNow, AdmitOptions{})->requeue());
+  r.set_requeue(0);
+  EXPECT_FALSE(AdmitJob(s, r, kAlice, kNow, AdmitOptions{.job_requeue_default = false})->requeue());
+  r.set_requeue(1);
+  EXPECT_TRUE(AdmitJob(s, r, kAlice, kNow, AdmitOptions{.job_requeue_default = false})->requeue());
+
+  r = Request();
+  r.set_nice(50);
+  EXPECT_EQ(AdmitJob(s, r, kAlice, kNow, AdmitOptions{})->priority(), kBasePriority - 50);
+  r.set_nice(-50);
+  EXPECT_EQ(AdmitJob(s, r, kRoot, kNow, AdmitOptions{})->priority(), kBasePriority + 50);
+}
+
+TEST(AdmitJobTest, FirstValidPartitionWins) {
+  const ClusterState s = Cluster();
+  v1::JobRequest r = Request();
+  r.add_partitions("drained");
+  r.add_partitions("short");
+  auto job = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->partition(), "short");
+  EXPECT_EQ(job->request().partitions_size(), 2);
+}
+
+TEST(AdmitJobTest, PartitionLimitsOnlyWhenEnforced) {
+  const ClusterState s = Cluster();
+  v1::JobRequest over_time = Request();
+  over_time.add_partitions("short");
+  over_time.set_time_limit_min(120);
+  v1::JobRequest over_nodes = Request();
+  over_nodes.set_min_nodes(10);
+  v1::JobRequest over_max_nodes = Request();
+  over_max_nodes.add_partitions("short");
+  over_max_nodes.set_min_nodes(2);
+  over_max_nodes.set_max_nodes(3);
+  for (const v1::JobRequest& r : {over_time, over_nodes}) {
+    EXPECT_TRUE(AdmitJob(s, r, kAlice, kNow, AdmitOptions{}).ok());
+  }
+  const AdmitOptions enforce{.enforce_part_limits = true};
+  EXPECT_EQ(AdmitJob(s, over_time, kAlice, kNow, enforce).status().message(),
+            "Requested time limit is invalid (missing or exceeds some limit)");
+  EXPECT_EQ(AdmitJob(s, over_nodes, kAlice, kNow, enforce).status().message(),
+            "Node count specification invalid");
+  EXPECT_TRUE(AdmitJob(s, over_max_nodes, kAlice, kNow, enforce).ok());
+}
+
+TEST(AdmitJobTest, Errors) {
+  struct Case {
+    std::string name;
+    std::function<void(v1::JobRequest*)> set;
+    std::string message;
+    Caller caller = kAlice;
+    StatusCode code = StatusCode::kInvalidArgument;
+  };
+  const std::vector<Case> cases = {
+      {"unknown partition", [](v1::JobRequest* r) { r->add_partitions("nosuchpart"); },
+       "Invalid partition name specified"},
+      {"one unknown partition of two",
+       [](v1::JobRequest* r) {
+         r->add_partitions("batch");
+         r->add_partitions("nosuchpart");
+       },
+       "Invalid partition name specified"},
+      {"drained partition", [](v1::JobRequest* r) { r->add_partitions("drained"); },
+       "Required partition not available (inactive or drain)"},
+      {"root-only partition", [](v1::JobRequest* r) { r->add_partitions("rootonly"); },
+       "Access/permission denied", kAlice, StatusCode::kPermissionDenied},
+      {"group not allowed", [](v1::JobRequest* r) { r->add_partitions("admins"); },
+       "User's group not permitted to use this partition", kAlice, StatusCode::kPermissionDenied},
+      {"negative nice", [](v1::JobRequest* r) { r->set_nice(-5); }, "Invalid --nice value"},
+      {"min above max",
+       [](v1::JobRequest* r) {
+         r->set_min_nodes(3);
+         r->set_max_nodes(2);
+       },
+       "Node count specification invalid"},
+      {"more -w nodes than max",
+       [](v1::JobRequest* r) {
+         r->set_req_nodes("n[1-3]");
+         r->set_max_nodes(2);
+       },
+       "Node count specification invalid"},
+      {"bad hostlist", [](v1::JobRequest* r) { r->set_req_nodes("n[1-"); },
+       "Invalid node name specified"},
+      {"unknown -w node", [](v1::JobRequest* r) { r->set_req_nodes("n9"); },
+       "Invalid node name specified"},
+      {"unknown -x node", [](v1::JobRequest* r) { r->set_exc_nodes("n9"); },
+       "Invalid node name specified"},
+      {"-w outside partition",
+       [](v1::JobRequest* r) {
+         r->add_partitions("short");
+         r->set_req_nodes("n3");
+       },
+       "Requested nodes not in this partition"},
+      {"-w and -x the same node",
+       [](v1::JobRequest* r) {
+         r->set_req_nodes("n1");
+         r->set_exc_nodes("n1");
+       },
+       "Requested node configuration is not available"},
+      {"every node excluded", [](v1::JobRequest* r) { r->set_exc_nodes("n[1-4]"); },
+       "Requested node configuration is not available"},
+      {"unknown gres", [](v1::JobRequest* r) { r->set_gres("tpu:1"); },
+       "Invalid generic resource (gres) specification"},
+      {"malformed gres", [](v1::JobRequest* r) { r->set_gres("gpu::2"); },
+       "Invalid generic resource (gres) specification"},
+      {"too many gpus", [](v1::JobRequest* r) { r->set_gres("gpu:9"); },
+       "Requested node configuration is not available"},
+      {"unknown feature", [](v1::JobRequest* r) { r->set_features("nosuchfeature"); },
+       "Invalid feature specification"},
+      {"malformed feature", [](v1::JobRequest* r) { r->set_features("ib&"); },
+       "Invalid feature specification"},
+      {"feature outside partition",
+       [](v1::JobRequest* r) {
+         r->add_partitions("short");
+         r->set_features("ib");
+       },
+       "Invalid feature specification"},
+      {"huge memory", [](v1::JobRequest* r) { r->set_mem_per_node_mb(999999999); },
+       "Requested node configuration is not available"},
+      {"too many cpus per task", [](v1::JobRequest* r) { r->set_cpus_per_task(65); },
+       "Requested node configuration is not available"},
+      {"above MaxMemPerNode",
+       [](v1::JobRequest* r) {
+         r->add_partitions("small");
+         r->set_mem_per_node_mb(2000);
+       },
+       "Memory required by task is not available"},
+      {"above MaxMemPerCPU",
+       [](v1::JobRequest* r) {
+         r->add_partitions("small");
+         r->set_mem_per_cpu_mb(200);
+       },
+       "Memory required by task is not available"},
+      {"time-min above time",
+       [](v1::JobRequest* r) {
+         r->set_time_limit_min(60);
+         r->set_time_min_min(100);
+       },
+       "Invalid time-min specification (exceeds job's time or other limits)"},
+      {"array too large", [](v1::JobRequest* r) { r->set_array("0-5000"); },
+       "Invalid job array specification"},
+      {"array malformed", [](v1::JobRequest* r) { r->set_array("3-1"); },
+       "Invalid job array specification"},
+      {"valid array (issue 4)", [](v1::JobRequest* r) { r->set_array("1-3%2"); },
+       "job arrays are not supported yet"},
+  };
+  const ClusterState s = Cluster();
+  for (const Case& c : cases) {
+    v1::JobRequest r = Request();
+    c.set(&r);
+    auto job = AdmitJob(s, r, c.caller, kNow, AdmitOptions{});
+    ASSERT_FALSE(job.ok()) << c.name;
+    EXPECT_EQ(job.status().message(), c.message) << c.name;
+    EXPECT_EQ(job.status().code(), c.code) << c.name;
+  }
+}
+
+TEST(AdmitJobTest, RootPassesAccessChecks) {
+  const ClusterState s = Cluster();
+  for (const char* part : {"rootonly", "admins"}) {
+    v1::JobRequest r = Request();
+    r.add_partitions(part);
+    EXPECT_TRUE(AdmitJob(s, r, kRoot, kNow, AdmitOptions{}).ok()) << part;
+  }
+  v1::JobRequest r = Request();
+  r.add_partitions("admins");
+  EXPECT_TRUE(AdmitJob(s, r, Caller{1002, 50, "bob", "admins"}, kNow, AdmitOptions{}).ok());
+}
+
+TEST(AdmitJobTest, NoPartitionAtAll) {
+  auto job = AdmitJob(ClusterState{}, Request(), kAlice, kNow, AdmitOptions{});
+  EXPECT_EQ(job.status().message(), "No partition specified or system default partition");
+}
+
+TEST(ValidateArraySpecTest, Forms) {
+  for (const char* ok : {"0-15", "1,3,5,7", "1-7:2", "0-15%4", "1-3,5,7-9:2%3", "1000"}) {
+    EXPECT_TRUE(ValidateArraySpec(ok, 1001).ok()) << ok;
+  }
+  for (const char* bad :
+       {"", "1001", "-1", "a", "1-", "5-3", "1-7:0", "1:2", "0-3%", "1,,2", "%4"}) {
+    EXPECT_FALSE(ValidateArraySpec(bad, 1001).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace gantry::state

@@ -1,0 +1,652 @@
+// Apply: one event at a time. Every handler first checks everything that can fail, then changes
+// the state; nothing fails after the first change, so an error leaves the state as it was.
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/job_state.h"
+#include "model/node_state.h"
+#include "state/cluster_state.h"
+#include "state/priority.h"
+#include "state/records.h"
+#include "state/resources.h"
+#include "text/gres.h"
+
+namespace gantry::state {
+namespace {
+
+using model::JobBaseState;
+using model::JobFlag;
+using model::NodeBaseState;
+using model::NodeFlag;
+
+constexpr char kNotResponding[] = "Not responding";
+constexpr char kHeldUser[] = "JobHeldUser";
+constexpr char kHeldAdmin[] = "JobHeldAdmin";
+
+Status UnknownJob(uint32_t id) { return NotFound("unknown job " + std::to_string(id)); }
+Status UnknownNode(std::string_view name) {
+  return NotFound("unknown node \"" + std::string(name) + "\"");
+}
+
+v1::Job* MutableJob(ClusterState* s, uint32_t id) {
+  const auto it = s->jobs.find(id);
+  return it == s->jobs.end() ? nullptr : &it->second;
+}
+
+// Keeps the pending index right around a change of a job's state, priority or submit time.
+void Unindex(ClusterState* s, const v1::Job& job) {
+  if (IsPendingJob(job)) s->pending.erase(PendingKeyOf(job));
+}
+void Index(ClusterState* s, const v1::Job& job) {
+  if (IsPendingJob(job)) s->pending.insert(PendingKeyOf(job));
+}
+
+std::string JobName(uint32_t id) { return "job " + std::to_string(id); }
+
+// Node indexes of `names`, or an error for the first unknown or repeated one.
+Result<std::vector<uint32_t>> NodeIndexes(
+    const ClusterState& s, const google::protobuf::RepeatedPtrField<std::string>& names) {
+  std::vector<uint32_t> out;
+  out.reserve(names.size());
+  for (const std::string& name : names) {
+    const int i = s.NodeIndex(name);
+    if (i < 0) return UnknownNode(name);
+    if (std::ranges::find(out, static_cast<uint32_t>(i)) != out.end()) {
+      return InvalidArgument("node \"" + name + "\" is listed twice");
+    }
+    out.push_back(static_cast<uint32_t>(i));
+  }
+  return out;
+}
+
+// How a job's CPUs or memory spread over its nodes: each node's whole capacity when the total is
+// exactly the sum (whole-node allocation), else an even split (a per-node request).
+std::vector<uint64_t> Shares(uint64_t total, const std::vector<uint64_t>& capacity) {
+  std::vector<uint64_t> out(capacity.size(), 0);
+  if (capacity.empty()) return out;
+  uint64_t sum = 0;
+  for (uint64_t c : capacity) sum += c;
+  if (sum == total) return capacity;
+  const uint64_t n = capacity.size();
+  for (size_t i = 0; i < out.size(); ++i) out[i] = total / n + (i < total % n ? 1 : 0);
+  return out;
+}
+
+struct NodeShares {
+  std::vector<uint32_t> nodes;  // indexes
+  std::vector<uint64_t> cpus;
+  std::vector<uint64_t> mem;
+};
+
+// The per-node shares of a job on its nodes (nodes no longer configured are left out).
+NodeShares SharesOf(const ClusterState& s, const v1::Job& job) {
+  NodeShares out;
+  std::vector<uint64_t> cpu_cap, mem_cap;
+  for (const std::string& name : job.nodes()) {
+    const int i = s.NodeIndex(name);
+    if (i < 0) continue;
+    out.nodes.push_back(static_cast<uint32_t>(i));
+    cpu_cap.push_back(s.nodes[i].cpus());
+    mem_cap.push_back(s.nodes[i].real_memory_mb());
+  }
+  out.cpus = Shares(job.num_cpus(), cpu_cap);
+  out.mem = Shares(job.alloc_mem_mb(), mem_cap);
+  return out;
+}
+
+// Adds the per-node GRES of a job request ("gpu:4", "gres:gpu:b200:2") to `sum`.
+void AddGres(const std::string& request, std::vector<text::GresSpec>* sum) {
+  if (request.empty()) return;
+  auto gres = text::ParseGres(request, text::GresSyntax::kJobRequest);
+  if (!gres.ok()) return;
+  for (const text::GresSpec& g : *gres) {
+    auto same = std::ranges::find_if(
+        *sum, [&](const text::GresSpec& x) { return x.name == g.name && x.type == g.type; });
+    if (same == sum->end()) {
+      sum->push_back(g);
+    } else {
+      same->count += g.count;
+    }
+  }
+}
+
+// Recomputes a node's base state and COMPLETING flag from the jobs it holds: ALLOCATED while a
+// job runs (or is suspended) there, else IDLE; COMPLETING while a job still has to release it.
+// DOWN, UNKNOWN and FUTURE nodes keep their base state.
+// Also sums the GRES its running jobs asked for per node into alloc_gres ("gpu:4").
+void RefreshNode(ClusterState* s, v1::Node* node) {
+  bool active = false;
+  bool completing = false;
+  std::vector<text::GresSpec> gres;
+  for (uint32_t id : node->job_ids()) {
+    if (const v1::Job* job = s->FindJob(id)) {
+      if (model::IsActive(JobStateOf(*job).base)) {
+        active = true;
+        AddGres(job->request().gres(), &gres);
+      }
+    }
+    const auto it = s->completing.find(id);
+    if (it != s->completing.end() && it->second.contains(node->name())) completing = true;
+  }
+  model::NodeState state = NodeStateOf(*node);
+  if (completing) {
+    state.Set(NodeFlag::kCompleting);
+  } else {
+    state.Clear(NodeFlag::kCompleting);
+  }
+  if (state.base != NodeBaseState::kDown && state.base != NodeBaseState::kUnknown &&
+      state.base != NodeBaseState::kFuture) {
+    state.base = active ? NodeBaseState::kAllocated : NodeBaseState::kIdle;
+  }
+  if (node->job_ids().empty()) {
+    node->set_alloc_cpus(0);
+    node->set_alloc_mem_mb(0);
+  }
+  node->set_alloc_gres(text::FormatGres(gres));
+  SetNodeState(node, state);
+}
+
+void RemoveJobId(v1::Node* node, uint32_t id) {
+  auto* ids = node->mutable_job_ids();
+  for (int i = 0; i < ids->size(); ++i) {
+    if (ids->Get(i) == id) {
+      ids->erase(ids->begin() + i);
+      return;
+    }
+  }
+}
+
+// Gives back a running job's CPUs and memory on its nodes.
+void ReleaseResources(ClusterState* s, const v1::Job& job) {
+  const NodeShares shares = SharesOf(*s, job);
+  for (size_t k = 0; k < shares.nodes.size(); ++k) {
+    v1::Node& node = s->nodes[shares.nodes[k]];
+    node.set_alloc_cpus(static_cast<uint32_t>(
+        node.alloc_cpus() > shares.cpus[k] ? node.alloc_cpus() - shares.cpus[k] : 0));
+    node.set_alloc_mem_mb(node.alloc_mem_mb() > shares.mem[k] ? node.alloc_mem_mb() - shares.mem[k]
+                                                              : 0);
+  }
+}
+
+// A job leaves its nodes (end or requeue): resources back, and every node it ran on must
+// release it (epilog) before the job and the nodes lose COMPLETING.
+void StartCompleting(ClusterState* s, v1::Job* job) {
+  ReleaseResources(s, *job);
+  if (job->nodes().empty()) return;
+  std::set<std::string>& waiting = s->completing[job->job_id()];
+  for (const std::string& name : job->nodes()) waiting.insert(name);
+  for (const std::string& name : job->nodes()) {
+    const int i = s->NodeIndex(name);
+    if (i >= 0) RefreshNode(s, &s->nodes[i]);
+  }
+}
+
+void SetReason(v1::Node* node, const std::string& reason, int64_t time, uint32_t uid) {
+  node->set_reason(reason);
+  node->set_reason_time(time);
+  node->set_reason_uid(uid);
+}
+
+void ClearReason(v1::Node* node) {
+  node->clear_reason();
+  node->set_reason_time(0);
+  node->set_reason_uid(0);
+}
+
+// --- jobs -----------------------------------------------------------------------------------
+
+Status ApplyJobSubmitted(ClusterState* s, const v1::JobSubmitted& e) {
+  const v1::Job& job = e.job();
+  const uint32_t id = job.job_id();
+  if (id == 0) return InvalidArgument("JobSubmitted: job id 0 is not valid");
+  if (s->jobs.contains(id)) return AlreadyExists("Duplicate job id: " + std::to_string(id));
+  if (!IsPendingJob(job)) {
+    return InvalidArgument("JobSubmitted: " + JobName(id) + " must be PENDING, not " +
+                           std::string(model::JobStateName(JobStateOf(job))));
+  }
+  if (JobStateOf(job).Has(JobFlag::kCompleting) || !job.nodes().empty()) {
+    return InvalidArgument("JobSubmitted: " + JobName(id) + " cannot hold nodes");
+  }
+  const v1::Job& stored = s->jobs.emplace(id, job).first->second;
+  s->next_job_id = static_cast<uint32_t>(
+      std::min<uint64_t>(std::max<uint64_t>(s->next_job_id, uint64_t{id} + 1), UINT32_MAX));
+  Index(s, stored);
+  return Status::Ok();
+}
+
+Status ApplyJobStarted(ClusterState* s, const v1::JobStarted& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  const model::JobState current = JobStateOf(*job);
+  if (current.base != JobBaseState::kPending) {
+    GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(current.base, JobBaseState::kRunning));
+    return FailedPrecondition(JobName(e.job_id()) + " is " +
+                              std::string(model::JobBaseStateName(current.base)) +
+                              ": only a pending job can start");
+  }
+  if (current.Has(JobFlag::kCompleting)) {
+    return FailedPrecondition(JobName(e.job_id()) + " is still completing on its previous nodes");
+  }
+  if (e.nodes().empty())
+    return InvalidArgument("JobStarted: " + JobName(e.job_id()) + " has no nodes");
+  GANTRY_ASSIGN_OR_RETURN(const std::vector<uint32_t> indexes, NodeIndexes(*s, e.nodes()));
+
+  Unindex(s, *job);
+  model::JobState state = current;
+  state.base = JobBaseState::kRunning;
+  state.Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold).Clear(JobFlag::kSpecialExit);
+  state.Set(JobFlag::kConfiguring);
+  SetJobState(job, state);
+  const uint32_t limit = e.time_limit_min() != 0 ? e.time_limit_min() : job->time_limit_min();
+  job->set_time_limit_min(limit);
+  job->set_start_time(time);
+  job->set_end_time(limit == kUnlimited || limit == 0 ? 0 : time + int64_t{limit} * 60);
+  if (!e.partition().empty()) job->set_partition(e.partition());
+  *job->mutable_nodes() = e.nodes();
+  job->set_num_cpus(e.num_cpus());
+  job->set_alloc_mem_mb(e.alloc_mem_mb());
+  job->set_agent_epoch(e.epoch());
+  job->set_reason("None");
+  job->clear_state_desc();
+  job->set_last_sched_eval(time);
+  if (job->eligible_time() == 0) job->set_eligible_time(time);
+  if (job->accrue_time() == 0) job->set_accrue_time(time);
+
+  const NodeShares shares = SharesOf(*s, *job);
+  for (size_t k = 0; k < shares.nodes.size(); ++k) {
+    v1::Node& node = s->nodes[shares.nodes[k]];
+    node.add_job_ids(job->job_id());
+    node.set_last_busy_time(time);
+    node.set_alloc_cpus(static_cast<uint32_t>(node.alloc_cpus() + shares.cpus[k]));
+    node.set_alloc_mem_mb(node.alloc_mem_mb() + shares.mem[k]);
+  }
+  for (uint32_t i : indexes) RefreshNode(s, &s->nodes[i]);
+  return Status::Ok();
+}
+
+Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  if (e.state() >= static_cast<uint32_t>(model::kJobBaseStateCount)) {
+    return InvalidArgument("JobEnded: invalid job state " + std::to_string(e.state()));
+  }
+  const auto to = static_cast<JobBaseState>(e.state());
+  if (!model::IsFinished(to)) {
+    return InvalidArgument("JobEnded: " + std::string(model::JobBaseStateName(to)) +
+                           " is not a final job state");
+  }
+  const model::JobState current = JobStateOf(*job);
+  GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(current.base, to));
+
+  Unindex(s, *job);
+  model::JobState state = current;
+  state.base = to;
+  state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);
+  SetJobState(job, state);
+  // Nodes see the job finished, so they turn COMPLETING rather than staying ALLOCATED.
+  if (model::IsActive(current.base)) StartCompleting(s, job);
+  if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
+  SetJobState(job, state);
+  job->set_end_time(time);
+  job->set_exit_status(e.exit_status());
+  job->set_reason(e.reason().empty() ? "None" : e.reason());
+  if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
+  return Status::Ok();
+}
+
+Status ApplyJobNodeReleased(ClusterState* s, const v1::JobNodeReleased& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  const auto waiting = s->completing.find(e.job_id());
+  if (waiting == s->completing.end() || !waiting->second.contains(e.node())) {
+    return FailedPrecondition(JobName(e.job_id()) + " is not completing on node \"" + e.node() +
+                              "\"");
+  }
+  const int i = s->NodeIndex(e.node());
+  if (i < 0) return UnknownNode(e.node());
+
+  v1::Node& node = s->nodes[i];
+  waiting->second.erase(e.node());
+  RemoveJobId(&node, e.job_id());
+  node.set_last_busy_time(time);
+  if (e.epilog_failed()) {
+    SetNodeState(&node, NodeStateOf(node).Set(NodeFlag::kDrain));
+    SetReason(&node, e.message().empty() ? "Epilog error" : e.message(), time, 0);
+  }
+  if (waiting->second.empty()) {
+    s->completing.erase(waiting);
+    SetJobState(job, JobStateOf(*job).Clear(JobFlag::kCompleting));
+  }
+  RefreshNode(s, &node);
+  return Status::Ok();
+}
+
+Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  const model::JobState current = JobStateOf(*job);
+  GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(current.base, JobBaseState::kPending));
+
+  model::JobState state = current;
+  state.base = JobBaseState::kPending;
+  state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);
+  state.Clear(JobFlag::kCompleting);
+  SetJobState(job, state);
+  if (model::IsActive(current.base)) StartCompleting(s, job);
+  if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
+  if (e.hold()) state.Set(JobFlag::kRequeueHold);
+  SetJobState(job, state);
+  job->set_restarts(job->restarts() + 1);
+  job->set_submit_time(time);
+  job->set_start_time(0);
+  job->set_end_time(0);
+  job->set_suspend_time(0);
+  job->set_pre_suspend_secs(0);
+  job->set_exit_status(-1);
+  job->clear_nodes();
+  job->set_num_cpus(
+      static_cast<uint32_t>(std::min<uint64_t>(TotalCpusOf(job->request()), UINT32_MAX)));
+  job->set_alloc_mem_mb(0);
+  job->clear_end_cause();
+  job->set_state_desc(e.state_desc());
+  if (e.hold()) {
+    job->set_priority(0);
+    const std::string reason = e.reason().empty() ? kHeldAdmin : e.reason();
+    job->set_held_by_admin(reason != kHeldUser);
+    job->set_reason(reason);
+    job->set_eligible_time(0);
+    job->set_accrue_time(0);
+  } else if (job->priority() == 0) {
+    // Held while it ran: it stays held.
+    job->set_reason(job->held_by_admin() ? kHeldAdmin : kHeldUser);
+  } else {
+    job->set_reason(e.reason().empty() ? "None" : e.reason());
+    job->set_eligible_time(time);
+    job->set_accrue_time(time);
+  }
+  Index(s, *job);
+  return Status::Ok();
+}
+
+Status ApplyJobHoldChanged(ClusterState* s, const v1::JobHoldChanged& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  if (model::IsFinished(JobStateOf(*job).base)) {
+    return FailedPrecondition("Job/step already completing or completed");
+  }
+  Unindex(s, *job);
+  if (e.held()) {
+    job->set_priority(0);
+    job->set_held_by_admin(e.by_admin());
+    job->set_reason(e.by_admin() ? kHeldAdmin : kHeldUser);
+  } else {
+    if (job->priority() == 0) job->set_priority(PriorityFromNice(job->request().nice()));
+    if (job->reason() == kHeldUser || job->reason() == kHeldAdmin) job->set_reason("None");
+    job->set_held_by_admin(false);
+    job->clear_state_desc();
+    SetJobState(job, JobStateOf(*job).Clear(JobFlag::kRequeueHold));
+    if (IsPendingJob(*job)) {
+      if (job->eligible_time() == 0) {
+        job->set_eligible_time(std::max(time, job->request().begin_time()));
+      }
+      if (job->accrue_time() == 0) job->set_accrue_time(time);
+    }
+  }
+  Index(s, *job);
+  return Status::Ok();
+}
+
+Status ApplyJobUpdated(ClusterState* s, const v1::JobUpdated& e) {
+  const uint32_t id = e.job_id() != 0 ? e.job_id() : e.job().job_id();
+  v1::Job* job = MutableJob(s, id);
+  if (job == nullptr) return UnknownJob(id);
+  if (e.job().job_id() != 0 && e.job().job_id() != id) {
+    return InvalidArgument("JobUpdated: record of job " + std::to_string(e.job().job_id()) +
+                           " given for " + JobName(id));
+  }
+  const model::JobState old_state = JobStateOf(*job);
+  const model::JobState new_state = JobStateOf(e.job());
+  if (new_state.base != old_state.base) {
+    if (e.job().state() >= static_cast<uint32_t>(model::kJobBaseStateCount)) {
+      return InvalidArgument("JobUpdated: invalid job state " + std::to_string(e.job().state()));
+    }
+    GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(old_state.base, new_state.base));
+    return InvalidArgument("JobUpdated cannot change " + JobName(id) + " from " +
+                           std::string(model::JobBaseStateName(old_state.base)) + " to " +
+                           std::string(model::JobBaseStateName(new_state.base)) +
+                           " (use JobStarted, JobEnded or JobRequeued)");
+  }
+  if (!std::ranges::equal(job->nodes(), e.job().nodes())) {
+    return InvalidArgument("JobUpdated cannot change the nodes of " + JobName(id));
+  }
+  Unindex(s, *job);
+  *job = e.job();
+  job->set_job_id(id);
+  // COMPLETING follows the `completing` table, not the record.
+  model::JobState state = JobStateOf(*job);
+  if (s->completing.contains(id)) {
+    state.Set(JobFlag::kCompleting);
+  } else {
+    state.Clear(JobFlag::kCompleting);
+  }
+  SetJobState(job, state);
+  Index(s, *job);
+  return Status::Ok();
+}
+
+Status ApplyJobPriorityChanged(ClusterState* s, const v1::JobPriorityChanged& e) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  Unindex(s, *job);
+  job->set_priority(e.priority());
+  if (!e.reason().empty()) job->set_reason(e.reason());
+  Index(s, *job);
+  return Status::Ok();
+}
+
+// --- nodes ----------------------------------------------------------------------------------
+
+// Brings a DOWN or UNKNOWN node back: IDLE (ALLOCATED with running jobs); the reason goes unless
+// the node stays drained or failed.
+void ReturnToService(ClusterState* s, v1::Node* node) {
+  model::NodeState state = NodeStateOf(*node);
+  state.base = NodeBaseState::kIdle;
+  SetNodeState(node, state);
+  if (!state.Has(NodeFlag::kDrain) && !state.Has(NodeFlag::kFail)) ClearReason(node);
+  RefreshNode(s, node);
+}
+
+Status ApplyNodeRegistered(ClusterState* s, const v1::NodeRegistered& e, int64_t time) {
+  const int i = s->NodeIndex(e.node());
+  if (i < 0) return UnknownNode(e.node());
+  v1::Node& node = s->nodes[i];
+  node.set_address(e.address());
+  node.set_hostname(e.hostname());
+  node.set_boot_time(e.boot_time());
+  node.set_version(e.version());
+  node.set_os(e.os());
+  node.set_last_heartbeat(time);
+  model::NodeState state = NodeStateOf(node);
+  state.Clear(NodeFlag::kNoRespond);
+  SetNodeState(&node, state);
+  if (state.base == NodeBaseState::kUnknown) {
+    ReturnToService(s, &node);
+  } else if (state.base == NodeBaseState::kDown) {
+    const bool back =
+        s->return_to_service == 2 || (s->return_to_service == 1 && node.reason() == kNotResponding);
+    if (back) ReturnToService(s, &node);
+  }
+  return Status::Ok();
+}
+
+Status ApplyNodeStateChanged(ClusterState* s, const v1::NodeStateChanged& e, int64_t time) {
+  auto op = model::ParseNodeUpdateState(e.op());
+  if (!op.ok()) return op.status();
+  using Op = model::NodeUpdateState;
+  switch (*op) {
+    case Op::kDrain:
+    case Op::kFail:
+    case Op::kResume:
+    case Op::kUndrain:
+    case Op::kDown:
+    case Op::kIdle:
+      break;
+    default:
+      return InvalidArgument("node state " + std::string(model::NodeUpdateStateName(*op)) +
+                             " is not supported (use DRAIN, FAIL, RESUME, UNDRAIN, DOWN or IDLE)");
+  }
+  if (e.nodes().empty()) return InvalidArgument("NodeStateChanged names no nodes");
+  GANTRY_ASSIGN_OR_RETURN(const std::vector<uint32_t> indexes, NodeIndexes(*s, e.nodes()));
+
+  for (uint32_t i : indexes) {
+    v1::Node& node = s->nodes[i];
+    model::NodeState state = NodeStateOf(node);
+    switch (*op) {
+      case Op::kDrain:
+        SetNodeState(&node, state.Set(NodeFlag::kDrain));
+        SetReason(&node, e.reason(), time, e.reason_uid());
+        break;
+      case Op::kFail:
+        SetNodeState(&node, state.Set(NodeFlag::kFail));
+        SetReason(&node, e.reason(), time, e.reason_uid());
+        break;
+      case Op::kDown:
+        state.base = NodeBaseState::kDown;
+        SetNodeState(&node, state);
+        SetReason(&node, e.reason(), time, e.reason_uid());
+        break;
+      case Op::kUndrain:
+        SetNodeState(&node, state.Clear(NodeFlag::kDrain));
+        if (state.base != NodeBaseState::kDown && !state.Has(NodeFlag::kFail)) ClearReason(&node);
+        break;
+      case Op::kResume:
+      case Op::kIdle:
+        state.Clear(NodeFlag::kDrain).Clear(NodeFlag::kFail);
+        SetNodeState(&node, state);
+        if (state.base == NodeBaseState::kDown || state.base == NodeBaseState::kUnknown) {
+          ReturnToService(s, &node);
+        } else {
+          ClearReason(&node);
+          RefreshNode(s, &node);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+Status ApplyNodeLost(ClusterState* s, const v1::NodeLost& e, int64_t time) {
+  const int i = s->NodeIndex(e.node());
+  if (i < 0) return UnknownNode(e.node());
+  v1::Node& node = s->nodes[i];
+  model::NodeState state = NodeStateOf(node);
+  state.base = NodeBaseState::kDown;
+  state.Set(NodeFlag::kNoRespond);
+  SetNodeState(&node, state);
+  // Slurm keeps an administrator's reason; "Not responding" only replaces itself.
+  if (node.reason().empty() || node.reason().starts_with(kNotResponding)) {
+    SetReason(&node, e.reason().empty() ? kNotResponding : e.reason(), time, 0);
+  }
+  return Status::Ok();
+}
+
+// --- configuration --------------------------------------------------------------------------
+
+void CopyDefinition(const v1::Node& def, v1::Node* node) {
+  node->set_pool(def.pool());
+  node->set_cpus(def.cpus());
+  node->set_real_memory_mb(def.real_memory_mb());
+  node->set_gres(def.gres());
+  node->set_features(def.features());
+}
+
+Status ApplyConfigLoaded(ClusterState* s, const v1::ConfigLoaded& e) {
+  std::set<std::string_view> names;
+  for (const v1::Node& def : e.nodes()) {
+    if (def.name().empty()) return InvalidArgument("ConfigLoaded: a node has no name");
+    if (!names.insert(def.name()).second) {
+      return InvalidArgument("ConfigLoaded: node \"" + def.name() + "\" is defined twice");
+    }
+  }
+  std::set<std::string_view> partition_names;
+  for (const v1::Partition& p : e.partitions()) {
+    if (!partition_names.insert(p.name()).second) {
+      return InvalidArgument("ConfigLoaded: partition \"" + p.name() + "\" is defined twice");
+    }
+  }
+  for (const v1::Node& node : s->nodes) {
+    if (!names.contains(node.name()) && !node.job_ids().empty()) {
+      return FailedPrecondition("ConfigLoaded: node \"" + node.name() +
+                                "\" cannot be removed while it has jobs");
+    }
+  }
+
+  std::vector<v1::Node> nodes;
+  nodes.reserve(e.nodes().size());
+  for (const v1::Node& def : e.nodes()) {
+    const int old = s->NodeIndex(def.name());
+    if (old >= 0) {
+      nodes.push_back(std::move(s->nodes[old]));
+      CopyDefinition(def, &nodes.back());
+    } else {
+      v1::Node node;
+      node.set_name(def.name());
+      CopyDefinition(def, &node);
+      SetNodeState(&node, model::NodeState{NodeBaseState::kUnknown,
+                                           static_cast<uint32_t>(NodeFlag::kNoRespond)});
+      nodes.push_back(std::move(node));
+    }
+    nodes.back().clear_partitions();
+  }
+  s->nodes = std::move(nodes);
+  s->partitions.assign(e.partitions().begin(), e.partitions().end());
+  RebuildIndexes(s);
+  for (size_t p = 0; p < s->partitions.size(); ++p) {
+    for (uint32_t i : s->partition_nodes[p]) s->nodes[i].add_partitions(s->partitions[p].name());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Apply(ClusterState* state, const v1::Event& event) {
+  const int64_t t = event.time();
+  switch (event.change_case()) {
+    case v1::Event::kJobSubmitted:
+      return ApplyJobSubmitted(state, event.job_submitted());
+    case v1::Event::kJobStarted:
+      return ApplyJobStarted(state, event.job_started(), t);
+    case v1::Event::kJobEnded:
+      return ApplyJobEnded(state, event.job_ended(), t);
+    case v1::Event::kJobRequeued:
+      return ApplyJobRequeued(state, event.job_requeued(), t);
+    case v1::Event::kJobHoldChanged:
+      return ApplyJobHoldChanged(state, event.job_hold_changed(), t);
+    case v1::Event::kJobUpdated:
+      return ApplyJobUpdated(state, event.job_updated());
+    case v1::Event::kJobNodeReleased:
+      return ApplyJobNodeReleased(state, event.job_node_released(), t);
+    case v1::Event::kJobPriorityChanged:
+      return ApplyJobPriorityChanged(state, event.job_priority_changed());
+    case v1::Event::kNodeRegistered:
+      return ApplyNodeRegistered(state, event.node_registered(), t);
+    case v1::Event::kNodeStateChanged:
+      return ApplyNodeStateChanged(state, event.node_state_changed(), t);
+    case v1::Event::kNodeLost:
+      return ApplyNodeLost(state, event.node_lost(), t);
+    case v1::Event::kConfigLoaded:
+      return ApplyConfigLoaded(state, event.config_loaded());
+    case v1::Event::CHANGE_NOT_SET:
+      break;
+  }
+  return InvalidArgument("event without a change");
+}
+
+}  // namespace gantry::state

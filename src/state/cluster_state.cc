@@ -1,0 +1,90 @@
+#include "state/cluster_state.h"
+
+#include <cstdint>
+#include <string_view>
+
+#include "state/records.h"
+
+namespace gantry::state {
+
+PendingKey PendingKeyOf(const v1::Job& job) {
+  return PendingKey{job.priority(), job.submit_time(), job.job_id()};
+}
+
+int ClusterState::NodeIndex(std::string_view name) const {
+  const auto it = node_index.find(name);
+  if (it != node_index.end() && it->second < nodes.size() && nodes[it->second].name() == name) {
+    return static_cast<int>(it->second);
+  }
+  // The index is derived data; if a caller edited `nodes` without RebuildIndexes, stay correct.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].name() == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int ClusterState::PartitionIndex(std::string_view name) const {
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (partitions[i].name() == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const v1::Node* ClusterState::FindNode(std::string_view name) const {
+  const int i = NodeIndex(name);
+  return i < 0 ? nullptr : &nodes[i];
+}
+
+const v1::Partition* ClusterState::FindPartition(std::string_view name) const {
+  const int i = PartitionIndex(name);
+  return i < 0 ? nullptr : &partitions[i];
+}
+
+const v1::Partition* ClusterState::DefaultPartition() const {
+  for (const v1::Partition& p : partitions) {
+    if (p.is_default()) return &p;
+  }
+  return partitions.empty() ? nullptr : &partitions.front();
+}
+
+const v1::Job* ClusterState::FindJob(uint32_t id) const {
+  const auto it = jobs.find(id);
+  return it == jobs.end() ? nullptr : &it->second;
+}
+
+void RebuildIndexes(ClusterState* state) {
+  state->node_index.clear();
+  for (size_t i = 0; i < state->nodes.size(); ++i) {
+    state->node_index.emplace(state->nodes[i].name(), static_cast<uint32_t>(i));
+  }
+  state->partition_nodes.assign(state->partitions.size(), {});
+  for (size_t p = 0; p < state->partitions.size(); ++p) {
+    for (const std::string& name : state->partitions[p].nodes()) {
+      const auto it = state->node_index.find(name);
+      if (it != state->node_index.end()) state->partition_nodes[p].push_back(it->second);
+    }
+  }
+  state->pending.clear();
+  for (const auto& [id, job] : state->jobs) {
+    if (IsPendingJob(job)) {
+      state->pending.insert(PendingKeyOf(job));
+    }
+  }
+}
+
+size_t PurgeFinishedJobs(ClusterState* state, int64_t ended_before) {
+  size_t purged = 0;
+  for (auto it = state->jobs.begin(); it != state->jobs.end();) {
+    const v1::Job& job = it->second;
+    if (model::IsCompleted(JobStateOf(job)) && job.end_time() < ended_before &&
+        !state->completing.contains(job.job_id())) {
+      it = state->jobs.erase(it);
+      ++purged;
+    } else {
+      ++it;
+    }
+  }
+  return purged;
+}
+
+}  // namespace gantry::state

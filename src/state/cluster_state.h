@@ -1,0 +1,142 @@
+// The controller's in-memory state of a running cluster, and the one pure function that changes
+// it: Apply(state, event). gantryd appends every accepted change to its durable log as a
+// v1::Event, then applies it here; a restart loads the latest snapshot (FromSnapshot) and
+// re-applies the events after it, so the same events always yield the same state.
+//
+// Apply follows Slurm 22.05's job and node life cycle:
+//   JobSubmitted      adds the job; next_job_id moves past its id (ids are never reused).
+//   JobStarted        PENDING -> RUNNING+CONFIGURING on the given nodes (start/end time, cpus,
+//                     memory, epoch); each node lists the job, gets its share of CPUs/memory
+//                     (and the job's per-node GRES in alloc_gres) and turns ALLOCATED. gantryd
+//                     clears CONFIGURING with a JobUpdated once every prolog is done
+//                     (JobConfiguredEvent() in state/events.h builds it).
+//   JobEnded          a final base state (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL...);
+//                     a job that had nodes becomes COMPLETING, its nodes COMPLETING, and
+//                     `completing` lists the nodes that must still release it. Its CPUs and
+//                     memory are released at once (as Slurm's select plugin does).
+//   JobNodeReleased   one node finished the epilog (or was lost): it drops the job; a node left
+//                     without jobs is IDLE again (DRAIN keeps it drained); epilog_failed drains
+//                     it with the message as reason. When no node remains, COMPLETING clears.
+//                     Both JobStarted and this set the node's last_busy_time to the event time.
+//   JobRequeued       back to PENDING: Restarts+1, new submit time, start/end/exit cleared;
+//                     hold = priority 0, REQUEUE_HOLD and reason JobHeldAdmin (or the event's
+//                     reason); nodes still completing keep the job COMPLETING until released.
+//   JobHoldChanged    hold: priority 0, JobHeldUser/JobHeldAdmin; release: priority from nice,
+//                     reason None.
+//   JobUpdated        replaces the record; it may not change the base state or the nodes.
+//   JobPriorityChanged  priority and (when given) reason.
+//   NodeRegistered    address/hostname/boot time/version/os; clears NOT_RESPONDING; an UNKNOWN
+//                     node comes up (first registration); a DOWN node comes up when
+//                     ReturnToService allows (1: it was down for "Not responding"; 2: always).
+//   NodeStateChanged  scontrol update State=: DRAIN, FAIL (flag + reason, uid, time), DOWN,
+//                     RESUME/IDLE (clear DOWN, DRAIN and FAIL; a no-op on a plain node),
+//                     UNDRAIN. A DOWN node keeps its jobs: gantryd ends or requeues them.
+//   NodeLost          DOWN+NOT_RESPONDING; reason "Not responding" unless a reason is set.
+//   ConfigLoaded      new node and partition definitions; nodes keep their runtime state, new
+//                     nodes start UNKNOWN+NOT_RESPONDING; a node that still has jobs cannot go.
+// An event that does not fit the state (unknown job or node, illegal job-state transition per
+// model::CheckJobTransition, a node released twice...) returns an error and changes nothing.
+//
+// ClusterState is a plain value: copying it gives an independent snapshot (gantryd publishes
+// copies to readers). Its indexes are derived data: Apply and FromSnapshot keep them right; code
+// that edits `jobs`, `nodes` or `partitions` directly must call RebuildIndexes() afterwards.
+// Pure; not thread-safe for concurrent writes (one writer), copies are independent.
+#ifndef GANTRY_STATE_CLUSTER_STATE_H_
+#define GANTRY_STATE_CLUSTER_STATE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "gantry/v1/events.pb.h"
+#include "gantry/v1/job.pb.h"
+#include "gantry/v1/node.pb.h"
+#include "spec/effective_config.h"
+
+namespace gantry::state {
+
+// Slurm's INFINITE: an UNLIMITED time limit, MaxTime or MaxNodes.
+inline constexpr uint32_t kUnlimited = 0xFFFFFFFF;
+
+// Where a pending job stands in the scheduling order: priority (higher first), then submit time
+// (earlier first), then id.
+struct PendingKey {
+  uint32_t priority = 0;
+  int64_t submit_time = 0;
+  uint32_t job_id = 0;
+
+  friend bool operator<(const PendingKey& a, const PendingKey& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+    return a.job_id < b.job_id;
+  }
+  friend bool operator==(const PendingKey&, const PendingKey&) = default;
+};
+
+PendingKey PendingKeyOf(const v1::Job& job);
+
+struct ClusterState {
+  uint32_t next_job_id = 1;                              // ids never reused
+  std::map<uint32_t, v1::Job> jobs;                      // every job the controller still keeps
+  std::vector<v1::Node> nodes;                           // config order (compute pools, spec order)
+  std::vector<v1::Partition> partitions;                 // spec order
+  std::map<uint32_t, std::set<std::string>> completing;  // job -> nodes that must still release it
+  int32_t return_to_service = 0;  // slurm.conf ReturnToService (0,1,2); configuration, set by
+                                  // the caller (ReturnToServiceFromConfig), not by events
+
+  // Indexes (derived; see RebuildIndexes).
+  std::map<std::string, uint32_t, std::less<>> node_index;  // node name -> index in `nodes`
+  // Per partition (same order as `partitions`): indexes in `nodes` of its nodes, in the
+  // partition's order; unknown names are left out.
+  std::vector<std::vector<uint32_t>> partition_nodes;
+  // Every PENDING job, in scheduling order (held jobs, priority 0, last).
+  std::set<PendingKey> pending;
+
+  const v1::Node* FindNode(std::string_view name) const;
+  const v1::Partition* FindPartition(std::string_view name) const;
+  // The partition marked is_default, else the first one; nullptr when there is none.
+  const v1::Partition* DefaultPartition() const;
+  const v1::Job* FindJob(uint32_t id) const;
+
+  // Index of the node / partition in `nodes` / `partitions`, or -1.
+  int NodeIndex(std::string_view name) const;
+  int PartitionIndex(std::string_view name) const;
+};
+
+// Recomputes node_index, partition_nodes and pending from jobs, nodes and partitions.
+void RebuildIndexes(ClusterState* state);
+
+// Applies one event (see the file comment). On error the state is unchanged.
+Status Apply(ClusterState* state, const v1::Event& event);
+
+// Forgets finished jobs that are done with clean-up (not COMPLETING) and ended before
+// `ended_before` (Slurm's MinJobAge purge: gantryd calls it with now - MinJobAge). Not an event:
+// which old finished jobs a replayed state still holds does not matter. Returns how many went.
+size_t PurgeFinishedJobs(ClusterState* state, int64_t ended_before);
+
+// The whole state as one message, and back. FromSnapshot checks what the indexes need (distinct
+// node names and job ids, completing entries naming known jobs) and rebuilds the indexes;
+// return_to_service is configuration and stays 0 there.
+v1::ClusterSnapshot ToSnapshot(const ClusterState& state);
+Result<ClusterState> FromSnapshot(const v1::ClusterSnapshot& snapshot);
+
+// Nodes of every compute pool (not the login pool) with cpus/memory/gres/features from the
+// effective config, and partitions with their limits (MaxTime, DefaultTime, PriorityTier,
+// MaxNodes, OverSubscribe, DefMemPerCPU..., other keys into Partition.extra). Node states are
+// left UNKNOWN (Apply decides what a new node starts as). Unset limits: MaxTime, MaxNodes =
+// UNLIMITED; DefaultTime = 0 (NONE); PriorityTier and PriorityJobFactor = 1; memory limits and
+// defaults = 0 (none; the cluster-wide value applies when the partition has none).
+v1::ConfigLoaded ConfigFromSpec(const spec::EffectiveConfig& config);
+
+// The ReturnToService gantryd runs with: the spec's value, else Gantry's default (2, as in the
+// rendered slurm.conf).
+int32_t ReturnToServiceFromConfig(const spec::EffectiveConfig& config);
+
+}  // namespace gantry::state
+
+#endif  // GANTRY_STATE_CLUSTER_STATE_H_

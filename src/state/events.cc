@@ -1,0 +1,28 @@
+#include "state/events.h"
+
+#include "model/job_state.h"
+#include "state/records.h"
+
+namespace gantry::state {
+
+v1::Event JobConfiguredEvent(const v1::Job& job, int64_t time) {
+  v1::Event event;
+  event.set_time(time);
+  v1::JobUpdated& update = *event.mutable_job_updated();
+  update.set_job_id(job.job_id());
+  *update.mutable_job() = job;
+  SetJobState(update.mutable_job(), JobStateOf(job).Clear(model::JobFlag::kConfiguring));
+  return event;
+}
+
+v1::Event JobReasonEvent(const v1::Job& job, const std::string& reason, int64_t time) {
+  v1::Event event;
+  event.set_time(time);
+  v1::JobPriorityChanged& change = *event.mutable_job_priority_changed();
+  change.set_job_id(job.job_id());
+  change.set_priority(job.priority());
+  change.set_reason(reason);
+  return event;
+}
+
+}  // namespace gantry::state

@@ -1,0 +1,80 @@
+# Shared helpers for the integration tests: a real local cluster (gantryd + one gantry-agent per
+# node) in a temp dir, driven through the real binaries. Source it, then call start_cluster.
+#
+# usage in a test: source lib.sh BIN_DIR SOURCE_ROOT [SPEC]
+# Provides: $BIN $SRC $WORK (scratch dir, removed at exit), $STATE (the cluster's state dir),
+# start_cluster, wait_for CMD..., job_state ID, wait_state ID STATE [SECONDS], fail MSG.
+set -u
+BIN=$(cd "$1" && pwd)
+SRC=$(cd "$2" && pwd)
+SPEC=${3:-$SRC/tests/integration/specs/local.json}
+WORK=$(mktemp -d /tmp/gantry-itest-XXXXXX)
+chmod 755 "$WORK"
+STATE=$WORK/state
+export GANTRY_TEST_DIR=$WORK
+export GANTRY_HOME=$WORK/root   # never touch the real ~/.local/share/gantry
+export PATH=$BIN:$PATH
+unset SLURM_CONF GANTRY_CONF GANTRY_STATE_DIR
+
+cleanup() {
+  local rc=$?
+  if [ "$rc" != 0 ] && [ -d "$STATE/logs" ]; then
+    for log in "$STATE"/logs/*.log; do
+      echo "---- tail of $log"
+      tail -n 25 "$log"
+    done
+  fi
+  "$BIN/gantry" down --state-dir "$STATE" >/dev/null 2>&1 || true
+  # Anything a test started by hand.
+  for pid in ${EXTRA_PIDS:-}; do kill -9 "$pid" 2>/dev/null || true; done
+  rm -rf "$WORK"
+  exit "$rc"
+}
+trap cleanup EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+start_cluster() {
+  "$BIN/gantry" up --spec "$SPEC" --state-dir "$STATE" >"$WORK/up.out" 2>&1 ||
+    { cat "$WORK/up.out"; fail "gantry up"; }
+  eval "$("$BIN/gantry" env --state-dir "$STATE")"
+  # Every node registered (idle).
+  wait_for 30 nodes_idle || { sinfo -N; fail "nodes did not come up"; }
+}
+
+nodes_idle() {
+  local total idle
+  total=$(sinfo -h -N -o '%N' | wc -l)
+  idle=$(sinfo -h -N -t idle -o '%N' | wc -l)
+  [ "$total" -gt 0 ] && [ "$total" = "$idle" ]
+}
+
+# wait_for SECONDS CMD...: polls CMD every 0.2 s until it succeeds.
+wait_for() {
+  local deadline=$((SECONDS + $1))
+  shift
+  while ! "$@"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.2
+  done
+}
+
+# The job's state as scontrol prints it (JobState=...).
+job_state() {
+  scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1
+}
+
+job_field() {
+  scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1
+}
+
+is_state() { [ "$(job_state "$1")" = "$2" ]; }
+
+wait_state() {
+  local id=$1 want=$2 secs=${3:-30}
+  wait_for "$secs" is_state "$id" "$want" ||
+    { scontrol show job "$id"; fail "job $id is $(job_state "$id"), expected $want"; }
+}

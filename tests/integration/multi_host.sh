@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The same binaries across hosts: each agent runs in its own network namespace (veth pair to the
+# host), reaching the controller over TCP with a signed credential; a command in a third
+# namespace submits over TCP too. A 2-node job runs across the two "hosts".
+# Skipped (77) without root or `ip netns`.
+# usage: multi_host.sh BIN_DIR SOURCE_ROOT
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for network namespaces"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
+source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/two-hosts.json"
+tag=g$$
+net=10.$(( ($$ % 200) + 20 ))
+namespaces=()
+teardown() {
+  for ns in "${namespaces[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -9; ip netns del "$ns" 2>/dev/null; done
+  cleanup
+}
+trap teardown EXIT
+
+# host i <-> namespace i: host side $net.i.1, namespace side $net.i.2
+for i in 1 2 3; do
+  ns=$tag-$i
+  ip netns add "$ns" || { echo "SKIP: cannot create namespaces"; exit 77; }
+  namespaces+=("$ns")
+  ip link add "$tag-h$i" type veth peer name "$tag-n$i"
+  ip link set "$tag-n$i" netns "$ns"
+  ip addr add "$net.$i.1/24" dev "$tag-h$i"
+  ip link set "$tag-h$i" up
+  ip -n "$ns" addr add "$net.$i.2/24" dev "$tag-n$i"
+  ip -n "$ns" link set "$tag-n$i" up
+  ip -n "$ns" link set lo up
+  ip -n "$ns" route add default via "$net.$i.1"
+done
+sysctl -qw net.ipv4.ip_forward=1
+
+"$BIN/gantry" cluster create --spec "$SPEC" --state-dir "$STATE" >/dev/null || fail "create"
+gantryd --state-dir "$STATE" --listen 0.0.0.0:0 >"$WORK/gantryd.log" 2>&1 &
+EXTRA_PIDS="$!"
+wait_for 20 test -s "$STATE/gantryd.addr" || { cat "$WORK/gantryd.log"; fail "gantryd"; }
+port=$(sed 's/.*://' "$STATE/gantryd.addr")
+for i in 1 2; do
+  node=hosts-cpu-$((i - 1))
+  ip netns exec "$tag-$i" "$BIN/gantry-agent" --node "$node" --controller "$net.$i.1:$port" \
+    --key-file "$STATE/cluster.key" --spool "$WORK/spool-$i" --listen "$net.$i.2:0" \
+    >"$WORK/agent-$i.log" 2>&1 &
+  EXTRA_PIDS="$EXTRA_PIDS $!"
+done
+# Commands in namespace 3 reach the controller by TCP only: no socket in their config.
+cat >"$WORK/remote.conf" <<CONF
+ClusterName=hosts
+ControllerAddress=$net.3.1:$port
+KeyFile=$STATE/cluster.key
+CONF
+remote() { ip netns exec "$tag-3" env GANTRY_CONF="$WORK/remote.conf" PATH="$PATH" "$@"; }
+export GANTRY_CONF=$STATE/gantry.conf
+wait_for 30 bash -c "[ \$(sinfo -h -N -t idle -o %N | wc -l) = 2 ]" ||
+  { sinfo -N; cat "$WORK"/agent-*.log; fail "agents did not register"; }
+sinfo -h -N -o '%N %t' | grep -q 'hosts-cpu-0 idle' || fail "sinfo"
+
+cd "$WORK"
+id=$(remote sbatch --parsable -N 2 -o "$WORK/mh-%j.out" --wrap 'echo $SLURM_JOB_NODELIST') ||
+  fail "remote sbatch"
+wait_state "$id" COMPLETED
+[ "$(cat "$WORK/mh-$id.out")" = "hosts-cpu-[0-1]" ] || fail "nodelist $(cat "$WORK/mh-$id.out")"
+remote squeue -h -t all -o '%i %T' | grep -q "^$id COMPLETED" || fail "remote squeue"
+# The agents' addresses are their namespaces' (different hosts).
+scontrol show node hosts-cpu-0 | grep -q "NodeAddr=$net.1.2" || { scontrol show node hosts-cpu-0; fail "NodeAddr"; }
+# A command without the key cannot speak over TCP.
+grep -v KeyFile "$WORK/remote.conf" >"$WORK/nokey.conf"
+out=$(ip netns exec "$tag-3" env GANTRY_CONF="$WORK/nokey.conf" "$BIN/squeue" 2>&1) && fail "no-key squeue worked: $out"
+echo PASS

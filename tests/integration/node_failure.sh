@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# An agent killed with SIGKILL: its node goes DOWN (not responding) after SlurmdTimeout, a
+# requeueable job on it goes back to PENDING and runs again elsewhere, a --no-requeue job ends
+# NODE_FAIL; `gantry up` restarts only the dead agent and the node returns to service.
+# usage: node_failure.sh BIN_DIR SOURCE_ROOT
+source "$(dirname "$0")/lib.sh" "$@"
+start_cluster
+cd "$WORK"
+
+a=$(sbatch --parsable -N 2 --requeue --wrap 'echo attempt; sleep 1000') || fail "sbatch a"
+b=$(sbatch --parsable -N 2 --no-requeue --wrap 'sleep 1000') || fail "sbatch b"
+wait_state "$a" RUNNING
+wait_state "$b" RUNNING
+victim=$(scontrol show hostnames "$(job_field "$b" NodeList)" | head -1)
+[ -n "$victim" ] || victim=$(job_field "$b" BatchHost)
+pid=$(cat "$STATE/run/agent-$victim.pid")
+kill -9 "$pid"
+wait_for 40 bash -c "sinfo -h -N -n $victim -o '%t' | grep -q 'down\*'" ||
+  { sinfo -N; fail "node $victim not down* after its agent died"; }
+wait_state "$b" NODE_FAIL 30
+# Job a did not use the victim: it keeps running.
+[ "$(job_state "$a")" = RUNNING ] || fail "job a is $(job_state "$a")"
+
+"$BIN/gantry" up --state-dir "$STATE" >"$WORK/up2.out" 2>&1 || { cat "$WORK/up2.out"; fail "up"; }
+grep -q "$victim" "$WORK/up2.out" || fail "up did not restart $victim: $(cat "$WORK/up2.out")"
+[ "$(cat "$STATE/run/agent-$victim.pid")" != "$pid" ] || fail "pid unchanged"
+wait_for 30 bash -c "sinfo -h -N -n $victim -o '%t' | grep -qx idle" ||
+  { sinfo -N; fail "$victim did not return to service"; }
+
+# Now kill an agent under the requeueable job: it is requeued and runs again.
+victim=$(scontrol show hostnames "$(job_field "$a" NodeList)" | head -1)
+kill -9 "$(cat "$STATE/run/agent-$victim.pid")"
+wait_for 40 bash -c "[ \"\$(scontrol show job $a | grep -o 'Restarts=[0-9]*')\" = Restarts=1 ]" ||
+  { scontrol show job "$a"; fail "job a not requeued"; }
+wait_state "$a" RUNNING 30
+echo PASS
