@@ -1,0 +1,73 @@
+// gantry-agent: the node agent (see src/agent/agent.h and agent_flags.h).
+// Exit status: 0 after SIGTERM/SIGINT, 2 for a bad command line, 1 when it cannot start.
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "agent/agent.h"
+#include "agent/agent_flags.h"
+#include "agent/log.h"
+#include "rpc/credential.h"
+#include "sys/system_time.h"
+
+int main(int argc, char** argv) {
+  using gantry::Result;
+  namespace agent = gantry::agent;
+  namespace rpc = gantry::rpc;
+  namespace sys = gantry::sys;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  Result<agent::AgentFlags> flags = agent::ParseAgentFlags(args);
+  if (!flags.ok()) {
+    std::cerr << "gantry-agent: " << flags.status().message() << "\n"
+              << "Try 'gantry-agent --help'.\n";
+    return 2;
+  }
+  if (flags->help) {
+    std::cout << agent::AgentUsage();
+    return 0;
+  }
+  if (flags->version) {
+    std::cout << "gantry-agent " << agent::kAgentVersion << "\n";
+    return 0;
+  }
+
+  // SIGTERM and SIGINT are taken by sigwait below: blocked before any thread starts, so that
+  // every thread inherits the mask (job processes get it reset by the launcher).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  agent::SetLogNode(flags->node);
+  Result<rpc::ClusterKey> key = rpc::LoadClusterKey(flags->key_file);
+  if (!key.ok()) {
+    std::cerr << "gantry-agent: --key-file: " << key.status().message() << "\n";
+    return 1;
+  }
+  agent::AgentOptions options;
+  options.node = flags->node;
+  options.controller = flags->controller;
+  options.key = *key;
+  options.spool = flags->spool;
+  options.listen = flags->listen;
+  options.advertise = flags->advertise;
+  options.clock = &sys::SystemClock::Get();
+  Result<std::unique_ptr<agent::AgentDaemon>> daemon = agent::AgentDaemon::Start(options);
+  if (!daemon.ok()) {
+    std::cerr << "gantry-agent: cannot start: " << daemon.status().message() << "\n";
+    return 1;
+  }
+
+  int received = 0;
+  while (sigwait(&stop_signals, &received) != 0) {
+  }
+  agent::Log(std::string("received ") + (received == SIGINT ? "SIGINT" : "SIGTERM") +
+             ": ending jobs and exiting");
+  (*daemon)->Shutdown();
+  return 0;
+}

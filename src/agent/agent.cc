@@ -1,0 +1,122 @@
+#include "agent/agent.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "agent/agent_flags.h"
+#include "agent/log.h"
+
+namespace gantry::agent {
+namespace {
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+std::string OsName() {
+  utsname u{};
+  if (uname(&u) != 0) return "Linux";
+  return std::string(u.sysname) + " " + u.release;
+}
+
+bool IsWildcard(const std::string& host) {
+  return host == "0.0.0.0" || host == "::" || host == "*";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& options) {
+  if (options.clock == nullptr) return InvalidArgument("clock: missing");
+  GANTRY_ASSIGN_OR_RETURN(HostPort listen, ParseHostPort(options.listen));
+  SetLogNode(options.node);
+  std::unique_ptr<AgentDaemon> agent(new AgentDaemon());
+  agent->options_ = options;
+  AgentDaemon* self = agent.get();
+
+  ControllerLinkOptions link_options;
+  link_options.node = options.node;
+  link_options.controller = options.controller;
+  link_options.key = options.key;
+  link_options.hostname = HostName();
+  link_options.os = OsName();
+  link_options.version = kAgentVersion;
+  link_options.boot_time = options.clock->Now();
+  const int64_t cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  link_options.cpus = cpus > 0 ? static_cast<uint32_t>(cpus) : 1;
+  const int64_t pages = sysconf(_SC_PHYS_PAGES);
+  const int64_t page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0) {
+    link_options.memory_mb =
+        (static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)) >> 20;
+  }
+  link_options.retry_min = options.retry_min;
+  link_options.retry_max = options.retry_max;
+  link_options.heartbeat_override = options.heartbeat_override;
+  // The callbacks reach the manager, created next; the link starts only after both exist.
+  ControllerLinkCallbacks callbacks;
+  callbacks.on_register = [self](const gantry::v1::RegisterReply& reply) {
+    self->manager_->SetSettings(SettingsFromRegisterReply(reply));
+  };
+  callbacks.running_jobs = [self] { return self->manager_->JobIds(); };
+  callbacks.on_stale = [self](const std::vector<uint32_t>& ids) {
+    self->manager_->KillStaleJobs(ids);
+  };
+  agent->link_ = std::make_unique<ControllerLink>(std::move(link_options), std::move(callbacks));
+
+  JobManagerOptions manager_options;
+  manager_options.node = options.node;
+  manager_options.spool_dir = options.spool;
+  manager_options.cgroup_root = options.cgroup_root;
+  manager_options.clock = options.clock;
+  GANTRY_ASSIGN_OR_RETURN(agent->manager_,
+                          JobManager::Create(std::move(manager_options), agent->link_.get()));
+  agent->manager_->CleanUpLeftovers();
+
+  agent->service_ = std::make_unique<AgentService>(agent->manager_.get(), &agent->options_.key);
+  grpc::ServerBuilder builder;
+  int bound_port = 0;
+  builder.AddListeningPort(JoinHostPort(listen.host, listen.port),
+                           grpc::InsecureServerCredentials(), &bound_port);
+  builder.RegisterService(agent->service_.get());
+  agent->server_ = builder.BuildAndStart();
+  if (agent->server_ == nullptr || bound_port == 0) {
+    return Unavailable("--listen " + options.listen + ": cannot listen there");
+  }
+  agent->port_ = bound_port;
+  std::string host = options.advertise;
+  if (host.empty()) host = IsWildcard(listen.host) ? HostName() : listen.host;
+  agent->address_ = JoinHostPort(host, bound_port);
+  Log("serving the Agent service on " + JoinHostPort(listen.host, bound_port) + " (advertised as " +
+      agent->address_ + "), spool " + options.spool);
+
+  agent->link_->set_agent_address(agent->address_);
+  agent->link_->Start();
+  return agent;
+}
+
+AgentDaemon::~AgentDaemon() { Shutdown(); }
+
+void AgentDaemon::Shutdown() {
+  if (shut_down_) return;
+  shut_down_ = true;
+  if (manager_) {
+    std::vector<uint32_t> ids = manager_->JobIds();
+    if (!ids.empty()) Log("ending " + std::to_string(ids.size()) + " job(s) before exiting");
+    manager_->Shutdown();
+  }
+  if (link_) {
+    if (!link_->Flush(options_.flush_timeout)) {
+      Log(std::to_string(link_->queued_reports()) +
+          " report(s) not acknowledged by the controller; dropped");
+    }
+    link_->Stop();
+  }
+  if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  Log("stopped");
+}
+
+}  // namespace gantry::agent

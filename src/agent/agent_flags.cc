@@ -1,0 +1,147 @@
+#include "agent/agent_flags.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace gantry::agent {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: gantry-agent --node NAME --controller HOST:PORT --key-file FILE --spool DIR\n"
+    "                    [--listen HOST:PORT] [--advertise HOST]\n"
+    "\n"
+    "The node agent of a Gantry cluster: serves the Agent service, registers with the\n"
+    "controller, runs the node's jobs. Runs in the foreground and logs to stderr; SIGTERM or\n"
+    "SIGINT ends its jobs (as scancel would) and exits 0.\n"
+    "\n"
+    "  --node NAME             this node's name in the cluster spec\n"
+    "  --controller HOST:PORT  the controller's NodeLink address (gantryd's TCP address)\n"
+    "  --key-file FILE         the cluster key (64 hex characters) signing credentials\n"
+    "  --spool DIR             job scripts and records (created when missing)\n"
+    "  --listen HOST:PORT      where to serve the Agent service (default 127.0.0.1:0, any port)\n"
+    "  --advertise HOST        the host the controller reaches this agent at (default: the\n"
+    "                          --listen host); the bound port is added\n";
+
+bool ValidNodeName(std::string_view name) {
+  // It names files and cgroups: no "." or "..", nothing hidden.
+  if (name.empty() || name.size() > 64 || name[0] == '.' || name[0] == '-') return false;
+  return std::ranges::all_of(name, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
+  });
+}
+
+}  // namespace
+
+std::string_view AgentUsage() { return kUsage; }
+
+Result<HostPort> ParseHostPort(std::string_view text) {
+  HostPort out;
+  std::string_view port_text;
+  if (!text.empty() && text[0] == '[') {
+    size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return InvalidArgument("\"" + std::string(text) + "\" is not [IPv6]:PORT");
+    }
+    out.host = std::string(text.substr(1, close - 1));
+    port_text = text.substr(close + 2);
+  } else {
+    size_t colon = text.rfind(':');
+    if (colon == std::string_view::npos) {
+      return InvalidArgument("\"" + std::string(text) + "\" is not HOST:PORT");
+    }
+    out.host = std::string(text.substr(0, colon));
+    if (out.host.find(':') != std::string::npos) {
+      return InvalidArgument("\"" + std::string(text) + "\": write an IPv6 host as [HOST]:PORT");
+    }
+    port_text = text.substr(colon + 1);
+  }
+  if (out.host.empty()) return InvalidArgument("\"" + std::string(text) + "\": empty host");
+  auto [ptr, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), out.port);
+  if (port_text.empty() || ec != std::errc() || ptr != port_text.data() + port_text.size() ||
+      out.port < 0 || out.port > 65535) {
+    return InvalidArgument("\"" + std::string(text) + "\": port \"" + std::string(port_text) +
+                           "\" is not a number from 0 to 65535");
+  }
+  return out;
+}
+
+std::string JoinHostPort(std::string_view host, int port) {
+  if (host.find(':') != std::string_view::npos) {
+    return "[" + std::string(host) + "]:" + std::to_string(port);
+  }
+  return std::string(host) + ":" + std::to_string(port);
+}
+
+Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
+  AgentFlags flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      flags.help = true;
+      return flags;
+    }
+    if (arg == "--version") {
+      flags.version = true;
+      return flags;
+    }
+    std::string value;
+    bool has_value = false;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    std::string* target = nullptr;
+    if (arg == "--node") {
+      target = &flags.node;
+    } else if (arg == "--controller") {
+      target = &flags.controller;
+    } else if (arg == "--key-file") {
+      target = &flags.key_file;
+    } else if (arg == "--spool") {
+      target = &flags.spool;
+    } else if (arg == "--listen") {
+      target = &flags.listen;
+    } else if (arg == "--advertise") {
+      target = &flags.advertise;
+    } else {
+      return InvalidArgument(arg.rfind('-', 0) == 0
+                                 ? "unknown flag \"" + arg + "\""
+                                 : "unexpected argument \"" + arg + "\" (flags only)");
+    }
+    if (!has_value) {
+      if (i + 1 >= args.size()) return InvalidArgument(arg + ": missing value");
+      value = args[++i];
+    }
+    if (value.empty()) return InvalidArgument(arg + ": empty value");
+    *target = value;
+  }
+  if (flags.node.empty()) return InvalidArgument("--node: required");
+  if (!ValidNodeName(flags.node)) {
+    return InvalidArgument(
+        "--node: \"" + flags.node +
+        "\" is not a node name (letters, digits, '-', '_', '.', not starting with '.' or "
+        "'-')");
+  }
+  if (flags.controller.empty()) return InvalidArgument("--controller: required");
+  if (Result<HostPort> hp = ParseHostPort(flags.controller); !hp.ok()) {
+    return InvalidArgument("--controller: " + hp.status().message());
+  } else if (hp->port == 0) {
+    return InvalidArgument("--controller: \"" + flags.controller + "\": port 0 is not a port");
+  }
+  if (flags.key_file.empty()) return InvalidArgument("--key-file: required");
+  if (flags.spool.empty()) return InvalidArgument("--spool: required");
+  if (Result<HostPort> hp = ParseHostPort(flags.listen); !hp.ok()) {
+    return InvalidArgument("--listen: " + hp.status().message());
+  }
+  // A host name, an IPv4 address or a bare IPv6 address (two colons or more), never a port.
+  const size_t colons = std::count(flags.advertise.begin(), flags.advertise.end(), ':');
+  if (flags.advertise.find_first_of(" /[]") != std::string::npos || colons == 1) {
+    return InvalidArgument("--advertise: \"" + flags.advertise +
+                           "\" is not a host name or address (no port)");
+  }
+  return flags;
+}
+
+}  // namespace gantry::agent

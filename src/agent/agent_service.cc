@@ -1,0 +1,123 @@
+#include "agent/agent_service.h"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "agent/log.h"
+#include "agent/request_check.h"
+
+namespace gantry::agent {
+
+grpc::Status ToGrpcStatus(const Status& status) {
+  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
+  switch (status.code()) {
+    case StatusCode::kOk:
+      return grpc::Status::OK;
+    case StatusCode::kInvalidArgument:
+      code = grpc::StatusCode::INVALID_ARGUMENT;
+      break;
+    case StatusCode::kNotFound:
+      code = grpc::StatusCode::NOT_FOUND;
+      break;
+    case StatusCode::kAlreadyExists:
+      code = grpc::StatusCode::ALREADY_EXISTS;
+      break;
+    case StatusCode::kPermissionDenied:
+      code = grpc::StatusCode::PERMISSION_DENIED;
+      break;
+    case StatusCode::kFailedPrecondition:
+      code = grpc::StatusCode::FAILED_PRECONDITION;
+      break;
+    case StatusCode::kOutOfRange:
+      code = grpc::StatusCode::OUT_OF_RANGE;
+      break;
+    case StatusCode::kResourceExhausted:
+      code = grpc::StatusCode::RESOURCE_EXHAUSTED;
+      break;
+    case StatusCode::kUnavailable:
+      code = grpc::StatusCode::UNAVAILABLE;
+      break;
+    case StatusCode::kInternal:
+      code = grpc::StatusCode::INTERNAL;
+      break;
+  }
+  return {code, status.message()};
+}
+
+AgentService::AgentService(JobManager* manager, const rpc::ClusterKey* key)
+    : manager_(manager), key_(key) {}
+
+grpc::Status AgentService::Authorize(const grpc::ServerContext& context, const char* method) const {
+  Result<rpc::PeerIdentity> caller = rpc::VerifyCredential(context, *key_);
+  if (!caller.ok()) {
+    Log(std::string(method) + " refused from " + context.peer() + ": " + caller.status().message());
+    return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
+  }
+  const uid_t self = geteuid();
+  if (caller->uid != 0 && caller->uid != self) {
+    std::string message = "uid " + std::to_string(caller->uid) +
+                          " may not call the agent (only uid 0 and uid " + std::to_string(self) +
+                          ")";
+    Log(std::string(method) + " refused: " + message);
+    return {grpc::StatusCode::PERMISSION_DENIED, message};
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status AgentService::PrepareJob(grpc::ServerContext* context,
+                                      const gantry::v1::PrepareJobRequest* request,
+                                      gantry::v1::AgentReply* /*reply*/) {
+  if (grpc::Status auth = Authorize(*context, "PrepareJob"); !auth.ok()) return auth;
+  if (Status valid = CheckPrepareJob(*request, manager_->node()); !valid.ok()) {
+    Log("PrepareJob refused: " + valid.message());
+    return ToGrpcStatus(valid);
+  }
+  return ToGrpcStatus(manager_->PrepareJob(request->context()));
+}
+
+grpc::Status AgentService::LaunchBatch(grpc::ServerContext* context,
+                                       const gantry::v1::LaunchBatchRequest* request,
+                                       gantry::v1::AgentReply* /*reply*/) {
+  if (grpc::Status auth = Authorize(*context, "LaunchBatch"); !auth.ok()) return auth;
+  if (Status valid = CheckLaunchBatch(*request, manager_->node()); !valid.ok()) {
+    Log("LaunchBatch refused: " + valid.message());
+    return ToGrpcStatus(valid);
+  }
+  return ToGrpcStatus(manager_->LaunchBatch(request->context(), request->payload()));
+}
+
+grpc::Status AgentService::SignalJob(grpc::ServerContext* context,
+                                     const gantry::v1::SignalJobOnNodeRequest* request,
+                                     gantry::v1::AgentReply* /*reply*/) {
+  if (grpc::Status auth = Authorize(*context, "SignalJob"); !auth.ok()) return auth;
+  if (Status valid = CheckSignalJob(*request); !valid.ok()) {
+    Log("SignalJob refused: " + valid.message());
+    return ToGrpcStatus(valid);
+  }
+  return ToGrpcStatus(manager_->SignalJob(request->job_id(), request->epoch(), request->signal(),
+                                          request->batch_only()));
+}
+
+grpc::Status AgentService::TerminateJob(grpc::ServerContext* context,
+                                        const gantry::v1::TerminateJobRequest* request,
+                                        gantry::v1::AgentReply* /*reply*/) {
+  if (grpc::Status auth = Authorize(*context, "TerminateJob"); !auth.ok()) return auth;
+  if (Status valid = CheckTerminateJob(*request); !valid.ok()) {
+    Log("TerminateJob refused: " + valid.message());
+    return ToGrpcStatus(valid);
+  }
+  return ToGrpcStatus(manager_->TerminateJob(request->job_id(), request->epoch(),
+                                             request->kill_wait_sec(), request->context()));
+}
+
+grpc::Status AgentService::Ping(grpc::ServerContext* context,
+                                const gantry::v1::AgentPingRequest* /*request*/,
+                                gantry::v1::AgentPingReply* reply) {
+  if (grpc::Status auth = Authorize(*context, "Ping"); !auth.ok()) return auth;
+  reply->set_node(manager_->node());
+  for (uint32_t id : manager_->JobIds()) reply->add_job_ids(id);
+  return grpc::Status::OK;
+}
+
+}  // namespace gantry::agent

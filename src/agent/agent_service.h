@@ -1,0 +1,54 @@
+// The Agent gRPC service (proto/gantry/v1/agent.proto) on top of a JobManager.
+//
+// Every call is authenticated first: the caller's cluster-key credential (rpc/credential.h) must
+// verify, and speak for uid 0 or the agent's own uid (the controller runs as one of them).
+// Otherwise UNAUTHENTICATED (no/bad/expired credential) or PERMISSION_DENIED (another uid).
+// Requests are then validated (request_check.h): INVALID_ARGUMENT naming the field. Manager
+// errors map to FAILED_PRECONDITION, NOT_FOUND and UNAVAILABLE.
+//
+// Thread-safe (gRPC calls handlers concurrently).
+#ifndef GANTRY_AGENT_AGENT_SERVICE_H_
+#define GANTRY_AGENT_AGENT_SERVICE_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include "agent/job_manager.h"
+#include "base/status.h"
+#include "gantry/v1/agent.grpc.pb.h"
+#include "rpc/credential.h"
+
+namespace gantry::agent {
+
+// Status -> grpc::Status with the same message.
+grpc::Status ToGrpcStatus(const Status& status);
+
+class AgentService final : public gantry::v1::Agent::Service {
+ public:
+  // `manager` and `key` must outlive the service.
+  AgentService(JobManager* manager, const rpc::ClusterKey* key);
+
+  grpc::Status PrepareJob(grpc::ServerContext* context,
+                          const gantry::v1::PrepareJobRequest* request,
+                          gantry::v1::AgentReply* reply) override;
+  grpc::Status LaunchBatch(grpc::ServerContext* context,
+                           const gantry::v1::LaunchBatchRequest* request,
+                           gantry::v1::AgentReply* reply) override;
+  grpc::Status SignalJob(grpc::ServerContext* context,
+                         const gantry::v1::SignalJobOnNodeRequest* request,
+                         gantry::v1::AgentReply* reply) override;
+  grpc::Status TerminateJob(grpc::ServerContext* context,
+                            const gantry::v1::TerminateJobRequest* request,
+                            gantry::v1::AgentReply* reply) override;
+  grpc::Status Ping(grpc::ServerContext* context, const gantry::v1::AgentPingRequest* request,
+                    gantry::v1::AgentPingReply* reply) override;
+
+ private:
+  grpc::Status Authorize(const grpc::ServerContext& context, const char* method) const;
+
+  JobManager* const manager_;
+  const rpc::ClusterKey* const key_;
+};
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_AGENT_SERVICE_H_

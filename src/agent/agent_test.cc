@@ -1,0 +1,405 @@
+// The agent end to end: the real Agent gRPC service and controller link against a fake
+// controller (an in-process NodeLink server), with credentials on every call both ways.
+#include "agent/agent.h"
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "agent/test_support.h"
+#include "gantry/v1/agent.grpc.pb.h"
+#include "gantry/v1/controller.grpc.pb.h"
+
+namespace gantry::agent {
+namespace {
+
+using gantry::v1::JobReport;
+using testing::Eventually;
+using testing::MakeJob;
+using testing::MakePayload;
+using testing::ReadFile;
+
+rpc::ClusterKey TestKey(char fill = 'k') { return rpc::ClusterKey{std::string(32, fill)}; }
+
+// A controller that answers NodeLink and records what the agent sends.
+class FakeController final : public gantry::v1::NodeLink::Service {
+ public:
+  explicit FakeController(rpc::ClusterKey key) : key_(std::move(key)) {}
+  ~FakeController() override { Stop(); }
+
+  // Serves on `port` (0 = any); returns the bound port.
+  int Start(int port = 0) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:" + std::to_string(port), grpc::InsecureServerCredentials(),
+                             &port_);
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+    return port_;
+  }
+  void Stop() {
+    if (server_) server_->Shutdown(std::chrono::system_clock::now());
+    server_.reset();
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+
+  grpc::Status Register(grpc::ServerContext* context, const gantry::v1::RegisterRequest* request,
+                        gantry::v1::RegisterReply* reply) override {
+    if (grpc::Status auth = Check(*context); !auth.ok()) return auth;
+    std::lock_guard<std::mutex> lock(mu_);
+    registers_.push_back(*request);
+    *reply = register_reply_;
+    cv_.notify_all();
+    return grpc::Status::OK;
+  }
+  grpc::Status Heartbeat(grpc::ServerContext* context, const gantry::v1::HeartbeatRequest* request,
+                         gantry::v1::HeartbeatReply* reply) override {
+    if (grpc::Status auth = Check(*context); !auth.ok()) return auth;
+    std::lock_guard<std::mutex> lock(mu_);
+    heartbeats_.push_back(*request);
+    reply->set_reregister(reregister_);
+    reregister_ = false;
+    for (uint32_t id : stale_) reply->add_stale_job_ids(id);
+    stale_.clear();
+    cv_.notify_all();
+    return grpc::Status::OK;
+  }
+  grpc::Status ReportJob(grpc::ServerContext* context, const gantry::v1::JobReport* request,
+                         gantry::v1::JobReportReply*) override {
+    if (grpc::Status auth = Check(*context); !auth.ok()) return auth;
+    std::lock_guard<std::mutex> lock(mu_);
+    reports_.push_back(*request);
+    cv_.notify_all();
+    return grpc::Status::OK;
+  }
+
+  // Waits until `done` (called under the lock) holds.
+  template <typename F>
+  bool WaitUntil(F done) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, testing::kWait, [&] { return done(); });
+  }
+  std::optional<JobReport> WaitReport(uint32_t job_id, JobReport::Kind kind) {
+    std::optional<JobReport> found;
+    WaitUntil([&] {
+      for (const JobReport& r : reports_) {
+        if (r.job_id() == job_id && r.kind() == kind) found = r;
+      }
+      return found.has_value();
+    });
+    return found;
+  }
+  size_t register_count() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return registers_.size();
+  }
+  gantry::v1::RegisterRequest last_register() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return registers_.back();
+  }
+  int unauthenticated() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return unauthenticated_;
+  }
+  void set_reregister() {
+    std::lock_guard<std::mutex> lock(mu_);
+    reregister_ = true;
+  }
+  void set_stale(std::vector<uint32_t> ids) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stale_ = std::move(ids);
+  }
+  gantry::v1::RegisterReply& register_reply() { return register_reply_; }
+
+  std::vector<gantry::v1::RegisterRequest> registers_;
+  std::vector<gantry::v1::HeartbeatRequest> heartbeats_;
+  std::vector<JobReport> reports_;
+
+ private:
+  grpc::Status Check(const grpc::ServerContext& context) {
+    Result<rpc::PeerIdentity> caller = rpc::VerifyCredential(context, key_);
+    if (caller.ok()) return grpc::Status::OK;
+    std::lock_guard<std::mutex> lock(mu_);
+    ++unauthenticated_;
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, caller.status().message());
+  }
+
+  const rpc::ClusterKey key_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  gantry::v1::RegisterReply register_reply_;
+  bool reregister_ = false;
+  std::vector<uint32_t> stale_;
+  int unauthenticated_ = 0;
+};
+
+class AgentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    work_ = tmp_ / "work";
+    std::filesystem::create_directories(work_);
+    gantry::v1::RegisterReply& reply = controller_.register_reply();
+    reply.set_cluster_name("testc");
+    reply.set_kill_wait_sec(1);
+    reply.set_heartbeat_interval_sec(10);
+    reply.set_conf_path("/etc/gantry/gantry.conf");
+    reply.add_prolog("#!/bin/sh\necho \"$SLURM_JOB_ID $SLURM_CLUSTER_NAME\" >> " + tmp_ / "prolog" +
+                     "\n");
+    reply.add_epilog("#!/bin/sh\necho \"$SLURM_JOB_ID\" >> " + tmp_ / "epilog" + "\n");
+    controller_.Start();
+  }
+  void TearDown() override {
+    agent_.reset();
+    controller_.Stop();
+  }
+
+  AgentDaemon& StartAgent() {
+    AgentOptions options;
+    options.node = "n1";
+    options.controller = controller_.address();
+    options.key = TestKey();
+    options.spool = tmp_ / "spool";
+    options.cgroup_root = "none";
+    options.clock = &clock_;
+    options.retry_min = std::chrono::milliseconds(20);
+    options.retry_max = std::chrono::milliseconds(200);
+    options.heartbeat_override = std::chrono::milliseconds(50);
+    options.flush_timeout = std::chrono::seconds(10);
+    Result<std::unique_ptr<AgentDaemon>> started = AgentDaemon::Start(options);
+    EXPECT_TRUE(started.ok()) << started.status().ToString();
+    agent_ = std::move(*started);
+    stub_ = gantry::v1::Agent::NewStub(
+        grpc::CreateChannel(agent_->address(), grpc::InsecureChannelCredentials()));
+    return *agent_;
+  }
+
+  // A call to the agent with the cluster key's credential (or none, or a wrong key).
+  template <typename Request, typename Method>
+  grpc::Status Call(Method method, const Request& request, const rpc::ClusterKey* key) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + testing::kWait);
+    if (key != nullptr) rpc::AttachCredential(&context, *key);
+    gantry::v1::AgentReply reply;
+    return ((*stub_).*method)(&context, request, &reply);
+  }
+  grpc::Status Prepare(const gantry::v1::JobContext& context) {
+    gantry::v1::PrepareJobRequest request;
+    *request.mutable_context() = context;
+    return Call(&gantry::v1::Agent::Stub::PrepareJob, request, &key_);
+  }
+  grpc::Status Launch(const gantry::v1::JobContext& context, const std::string& script) {
+    gantry::v1::LaunchBatchRequest request;
+    *request.mutable_context() = context;
+    *request.mutable_payload() = MakePayload(script);
+    return Call(&gantry::v1::Agent::Stub::LaunchBatch, request, &key_);
+  }
+  grpc::Status Terminate(uint32_t job_id, uint64_t epoch = 1) {
+    gantry::v1::TerminateJobRequest request;
+    request.set_job_id(job_id);
+    request.set_epoch(epoch);
+    return Call(&gantry::v1::Agent::Stub::TerminateJob, request, &key_);
+  }
+
+  testing::TempDir tmp_;
+  testing::FixedClock clock_;
+  rpc::ClusterKey key_ = TestKey();
+  FakeController controller_{TestKey()};
+  std::string work_;
+  std::unique_ptr<AgentDaemon> agent_;
+  std::unique_ptr<gantry::v1::Agent::Stub> stub_;
+};
+
+TEST_F(AgentTest, RegistersWithItsAddressAndRunsAJobThroughItsWholeLife) {
+  StartAgent();
+  ASSERT_TRUE(controller_.WaitUntil([&] { return !controller_.registers_.empty(); }));
+  gantry::v1::RegisterRequest registered = controller_.last_register();
+  EXPECT_EQ(registered.node(), "n1");
+  EXPECT_EQ(registered.address(), "127.0.0.1:" + std::to_string(agent_->port()));
+  EXPECT_EQ(registered.boot_time(), 1764675787);
+  EXPECT_GT(registered.cpus(), 0u);
+  EXPECT_EQ(registered.version(), kAgentVersion);
+
+  gantry::v1::AgentPingReply ping;
+  {
+    grpc::ClientContext context;
+    rpc::AttachCredential(&context, key_);
+    ASSERT_TRUE(stub_->Ping(&context, gantry::v1::AgentPingRequest(), &ping).ok());
+  }
+  EXPECT_EQ(ping.node(), "n1");
+
+  gantry::v1::JobContext job = MakeJob(7, "n1", work_);
+  ASSERT_TRUE(Prepare(job).ok());
+  ASSERT_TRUE(controller_.WaitReport(7, JobReport::PROLOG_OK).has_value());
+  EXPECT_EQ(ReadFile(tmp_ / "prolog"), "7 testc\n");
+  ASSERT_TRUE(Launch(job, "#!/bin/sh\necho \"conf=$SLURM_CONF\"\nexit 3\n").ok());
+  std::optional<JobReport> ended = controller_.WaitReport(7, JobReport::BATCH_ENDED);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->wait_status(), 3 << 8);
+  EXPECT_EQ(ended->node(), "n1");
+  EXPECT_EQ(ReadFile(work_ + "/slurm-7.out"), "conf=/etc/gantry/gantry.conf\n");
+  ASSERT_TRUE(Terminate(7).ok());
+  ASSERT_TRUE(controller_.WaitReport(7, JobReport::EPILOG_OK).has_value());
+  EXPECT_EQ(ReadFile(tmp_ / "epilog"), "7\n");
+  EXPECT_EQ(controller_.unauthenticated(), 0);
+}
+
+TEST_F(AgentTest, HeartbeatsCarryTheRunningJobs) {
+  StartAgent();
+  ASSERT_TRUE(Launch(MakeJob(8, "n1", work_), "#!/bin/sh\nsleep 1000\n").ok());
+  ASSERT_TRUE(controller_.WaitUntil([&] {
+    return !controller_.heartbeats_.empty() && controller_.heartbeats_.back().job_ids_size() == 1 &&
+           controller_.heartbeats_.back().job_ids(0) == 8 &&
+           controller_.heartbeats_.back().node() == "n1";
+  }));
+  // Stale jobs named by the controller are killed.
+  controller_.set_stale({8});
+  ASSERT_TRUE(Eventually([&] { return agent_->manager().JobIds().empty(); }));
+  ASSERT_TRUE(
+      controller_.WaitUntil([&] { return controller_.heartbeats_.back().job_ids_size() == 0; }));
+}
+
+TEST_F(AgentTest, RefusesBadRequestsNamingTheField) {
+  StartAgent();
+  gantry::v1::JobContext job = MakeJob(9, "n1", work_);
+  grpc::Status empty_script = Launch(job, "");
+  EXPECT_EQ(empty_script.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(empty_script.error_message(), "payload.script: empty");
+  grpc::Status wrong_node = Prepare(MakeJob(9, "n2", work_));
+  EXPECT_EQ(wrong_node.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(wrong_node.error_message(),
+            "context.job.nodes: this node (n1) is not among the job's nodes (n2)");
+  gantry::v1::SignalJobOnNodeRequest signal;
+  signal.set_job_id(9);
+  signal.set_signal(1000);
+  EXPECT_EQ(Call(&gantry::v1::Agent::Stub::SignalJob, signal, &key_).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  signal.set_signal(SIGTERM);
+  grpc::Status not_here = Call(&gantry::v1::Agent::Stub::SignalJob, signal, &key_);
+  EXPECT_EQ(not_here.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(not_here.error_message(), "job 9 (epoch 0) is not running on n1");
+  EXPECT_TRUE(agent_->manager().JobIds().empty());
+}
+
+TEST_F(AgentTest, RefusesCallsWithoutAValidCredential) {
+  StartAgent();
+  gantry::v1::PrepareJobRequest request;
+  *request.mutable_context() = MakeJob(10, "n1", work_);
+  grpc::Status none = Call(&gantry::v1::Agent::Stub::PrepareJob, request, nullptr);
+  EXPECT_EQ(none.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  rpc::ClusterKey other = TestKey('x');
+  grpc::Status wrong = Call(&gantry::v1::Agent::Stub::PrepareJob, request, &other);
+  EXPECT_EQ(wrong.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_TRUE(agent_->manager().JobIds().empty());
+}
+
+TEST_F(AgentTest, KeepsReportsWhileTheControllerIsDownAndRegistersAgain) {
+  StartAgent();
+  ASSERT_TRUE(controller_.WaitUntil([&] { return !controller_.registers_.empty(); }));
+  const int port = std::stoi(controller_.address().substr(controller_.address().rfind(':') + 1));
+  ASSERT_TRUE(Launch(MakeJob(11, "n1", work_), "#!/bin/sh\nsleep 1000\n").ok());
+  controller_.Stop();
+  ASSERT_TRUE(Terminate(11).ok());
+  ASSERT_TRUE(Eventually([&] { return agent_->manager().JobIds().empty(); }));
+  EXPECT_GE(agent_->link().queued_reports(), 1u);  // BATCH_ENDED and EPILOG_OK wait
+  const size_t registers_before = controller_.register_count();
+  ASSERT_EQ(controller_.Start(port), port);
+  std::optional<JobReport> epilog = controller_.WaitReport(11, JobReport::EPILOG_OK);
+  ASSERT_TRUE(epilog.has_value());
+  EXPECT_GT(controller_.register_count(), registers_before);
+  ASSERT_TRUE(controller_.WaitUntil([&] {
+    std::vector<JobReport::Kind> kinds;
+    for (const JobReport& r : controller_.reports_) {
+      if (r.job_id() == 11) kinds.push_back(r.kind());
+    }
+    return kinds == std::vector<JobReport::Kind>{JobReport::BATCH_ENDED, JobReport::EPILOG_OK};
+  }));
+}
+
+TEST_F(AgentTest, RegistersAgainWhenTheControllerAsks) {
+  StartAgent();
+  ASSERT_TRUE(controller_.WaitUntil([&] { return !controller_.registers_.empty(); }));
+  ASSERT_TRUE(Launch(MakeJob(12, "n1", work_), "#!/bin/sh\nsleep 1000\n").ok());
+  controller_.set_reregister();
+  ASSERT_TRUE(controller_.WaitUntil([&] { return controller_.registers_.size() >= 2; }));
+  gantry::v1::RegisterRequest again = controller_.last_register();
+  ASSERT_EQ(again.running_job_ids_size(), 1);
+  EXPECT_EQ(again.running_job_ids(0), 12u);
+}
+
+TEST_F(AgentTest, ShutdownEndsJobsAndFlushesTheirReports) {
+  StartAgent();
+  ASSERT_TRUE(agent_->link().WaitRegistered(testing::kWait));  // the epilog comes with it
+  ASSERT_TRUE(Launch(MakeJob(13, "n1", work_), "#!/bin/sh\nsleep 1000\n").ok());
+  agent_->Shutdown();
+  EXPECT_TRUE(controller_.WaitReport(13, JobReport::BATCH_ENDED).has_value());
+  EXPECT_TRUE(controller_.WaitReport(13, JobReport::EPILOG_OK).has_value());
+  EXPECT_EQ(ReadFile(tmp_ / "epilog"), "13\n");
+}
+
+// The real binary: flag errors exit 2; SIGTERM ends it with 0 after registering.
+#ifdef GANTRY_AGENT_BINARY
+struct Exit {
+  int status = -1;
+  std::string err;
+};
+
+Exit RunBinary(const std::vector<std::string>& args,
+               const std::function<void(pid_t)>& while_running, const std::string& err_file) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    FILE* f = freopen(err_file.c_str(), "w", stderr);
+    (void)f;
+    std::vector<char*> argv;
+    std::string binary = GANTRY_AGENT_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  if (while_running) while_running(pid);
+  Exit exit;
+  waitpid(pid, &exit.status, 0);
+  exit.err = ReadFile(err_file);
+  return exit;
+}
+
+TEST_F(AgentTest, BinaryExits2OnBadFlagsAnd0OnSigterm) {
+  Exit bad = RunBinary({"--node", "n1", "--controller", "nowhere"}, nullptr, tmp_ / "err1");
+  ASSERT_TRUE(WIFEXITED(bad.status));
+  EXPECT_EQ(WEXITSTATUS(bad.status), 2);
+  EXPECT_EQ(bad.err,
+            "gantry-agent: --controller: \"nowhere\" is not HOST:PORT\nTry 'gantry-agent "
+            "--help'.\n");
+
+  const std::string key_file = tmp_ / "cluster.key";
+  std::ofstream(key_file) << std::string(64, 'a') << "\n";
+  chmod(key_file.c_str(), 0600);
+  controller_.Stop();
+  FakeController controller(rpc::ClusterKey{std::string(32, '\xaa')});
+  controller.Start();
+  Exit stopped = RunBinary(
+      {"--node", "n1", "--controller", controller.address(), "--key-file", key_file, "--spool",
+       tmp_ / "bin-spool"},
+      [&](pid_t pid) {
+        EXPECT_TRUE(controller.WaitUntil([&] { return !controller.registers_.empty(); }));
+        kill(pid, SIGTERM);
+      },
+      tmp_ / "err2");
+  ASSERT_TRUE(WIFEXITED(stopped.status)) << stopped.err;
+  EXPECT_EQ(WEXITSTATUS(stopped.status), 0) << stopped.err;
+  EXPECT_NE(stopped.err.find("gantry-agent[n1]: registered with controller"), std::string::npos)
+      << stopped.err;
+  EXPECT_NE(stopped.err.find("received SIGTERM"), std::string::npos) << stopped.err;
+}
+#endif
+
+}  // namespace
+}  // namespace gantry::agent

@@ -1,0 +1,259 @@
+#include "agent/controller_link.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "agent/log.h"
+
+namespace gantry::agent {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// Errors that retrying the same report cannot cure: the controller has looked at it and said no.
+bool RefusedForGood(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::INVALID_ARGUMENT:
+    case grpc::StatusCode::NOT_FOUND:
+    case grpc::StatusCode::FAILED_PRECONDITION:
+    case grpc::StatusCode::ALREADY_EXISTS:
+    case grpc::StatusCode::OUT_OF_RANGE:
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string CodeName(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    default:
+      return "code " + std::to_string(static_cast<int>(code));
+  }
+}
+
+std::string Describe(const grpc::Status& status) {
+  return CodeName(status.error_code()) + ": " + status.error_message();
+}
+
+}  // namespace
+
+ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCallbacks callbacks)
+    : options_(std::move(options)), callbacks_(std::move(callbacks)) {
+  // gRPC's own reconnection backoff grows to 2 minutes by default; the link's retry bounds keep a
+  // returning controller from waiting that long for its agents.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_min.count()));
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_min.count()));
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_max.count()));
+  stub_ = gantry::v1::NodeLink::NewStub(
+      grpc::CreateCustomChannel(options_.controller, grpc::InsecureChannelCredentials(), args));
+}
+
+ControllerLink::~ControllerLink() { Stop(); }
+
+void ControllerLink::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (thread_.joinable()) return;
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void ControllerLink::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+    cv_.notify_all();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void ControllerLink::Report(gantry::v1::JobReport report) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (report.node().empty()) report.set_node(options_.node);
+  reports_.push_back(std::move(report));
+  cv_.notify_all();
+}
+
+bool ControllerLink::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return reports_.empty() && !sending_; });
+}
+
+bool ControllerLink::registered() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return registered_;
+}
+
+bool ControllerLink::WaitRegistered(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  return cv_.wait_for(lock, timeout, [&] { return registered_; });
+}
+
+size_t ControllerLink::queued_reports() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reports_.size();
+}
+
+void ControllerLink::SetContext(grpc::ClientContext* context) const {
+  context->set_deadline(std::chrono::system_clock::now() + options_.call_timeout);
+  rpc::AttachCredential(context, options_.key);
+}
+
+grpc::Status ControllerLink::CallRegister(gantry::v1::RegisterReply* reply) {
+  gantry::v1::RegisterRequest request;
+  request.set_node(options_.node);
+  request.set_address(options_.agent_address);
+  request.set_hostname(options_.hostname);
+  request.set_boot_time(options_.boot_time);
+  request.set_version(options_.version);
+  if (callbacks_.running_jobs) {
+    for (uint32_t id : callbacks_.running_jobs()) request.add_running_job_ids(id);
+  }
+  request.set_cpus(options_.cpus);
+  request.set_memory_mb(options_.memory_mb);
+  request.set_os(options_.os);
+  grpc::ClientContext context;
+  SetContext(&context);
+  return stub_->Register(&context, request, reply);
+}
+
+grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
+  gantry::v1::HeartbeatRequest request;
+  request.set_node(options_.node);
+  request.set_boot_time(options_.boot_time);
+  if (callbacks_.running_jobs) {
+    for (uint32_t id : callbacks_.running_jobs()) request.add_job_ids(id);
+  }
+  grpc::ClientContext context;
+  SetContext(&context);
+  return stub_->Heartbeat(&context, request, reply);
+}
+
+grpc::Status ControllerLink::CallReport(const gantry::v1::JobReport& report) {
+  gantry::v1::JobReportReply reply;
+  grpc::ClientContext context;
+  SetContext(&context);
+  return stub_->ReportJob(&context, report, &reply);
+}
+
+void ControllerLink::LoseController(const std::string& what, const grpc::Status& status) {
+  // Under mu_.
+  std::string error = what + ": " + Describe(status);
+  if (error != last_error_) {
+    Log("controller " + options_.controller + " " + (registered_ ? "lost" : "not answering") +
+        " (" + error + "); retrying");
+    last_error_ = error;
+  }
+  registered_ = false;
+}
+
+void ControllerLink::Loop() {
+  std::chrono::milliseconds backoff = options_.retry_min;
+  SteadyClock::time_point next_heartbeat = SteadyClock::now();
+  std::unique_lock<std::mutex> lock(mu_);
+  auto fail = [&](const std::string& what, const grpc::Status& status) {
+    LoseController(what, status);
+    cv_.wait_for(lock, backoff, [&] { return stop_; });
+    backoff = std::min(backoff * 2, options_.retry_max);
+  };
+  while (!stop_) {
+    if (!registered_) {
+      lock.unlock();
+      gantry::v1::RegisterReply reply;
+      grpc::Status status = CallRegister(&reply);
+      if (status.ok()) {
+        if (callbacks_.on_register) callbacks_.on_register(reply);
+        std::vector<uint32_t> stale(reply.stale_job_ids().begin(), reply.stale_job_ids().end());
+        if (!stale.empty() && callbacks_.on_stale) callbacks_.on_stale(stale);
+      }
+      lock.lock();
+      if (!status.ok()) {
+        fail("register", status);
+        continue;
+      }
+      registered_ = true;
+      last_error_.clear();
+      heartbeat_interval_ =
+          options_.heartbeat_override.count() > 0
+              ? options_.heartbeat_override
+              : std::chrono::milliseconds(1000 * (reply.heartbeat_interval_sec() > 0
+                                                      ? reply.heartbeat_interval_sec()
+                                                      : 10));
+      next_heartbeat = SteadyClock::now() + heartbeat_interval_;
+      const int64_t ms = heartbeat_interval_.count();
+      Log("registered with controller " + options_.controller + " as " + options_.node + " at " +
+          options_.agent_address + " (cluster " + reply.cluster_name() + ", heartbeat every " +
+          (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms") + ")");
+      cv_.notify_all();
+      continue;
+    }
+    if (!reports_.empty()) {
+      gantry::v1::JobReport report = reports_.front();
+      sending_ = true;
+      lock.unlock();
+      grpc::Status status = CallReport(report);
+      lock.lock();
+      sending_ = false;
+      if (status.ok() || RefusedForGood(status.error_code())) {
+        if (!status.ok()) {
+          Log("job " + std::to_string(report.job_id()) + ": controller refused report " +
+              gantry::v1::JobReport::Kind_Name(report.kind()) + " (" + Describe(status) +
+              "); dropped");
+        }
+        reports_.pop_front();
+        backoff = options_.retry_min;
+        cv_.notify_all();
+        continue;
+      }
+      fail("report", status);
+      continue;
+    }
+    if (SteadyClock::now() >= next_heartbeat) {
+      lock.unlock();
+      gantry::v1::HeartbeatReply reply;
+      grpc::Status status = CallHeartbeat(&reply);
+      std::vector<uint32_t> stale(reply.stale_job_ids().begin(), reply.stale_job_ids().end());
+      if (status.ok() && !stale.empty() && callbacks_.on_stale) callbacks_.on_stale(stale);
+      lock.lock();
+      next_heartbeat = SteadyClock::now() + heartbeat_interval_;
+      if (!status.ok()) {
+        fail("heartbeat", status);
+        continue;
+      }
+      backoff = options_.retry_min;
+      if (reply.reregister()) {
+        Log("controller " + options_.controller + " asks this node to register again");
+        registered_ = false;
+      }
+      continue;
+    }
+    cv_.wait_until(lock, next_heartbeat, [&] { return stop_ || !reports_.empty(); });
+  }
+}
+
+}  // namespace gantry::agent

@@ -1,0 +1,114 @@
+// The agent's side of NodeLink (proto/gantry/v1/controller.proto): registration, heartbeats and
+// job reports, every call carrying the cluster-key credential (rpc/credential.h).
+//
+// One background thread does all of it, in order:
+//   - Register until the controller answers (backoff retry_min .. retry_max, doubling), then
+//     hand the reply to on_register (settings) and its stale_job_ids to on_stale;
+//   - send queued reports in the order they were queued; a report leaves the queue when the
+//     controller acknowledges it (OK) or refuses it for good (INVALID_ARGUMENT, NOT_FOUND,
+//     FAILED_PRECONDITION, ALREADY_EXISTS, OUT_OF_RANGE: logged and dropped); any other error
+//     keeps it queued;
+//   - Heartbeat every RegisterReply.heartbeat_interval_sec (10 when 0) with running_jobs();
+//     HeartbeatReply.stale_job_ids go to on_stale; reregister = register again.
+// Any call failing otherwise (controller down, timeout, credential refused) marks the link
+// unregistered: it registers again (with running_jobs()) when the controller is back, and sends
+// the queued reports after that. Reports are kept in memory only.
+//
+// Thread-safety: Report, Flush, registered and WaitRegistered may be called from any thread,
+// including while holding the caller's locks (they never call back). Callbacks run on the link's
+// thread without the link's lock.
+#ifndef GANTRY_AGENT_CONTROLLER_LINK_H_
+#define GANTRY_AGENT_CONTROLLER_LINK_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "agent/job_manager.h"
+#include "gantry/v1/controller.grpc.pb.h"
+#include "rpc/credential.h"
+
+namespace gantry::agent {
+
+struct ControllerLinkOptions {
+  std::string node;
+  std::string controller;  // host:port
+  rpc::ClusterKey key;
+  std::string agent_address;  // host:port the Agent service is reachable at
+  std::string hostname;
+  std::string os;
+  std::string version;
+  int64_t boot_time = 0;
+  uint32_t cpus = 0;
+  uint64_t memory_mb = 0;
+  std::chrono::milliseconds retry_min{500};
+  std::chrono::milliseconds retry_max{10000};
+  std::chrono::milliseconds call_timeout{10000};
+  // Overrides the controller's heartbeat interval when > 0 (tests).
+  std::chrono::milliseconds heartbeat_override{0};
+};
+
+struct ControllerLinkCallbacks {
+  std::function<void(const gantry::v1::RegisterReply&)> on_register;
+  std::function<std::vector<uint32_t>()> running_jobs;
+  std::function<void(const std::vector<uint32_t>&)> on_stale;
+};
+
+class ControllerLink final : public ReportSink {
+ public:
+  ControllerLink(ControllerLinkOptions options, ControllerLinkCallbacks callbacks);
+  ~ControllerLink() override;  // Stop()
+  ControllerLink(const ControllerLink&) = delete;
+  ControllerLink& operator=(const ControllerLink&) = delete;
+
+  // The address sent in RegisterRequest.address; set before Start (the port is known only once
+  // the Agent service is bound).
+  void set_agent_address(std::string address) { options_.agent_address = std::move(address); }
+  void Start();
+  // Stops the thread; queued reports are dropped (Flush first to send them).
+  void Stop();
+
+  // Queues a report (never blocks on the network).
+  void Report(gantry::v1::JobReport report) override;
+  // Waits until every queued report is acknowledged; false after `timeout`.
+  bool Flush(std::chrono::milliseconds timeout);
+
+  bool registered() const;
+  // Waits until the link is registered; false after `timeout`.
+  bool WaitRegistered(std::chrono::milliseconds timeout);
+  size_t queued_reports() const;
+
+ private:
+  void Loop();
+  grpc::Status CallRegister(gantry::v1::RegisterReply* reply);
+  grpc::Status CallHeartbeat(gantry::v1::HeartbeatReply* reply);
+  grpc::Status CallReport(const gantry::v1::JobReport& report);
+  void SetContext(grpc::ClientContext* context) const;
+  void LoseController(const std::string& what, const grpc::Status& status);
+
+  ControllerLinkOptions options_;  // agent_address may change before Start
+  const ControllerLinkCallbacks callbacks_;
+  std::unique_ptr<gantry::v1::NodeLink::Stub> stub_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<gantry::v1::JobReport> reports_;  // front = next to send
+  bool sending_ = false;                       // the front report is being sent
+  bool registered_ = false;
+  bool stop_ = false;
+  std::chrono::milliseconds heartbeat_interval_{10000};
+  std::string last_error_;  // to log a failure once, not at every retry
+  std::thread thread_;
+};
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_CONTROLLER_LINK_H_

@@ -1,0 +1,609 @@
+#include "agent/job_manager.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <utility>
+
+#include "agent/launcher.h"
+#include "agent/log.h"
+#include "agent/script_runner.h"
+#include "agent/user_info.h"
+#include "text/filename_pattern.h"
+
+namespace gantry::agent {
+namespace {
+
+using gantry::v1::JobReport;
+
+// How many ended (job, epoch) pairs are remembered for idempotency.
+constexpr size_t kEndedMemory = 4096;
+
+std::string JobName(uint32_t job_id) { return "job " + std::to_string(job_id); }
+
+std::optional<mode_t> ParseUmask(const std::optional<std::string>& text) {
+  if (!text || text->empty() || text->size() > 4) return std::nullopt;
+  mode_t mask = 0;
+  for (char c : *text) {
+    if (c < '0' || c > '7') return std::nullopt;
+    mask = static_cast<mode_t>(mask * 8 + static_cast<mode_t>(c - '0'));
+  }
+  return mask;
+}
+
+}  // namespace
+
+NodeSettings SettingsFromRegisterReply(const gantry::v1::RegisterReply& reply) {
+  NodeSettings settings;
+  settings.cluster_name = reply.cluster_name();
+  settings.conf_path = reply.conf_path();
+  settings.controller_address = reply.controller_address();
+  settings.prolog.assign(reply.prolog().begin(), reply.prolog().end());
+  settings.epilog.assign(reply.epilog().begin(), reply.epilog().end());
+  if (reply.kill_wait_sec() > 0) settings.kill_wait_sec = reply.kill_wait_sec();
+  if (reply.prolog_epilog_timeout_sec() > 0) {
+    settings.script_timeout_sec = reply.prolog_epilog_timeout_sec();
+  }
+  return settings;
+}
+
+Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options,
+                                                       ReportSink* sink) {
+  if (options.node.empty()) return InvalidArgument("node name: empty");
+  if (options.clock == nullptr) return InvalidArgument("clock: missing");
+  GANTRY_ASSIGN_OR_RETURN(Spool spool, Spool::Open(options.spool_dir));
+  std::optional<CgroupTree> cgroups;
+  if (options.cgroup_root != "none") {
+    std::optional<std::string> root = options.cgroup_root.empty()
+                                          ? FindCgroup2Mount()
+                                          : std::optional<std::string>(options.cgroup_root);
+    if (!root) {
+      Log("no cgroup v2 hierarchy mounted: tracking jobs by session and process group");
+    } else if (Result<CgroupTree> tree = CgroupTree::Open(*root, options.node); tree.ok()) {
+      cgroups = std::move(*tree);
+      Log("tracking jobs with cgroups under " + cgroups->base());
+    } else {
+      Log("cgroups unavailable (" + tree.status().message() +
+          "): tracking jobs by session and process group");
+    }
+  }
+  return std::unique_ptr<JobManager>(
+      new JobManager(std::move(options), sink, std::move(spool), std::move(cgroups)));
+}
+
+JobManager::JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
+                       std::optional<CgroupTree> cgroups)
+    : options_(std::move(options)),
+      sink_(sink),
+      spool_(std::move(spool)),
+      cgroups_(std::move(cgroups)) {}
+
+JobManager::~JobManager() { Shutdown(); }
+
+void JobManager::SetSettings(NodeSettings settings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  settings_ = std::move(settings);
+}
+
+NodeSettings JobManager::settings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return settings_;
+}
+
+std::string JobManager::cgroup_base() const { return cgroups_ ? cgroups_->base() : ""; }
+
+NodeEnv JobManager::MakeNodeEnv(const NodeSettings& settings) const {
+  NodeEnv env;
+  env.node_name = options_.node;
+  env.cluster_name = settings.cluster_name;
+  env.conf_path = settings.conf_path;
+  env.controller_address = settings.controller_address;
+  return env;
+}
+
+void JobManager::SendReport(uint32_t job_id, uint64_t epoch, JobReport::Kind kind,
+                            std::string message, int32_t wait_status) {
+  JobReport report;
+  report.set_node(options_.node);
+  report.set_job_id(job_id);
+  report.set_epoch(epoch);
+  report.set_kind(kind);
+  report.set_wait_status(wait_status);
+  report.set_message(std::move(message));
+  report.set_time(options_.clock->Now());
+  Log(JobName(job_id) + ": " + JobReport::Kind_Name(kind) +
+      (report.message().empty() ? "" : ": " + report.message()));
+  sink_->Report(std::move(report));
+}
+
+void JobManager::StartWorker(std::function<void()> work) {
+  // Under mu_. Joins the workers that have finished, then starts one more.
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (*it->done) {
+      it->thread.join();
+      it = workers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  auto done = std::make_shared<bool>(false);
+  ++busy_;
+  workers_.push_back(Worker{std::thread([this, work = std::move(work), done] {
+                              work();
+                              std::lock_guard<std::mutex> lock(mu_);
+                              *done = true;
+                              --busy_;
+                              cv_.notify_all();
+                            }),
+                            done});
+}
+
+bool JobManager::EndedLocked(uint32_t job_id, uint64_t epoch) const {
+  auto it = ended_.find(job_id);
+  return it != ended_.end() && it->second >= epoch;
+}
+
+void JobManager::RememberEndedLocked(uint32_t job_id, uint64_t epoch) {
+  auto [it, inserted] = ended_.try_emplace(job_id, epoch);
+  if (!inserted) {
+    it->second = std::max(it->second, epoch);
+    return;
+  }
+  ended_order_.push_back(job_id);
+  while (ended_order_.size() > kEndedMemory) {
+    ended_.erase(ended_order_.front());
+    ended_order_.pop_front();
+  }
+}
+
+Result<JobManager::Entry*> JobManager::EntryForLocked(const gantry::v1::JobContext& context) {
+  const uint32_t job_id = context.job().job_id();
+  const uint64_t epoch = context.epoch();
+  if (shutting_down_) return Unavailable("node " + options_.node + " is shutting down");
+  auto it = entries_.find(job_id);
+  if (it != entries_.end()) {
+    Entry& entry = it->second;
+    if (entry.epoch == epoch) return &entry;
+    if (entry.epoch > epoch) {
+      return FailedPrecondition(JobName(job_id) + ": epoch " + std::to_string(epoch) +
+                                " is older than epoch " + std::to_string(entry.epoch) +
+                                " held on " + options_.node);
+    }
+    return FailedPrecondition(JobName(job_id) + ": epoch " + std::to_string(entry.epoch) +
+                              " has not ended on " + options_.node + " yet");
+  }
+  if (EndedLocked(job_id, epoch)) {
+    return FailedPrecondition(JobName(job_id) + " (epoch " + std::to_string(epoch) +
+                              ") already ended on " + options_.node);
+  }
+  Entry& entry = entries_[job_id];
+  entry.job_id = job_id;
+  entry.epoch = epoch;
+  entry.context = context;
+  return &entry;
+}
+
+// ---- PrepareJob -------------------------------------------------------------------------------
+
+Status JobManager::PrepareJob(const gantry::v1::JobContext& context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  GANTRY_ASSIGN_OR_RETURN(Entry * entry, EntryForLocked(context));
+  if (entry->terminating) {
+    return FailedPrecondition(JobName(entry->job_id) + " is ending on " + options_.node);
+  }
+  if (entry->prolog != PrologState::kNone || entry->launched || entry->launching) {
+    return Status::Ok();  // a retry
+  }
+  entry->prolog = PrologState::kRunning;
+  entry->context = context;
+  const uint32_t job_id = entry->job_id;
+  const uint64_t epoch = entry->epoch;
+  StartWorker([this, job_id, epoch] { RunProlog(job_id, epoch); });
+  return Status::Ok();
+}
+
+void JobManager::RunProlog(uint32_t job_id, uint64_t epoch) {
+  gantry::v1::JobContext context;
+  NodeSettings settings;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    context = entries_.at(job_id).context;
+    settings = settings_;
+  }
+  ScriptBatch batch;
+  batch.kind = "prolog";
+  batch.entries = settings.prolog;
+  batch.env = BuildScriptEnvironment(ScriptKind::kProlog, job_id, context, MakeNodeEnv(settings));
+  batch.timeout = std::chrono::seconds(settings.script_timeout_sec);
+  batch.scratch_dir = spool_.ScratchDir();
+  batch.tag = "job" + std::to_string(job_id);
+  ScriptOutcome outcome = RunScripts(batch);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = entries_.at(job_id);  // termination waits for the prolog: still here
+  entry.prolog = outcome.ok ? PrologState::kDone : PrologState::kFailed;
+  // Reported under mu_, so that it is queued before any epilog report of the job.
+  if (!entry.stale) {
+    SendReport(job_id, epoch, outcome.ok ? JobReport::PROLOG_OK : JobReport::PROLOG_FAILED,
+               outcome.message);
+  }
+  cv_.notify_all();
+}
+
+// ---- LaunchBatch ------------------------------------------------------------------------------
+
+Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
+                               const gantry::v1::JobPayload& payload) {
+  const uint32_t job_id = context.job().job_id();
+  const uint64_t epoch = context.epoch();
+  NodeSettings settings;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    GANTRY_ASSIGN_OR_RETURN(Entry * entry, EntryForLocked(context));
+    if (entry->terminating) {
+      return FailedPrecondition(JobName(job_id) + " is ending on " + options_.node);
+    }
+    if (entry->launched || entry->launching) return Status::Ok();  // a retry
+    if (entry->prolog == PrologState::kRunning) {
+      return FailedPrecondition(JobName(job_id) + ": the prolog is still running on " +
+                                options_.node);
+    }
+    if (entry->prolog == PrologState::kFailed) {
+      return FailedPrecondition(JobName(job_id) + ": the prolog failed on " + options_.node);
+    }
+    entry->launching = true;
+    entry->context = context;
+    settings = settings_;
+  }
+
+  Result<JobProcesses> started = StartBatch(context, payload, settings);
+  if (started.ok()) {
+    JobRecord record;
+    record.job_id = job_id;
+    record.epoch = epoch;
+    record.pid = started->leader;
+    record.start_ticks = started->leader_start;
+    record.cgroup = started->cgroup;
+    if (Status saved = spool_.SaveRecord(record); !saved.ok()) {
+      Log(JobName(job_id) + ": cannot record the job in the spool: " + saved.message());
+    }
+    Log(JobName(job_id) + ": batch script started as uid " +
+        std::to_string(context.job().user_id()) + " (pid " + std::to_string(started->leader) +
+        (started->cgroup.empty() ? "" : ", cgroup " + started->cgroup) + ")");
+  }
+
+  std::lock_guard<std::mutex> lock(mu_);
+  Entry& entry = entries_.at(job_id);  // termination waits for the launch: still here
+  entry.launching = false;
+  if (started.ok()) {
+    entry.launched = true;
+    entry.batch_running = true;
+    entry.procs = *started;
+    const pid_t pid = started->leader;
+    StartWorker([this, job_id, epoch, pid] { WaitBatch(job_id, epoch, pid); });
+  } else if (!entry.stale) {
+    SendReport(job_id, epoch, JobReport::LAUNCH_FAILED, started.status().message());
+  }
+  cv_.notify_all();
+  return Status::Ok();
+}
+
+Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& context,
+                                            const gantry::v1::JobPayload& payload,
+                                            const NodeSettings& settings) {
+  const gantry::v1::Job& job = context.job();
+  const gantry::v1::JobRequest& req = job.request();
+  const uid_t uid = job.user_id();
+  const gid_t gid = job.group_id();
+  GANTRY_ASSIGN_OR_RETURN(UserInfo user, LookupUser(uid));
+  const bool root = geteuid() == 0;
+  if (!root && uid != geteuid()) {
+    return FailedPrecondition("gantry-agent on " + options_.node + " runs as uid " +
+                              std::to_string(geteuid()) +
+                              ", not root: it can only run that user's jobs, not uid " +
+                              std::to_string(uid) + " (" + user.name + ")");
+  }
+  // Root switches to the job's user and groups; an unprivileged agent runs its own user's jobs
+  // as it is (it could not change its groups anyway).
+  std::optional<Identity> identity;
+  if (root) identity = Identity{uid, gid, UserGroups(user.name, gid)};
+  const gid_t file_gid = root ? gid : getegid();
+
+  text::FilenameContext names;
+  names.job_id = job.job_id();
+  names.node_name = options_.node;
+  names.user = job.user_name().empty() ? user.name : job.user_name();
+  names.job_name = req.name();
+  const std::string out_pattern =
+      req.std_out().empty() ? std::string(text::DefaultOutputPattern(false)) : req.std_out();
+  Result<std::string> out_path = text::ExpandStdioPath(out_pattern, names, req.work_dir());
+  if (!out_path.ok()) return FailedPrecondition("stdout: " + out_path.status().message());
+  std::string err_path;
+  if (!req.std_err().empty()) {
+    Result<std::string> expanded = text::ExpandStdioPath(req.std_err(), names, req.work_dir());
+    if (!expanded.ok()) return FailedPrecondition("stderr: " + expanded.status().message());
+    err_path = *expanded;
+  }
+  std::string in_path = "/dev/null";
+  if (!req.std_in().empty()) {
+    Result<std::string> expanded = text::ExpandStdioPath(req.std_in(), names, req.work_dir());
+    if (!expanded.ok()) return FailedPrecondition("stdin: " + expanded.status().message());
+    in_path = *expanded;
+  }
+
+  GANTRY_ASSIGN_OR_RETURN(std::string script,
+                          spool_.WriteBatchScript(job.job_id(), payload.script(), uid, file_gid));
+
+  SpawnSpec spec;
+  spec.path = script;
+  spec.argv.push_back(script);
+  spec.argv.insert(spec.argv.end(), payload.argv().begin(), payload.argv().end());
+  spec.env = BuildBatchEnvironment(context, payload, MakeNodeEnv(settings),
+                                   UserEnv{user.name, user.home, user.shell});
+  spec.task_pid_env = true;
+  spec.identity = identity;
+  spec.umask = ParseUmask(EnvValue(spec.env, "SLURM_UMASK"));
+  spec.work_dir = req.work_dir();
+  spec.stdin_path = in_path;
+  spec.stdout_path = *out_path;
+  spec.stderr_path = err_path;
+  if (cgroups_) {
+    if (Result<std::string> dir = cgroups_->CreateJob(job.job_id()); dir.ok()) {
+      spec.cgroup = *dir;
+    } else {
+      Log(JobName(job.job_id()) + ": no cgroup (" + dir.status().message() +
+          "): tracking it by session and process group");
+    }
+  }
+  Result<Spawned> spawned = Spawn(spec);
+  if (!spawned.ok()) {
+    if (!spec.cgroup.empty()) (void)RemoveCgroup(spec.cgroup);
+    spool_.RemoveJobDir(job.job_id());
+    return spawned.status();
+  }
+  JobProcesses procs;
+  procs.leader = spawned->pid;
+  procs.leader_start = spawned->start_ticks;
+  procs.cgroup = spec.cgroup;
+  return procs;
+}
+
+void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, pid_t pid) {
+  const int status = ReapChild(pid);
+  Log(JobName(job_id) + ": batch script ended: " + DescribeWaitStatus(status));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(job_id);
+  if (it == entries_.end() || it->second.epoch != epoch) return;
+  // Reported under mu_, before termination can see the script gone and report the epilog.
+  if (!it->second.stale) {
+    SendReport(job_id, epoch, JobReport::BATCH_ENDED, DescribeWaitStatus(status), status);
+  }
+  it->second.batch_running = false;
+  cv_.notify_all();
+}
+
+// ---- SignalJob --------------------------------------------------------------------------------
+
+Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool batch_only) {
+  JobProcesses procs;
+  bool batch_running = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(job_id);
+    if (it == entries_.end() || it->second.epoch != epoch) {
+      return NotFound(JobName(job_id) + " (epoch " + std::to_string(epoch) +
+                      ") is not running on " + options_.node);
+    }
+    if (!it->second.launched) return Status::Ok();  // nothing started here yet
+    procs = it->second.procs;
+    batch_running = it->second.batch_running;
+    if (batch_only) {
+      // The script is our unreaped child while batch_running: its pid cannot be reused.
+      if (batch_running) kill(procs.leader, signal);
+      Log(JobName(job_id) + ": signal " + std::to_string(signal) + " sent to the batch script");
+      return Status::Ok();
+    }
+  }
+  int count = SignalJobProcesses(procs, signal);
+  Log(JobName(job_id) + ": signal " + std::to_string(signal) + " sent to " + std::to_string(count) +
+      " process(es)");
+  return Status::Ok();
+}
+
+// ---- TerminateJob -----------------------------------------------------------------------------
+
+Status JobManager::TerminateJob(uint32_t job_id, uint64_t epoch, uint32_t kill_wait_sec,
+                                const gantry::v1::JobContext& context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::chrono::milliseconds kill_wait =
+      std::chrono::seconds(kill_wait_sec > 0 ? kill_wait_sec : settings_.kill_wait_sec);
+  auto it = entries_.find(job_id);
+  if (it != entries_.end()) {
+    Entry& entry = it->second;
+    if (entry.epoch > epoch) {
+      return FailedPrecondition(JobName(job_id) + ": epoch " + std::to_string(epoch) +
+                                " is older than epoch " + std::to_string(entry.epoch) +
+                                " held on " + options_.node);
+    }
+    if (entry.terminating) return Status::Ok();  // a retry
+    if (!entry.context.has_job() && context.has_job()) entry.context = context;
+    BeginTerminateLocked(&entry, epoch, kill_wait);
+    return Status::Ok();
+  }
+  if (EndedLocked(job_id, epoch)) return Status::Ok();  // done; its report is queued
+  // Not running here (ended, or never launched here): the epilog still runs.
+  Entry& entry = entries_[job_id];
+  entry.job_id = job_id;
+  entry.epoch = epoch;
+  entry.context = context;
+  BeginTerminateLocked(&entry, epoch, kill_wait);
+  return Status::Ok();
+}
+
+void JobManager::BeginTerminateLocked(Entry* entry, uint64_t report_epoch,
+                                      std::chrono::milliseconds kill_wait) {
+  entry->terminating = true;
+  const uint32_t job_id = entry->job_id;
+  if (entry->launched && !entry->stale) {
+    Log(JobName(job_id) + ": ending its processes (SIGCONT, SIGTERM, SIGKILL after " +
+        std::to_string(kill_wait.count() / 1000) + " s)");
+  }
+  StartWorker(
+      [this, job_id, report_epoch, kill_wait] { RunTerminate(job_id, report_epoch, kill_wait); });
+}
+
+void JobManager::RunTerminate(uint32_t job_id, uint64_t report_epoch,
+                              std::chrono::milliseconds kill_wait) {
+  JobProcesses procs;
+  bool launched = false;
+  bool stale = false;
+  gantry::v1::JobContext context;
+  NodeSettings settings;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] {
+      const Entry& e = entries_.at(job_id);
+      return e.prolog != PrologState::kRunning && !e.launching;
+    });
+    const Entry& entry = entries_.at(job_id);
+    procs = entry.procs;
+    launched = entry.launched;
+    stale = entry.stale;
+    context = entry.context;
+    settings = settings_;
+  }
+
+  bool gone = true;
+  if (launched) {
+    if (stale) {
+      KillJobProcesses(procs);
+      gone = WaitJobProcessesGone(procs, options_.unkillable_timeout);
+    } else {
+      gone = EndJobProcesses(procs, kill_wait, options_.unkillable_timeout);
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    // The script is reaped (and BATCH_ENDED queued) by its waiter.
+    cv_.wait_for(lock, gone ? std::chrono::milliseconds(60000) : std::chrono::milliseconds(0),
+                 [&] { return !entries_.at(job_id).batch_running; });
+  }
+  if (!procs.cgroup.empty()) {
+    if (Status removed = RemoveCgroup(procs.cgroup); !removed.ok()) {
+      Log(JobName(job_id) + ": " + removed.message());
+    }
+  }
+
+  ScriptOutcome epilog;
+  if (!stale) {
+    ScriptBatch batch;
+    batch.kind = "epilog";
+    batch.entries = settings.epilog;
+    batch.env = BuildScriptEnvironment(ScriptKind::kEpilog, job_id, context, MakeNodeEnv(settings));
+    batch.timeout = std::chrono::seconds(settings.script_timeout_sec);
+    batch.scratch_dir = spool_.ScratchDir();
+    batch.tag = "job" + std::to_string(job_id);
+    epilog = RunScripts(batch);
+  }
+  spool_.RemoveRecord(job_id);
+  spool_.RemoveJobDir(job_id);
+
+  std::string message;
+  if (!gone) {
+    message = "processes of " + JobName(job_id) + " survived SIGKILL for " +
+              std::to_string(options_.unkillable_timeout.count() / 1000) + " s";
+  }
+  if (!epilog.ok) message += (message.empty() ? "" : "; ") + epilog.message;
+
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(job_id);
+  const uint64_t epoch = std::max(report_epoch, it->second.epoch);
+  entries_.erase(it);
+  RememberEndedLocked(job_id, epoch);
+  if (stale) {
+    Log(JobName(job_id) + ": stale job killed");
+  } else {
+    SendReport(job_id, report_epoch,
+               gone && epilog.ok ? JobReport::EPILOG_OK : JobReport::EPILOG_FAILED, message);
+  }
+  cv_.notify_all();
+}
+
+void JobManager::KillStaleJobs(const std::vector<uint32_t>& job_ids) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (uint32_t job_id : job_ids) {
+    auto it = entries_.find(job_id);
+    if (it == entries_.end() || it->second.terminating) continue;
+    Log(JobName(job_id) + ": the controller does not know it here: killing it");
+    it->second.stale = true;
+    BeginTerminateLocked(&it->second, it->second.epoch, std::chrono::milliseconds(0));
+  }
+}
+
+std::vector<uint32_t> JobManager::JobIds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint32_t> ids;
+  for (const auto& [id, entry] : entries_) ids.push_back(id);
+  return ids;
+}
+
+// ---- Start and stop ---------------------------------------------------------------------------
+
+int JobManager::CleanUpLeftovers() {
+  std::vector<std::string> problems;
+  std::vector<JobRecord> records = spool_.LoadRecords(&problems);
+  for (const std::string& problem : problems) Log("spool: unreadable job record " + problem);
+  int cleaned = 0;
+  std::vector<std::string> cgroups_done;
+  auto end = [&](const std::string& what, const JobProcesses& procs) {
+    size_t live = LiveJobProcesses(procs).size();
+    if (live > 0) {
+      KillJobProcesses(procs);
+      if (!WaitJobProcessesGone(procs, options_.unkillable_timeout)) {
+        Log(what + ": processes survived SIGKILL");
+      }
+    }
+    Log(what + ": left by a previous agent: killed " + std::to_string(live) + " process(es)");
+    if (!procs.cgroup.empty()) {
+      (void)RemoveCgroup(procs.cgroup);
+      cgroups_done.push_back(procs.cgroup);
+    }
+    ++cleaned;
+  };
+  for (const JobRecord& record : records) {
+    JobProcesses procs;
+    procs.leader = record.pid;
+    procs.leader_start = record.start_ticks;
+    procs.cgroup = record.cgroup;
+    end(JobName(record.job_id) + " (epoch " + std::to_string(record.epoch) + ")", procs);
+    spool_.RemoveRecord(record.job_id);
+  }
+  if (cgroups_) {
+    for (const auto& [job_id, path] : cgroups_->ListJobs()) {
+      if (std::find(cgroups_done.begin(), cgroups_done.end(), path) != cgroups_done.end()) {
+        continue;
+      }
+      JobProcesses procs;
+      procs.cgroup = path;
+      end(JobName(job_id) + " (cgroup " + path + ")", procs);
+    }
+  }
+  for (uint32_t job_id : spool_.JobDirIds()) spool_.RemoveJobDir(job_id);
+  return cleaned;
+}
+
+void JobManager::Shutdown() {
+  std::list<Worker> workers;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    shutting_down_ = true;
+    const std::chrono::milliseconds kill_wait = std::chrono::seconds(settings_.kill_wait_sec);
+    for (auto& [job_id, entry] : entries_) {
+      if (!entry.terminating) BeginTerminateLocked(&entry, entry.epoch, kill_wait);
+    }
+    cv_.wait(lock, [&] { return busy_ == 0; });
+    workers.swap(workers_);
+  }
+  for (Worker& worker : workers) worker.thread.join();
+}
+
+}  // namespace gantry::agent

@@ -1,0 +1,187 @@
+// The agent's jobs on this node: prolog, batch launch, signals, termination and epilog, with
+// Slurm's semantics, reporting what happens through a ReportSink (the controller link).
+//
+// Requests are idempotent per (job_id, epoch): a retried PrepareJob, LaunchBatch or TerminateJob
+// does nothing twice. A request for an older epoch than the one held is refused
+// (FailedPrecondition); a TerminateJob for a newer epoch ends whatever is held.
+//
+// Lifecycle of one job here:
+//   PrepareJob   -> prolog scripts (background) -> PROLOG_OK | PROLOG_FAILED
+//   LaunchBatch  -> script (with payload.argv as its arguments) started as the user (returns
+//                   once started) -> BATCH_ENDED (raw wait
+//                   status) when it exits, or LAUNCH_FAILED when it could not start
+//   SignalJob    -> every process of the job (or only the script, batch_only)
+//   TerminateJob -> SIGCONT+SIGTERM, kill_wait, SIGKILL until none remain, epilog scripts
+//                   -> EPILOG_OK | EPILOG_FAILED; the job is then forgotten. Also for a job that
+//                   never ran here (the epilog still runs).
+// While a job runs, DIR/jobs/<id>.rec in the spool names its processes, so that the next agent
+// instance kills them (CleanUpLeftovers) if this one dies.
+//
+// Thread-safety: every public method may be called from any thread (gRPC handlers, the link).
+// Long work (scripts, waiting for processes) runs on background threads owned by the manager.
+#ifndef GANTRY_AGENT_JOB_MANAGER_H_
+#define GANTRY_AGENT_JOB_MANAGER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/cgroup.h"
+#include "agent/job_env.h"
+#include "agent/process_tracker.h"
+#include "agent/spool.h"
+#include "base/status.h"
+#include "base/time.h"
+#include "gantry/v1/agent.pb.h"
+#include "gantry/v1/controller.pb.h"
+
+namespace gantry::agent {
+
+// Where reports go. Report() must not block on the network; the sink keeps reports until the
+// controller acknowledges them.
+class ReportSink {
+ public:
+  virtual ~ReportSink() = default;
+  virtual void Report(gantry::v1::JobReport report) = 0;
+};
+
+// What the controller tells the agent at registration.
+struct NodeSettings {
+  std::string cluster_name;
+  std::string conf_path;
+  std::string controller_address;
+  std::vector<std::string> prolog;
+  std::vector<std::string> epilog;
+  uint32_t kill_wait_sec = 30;
+  uint32_t script_timeout_sec = 300;  // per prolog/epilog script
+};
+
+// Settings from a RegisterReply, with Slurm's defaults for zero values (KillWait 30 s,
+// PrologEpilogTimeout 300 s).
+NodeSettings SettingsFromRegisterReply(const gantry::v1::RegisterReply& reply);
+
+struct JobManagerOptions {
+  std::string node;
+  std::string spool_dir;
+  // The cgroup v2 hierarchy: "" = find it (/proc/self/mountinfo), "none" = do not use cgroups.
+  std::string cgroup_root;
+  // How long processes may survive SIGKILL before the job's termination is reported failed.
+  std::chrono::milliseconds unkillable_timeout{120000};
+  const Clock* clock = nullptr;  // report times; required
+};
+
+class JobManager {
+ public:
+  // Opens the spool and the cgroup tree (falling back to process groups, with a log line, when
+  // cgroups are unavailable). `sink` must outlive the manager.
+  static Result<std::unique_ptr<JobManager>> Create(JobManagerOptions options, ReportSink* sink);
+  ~JobManager();
+  JobManager(const JobManager&) = delete;
+  JobManager& operator=(const JobManager&) = delete;
+
+  void SetSettings(NodeSettings settings);
+  NodeSettings settings() const;
+  const std::string& node() const { return options_.node; }
+  // The cgroup directory jobs go under; empty when process groups are used instead.
+  std::string cgroup_base() const;
+
+  // Kills what a previous agent instance left running (spool records, job cgroups, job
+  // directories) and reports nothing (the controller decides about those jobs). Returns how
+  // many jobs it cleaned up. Call before serving.
+  int CleanUpLeftovers();
+
+  // The requests, validated by the caller (request_check.h). Errors: FailedPrecondition (stale
+  // epoch, job already ending here), NotFound (SignalJob of a job not here), Unavailable
+  // (shutting down).
+  Status PrepareJob(const gantry::v1::JobContext& context);
+  // A launch that fails (unknown user, chdir, output file...) is reported as LAUNCH_FAILED and
+  // returns OK.
+  Status LaunchBatch(const gantry::v1::JobContext& context, const gantry::v1::JobPayload& payload);
+  Status SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool batch_only);
+  // kill_wait_sec 0 = the registered KillWait. `context` gives the epilog's environment when the
+  // job is not known here (it may be empty).
+  Status TerminateJob(uint32_t job_id, uint64_t epoch, uint32_t kill_wait_sec,
+                      const gantry::v1::JobContext& context);
+  // Jobs the controller no longer knows here: their processes are killed, without epilog or
+  // report.
+  void KillStaleJobs(const std::vector<uint32_t>& job_ids);
+
+  // The jobs held (prepared, running or ending), sorted.
+  std::vector<uint32_t> JobIds() const;
+
+  // Refuses new jobs, ends every job as TerminateJob does (epilog and reports included) and
+  // waits for all background work. Idempotent.
+  void Shutdown();
+
+ private:
+  enum class PrologState { kNone, kRunning, kDone, kFailed };
+  struct Entry {
+    uint32_t job_id = 0;
+    uint64_t epoch = 0;
+    gantry::v1::JobContext context;
+    PrologState prolog = PrologState::kNone;
+    bool launching = false;
+    bool launched = false;       // the script was started
+    bool batch_running = false;  // its process has not been reaped yet
+    JobProcesses procs;
+    bool terminating = false;
+    bool stale = false;  // killed as stale: no epilog, no reports
+  };
+
+  JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
+             std::optional<CgroupTree> cgroups);
+
+  NodeEnv MakeNodeEnv(const NodeSettings& settings) const;
+  void SendReport(uint32_t job_id, uint64_t epoch, gantry::v1::JobReport::Kind kind,
+                  std::string message, int32_t wait_status = 0);
+  void StartWorker(std::function<void()> work);
+  // Under mu_: whether (job_id, epoch) was already ended here.
+  bool EndedLocked(uint32_t job_id, uint64_t epoch) const;
+  void RememberEndedLocked(uint32_t job_id, uint64_t epoch);
+  // Under mu_: the entry to use for a new request, or the error.
+  Result<Entry*> EntryForLocked(const gantry::v1::JobContext& context);
+
+  void RunProlog(uint32_t job_id, uint64_t epoch);
+  // Starts the script; the message of a launch failure otherwise.
+  Result<JobProcesses> StartBatch(const gantry::v1::JobContext& context,
+                                  const gantry::v1::JobPayload& payload,
+                                  const NodeSettings& settings);
+  void WaitBatch(uint32_t job_id, uint64_t epoch, pid_t pid);
+  void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
+  // Under mu_: marks the entry terminating and starts the termination.
+  void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,
+                            std::chrono::milliseconds kill_wait);
+
+  const JobManagerOptions options_;
+  ReportSink* const sink_;
+  const Spool spool_;
+  const std::optional<CgroupTree> cgroups_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // an entry changed, or a worker finished
+  NodeSettings settings_;
+  std::map<uint32_t, Entry> entries_;
+  std::map<uint32_t, uint64_t> ended_;  // job id -> last epoch ended here
+  std::deque<uint32_t> ended_order_;    // to bound ended_
+  bool shutting_down_ = false;
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<bool> done;  // guarded by mu_
+  };
+  std::list<Worker> workers_;
+  int busy_ = 0;  // workers running
+};
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_JOB_MANAGER_H_

@@ -1,0 +1,257 @@
+#include "agent/launcher.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+
+#include "agent/proc.h"
+
+namespace gantry::agent {
+namespace {
+
+// The step of the child's setup that failed, sent back through the pipe with its errno.
+enum ChildStep : int {
+  kStepSetsid = 1,
+  kStepCgroup,
+  kStepSetgroups,
+  kStepSetresgid,
+  kStepSetresuid,
+  kStepChdir,
+  kStepStdin,
+  kStepStdout,
+  kStepStderr,
+  kStepDup,
+  kStepExec,
+};
+
+struct ChildError {
+  int step = 0;
+  int err = 0;
+};
+
+constexpr char kTaskPidPrefix[] = "SLURM_TASK_PID=";
+
+[[noreturn]] void ChildFail(int pipe_fd, int step) {
+  ChildError error{step, errno};
+  ssize_t ignored = write(pipe_fd, &error, sizeof(error));
+  (void)ignored;
+  _exit(127);
+}
+
+// Writes the decimal digits of `value` at `out` (NUL-terminated); async-signal-safe.
+void FormatPid(pid_t value, char* out) {
+  char digits[24];
+  int n = 0;
+  auto v = static_cast<uint64_t>(value);
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  for (int i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  out[n] = '\0';
+}
+
+// Moves `fd` to a number >= 10, so that dup2 onto 0..2 cannot clobber another open file.
+int MoveHigh(int fd) {
+  if (fd >= 10) return fd;
+  int high = fcntl(fd, F_DUPFD, 10);
+  return high;
+}
+
+std::string StepText(const SpawnSpec& spec, const ChildError& error) {
+  std::string what;
+  switch (error.step) {
+    case kStepSetsid:
+      what = "setsid()";
+      break;
+    case kStepCgroup:
+      what = "joining cgroup " + spec.cgroup;
+      break;
+    case kStepSetgroups:
+      what = "setgroups(" + std::to_string(spec.identity ? spec.identity->groups.size() : 0) +
+             " groups)";
+      break;
+    case kStepSetresgid:
+      what = "setresgid(" + std::to_string(spec.identity ? spec.identity->gid : 0) + ")";
+      break;
+    case kStepSetresuid:
+      what = "setresuid(" + std::to_string(spec.identity ? spec.identity->uid : 0) + ")";
+      break;
+    case kStepChdir:
+      what = "chdir(" + spec.work_dir + ")";
+      break;
+    case kStepStdin:
+      what = "open(" + spec.stdin_path + ")";
+      break;
+    case kStepStdout:
+      what = "open(" + spec.stdout_path + ")";
+      break;
+    case kStepStderr:
+      what = "open(" + spec.stderr_path + ")";
+      break;
+    case kStepDup:
+      what = "dup2()";
+      break;
+    case kStepExec:
+      what = "execve(" + spec.path + ")";
+      break;
+    default:
+      what = "child setup";
+  }
+  return what + ": " + strerror(error.err);
+}
+
+}  // namespace
+
+Result<Spawned> Spawn(const SpawnSpec& spec) {
+  if (spec.path.empty()) return InvalidArgument("nothing to run: empty path");
+  // Everything the child needs is prepared here: it may not allocate.
+  std::vector<std::string> args =
+      spec.argv.empty() ? std::vector<std::string>{spec.path} : spec.argv;
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> sh_args = {"/bin/sh", spec.path};
+  for (size_t i = 1; i < args.size(); ++i) sh_args.push_back(args[i]);
+  std::vector<char*> sh_argv;
+  sh_argv.reserve(sh_args.size() + 1);
+  for (std::string& a : sh_args) sh_argv.push_back(a.data());
+  sh_argv.push_back(nullptr);
+
+  std::vector<std::string> env;
+  for (const std::string& entry : spec.env) {
+    if (spec.task_pid_env && entry.rfind(kTaskPidPrefix, 0) == 0) continue;
+    env.push_back(entry);
+  }
+  std::string task_pid_entry(std::string(kTaskPidPrefix) + std::string(24, '\0'));
+  std::vector<char*> envp;
+  envp.reserve(env.size() + 2);
+  for (std::string& e : env) envp.push_back(e.data());
+  if (spec.task_pid_env) envp.push_back(task_pid_entry.data());
+  envp.push_back(nullptr);
+  char* task_pid_digits = task_pid_entry.data() + sizeof(kTaskPidPrefix) - 1;
+
+  const bool same_err_file = spec.stderr_path.empty() || spec.stderr_path == spec.stdout_path;
+  const int out_flags = O_CREAT | O_WRONLY | O_APPEND | (spec.append ? 0 : O_TRUNC) | O_NOCTTY;
+  const bool root = geteuid() == 0;
+
+  int cgroup_fd = -1;
+  if (!spec.cgroup.empty()) {
+    cgroup_fd = open((spec.cgroup + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (cgroup_fd < 0) {
+      return FailedPrecondition("open(" + spec.cgroup + "/cgroup.procs): " + strerror(errno));
+    }
+  }
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    int err = errno;
+    if (cgroup_fd >= 0) close(cgroup_fd);
+    return Unavailable(std::string("pipe2: ") + strerror(err));
+  }
+
+  pid_t pid = fork();
+  if (pid < 0) {
+    int err = errno;
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    if (cgroup_fd >= 0) close(cgroup_fd);
+    return Unavailable(std::string("fork: ") + strerror(err));
+  }
+  if (pid == 0) {
+    // The child: async-signal-safe calls only from here on.
+    const int err_fd = pipe_fds[1];
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (int s = 1; s < NSIG; ++s) sigaction(s, &dfl, nullptr);
+    if (setsid() < 0) ChildFail(err_fd, kStepSetsid);
+    if (cgroup_fd >= 0) {
+      if (write(cgroup_fd, "0", 1) != 1) ChildFail(err_fd, kStepCgroup);
+      close(cgroup_fd);
+    }
+    if (spec.identity) {
+      const Identity& id = *spec.identity;
+      if (root && setgroups(id.groups.size(), id.groups.data()) != 0) {
+        ChildFail(err_fd, kStepSetgroups);
+      }
+      if (setresgid(id.gid, id.gid, id.gid) != 0) ChildFail(err_fd, kStepSetresgid);
+      if (setresuid(id.uid, id.uid, id.uid) != 0) ChildFail(err_fd, kStepSetresuid);
+    }
+    if (spec.umask) umask(*spec.umask);
+    if (chdir(spec.work_dir.c_str()) != 0) ChildFail(err_fd, kStepChdir);
+    int in_fd = open(spec.stdin_path.c_str(), O_RDONLY | O_NOCTTY);
+    if (in_fd < 0 || (in_fd = MoveHigh(in_fd)) < 0) ChildFail(err_fd, kStepStdin);
+    int out_fd = open(spec.stdout_path.c_str(), out_flags, 0666);
+    if (out_fd < 0 || (out_fd = MoveHigh(out_fd)) < 0) ChildFail(err_fd, kStepStdout);
+    int err_out_fd = out_fd;
+    if (spec.stderr_to_agent) {
+      err_out_fd = STDERR_FILENO;
+    } else if (!same_err_file) {
+      err_out_fd = open(spec.stderr_path.c_str(), out_flags, 0666);
+      if (err_out_fd < 0 || (err_out_fd = MoveHigh(err_out_fd)) < 0) {
+        ChildFail(err_fd, kStepStderr);
+      }
+    }
+    if (dup2(in_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+        (err_out_fd != STDERR_FILENO && dup2(err_out_fd, STDERR_FILENO) < 0)) {
+      ChildFail(err_fd, kStepDup);
+    }
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    if (spec.task_pid_env) FormatPid(getpid(), task_pid_digits);
+    execve(spec.path.c_str(), argv.data(), envp.data());
+    if (errno == ENOEXEC) {
+      execve("/bin/sh", sh_argv.data(), envp.data());
+      errno = ENOEXEC;
+    }
+    ChildFail(err_fd, kStepExec);
+  }
+
+  close(pipe_fds[1]);
+  if (cgroup_fd >= 0) close(cgroup_fd);
+  ChildError error;
+  size_t got = 0;
+  while (got < sizeof(error)) {
+    ssize_t n = read(pipe_fds[0], reinterpret_cast<char*>(&error) + got, sizeof(error) - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(pipe_fds[0]);
+  if (got == sizeof(error)) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return FailedPrecondition(StepText(spec, error));
+  }
+  Spawned spawned;
+  spawned.pid = pid;
+  if (std::optional<ProcStat> stat = ReadProcStat(pid)) spawned.start_ticks = stat->start_ticks;
+  return spawned;
+}
+
+std::string DescribeWaitStatus(int wait_status) {
+  if (WIFEXITED(wait_status)) return "exit status " + std::to_string(WEXITSTATUS(wait_status));
+  if (WIFSIGNALED(wait_status)) {
+    int sig = WTERMSIG(wait_status);
+    const char* name = sigdescr_np(sig);
+    std::string text = "killed by signal " + std::to_string(sig);
+    if (name != nullptr) text += std::string(" (") + name + ")";
+    if (WCOREDUMP(wait_status)) text += ", core dumped";
+    return text;
+  }
+  return "wait status " + std::to_string(wait_status);
+}
+
+}  // namespace gantry::agent

@@ -1,0 +1,72 @@
+// Starting a process for a job: the batch script as the job's user, or a prolog/epilog script as
+// the agent (root).
+//
+// Spawn forks; the child, using only async-signal-safe calls (the agent is multi-threaded),
+//   1. resets its signal mask and dispositions, setsid()s (own session and process group, whose
+//      id is its pid) and joins `cgroup` when one is given (cgroup.procs, before anything else,
+//      so that every process it starts is inside);
+//   2. when `identity` is set: setgroups(groups) (only when the agent is root), setresgid(gid),
+//      setresuid(uid); applies `umask` when set;
+//   3. chdir(work_dir), opens stdin, stdout and stderr AS THAT USER (after step 2): stdout and
+//      stderr with O_CREAT|O_WRONLY|O_APPEND, plus O_TRUNC unless `append`, mode 0666 & umask;
+//      stderr = the stdout file when stderr_path is empty (one open file), or the agent's own
+//      stderr when `stderr_to_agent`;
+//   4. marks every other descriptor close-on-exec, puts SLURM_TASK_PID=<its pid> into the
+//      environment when `task_pid_env`, and execve()s `path` (through /bin/sh when the file has
+//      no "#!" line, ENOEXEC).
+// A failing step is sent back through a close-on-exec pipe, so Spawn returns either the running
+// child or an error naming the step, the path or id and strerror, e.g.
+// "chdir(/home/alice/nope): No such file or directory" (the child has been reaped then).
+//
+// Thread-safe: concurrent Spawn calls are fine. The caller reaps the returned pid.
+#ifndef GANTRY_AGENT_LAUNCHER_H_
+#define GANTRY_AGENT_LAUNCHER_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace gantry::agent {
+
+struct Identity {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;  // supplementary groups
+};
+
+struct SpawnSpec {
+  std::string path;                  // the program or script to execve
+  std::vector<std::string> argv;     // argv[0] included; empty = {path}
+  std::vector<std::string> env;      // "K=V" each
+  bool task_pid_env = false;         // add SLURM_TASK_PID=<child pid>
+  std::optional<Identity> identity;  // nullopt = keep the agent's uid/gid
+  std::optional<mode_t> umask;
+  std::string work_dir = "/";
+  std::string stdin_path = "/dev/null";
+  std::string stdout_path = "/dev/null";
+  std::string stderr_path;       // empty = the stdout file
+  bool stderr_to_agent = false;  // stderr = the agent's stderr (scripts run as root)
+  bool append = false;           // --open-mode=append
+  std::string cgroup;            // a cgroup v2 directory to join; empty = none
+};
+
+struct Spawned {
+  pid_t pid = 0;             // also the child's session and process group id
+  uint64_t start_ticks = 0;  // /proc start time, to recognise the pid later
+};
+
+// See the header comment. Errors: FailedPrecondition naming the failed step.
+Result<Spawned> Spawn(const SpawnSpec& spec);
+
+// "exit status 3", "killed by signal 9 (Killed)", "killed by signal 11 (Segmentation fault),
+// core dumped", for messages.
+std::string DescribeWaitStatus(int wait_status);
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_LAUNCHER_H_

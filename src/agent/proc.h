@@ -1,0 +1,45 @@
+// Reading the kernel's process table (/proc): who belongs to a process group or session, and
+// whether a pid still names the process it named before (start time).
+//
+// Thread-safe; every call reads /proc afresh, so answers are snapshots.
+#ifndef GANTRY_AGENT_PROC_H_
+#define GANTRY_AGENT_PROC_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gantry::agent {
+
+// The fields of /proc/<pid>/stat the agent needs.
+struct ProcStat {
+  pid_t pid = 0;
+  char state = '?';  // 'R', 'S', 'Z' (zombie), ...
+  pid_t ppid = 0;
+  pid_t pgid = 0;
+  pid_t sid = 0;
+  uint64_t start_ticks = 0;  // start time after boot, in clock ticks
+};
+
+// Parses the text of /proc/<pid>/stat; nullopt when malformed. The command name in parentheses
+// may hold spaces and ')' (the fields after the last ')' are read).
+std::optional<ProcStat> ParseProcStat(std::string_view text);
+
+// The stat of a live process (zombies included); nullopt when there is none.
+std::optional<ProcStat> ReadProcStat(pid_t pid, const std::string& proc_root = "/proc");
+
+// Every process that is not a zombie and whose process group is `pgid` or whose session is
+// `sid` (0 = no match on that field).
+std::vector<pid_t> GroupOrSessionMembers(pid_t pgid, pid_t sid,
+                                         const std::string& proc_root = "/proc");
+
+// True when `pid` is a zombie or gone.
+bool IsDeadOrZombie(pid_t pid);
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_PROC_H_

@@ -1,0 +1,77 @@
+#include "agent/process_tracker.h"
+
+#include <algorithm>
+#include <csignal>
+#include <optional>
+#include <thread>
+
+#include "agent/cgroup.h"
+#include "agent/proc.h"
+
+namespace gantry::agent {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+bool LeaderReused(const JobProcesses& job) {
+  if (job.leader <= 0 || job.leader_start == 0) return false;
+  std::optional<ProcStat> stat = ReadProcStat(job.leader);
+  return stat && stat->start_ticks != job.leader_start;
+}
+
+std::vector<pid_t> LiveJobProcesses(const JobProcesses& job) {
+  std::vector<pid_t> pids;
+  if (!job.cgroup.empty()) {
+    for (pid_t pid : CgroupProcs(job.cgroup)) {
+      if (!IsDeadOrZombie(pid)) pids.push_back(pid);
+    }
+  }
+  if (job.leader > 0 && !LeaderReused(job)) {
+    std::vector<pid_t> members = GroupOrSessionMembers(job.leader, job.leader);
+    pids.insert(pids.end(), members.begin(), members.end());
+  }
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  return pids;
+}
+
+int SignalJobProcesses(const JobProcesses& job, int sig) {
+  int signalled = 0;
+  for (pid_t pid : LiveJobProcesses(job)) {
+    if (kill(pid, sig) == 0) ++signalled;
+  }
+  return signalled;
+}
+
+void KillJobProcesses(const JobProcesses& job) {
+  if (!job.cgroup.empty()) CgroupKill(job.cgroup);
+  SignalJobProcesses(job, SIGKILL);
+}
+
+bool WaitJobProcessesGone(const JobProcesses& job, std::chrono::milliseconds timeout) {
+  const Clock::time_point deadline = Clock::now() + timeout;
+  std::chrono::milliseconds pause(5);
+  while (true) {
+    if (LiveJobProcesses(job).empty()) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - Clock::now()));
+    pause = std::min(pause * 2, std::chrono::milliseconds(200));
+  }
+}
+
+bool EndJobProcesses(const JobProcesses& job, std::chrono::milliseconds kill_wait,
+                     std::chrono::milliseconds give_up) {
+  SignalJobProcesses(job, SIGCONT);
+  SignalJobProcesses(job, SIGTERM);
+  if (WaitJobProcessesGone(job, kill_wait)) return true;
+  const Clock::time_point deadline = Clock::now() + give_up;
+  while (true) {
+    KillJobProcesses(job);
+    if (WaitJobProcessesGone(job, std::chrono::milliseconds(200))) return true;
+    if (Clock::now() >= deadline) return false;
+  }
+}
+
+}  // namespace gantry::agent

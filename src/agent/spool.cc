@@ -1,0 +1,236 @@
+#include "agent/spool.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gantry::agent {
+namespace {
+
+std::string ErrnoText() { return std::strerror(errno); }
+
+Status MakeDirs(const std::string& path, mode_t mode) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Status::Ok();
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && parent != path) GANTRY_RETURN_IF_ERROR(MakeDirs(parent.string(), 0755));
+  if (mkdir(path.c_str(), mode) != 0 && errno != EEXIST) {
+    return Unavailable("mkdir(" + path + "): " + ErrnoText());
+  }
+  return Status::Ok();
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Unavailable("write(" + path + "): " + ErrnoText());
+    done += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+int RemoveEntry(const char* path, const struct stat* /*st*/, int type, FTW* /*ftw*/) {
+  if (type == FTW_DP) {
+    rmdir(path);
+  } else {
+    unlink(path);
+  }
+  return 0;
+}
+
+template <typename T>
+bool ParseNumber(std::string_view text, T* out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+}
+
+}  // namespace
+
+std::string FormatJobRecord(const JobRecord& record) {
+  std::string out;
+  out += "job_id=" + std::to_string(record.job_id) + "\n";
+  out += "epoch=" + std::to_string(record.epoch) + "\n";
+  out += "pid=" + std::to_string(record.pid) + "\n";
+  out += "pgid=" + std::to_string(record.pid) + "\n";
+  out += "start_ticks=" + std::to_string(record.start_ticks) + "\n";
+  out += "cgroup=" + record.cgroup + "\n";
+  return out;
+}
+
+Result<JobRecord> ParseJobRecord(std::string_view text) {
+  JobRecord record;
+  bool have_id = false;
+  size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      return InvalidArgument("line " + std::to_string(line_no) + ": expected key=value");
+    }
+    std::string_view key = line.substr(0, eq);
+    std::string_view value = line.substr(eq + 1);
+    bool ok = true;
+    if (key == "job_id") {
+      ok = ParseNumber(value, &record.job_id);
+      have_id = ok;
+    } else if (key == "epoch") {
+      ok = ParseNumber(value, &record.epoch);
+    } else if (key == "pid") {
+      ok = ParseNumber(value, &record.pid);
+    } else if (key == "start_ticks") {
+      ok = ParseNumber(value, &record.start_ticks);
+    } else if (key == "cgroup") {
+      record.cgroup = std::string(value);
+    }
+    if (!ok) {
+      return InvalidArgument("line " + std::to_string(line_no) + ": " + std::string(key) +
+                             ": not a number: \"" + std::string(value) + "\"");
+    }
+  }
+  if (!have_id || record.job_id == 0) return InvalidArgument("no job_id");
+  if (record.pid < 0) return InvalidArgument("pid: negative");
+  return record;
+}
+
+Result<Spool> Spool::Open(const std::string& dir) {
+  if (dir.empty()) return InvalidArgument("--spool: empty directory name");
+  std::error_code ec;
+  std::string absolute = std::filesystem::absolute(dir, ec).lexically_normal().string();
+  if (ec) return InvalidArgument("--spool: " + dir + ": " + ec.message());
+  while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+  GANTRY_RETURN_IF_ERROR(MakeDirs(absolute, 0755));
+  for (const char* sub : {"/jobs", "/scripts"}) {
+    std::string path = absolute + sub;
+    if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Unavailable("mkdir(" + path + "): " + ErrnoText());
+    }
+    if (access(path.c_str(), W_OK | X_OK) != 0) {
+      return Unavailable(path + ": not writable: " + ErrnoText());
+    }
+  }
+  return Spool(absolute);
+}
+
+std::string Spool::JobDir(uint32_t job_id) const { return dir_ + "/job_" + std::to_string(job_id); }
+
+Result<std::string> Spool::WriteBatchScript(uint32_t job_id, std::string_view script, uid_t uid,
+                                            gid_t gid) const {
+  const std::string job_dir = JobDir(job_id);
+  RemoveJobDir(job_id);
+  if (mkdir(job_dir.c_str(), 0700) != 0) {
+    return Unavailable("mkdir(" + job_dir + "): " + ErrnoText());
+  }
+  const std::string path = job_dir + "/slurm_script";
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+  if (fd < 0) return Unavailable("open(" + path + "): " + ErrnoText());
+  Status written = WriteAll(fd, script, path);
+  if (written.ok() && fchown(fd, uid, gid) != 0) {
+    written = Unavailable("fchown(" + path + "): " + ErrnoText());
+  }
+  if (written.ok() && fchmod(fd, 0700) != 0) {
+    written = Unavailable("fchmod(" + path + "): " + ErrnoText());
+  }
+  if (close(fd) != 0 && written.ok()) written = Unavailable("close(" + path + "): " + ErrnoText());
+  GANTRY_RETURN_IF_ERROR(written);
+  // The directory goes to the user last, once the script is in place.
+  if (chown(job_dir.c_str(), uid, gid) != 0) {
+    return Unavailable("chown(" + job_dir + "): " + ErrnoText());
+  }
+  return path;
+}
+
+void Spool::RemoveJobDir(uint32_t job_id) const {
+  const std::string job_dir = JobDir(job_id);
+  struct stat st {};
+  if (lstat(job_dir.c_str(), &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    unlink(job_dir.c_str());
+    return;
+  }
+  nftw(job_dir.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+std::vector<uint32_t> Spool::JobDirIds() const {
+  std::vector<uint32_t> ids;
+  DIR* dir = opendir(dir_.c_str());
+  if (dir == nullptr) return ids;
+  while (dirent* entry = readdir(dir)) {
+    std::string_view name = entry->d_name;
+    uint32_t id = 0;
+    if (name.substr(0, 4) == "job_" && ParseNumber(name.substr(4), &id)) ids.push_back(id);
+  }
+  closedir(dir);
+  return ids;
+}
+
+Status Spool::SaveRecord(const JobRecord& record) const {
+  const std::string path = dir_ + "/jobs/" + std::to_string(record.job_id) + ".rec";
+  const std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Unavailable("open(" + tmp + "): " + ErrnoText());
+  Status written = WriteAll(fd, FormatJobRecord(record), tmp);
+  if (written.ok() && fsync(fd) != 0) written = Unavailable("fsync(" + tmp + "): " + ErrnoText());
+  close(fd);
+  if (written.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
+    written = Unavailable("rename(" + tmp + "): " + ErrnoText());
+  }
+  if (!written.ok()) unlink(tmp.c_str());
+  return written;
+}
+
+void Spool::RemoveRecord(uint32_t job_id) const {
+  unlink((dir_ + "/jobs/" + std::to_string(job_id) + ".rec").c_str());
+}
+
+std::vector<JobRecord> Spool::LoadRecords(std::vector<std::string>* problems) const {
+  std::vector<JobRecord> records;
+  const std::string jobs = dir_ + "/jobs";
+  DIR* dir = opendir(jobs.c_str());
+  if (dir == nullptr) return records;
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(dir);
+  for (const std::string& name : names) {
+    std::string path = jobs;
+    path += "/";
+    path += name;
+    if (name.size() < 5 || name.compare(name.size() - 4, 4, ".rec") != 0) {
+      unlink(path.c_str());  // a temporary file from an interrupted save
+      continue;
+    }
+    std::ifstream in(path);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    Result<JobRecord> record = ParseJobRecord(buffer.str());
+    if (!record.ok()) {
+      if (problems != nullptr) problems->push_back(path + ": " + record.status().message());
+      unlink(path.c_str());
+      continue;
+    }
+    records.push_back(*record);
+  }
+  return records;
+}
+
+}  // namespace gantry::agent

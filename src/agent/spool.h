@@ -1,0 +1,70 @@
+// The agent's spool directory (--spool DIR, Slurm's SlurmdSpoolDir):
+//   DIR/                  mode 0755: job users must be able to reach their job's directory
+//   DIR/job_<id>/         the job user's, 0700: slurm_script (0700, the user's)
+//   DIR/jobs/<id>.rec     root's, 0700 directory: one record per running job (below)
+//   DIR/scripts/          root's, 0700: inline prolog/epilog scripts while they run
+// A record lets the next agent instance find and kill what a crashed one left running.
+//
+// Thread-safe: each call works on its own files.
+#ifndef GANTRY_AGENT_SPOOL_H_
+#define GANTRY_AGENT_SPOOL_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace gantry::agent {
+
+// What the spool remembers about a running job.
+struct JobRecord {
+  uint32_t job_id = 0;
+  uint64_t epoch = 0;
+  pid_t pid = 0;             // the batch script: also its process group and session id
+  uint64_t start_ticks = 0;  // its /proc start time
+  std::string cgroup;        // empty = none
+
+  friend bool operator==(const JobRecord&, const JobRecord&) = default;
+};
+
+// "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\ncgroup=/sys/...\n".
+std::string FormatJobRecord(const JobRecord& record);
+// The inverse; errors name the line and the rule. Unknown keys are ignored.
+Result<JobRecord> ParseJobRecord(std::string_view text);
+
+class Spool {
+ public:
+  // Creates the layout above (missing directories only; existing ones keep their modes). `dir`
+  // is made absolute.
+  static Result<Spool> Open(const std::string& dir);
+
+  const std::string& dir() const { return dir_; }
+  std::string JobDir(uint32_t job_id) const;
+  std::string ScratchDir() const { return dir_ + "/scripts"; }
+
+  // Writes the batch script as DIR/job_<id>/slurm_script, the directory and file owned by
+  // uid/gid with mode 0700, replacing whatever was there; returns the script's path.
+  Result<std::string> WriteBatchScript(uint32_t job_id, std::string_view script, uid_t uid,
+                                       gid_t gid) const;
+  // Removes DIR/job_<id> and everything in it (without following symbolic links).
+  void RemoveJobDir(uint32_t job_id) const;
+  // The ids of the DIR/job_<id> directories that exist.
+  std::vector<uint32_t> JobDirIds() const;
+
+  Status SaveRecord(const JobRecord& record) const;  // atomic replace
+  void RemoveRecord(uint32_t job_id) const;
+  // Every record; unreadable ones are reported in `problems` and removed.
+  std::vector<JobRecord> LoadRecords(std::vector<std::string>* problems) const;
+
+ private:
+  explicit Spool(std::string dir) : dir_(std::move(dir)) {}
+  std::string dir_;
+};
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_SPOOL_H_

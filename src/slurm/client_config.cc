@@ -1,0 +1,95 @@
+#include "slurm/client_config.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "text/ascii.h"
+
+namespace gantry::slurm {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && text::IsAsciiSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && text::IsAsciiSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Result<ClientConfig> ParseClientConfig(std::string_view text, std::string_view path) {
+  ClientConfig config;
+  config.path = std::string(path);
+  int line_number = 0;
+  for (std::string_view line : text::Split(text, '\n')) {
+    ++line_number;
+    const size_t hash = line.find('#');
+    if (hash != std::string_view::npos) line = line.substr(0, hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string_view::npos) {
+      return InvalidArgument(std::string(path) + ":" + std::to_string(line_number) +
+                             ": expected Key=Value, got " + text::Quote(line));
+    }
+    const std::string key = text::AsciiToLower(Trim(line.substr(0, eq)));
+    const std::string value(Trim(line.substr(eq + 1)));
+    if (key == "clustername") {
+      config.cluster_name = value;
+    } else if (key == "statedir") {
+      config.state_dir = value;
+    } else if (key == "controllersocket") {
+      config.controller_socket = value;
+    } else if (key == "controlleraddress") {
+      config.controller_address = value;
+    } else if (key == "controlleraddressfile") {
+      config.controller_address_file = value;
+    } else if (key == "keyfile") {
+      config.key_file = value;
+    }
+  }
+  return config;
+}
+
+Result<ClientConfig> LoadClientConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return NotFound("cannot read " + path + ": " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseClientConfig(text.str(), path);
+}
+
+Result<Endpoint> ResolveEndpoint(const ClientConfig& config) {
+  if (!config.controller_socket.empty()) {
+    struct stat st {};
+    if (stat(config.controller_socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+      return Endpoint{"unix:" + config.controller_socket, true, ""};
+    }
+  }
+  std::string address = config.controller_address;
+  if (address.empty() && !config.controller_address_file.empty()) {
+    std::ifstream in(config.controller_address_file);
+    if (in) {
+      std::string line;
+      std::getline(in, line);
+      address = std::string(Trim(line));
+    }
+  }
+  if (address.empty()) {
+    return Unavailable("no controller socket or address in " + config.path);
+  }
+  std::string host = address;
+  const size_t colon = host.rfind(':');
+  if (colon != std::string::npos) host.resize(colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return Endpoint{address, false, host};
+}
+
+}  // namespace gantry::slurm

@@ -1,0 +1,36 @@
+// The Slurm-compatible commands of Gantry: sbatch, squeue, scancel, sinfo and scontrol, each a
+// function from its arguments (without the program name) and a CommandContext to the process
+// exit code, writing to ctx.out / ctx.err exactly what Slurm 22.05 writes for the same input
+// (texts and exit codes pinned by tests/golden/cmd-*.txt and the reference outputs).
+//
+// gantry-slurm is one multi-call binary: RunSlurmCommand dispatches on the command name
+// (basename of argv[0], or the first argument when invoked as gantry-slurm).
+#ifndef GANTRY_SLURM_COMMANDS_H_
+#define GANTRY_SLURM_COMMANDS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "slurm/command_context.h"
+
+namespace gantry::slurm {
+
+int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx);
+int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx);
+int RunScancel(const std::vector<std::string>& args, CommandContext& ctx);
+int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx);
+int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx);
+
+// `name` is "sbatch", "squeue", "scancel", "sinfo" or "scontrol"; anything else prints the list
+// of commands and returns 2.
+int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
+                    CommandContext& ctx);
+
+// main() of gantry-slurm: picks the command from argv[0]'s basename, or from argv[1] when
+// argv[0] is gantry-slurm itself, and runs it in the real process context.
+int SlurmMain(int argc, char** argv);
+
+}  // namespace gantry::slurm
+
+#endif  // GANTRY_SLURM_COMMANDS_H_

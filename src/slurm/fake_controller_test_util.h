@@ -1,0 +1,239 @@
+// Test helper (header only): an in-process gantry.v1.Controller serving the reference cluster's
+// jobs, nodes and partitions on a unix socket in a temp dir, with Slurm's error texts for the
+// usual refusals. Commands reach it through a gantry.conf naming the socket, i.e. the same path
+// (GANTRY_CONF -> ControllerSocket) the real commands take.
+//
+// The caller's uid is set by the test (`caller_uid`), since every test client shares the process.
+// Thread-safety: handlers run on gRPC threads; state is guarded by a mutex.
+#ifndef GANTRY_SLURM_FAKE_CONTROLLER_TEST_UTIL_H_
+#define GANTRY_SLURM_FAKE_CONTROLLER_TEST_UTIL_H_
+
+#include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gantry/v1/controller.grpc.pb.h"
+#include "model/job_state.h"
+#include "model/node_state.h"
+#include "slurm/anchor_records_test_util.h"
+#include "text/hostlist.h"
+
+namespace gantry::slurm::testing {
+
+class FakeController final : public v1::Controller::Service {
+ public:
+  FakeController() {
+    char tmpl[] = "/tmp/gantry-slurm-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    socket_ = dir_ + "/gantryd.sock";
+    conf_ = dir_ + "/gantry.conf";
+    std::ofstream(conf_) << "ClusterName=anchor\nStateDir=" << dir_
+                         << "\nControllerSocket=" << socket_ << "\n";
+    for (const v1::Job& j : AnchorQueue()) jobs_.push_back(j);
+    nodes_ = AnchorNodes();
+    partitions_ = AnchorPartitions();
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("unix:" + socket_, grpc::InsecureServerCredentials());
+    builder.RegisterService(this);
+    server_ = builder.BuildAndStart();
+  }
+  ~FakeController() override {
+    server_->Shutdown();
+    std::filesystem::remove_all(dir_);
+  }
+
+  const std::string& conf_path() const { return conf_; }
+  const std::string& dir() const { return dir_; }
+
+  std::atomic<uint32_t> caller_uid = 0;
+  std::atomic<UnixTime> now = AnchorQueueNow();
+
+  v1::SubmitJobRequest last_submit() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_submit_;
+  }
+  v1::SignalJobRequest last_signal() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_signal_;
+  }
+  std::vector<v1::UpdateJobRequest> update_jobs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return update_jobs_;
+  }
+  v1::UpdateNodeRequest last_update_node() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_update_node_;
+  }
+
+  grpc::Status Ping(grpc::ServerContext*, const v1::PingRequest*, v1::PingReply* reply) override {
+    reply->set_cluster_name("anchor");
+    reply->set_caller_uid(caller_uid);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SubmitJob(grpc::ServerContext*, const v1::SubmitJobRequest* request,
+                         v1::SubmitJobReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_submit_ = *request;
+    for (const std::string& p : request->request().partitions()) {
+      const bool known = std::any_of(partitions_.begin(), partitions_.end(),
+                                     [&](const v1::Partition& x) { return x.name() == p; });
+      if (!known) {
+        return {grpc::StatusCode::INVALID_ARGUMENT,
+                "invalid partition specified: " + p + "\nInvalid partition name specified"};
+      }
+    }
+    if (request->request().account() == "nosuchacct") {
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              "Invalid account or account/partition combination specified"};
+    }
+    v1::Job job;
+    job.set_job_id(next_id_++);
+    *job.mutable_request() = request->request();
+    job.set_user_id(caller_uid);
+    jobs_.push_back(job);
+    reply->set_job_id(job.job_id());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status SignalJob(grpc::ServerContext*, const v1::SignalJobRequest* request,
+                         v1::SignalJobReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_signal_ = *request;
+    for (const std::string& id : request->job_ids()) {
+      const v1::Job* job = Find(static_cast<uint32_t>(std::strtoul(id.c_str(), nullptr, 10)));
+      if (job == nullptr) {
+        AddError(reply->add_errors(), id, "Invalid job id specified", grpc::NOT_FOUND);
+      } else if (caller_uid != 0 && job->user_id() != caller_uid) {
+        AddError(reply->add_errors(), id, "Access/permission denied", grpc::PERMISSION_DENIED);
+      } else {
+        reply->add_signalled(job->job_id());
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status UpdateJob(grpc::ServerContext*, const v1::UpdateJobRequest* request,
+                         v1::UpdateJobReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    update_jobs_.push_back(*request);
+    for (const std::string& id : request->job_ids()) {
+      const v1::Job* job = Find(static_cast<uint32_t>(std::strtoul(id.c_str(), nullptr, 10)));
+      if (job == nullptr) {
+        AddError(reply->add_errors(), id, "Invalid job id specified", grpc::NOT_FOUND);
+      } else if (caller_uid != 0 && job->user_id() != caller_uid) {
+        AddError(reply->add_errors(), id, "Invalid user id", grpc::PERMISSION_DENIED);
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetJobs(grpc::ServerContext*, const v1::GetJobsRequest* request,
+                       v1::GetJobsReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const v1::Job& job : jobs_) {
+      if (request->job_ids_size() > 0 &&
+          std::find(request->job_ids().begin(), request->job_ids().end(), job.job_id()) ==
+              request->job_ids().end()) {
+        continue;
+      }
+      *reply->add_jobs() = job;
+    }
+    if (request->job_ids_size() > 0 && reply->jobs_size() == 0) {
+      return {grpc::StatusCode::NOT_FOUND, "Invalid job id specified"};
+    }
+    reply->set_now(now);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetNodes(grpc::ServerContext*, const v1::GetNodesRequest*,
+                        v1::GetNodesReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const v1::Node& n : nodes_) *reply->add_nodes() = n;
+    for (const v1::Partition& p : partitions_) *reply->add_partitions() = p;
+    reply->set_now(now);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status UpdateNode(grpc::ServerContext*, const v1::UpdateNodeRequest* request,
+                          v1::UpdateNodeReply*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    last_update_node_ = *request;
+    Result<std::vector<std::string>> names = text::ExpandHostlist(request->names());
+    if (!names.ok()) return {grpc::StatusCode::INVALID_ARGUMENT, "Invalid node name specified"};
+    for (const std::string& name : *names) {
+      auto it = std::find_if(nodes_.begin(), nodes_.end(),
+                             [&](const v1::Node& n) { return n.name() == name; });
+      if (it == nodes_.end()) {
+        return {grpc::StatusCode::INVALID_ARGUMENT, "Invalid node name specified"};
+      }
+      model::NodeState state{static_cast<model::NodeBaseState>(it->state()), it->state_flags()};
+      if (request->state() == "DRAIN") state.Set(model::NodeFlag::kDrain);
+      if (request->state() == "RESUME" || request->state() == "UNDRAIN") {
+        state.Clear(model::NodeFlag::kDrain);
+      }
+      it->set_state_flags(state.flags);
+      it->set_reason(request->reason());
+      it->set_reason_uid(caller_uid);
+      it->set_reason_time(now);
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetConfig(grpc::ServerContext*, const v1::GetConfigRequest*,
+                         v1::GetConfigReply* reply) override {
+    reply->set_cluster_name("anchor");
+    for (auto [k, v] : std::vector<std::pair<const char*, const char*>>{
+             {"AccountingStorageBackupHost", "(null)"},
+             {"AccountingStorageEnforce", "associations,limits,qos"},
+             {"ClusterName", "anchor"},
+             {"DefMemPerCPU", "2000"},
+             {"SLURM_VERSION", "22.05.8"}}) {
+      v1::ConfigEntry* e = reply->add_entries();
+      e->set_key(k);
+      e->set_value(v);
+    }
+    reply->set_now(At("2026-12-02T11:46:49"));
+    return grpc::Status::OK;
+  }
+
+ private:
+  const v1::Job* Find(uint32_t id) const {
+    for (const v1::Job& j : jobs_) {
+      if (j.job_id() == id) return &j;
+    }
+    return nullptr;
+  }
+  static void AddError(v1::JobError* e, const std::string& id, const std::string& message,
+                       grpc::StatusCode code) {
+    e->set_job_id(id);
+    e->set_message(message);
+    e->set_code(static_cast<int32_t>(code));
+  }
+
+  std::string dir_;
+  std::string socket_;
+  std::string conf_;
+  std::unique_ptr<grpc::Server> server_;
+  std::mutex mu_;
+  std::vector<v1::Job> jobs_;
+  std::vector<v1::Node> nodes_;
+  std::vector<v1::Partition> partitions_;
+  uint32_t next_id_ = 21452;
+  v1::SubmitJobRequest last_submit_;
+  v1::SignalJobRequest last_signal_;
+  std::vector<v1::UpdateJobRequest> update_jobs_;
+  v1::UpdateNodeRequest last_update_node_;
+};
+
+}  // namespace gantry::slurm::testing
+
+#endif  // GANTRY_SLURM_FAKE_CONTROLLER_TEST_UTIL_H_

@@ -1,0 +1,62 @@
+// Values the Slurm commands derive from a job record (gantry.v1.Job), computed the way Slurm's
+// commands compute them from their job_info_t, so that squeue, scontrol and later sacct print the
+// same thing:
+//  * TimeUsed: 0 while pending; the pre-suspend time while suspended; otherwise until now (or the
+//    end) minus the start, counting from the last resume plus the pre-suspend time when the job
+//    was suspended before (squeue's job_time_used / scontrol's RunTime);
+//  * NodeCount: allocated nodes, or while pending the requested minimum (at least 1);
+//  * Reason: the free-text state_desc when set, else the reason code, else "None";
+//  * Std{out,err,in}Path: scontrol's expansion (%A %a %j %u %x; relative to WorkDir; defaults
+//    WorkDir/slurm-<id>.out and /dev/null);
+//  * Tres: the controller's TRES string, or cpu/mem/node/billing(=cpu)/gres derived from the
+//    request and allocation.
+// Time limits: 0 = not set, kInfiniteMinutes = UNLIMITED. Pure functions; thread-safe.
+#ifndef GANTRY_SLURM_JOB_VIEW_H_
+#define GANTRY_SLURM_JOB_VIEW_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/time.h"
+#include "gantry/v1/job.pb.h"
+#include "model/job_state.h"
+
+namespace gantry::slurm {
+
+inline constexpr uint32_t kInfiniteMinutes = 0xFFFFFFFFu;
+
+model::JobState StateOf(const v1::Job& job);
+bool IsPendingJob(const v1::Job& job);
+
+int64_t TimeUsed(const v1::Job& job, UnixTime now);
+uint32_t NodeCount(const v1::Job& job);
+uint32_t CpuCount(const v1::Job& job);
+uint32_t TaskCount(const v1::Job& job);
+// The allocated nodes as a sorted hostlist ("gpu[1-2]"); "" when none.
+std::string NodeList(const v1::Job& job);
+std::string Reason(const v1::Job& job);
+// user_name, else the uid as a number.
+std::string UserLabel(const v1::Job& job);
+std::string GroupLabel(const v1::Job& job);
+
+// "YYYY-MM-DDTHH:MM:SS" in tz, or `zero_text` for 0.
+std::string TimeText(UnixTime t, const TimeZone& tz, std::string_view zero_text);
+
+// A raw wait status as Slurm's "exit:signal" ("0:0", "1:0", "0:9"); negative = not ended (0:0).
+std::string ExitCodeText(int32_t wait_status);
+
+std::string StdoutPath(const v1::Job& job);
+std::string StderrPath(const v1::Job& job);
+std::string StdinPath(const v1::Job& job);
+
+std::string Tres(const v1::Job& job);
+
+// The GRES count per node in a "gpu:4" / "gres:gpu:4" / "gpu:b200:4" string; 0 when none.
+uint64_t GresCount(std::string_view gres);
+// "gpu" / "gpu:b200" part of such a string ("" when none).
+std::string GresName(std::string_view gres);
+
+}  // namespace gantry::slurm
+
+#endif  // GANTRY_SLURM_JOB_VIEW_H_

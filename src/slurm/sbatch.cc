@@ -1,0 +1,273 @@
+#include "slurm/sbatch.h"
+
+#include <cstdio>
+#include <fstream>
+#include <istream>
+#include <iterator>
+#include <ostream>
+#include <sstream>
+
+#include "slurm/command_util.h"
+#include "slurm/commands.h"
+#include "slurm/sbatch_script.h"
+#include "text/ascii.h"
+
+namespace gantry::slurm {
+namespace {
+
+std::string_view KeyOf(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
+void SetVar(std::vector<std::string>* env, std::string_view key, std::string_view value,
+            bool overwrite = true) {
+  for (std::string& entry : *env) {
+    if (KeyOf(entry) == key) {
+      if (overwrite) entry = std::string(key) + "=" + std::string(value);
+      return;
+    }
+  }
+  env->push_back(std::string(key) + "=" + std::string(value));
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string Absolute(const std::string& path, const std::string& cwd) {
+  if (path.empty() || path[0] == '/') return path;
+  return cwd + "/" + path;
+}
+
+std::string Octal(uint32_t mask) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0%o", mask & 0777);
+  return buf;
+}
+
+void PrintErrorLines(const CommandContext& ctx, const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) *ctx.err << "sbatch: error: " << line << "\n";
+}
+
+// Prints an option error; returns its exit code.
+int Report(const CommandContext& ctx, const OptionResult& r) {
+  *ctx.err << "sbatch: error: " << r.message << "\n";
+  return r.exit_code;
+}
+
+bool Unsupported(int id) { return id >= kOptUnsupported && id < kOptUnsupported + 0x100; }
+
+}  // namespace
+
+std::vector<std::string> BatchEnvironment(const std::vector<std::string>& environment,
+                                          const std::string& export_spec) {
+  if (export_spec.empty() || text::EqualsIgnoreCase(export_spec, "ALL")) return environment;
+  std::vector<std::string> items = SplitList(export_spec);
+  bool all = false;
+  for (const std::string& item : items) all = all || text::EqualsIgnoreCase(item, "ALL");
+  std::vector<std::string> env;
+  for (const std::string& entry : environment) {
+    if (all || KeyOf(entry).substr(0, 6) == "SLURM_") env.push_back(entry);
+  }
+  if (text::EqualsIgnoreCase(export_spec, "NONE")) return env;
+  for (const std::string& item : items) {
+    if (text::EqualsIgnoreCase(item, "ALL") || text::EqualsIgnoreCase(item, "NONE")) continue;
+    const size_t eq = item.find('=');
+    if (eq != std::string::npos) {
+      SetVar(&env, item.substr(0, eq), item.substr(eq + 1));
+      continue;
+    }
+    for (const std::string& entry : environment) {
+      if (KeyOf(entry) == item) SetVar(&env, item, entry.substr(item.size() + 1));
+    }
+  }
+  return env;
+}
+
+v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& o, const BatchScript& script,
+                                        const CommandContext& ctx) {
+  v1::SubmitJobRequest submit;
+  v1::JobRequest* r = submit.mutable_request();
+  v1::JobPayload* p = submit.mutable_payload();
+
+  if (o.job_name) {
+    r->set_name(*o.job_name);
+  } else if (script.wrap) {
+    r->set_name("wrap");
+  } else if (script.path.empty()) {
+    r->set_name("sbatch");
+  } else {
+    r->set_name(BaseName(script.path));
+  }
+  for (const std::string& part : o.partitions) r->add_partitions(part);
+  r->set_min_nodes(o.min_nodes.value_or(0));
+  r->set_max_nodes(o.max_nodes.value_or(0));
+  r->set_num_tasks(o.ntasks.value_or(0));
+  r->set_ntasks_per_node(o.ntasks_per_node.value_or(0));
+  r->set_cpus_per_task(o.cpus_per_task.value_or(0));
+  r->set_mem_per_node_mb(o.mem_mb.value_or(0));
+  r->set_mem_per_cpu_mb(o.mem_per_cpu_mb.value_or(0));
+  r->set_time_limit_min(o.time_limit_min.value_or(0));
+  r->set_time_min_min(o.time_min_min.value_or(0));
+  r->set_submit_dir(ctx.cwd);
+  r->set_work_dir(o.chdir ? Absolute(*o.chdir, ctx.cwd) : ctx.cwd);
+  r->set_std_in(o.input.value_or(""));
+  r->set_std_out(o.output.value_or(""));
+  r->set_std_err(o.error.value_or(""));
+  r->set_hold(o.hold);
+  r->set_account(o.account.value_or(""));
+  r->set_qos(o.qos.value_or(""));
+  r->set_comment(o.comment.value_or(""));
+  r->set_nice(o.nice.value_or(0));
+  r->set_begin_time(o.begin.value_or(0));
+  r->set_dependency(o.dependency.value_or(""));
+  r->set_req_nodes(o.nodelist.value_or(""));
+  r->set_exc_nodes(o.exclude.value_or(""));
+  r->set_features(o.constraint.value_or(""));
+  r->set_exclusive(o.exclusive);
+  r->set_requeue(o.requeue);
+  r->set_gres(o.gres.value_or(""));
+  r->set_submit_host(ctx.hostname);
+  r->set_alloc_sid(ctx.sid);
+  r->set_mail_type(o.mail_type.value_or(""));
+  r->set_mail_user(o.mail_user.value_or(""));
+  r->set_command(script.wrap || script.path.empty() ? "" : Absolute(script.path, ctx.cwd));
+  r->set_kill_on_invalid_dep(o.kill_on_invalid_dep);
+  r->set_wrap(script.wrap);
+  const std::string export_spec = o.export_env.value_or("ALL");
+  r->set_export_env(export_spec);
+
+  std::vector<std::string> env = ctx.environment;
+  SetVar(&env, "SLURM_PRIO_PROCESS", std::to_string(ctx.prio_process));
+  SetVar(&env, "SLURM_SUBMIT_DIR", ctx.cwd);
+  SetVar(&env, "SLURM_SUBMIT_HOST", ctx.hostname);
+  SetVar(&env, "SLURM_UMASK", Octal(ctx.umask), /*overwrite=*/false);
+  if (o.export_env) SetVar(&env, "SLURM_EXPORT_ENV", *o.export_env);
+  for (const std::string& entry : BatchEnvironment(env, export_spec)) p->add_environment(entry);
+  p->set_script(script.text);
+  p->set_export_spec(export_spec);
+  for (const std::string& arg : script.args) p->add_argv(arg);
+  return submit;
+}
+
+int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  const ParsedArgs first = ParseArgs(ctx.argv0, args, SbatchShortOptions(), SbatchLongOptions(),
+                                     ArgOrder::kRequireOrder);
+  // Options before a getopt error still take effect first, as in Slurm's first pass.
+  SbatchOptions scratch;
+  for (const ParsedOption& o : first.options) {
+    if (o.id == kOptHelp) {
+      *ctx.out << kSbatchHelp;
+      return 0;
+    }
+    if (o.id == kOptUsage) {
+      *ctx.out << kSbatchUsage;
+      return 0;
+    }
+    if (o.id == kOptVersion) {
+      *ctx.out << kVersionLine;
+      return 0;
+    }
+    const OptionResult r = ApplySbatchOption(&scratch, o.id, o.value, ctx.now, tz);
+    if (!r.ok) return Report(ctx, r);
+  }
+  if (!first.error.empty()) {
+    ReportUsageError(ctx, "sbatch", first.error);
+    return 255;
+  }
+
+  BatchScript script;
+  if (scratch.wrap) {
+    if (!first.operands.empty()) {
+      *ctx.err << "sbatch: error: Script arguments not permitted with --wrap option\n";
+      return 1;
+    }
+    script.wrap = true;
+    script.text = WrapScript(*scratch.wrap);
+  } else if (!first.operands.empty()) {
+    script.path = first.operands[0];
+    script.args.assign(first.operands.begin() + 1, first.operands.end());
+    std::ifstream in(script.path, std::ios::binary);
+    if (!in) {
+      *ctx.err << "sbatch: error: Unable to open file " << script.path << "\n";
+      return 1;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    script.text = text.str();
+  } else if (ctx.in != nullptr) {
+    script.text.assign(std::istreambuf_iterator<char>(*ctx.in), std::istreambuf_iterator<char>());
+  }
+  if (std::vector<std::string> problems = CheckBatchScript(script.text); !problems.empty()) {
+    PrintErrorLines(ctx, problems);
+    return 1;
+  }
+
+  Result<Directives> directives =
+      ScanDirectives(script.text, script.path.empty() ? "(null)" : script.path);
+  if (!directives.ok()) {
+    *ctx.err << "sbatch: fatal: " << directives.status().message() << "\n";
+    return 1;
+  }
+  PrintErrorLines(ctx, directives->warnings);
+
+  // Script directives, then SBATCH_* variables, then the command line: later wins.
+  SbatchOptions options;
+  const ParsedArgs from_script = ParseArgs("sbatch", directives->args, SbatchShortOptions(),
+                                           SbatchLongOptions(), ArgOrder::kRequireOrder);
+  for (const ParsedOption& o : from_script.options) {
+    if (o.id == kOptWrap || o.id == kOptHelp || o.id == kOptUsage || o.id == kOptVersion) {
+      continue;
+    }
+    const OptionResult r = ApplySbatchOption(&options, o.id, o.value, ctx.now, tz);
+    if (!r.ok) return Report(ctx, r);
+  }
+  if (!from_script.error.empty()) {
+    ReportUsageError(ctx, "sbatch", from_script.error);
+    return 255;
+  }
+  for (const SbatchEnvVar& var : SbatchEnvVars()) {
+    std::optional<std::string> value = ctx.GetEnv(var.variable);
+    if (!value || Unsupported(var.option_id)) continue;
+    if (std::string_view("aMSmGkOW").find(static_cast<char>(var.option_id)) !=
+        std::string_view::npos) {
+      continue;  // options not implemented yet: ignored when they come from the environment
+    }
+    const OptionResult r = ApplySbatchOption(&options, var.option_id, *value, ctx.now, tz);
+    if (!r.ok) return Report(ctx, r);
+  }
+  for (const ParsedOption& o : first.options) {
+    (void)ApplySbatchOption(&options, o.id, o.value, ctx.now, tz);
+  }
+  if (const OptionResult r = VerifySbatchOptions(options); !r.ok) {
+    *ctx.err << "sbatch: fatal: " << r.message << "\n";
+    return r.exit_code;
+  }
+
+  const v1::SubmitJobRequest request = BuildSubmitRequest(options, script, ctx);
+  std::unique_ptr<ControllerClient> client =
+      ConnectOrReport(ctx, "sbatch", "sbatch: error: Batch job submission failed: ");
+  if (!client) return 1;
+  Result<v1::SubmitJobReply> reply = client->SubmitJob(request);
+  if (!reply.ok()) {
+    // The controller may put Slurm's detail lines before the error text, one per line.
+    const std::string message = reply.status().message();
+    std::vector<std::string_view> lines = text::Split(message, '\n');
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {
+      if (!lines[i].empty()) *ctx.err << "sbatch: error: " << lines[i] << "\n";
+    }
+    *ctx.err << "sbatch: error: Batch job submission failed: " << lines.back() << "\n";
+    return 1;
+  }
+  if (!options.quiet) {
+    for (const std::string& w : reply->warnings()) *ctx.err << "sbatch: warning: " << w << "\n";
+  }
+  if (options.parsable) {
+    *ctx.out << reply->job_id() << "\n";
+  } else {
+    *ctx.out << "Submitted batch job " << reply->job_id() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gantry::slurm

@@ -1,0 +1,536 @@
+// scontrol: show job|node|partition|config|hostnames|hostlist, update NodeName=/JobId=, hold,
+// uhold, release, requeue, requeuehold, ping, version. Keywords may be abbreviated as in Slurm
+// ("sho", "j", "n", "pa"). Records are printed by scontrol_show.h.
+#include <algorithm>
+#include <map>
+#include <ostream>
+
+#include "slurm/command_util.h"
+#include "slurm/commands.h"
+#include "slurm/scontrol_show.h"
+#include "text/ascii.h"
+#include "text/hostlist.h"
+
+namespace gantry::slurm {
+namespace {
+
+enum : int {
+  kHelp = 0x100,
+  kUsage,
+  kHide,
+  kLocal,
+  kSibling,
+  kFederation,
+};
+
+constexpr ShortOption kShort[] = {
+    {'a', ArgKind::kNone}, {'d', ArgKind::kNone},     {'h', ArgKind::kNone},
+    {'o', ArgKind::kNone}, {'u', ArgKind::kRequired}, {'v', ArgKind::kNone},
+    {'F', ArgKind::kNone}, {'M', ArgKind::kRequired}, {'Q', ArgKind::kNone},
+    {'V', ArgKind::kNone},
+};
+
+// scontrol 22.05's long options, in its table order.
+constexpr LongOption kLong[] = {
+    {"all", ArgKind::kNone, 'a'},
+    {"cluster", ArgKind::kRequired, 'M'},
+    {"clusters", ArgKind::kRequired, 'M'},
+    {"details", ArgKind::kNone, 'd'},
+    {"federation", ArgKind::kNone, kFederation},
+    {"future", ArgKind::kNone, 'F'},
+    {"help", ArgKind::kNone, kHelp},
+    {"hide", ArgKind::kNone, kHide},
+    {"local", ArgKind::kNone, kLocal},
+    {"oneliner", ArgKind::kNone, 'o'},
+    {"quiet", ArgKind::kNone, 'Q'},
+    {"sibling", ArgKind::kNone, kSibling},
+    {"uid", ArgKind::kRequired, 'u'},
+    {"usage", ArgKind::kNone, kUsage},
+    {"verbose", ArgKind::kNone, 'v'},
+    {"version", ArgKind::kNone, 'V'},
+};
+
+constexpr char kHelpText[] =
+    "scontrol [<OPTION>] [<COMMAND>]\n"
+    "    Valid <OPTION> values are:\n"
+    "     -a, --all      Equivalent to \"all\" command\n"
+    "     -d, --details  Equivalent to \"details\" command\n"
+    "     -h, --help     Equivalent to \"help\" command\n"
+    "     -o, --oneliner Equivalent to \"oneliner\" command\n"
+    "     -Q, --quiet    Equivalent to \"quiet\" command\n"
+    "     -v, --verbose  Equivalent to \"verbose\" command\n"
+    "     -V, --version  Equivalent to \"version\" command\n"
+    "\n"
+    "    Valid <COMMAND> values are:\n"
+    "     hold <job_list>          place hold on jobs in job_list\n"
+    "     ping                     print status of slurmctld daemons\n"
+    "     release <job_list>       permit specified jobs to start\n"
+    "     requeue <job_id>         re-queue a batch job\n"
+    "     requeuehold <job_id>     re-queue and hold a batch job\n"
+    "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
+    "                              is all records\n"
+    "     uhold <job_list>         place user hold on jobs in job_list\n"
+    "     update <SPECIFICATIONS>  update job or node configuration\n"
+    "     version                  display tool version number\n"
+    "\n"
+    "  <ENTITY> may be \"config\", \"hostlist\", \"hostlistsorted\", \"hostnames\",\n"
+    "  \"job\", \"node\" or \"partition\".\n"
+    "\n"
+    "  Node update: NodeName=<hostlist> State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN|FAIL\n"
+    "               Reason=<text>\n"
+    "  Job update:  JobId=<id> <Key>=<value> ...\n";
+
+struct Flags {
+  bool all = false;
+  bool details = false;
+  bool one_liner = false;
+  bool quiet = false;
+};
+
+// Slurm's keyword matching: `word` is a prefix of `keyword` at least `min` characters long.
+bool Keyword(std::string_view word, std::string_view keyword, size_t min) {
+  return word.size() >= std::min(min, keyword.size()) && word.size() <= keyword.size() &&
+         text::StartsWithIgnoreCase(keyword, word);
+}
+
+class Scontrol {
+ public:
+  Scontrol(CommandContext& ctx, Flags flags) : ctx_(ctx), flags_(flags) {}
+
+  int Run(const std::vector<std::string>& words);
+
+ private:
+  ControllerClient* Client(std::string_view failure_prefix);
+  const TimeZone& Tz() const { return ctx_.time_zone ? *ctx_.time_zone : TimeZone::Utc(); }
+  ShowOptions Show() const { return {flags_.details, flags_.one_liner}; }
+
+  int ShowJobs(const std::vector<std::string>& args);
+  int ShowNodes(const std::vector<std::string>& args);
+  int ShowPartitions(const std::vector<std::string>& args);
+  int ShowConfig();
+  int ShowHostnames(const std::vector<std::string>& args);
+  int ShowHostlist(const std::vector<std::string>& args, bool sorted);
+  int Update(const std::vector<std::string>& args);
+  int UpdateNode(const std::map<std::string, std::string>& fields, const std::string& names);
+  int UpdateJob(const std::vector<std::pair<std::string, std::string>>& fields,
+                const std::string& ids);
+  int JobAction(const std::string& action, const std::vector<std::string>& args);
+  int Ping();
+
+  CommandContext& ctx_;
+  Flags flags_;
+  std::unique_ptr<ControllerClient> client_;
+};
+
+ControllerClient* Scontrol::Client(std::string_view failure_prefix) {
+  if (!client_) client_ = ConnectOrReport(ctx_, "scontrol", failure_prefix);
+  return client_.get();
+}
+
+int Scontrol::Run(const std::vector<std::string>& words) {
+  const std::string& tag = words[0];
+  const std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (Keyword(tag, "show", 3)) {
+    if (rest.empty()) {
+      *ctx_.err << "too few arguments for keyword:" << tag << "\n";
+      return 1;
+    }
+    const std::string& entity = rest[0];
+    const std::vector<std::string> ids(rest.begin() + 1, rest.end());
+    if (Keyword(entity, "jobs", 1)) return ShowJobs(ids);
+    if (Keyword(entity, "nodes", 1)) return ShowNodes(ids);
+    if (Keyword(entity, "partitions", 2)) return ShowPartitions(ids);
+    if (Keyword(entity, "config", 1)) return ShowConfig();
+    if (text::EqualsIgnoreCase(entity, "hostnames")) return ShowHostnames(ids);
+    if (text::EqualsIgnoreCase(entity, "hostlist")) return ShowHostlist(ids, false);
+    if (text::EqualsIgnoreCase(entity, "hostlistsorted")) return ShowHostlist(ids, true);
+    *ctx_.err << "invalid entity:" << entity << " for keyword:" << tag << " \n";
+    return 1;
+  }
+  if (Keyword(tag, "update", 1)) return Update(rest);
+  for (const char* action : {"hold", "uhold", "release", "requeue", "requeuehold"}) {
+    if (text::EqualsIgnoreCase(tag, action)) {
+      if (rest.empty()) {
+        *ctx_.err << "too few arguments for keyword:" << tag << "\n";
+        return 1;
+      }
+      return JobAction(text::AsciiToLower(tag), rest);
+    }
+  }
+  if (Keyword(tag, "ping", 3)) return Ping();
+  if (Keyword(tag, "version", 4)) {
+    *ctx_.out << kVersionLine;
+    return 0;
+  }
+  if (Keyword(tag, "help", 2)) {
+    *ctx_.out << kHelpText;
+    return 0;
+  }
+  *ctx_.err << "invalid keyword: " << tag << "\n";
+  return 1;
+}
+
+int Scontrol::ShowJobs(const std::vector<std::string>& args) {
+  std::vector<uint32_t> ids;
+  for (const std::string& arg : args) {
+    for (const std::string& item : SplitList(arg)) {
+      std::optional<uint64_t> id = ParseUnsigned(item);
+      if (!id || *id == 0 || *id > 0xFFFFFFFFu) {
+        *ctx_.err << "scontrol_print_job error: Invalid job id specified\n";
+        return 1;
+      }
+      ids.push_back(static_cast<uint32_t>(*id));
+    }
+  }
+  ControllerClient* client = Client("slurm_load_jobs error: ");
+  if (client == nullptr) return 1;
+  v1::GetJobsRequest request;
+  for (uint32_t id : ids) request.add_job_ids(id);
+  request.set_include_all(!ids.empty());
+  Result<v1::GetJobsReply> reply = client->GetJobs(request);
+  if (!reply.ok()) {
+    *ctx_.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  const UnixTime now = reply->now() != 0 ? reply->now() : ctx_.now;
+  int printed = 0;
+  for (const v1::Job& job : reply->jobs()) {
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), job.job_id()) == ids.end()) continue;
+    *ctx_.out << FormatJobRecord(job, now, Tz(), Show());
+    ++printed;
+  }
+  if (printed == 0) {
+    if (!ids.empty()) {
+      *ctx_.err << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+    if (!flags_.quiet) *ctx_.out << "No jobs in the system\n";
+  }
+  return 0;
+}
+
+int Scontrol::ShowNodes(const std::vector<std::string>& args) {
+  std::vector<std::string> wanted;
+  for (const std::string& arg : args) {
+    Result<std::vector<std::string>> names = text::ExpandHostlist(arg);
+    if (!names.ok()) {
+      *ctx_.err << "Node " << arg << " not found\n";
+      return 1;
+    }
+    wanted.insert(wanted.end(), names->begin(), names->end());
+  }
+  ControllerClient* client = Client("slurm_load_node error: ");
+  if (client == nullptr) return 1;
+  Result<v1::GetNodesReply> reply = client->GetNodes(v1::GetNodesRequest());
+  if (!reply.ok()) {
+    *ctx_.err << "slurm_load_node error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  int printed = 0;
+  for (const v1::Node& node : reply->nodes()) {
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), node.name()) == wanted.end()) {
+      continue;
+    }
+    *ctx_.out << FormatNodeRecord(node, Tz(), Show(), ctx_.user_name);
+    ++printed;
+  }
+  if (printed == 0) {
+    if (!flags_.quiet) {
+      if (!args.empty()) {
+        *ctx_.out << "Node " << args[0] << " not found\n";
+      } else {
+        *ctx_.out << "No nodes in the system\n";
+      }
+    }
+    return args.empty() ? 0 : 1;
+  }
+  return 0;
+}
+
+int Scontrol::ShowPartitions(const std::vector<std::string>& args) {
+  ControllerClient* client = Client("slurm_load_partitions error: ");
+  if (client == nullptr) return 1;
+  Result<v1::GetNodesReply> reply = client->GetNodes(v1::GetNodesRequest());
+  if (!reply.ok()) {
+    *ctx_.err << "slurm_load_partitions error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  int printed = 0;
+  for (const v1::Partition& p : reply->partitions()) {
+    if (!args.empty() && p.name() != args[0]) continue;
+    if (args.empty() && p.hidden() && !flags_.all) continue;
+    std::vector<std::string> members;
+    for (const std::string& expr : p.nodes()) {
+      Result<std::vector<std::string>> names = text::ExpandHostlist(expr);
+      if (names.ok()) members.insert(members.end(), names->begin(), names->end());
+    }
+    std::vector<const v1::Node*> nodes;
+    for (const v1::Node& n : reply->nodes()) {
+      if (std::find(members.begin(), members.end(), n.name()) != members.end()) {
+        nodes.push_back(&n);
+      }
+    }
+    *ctx_.out << FormatPartitionRecord(p, nodes, Show());
+    ++printed;
+  }
+  if (printed == 0) {
+    if (!flags_.quiet) {
+      if (!args.empty()) {
+        *ctx_.out << "Partition " << args[0] << " not found\n";
+      } else {
+        *ctx_.out << "No partitions in the system\n";
+      }
+    }
+    return args.empty() ? 0 : 1;
+  }
+  return 0;
+}
+
+int Scontrol::ShowConfig() {
+  ControllerClient* client = Client("slurm_load_ctl_conf error: ");
+  if (client == nullptr) return 1;
+  Result<v1::GetConfigReply> reply = client->GetConfig(v1::GetConfigRequest());
+  if (!reply.ok()) {
+    *ctx_.err << "slurm_load_ctl_conf error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  const UnixTime now = reply->now() != 0 ? reply->now() : ctx_.now;
+  const std::string host =
+      client->controller_host().empty() ? ctx_.hostname : client->controller_host();
+  *ctx_.out << FormatConfig(*reply, now, Tz(), host);
+  return 0;
+}
+
+int Scontrol::ShowHostnames(const std::vector<std::string>& args) {
+  std::string expr;
+  if (!args.empty()) {
+    expr = args[0];
+  } else if (std::optional<std::string> env = ctx_.GetEnv("SLURM_JOB_NODELIST")) {
+    expr = *env;
+  } else {
+    *ctx_.err << "There is no hostlist to expand\n";
+    return 1;
+  }
+  Result<std::vector<std::string>> names = text::ExpandHostlist(expr);
+  if (!names.ok()) {
+    *ctx_.err << "Invalid hostlist: " << expr << "\n";
+    return 1;
+  }
+  for (const std::string& n : *names) *ctx_.out << n << "\n";
+  return 0;
+}
+
+int Scontrol::ShowHostlist(const std::vector<std::string>& args, bool sorted) {
+  if (args.empty()) {
+    *ctx_.err << "There is no hostlist to compress\n";
+    return 1;
+  }
+  Result<std::string> out =
+      sorted ? text::RecompressHostlistSorted(args[0]) : text::RecompressHostlist(args[0]);
+  if (!out.ok()) {
+    *ctx_.err << "Invalid hostlist: " << args[0] << "\n";
+    return 1;
+  }
+  *ctx_.out << *out << "\n";
+  return 0;
+}
+
+int Scontrol::Update(const std::vector<std::string>& args) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  for (const std::string& arg : args) {
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos) {
+      *ctx_.err << "Invalid input: " << arg << "\nRequest aborted\n";
+      return 1;
+    }
+    fields.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
+  }
+  for (const auto& [key, value] : fields) {
+    if (text::EqualsIgnoreCase(key, "NodeName")) {
+      std::map<std::string, std::string> node_fields;
+      for (const auto& [k, v] : fields) node_fields[text::AsciiToLower(k)] = v;
+      return UpdateNode(node_fields, value);
+    }
+    if (text::EqualsIgnoreCase(key, "JobId")) return UpdateJob(fields, value);
+  }
+  *ctx_.err << "No valid entity in update command\n"
+               "Input line must include \"NodeName\", \"PartitionName\", \"Reservation\", "
+               "\"JobId\", or \"SlurmctldDebug\"\n";
+  return 1;
+}
+
+int Scontrol::UpdateNode(const std::map<std::string, std::string>& fields,
+                         const std::string& names) {
+  v1::UpdateNodeRequest request;
+  request.set_names(names);
+  std::optional<model::NodeUpdateState> state;
+  for (const auto& [key, value] : fields) {
+    if (key == "nodename") continue;
+    if (key == "state") {
+      Result<model::NodeUpdateState> parsed = model::ParseNodeUpdateState(value);
+      if (!parsed.ok()) {
+        *ctx_.err << "Invalid input: State=" << value << "\n"
+                  << "Request aborted\n"
+                  << "Valid states are: NoResp DRAIN FAIL FUTURE RESUME POWER_DOWN POWER_UP "
+                     "UNDRAIN\n"
+                  << "Not all states are valid given a node's prior state\n";
+        return 1;
+      }
+      state = *parsed;
+      request.set_state(std::string(model::NodeUpdateStateName(*parsed)));
+    } else if (key == "reason") {
+      request.set_reason(value);
+    } else {
+      *ctx_.err << "Update of this parameter is not supported: " << key << "=" << value << "\n"
+                << "Request aborted\n";
+      return 1;
+    }
+  }
+  if (state && model::NodeUpdateNeedsReason(*state) && request.reason().empty()) {
+    *ctx_.err << "You must specify a reason when DOWNING or DRAINING a node. Request denied\n";
+    return 1;
+  }
+  if (!state && request.reason().empty()) {
+    *ctx_.err << "No changes specified\n";
+    return 1;
+  }
+  ControllerClient* client = Client("slurm_update error: ");
+  if (client == nullptr) return 1;
+  Result<v1::UpdateNodeReply> reply = client->UpdateNode(request);
+  if (!reply.ok()) {
+    *ctx_.err << "slurm_update error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+int Scontrol::UpdateJob(const std::vector<std::pair<std::string, std::string>>& fields,
+                        const std::string& ids) {
+  v1::UpdateJobRequest request;
+  request.set_action("update");
+  for (const std::string& id : SplitList(ids)) request.add_job_ids(id);
+  for (const auto& [key, value] : fields) {
+    if (text::EqualsIgnoreCase(key, "JobId")) continue;
+    (*request.mutable_fields())[key] = value;
+  }
+  if (request.fields().empty()) {
+    *ctx_.err << "No changes specified\n";
+    return 1;
+  }
+  ControllerClient* client = Client("slurm_update error: ");
+  if (client == nullptr) return 1;
+  Result<v1::UpdateJobReply> reply = client->UpdateJob(request);
+  if (!reply.ok()) {
+    *ctx_.err << reply.status().message() << " for job " << ids << "\n";
+    return 1;
+  }
+  for (const v1::JobError& e : reply->errors()) {
+    *ctx_.err << e.message() << " for job " << e.job_id() << "\n";
+  }
+  return reply->errors().empty() ? 0 : 1;
+}
+
+int Scontrol::JobAction(const std::string& action, const std::vector<std::string>& args) {
+  // hold/uhold/release report like Slurm's scontrol_hold (a second "slurm_suspend error:" line);
+  // requeue like scontrol_requeue.
+  const bool hold_style = action == "hold" || action == "uhold" || action == "release";
+  std::vector<std::string> ids;
+  for (const std::string& arg : args) {
+    for (const std::string& item : SplitList(arg)) ids.push_back(item);
+  }
+  auto report = [&](const std::string& id, const std::string& message) {
+    *ctx_.err << message << " for job " << id << "\n";
+    if (hold_style) *ctx_.err << "slurm_suspend error: " << message << "\n";
+  };
+  for (const std::string& id : ids) {
+    std::optional<uint64_t> n = ParseUnsigned(id.substr(0, id.find('_')));
+    if (!n || *n == 0) {
+      report(id, "Invalid job id specified");
+      return 1;
+    }
+  }
+  ControllerClient* client = Client(hold_style ? "slurm_suspend error: " : "slurm_requeue error: ");
+  if (client == nullptr) return 1;
+  v1::UpdateJobRequest request;
+  request.set_action(action);
+  for (const std::string& id : ids) request.add_job_ids(id);
+  Result<v1::UpdateJobReply> reply = client->UpdateJob(request);
+  if (!reply.ok()) {
+    report(ids.front(), reply.status().message());
+    return 1;
+  }
+  for (const v1::JobError& e : reply->errors()) report(e.job_id(), e.message());
+  return reply->errors().empty() ? 0 : 1;
+}
+
+int Scontrol::Ping() {
+  std::string host = ctx_.hostname;
+  bool up = false;
+  if (ctx_.connect) {
+    Result<std::unique_ptr<ControllerClient>> client = ctx_.connect();
+    if (client.ok()) {
+      if (!(*client)->controller_host().empty()) host = (*client)->controller_host();
+      up = (*client)->Ping().ok();
+    }
+  }
+  *ctx_.out << "Slurmctld(primary) at " << host << " is " << (up ? "UP" : "DOWN") << "\n";
+  if (!up) {
+    *ctx_.out << "*****************************************\n"
+                 "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+                 "*****************************************\n";
+  }
+  return up ? 0 : 1;
+}
+
+}  // namespace
+
+int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx) {
+  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  if (!parsed.error.empty()) {
+    ReportUsageError(ctx, "scontrol", parsed.error);
+    return 1;
+  }
+  Flags flags;
+  for (const ParsedOption& o : parsed.options) {
+    switch (o.id) {
+      case 'a':
+        flags.all = true;
+        break;
+      case 'd':
+        flags.details = true;
+        break;
+      case 'o':
+        flags.one_liner = true;
+        break;
+      case 'Q':
+        flags.quiet = true;
+        break;
+      case 'V':
+        *ctx.out << kVersionLine;
+        return 0;
+      case kHelp:
+      case 'h':
+      case kUsage:
+        *ctx.out << kHelpText;
+        return 0;
+      case 'v':
+      case 'F':
+      case kHide:
+      case kLocal:
+      case kSibling:
+      case kFederation:
+        break;
+      default:
+        *ctx.err << "scontrol: error: " << o.spelling << " is not supported by Gantry yet\n";
+        return 1;
+    }
+  }
+  if (parsed.operands.empty()) {
+    *ctx.err << "scontrol: error: interactive mode is not supported by Gantry yet\n";
+    return 1;
+  }
+  Scontrol scontrol(ctx, flags);
+  return scontrol.Run(parsed.operands);
+}
+
+}  // namespace gantry::slurm

@@ -1,0 +1,361 @@
+// squeue: lists jobs (see squeue_format.h for the listing itself).
+#include <cstdio>
+#include <ostream>
+
+#include "slurm/command_util.h"
+#include "slurm/commands.h"
+#include "slurm/squeue_format.h"
+#include "text/ascii.h"
+#include "text/hostlist.h"
+
+namespace gantry::slurm {
+namespace {
+
+enum : int {
+  kHelp = 0x100,
+  kUsage,
+  kHide,
+  kStart,
+  kNoConvert,
+  kArrayUnique,
+  kLocal,
+  kSibling,
+  kFederation,
+  kMe,
+  kJson,
+  kYaml,
+};
+
+constexpr ShortOption kShort[] = {
+    {'A', ArgKind::kRequired}, {'a', ArgKind::kNone},     {'h', ArgKind::kNone},
+    {'i', ArgKind::kRequired}, {'j', ArgKind::kOptional}, {'l', ArgKind::kNone},
+    {'L', ArgKind::kRequired}, {'n', ArgKind::kRequired}, {'M', ArgKind::kRequired},
+    {'O', ArgKind::kRequired}, {'o', ArgKind::kRequired}, {'p', ArgKind::kRequired},
+    {'P', ArgKind::kNone},     {'q', ArgKind::kRequired}, {'R', ArgKind::kRequired},
+    {'r', ArgKind::kNone},     {'s', ArgKind::kOptional}, {'S', ArgKind::kRequired},
+    {'t', ArgKind::kRequired}, {'u', ArgKind::kRequired}, {'U', ArgKind::kRequired},
+    {'v', ArgKind::kNone},     {'V', ArgKind::kNone},     {'w', ArgKind::kRequired},
+};
+
+// squeue 22.05's long options, in its table order.
+constexpr LongOption kLong[] = {
+    {"accounts", ArgKind::kRequired, 'A'},
+    {"all", ArgKind::kNone, 'a'},
+    {"array", ArgKind::kNone, 'r'},
+    {"array-unique", ArgKind::kNone, kArrayUnique},
+    {"Format", ArgKind::kRequired, 'O'},
+    {"format", ArgKind::kRequired, 'o'},
+    {"federation", ArgKind::kNone, kFederation},
+    {"help", ArgKind::kNone, kHelp},
+    {"hide", ArgKind::kNone, kHide},
+    {"iterate", ArgKind::kRequired, 'i'},
+    {"jobs", ArgKind::kOptional, 'j'},
+    {"json", ArgKind::kNone, kJson},
+    {"local", ArgKind::kNone, kLocal},
+    {"long", ArgKind::kNone, 'l'},
+    {"licenses", ArgKind::kRequired, 'L'},
+    {"cluster", ArgKind::kRequired, 'M'},
+    {"clusters", ArgKind::kRequired, 'M'},
+    {"me", ArgKind::kNone, kMe},
+    {"name", ArgKind::kRequired, 'n'},
+    {"noconvert", ArgKind::kNone, kNoConvert},
+    {"node", ArgKind::kRequired, 'w'},
+    {"nodes", ArgKind::kRequired, 'w'},
+    {"nodelist", ArgKind::kRequired, 'w'},
+    {"noheader", ArgKind::kNone, 'h'},
+    {"partitions", ArgKind::kRequired, 'p'},
+    {"priority", ArgKind::kNone, 'P'},
+    {"qos", ArgKind::kRequired, 'q'},
+    {"reservation", ArgKind::kRequired, 'R'},
+    {"sib", ArgKind::kNone, kSibling},
+    {"sibling", ArgKind::kNone, kSibling},
+    {"sort", ArgKind::kRequired, 'S'},
+    {"start", ArgKind::kNone, kStart},
+    {"steps", ArgKind::kOptional, 's'},
+    {"states", ArgKind::kRequired, 't'},
+    {"usage", ArgKind::kNone, kUsage},
+    {"user", ArgKind::kRequired, 'u'},
+    {"users", ArgKind::kRequired, 'u'},
+    {"verbose", ArgKind::kNone, 'v'},
+    {"version", ArgKind::kNone, 'V'},
+    {"yaml", ArgKind::kNone, kYaml},
+};
+
+constexpr char kUsageText[] =
+    "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
+    "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
+    "              [--reservation reservation] [--sort fields] [--start]\n"
+    "              [--step step_id] [-t states] [-u user_name] [--usage]\n"
+    "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
+    "\t      [-ahjlrsv]\n";
+
+constexpr char kHelpText[] =
+    "Usage: squeue [OPTIONS]\n"
+    "  -A, --account=account(s)        comma separated list of accounts to view\n"
+    "  -a, --all                       display jobs in hidden partitions\n"
+    "  -h, --noheader                  no headers on output\n"
+    "      --hide                      do not display jobs in hidden partitions\n"
+    "  -j, --jobs=job(s)               comma separated list of job IDs to view\n"
+    "  -l, --long                      long report\n"
+    "      --me                        equivalent to --user=<my username>\n"
+    "  -n, --name=job_name(s)          comma separated list of job names to view\n"
+    "  -o, --format=format             format specification\n"
+    "  -p, --partition=partition(s)    comma separated list of partitions to view\n"
+    "  -q, --qos=qos(s)                comma separated list of qos's to view\n"
+    "  -S, --sort=fields               comma separated list of fields to sort on\n"
+    "      --start                     print expected start times of pending jobs\n"
+    "  -t, --states=states             comma separated list of states to view,\n"
+    "                                  default is pending and running,\n"
+    "                                  '--states=all' reports all states\n"
+    "  -u, --user=user_name(s)         comma separated list of users to view\n"
+    "  -v, --verbose                   verbosity level\n"
+    "  -V, --version                   output version information and exit\n"
+    "  -w, --nodelist=hostlist         list of nodes to view\n"
+    "\n"
+    "Help options:\n"
+    "  --help                          show this help message\n"
+    "  --usage                         display a brief summary of squeue options\n";
+
+constexpr char kValidStates[] =
+    "PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,"
+    "DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,"
+    "REQUEUE_HOLD,REVOKED,SIGNALING,SPECIAL_EXIT,STAGE_OUT,STOPPED";
+
+struct SqueueOptions {
+  bool no_header = false;
+  bool long_list = false;
+  bool start = false;
+  std::optional<std::string> format;
+  std::optional<std::string> sort;
+  bool job_flag = false;
+  std::optional<std::string> jobs;
+  std::optional<std::string> users;
+  std::optional<std::string> states;
+  std::optional<std::string> partitions;
+  std::optional<std::string> names;
+  std::optional<std::string> accounts;
+  std::optional<std::string> qos;
+  std::optional<std::string> nodes;
+  bool me = false;
+};
+
+}  // namespace
+
+int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
+  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  if (!parsed.error.empty()) {
+    ReportUsageError(ctx, "squeue", parsed.error);
+    return 1;
+  }
+  SqueueOptions opt;
+  for (const ParsedOption& o : parsed.options) {
+    const std::string value = o.value.value_or("");
+    switch (o.id) {
+      case 'h':
+        opt.no_header = true;
+        break;
+      case 'l':
+        opt.long_list = true;
+        break;
+      case 'o':
+        opt.format = value;
+        break;
+      case 'S':
+        opt.sort = value;
+        break;
+      case 'j':
+        opt.job_flag = true;
+        if (o.value) opt.jobs = value;
+        break;
+      case 'u':
+        opt.users = value;
+        opt.me = false;
+        break;
+      case kMe:
+        opt.me = true;
+        opt.users.reset();
+        break;
+      case 't':
+        opt.states = value;
+        break;
+      case 'p':
+        opt.partitions = value;
+        break;
+      case 'n':
+        opt.names = value;
+        break;
+      case 'A':
+      case 'U':
+        opt.accounts = value;
+        break;
+      case 'q':
+        opt.qos = value;
+        break;
+      case 'w':
+        opt.nodes = value;
+        break;
+      case kStart:
+        opt.start = true;
+        break;
+      case 'V':
+        *ctx.out << kVersionLine;
+        return 0;
+      case kHelp:
+        *ctx.out << kHelpText;
+        return 0;
+      case kUsage:
+        *ctx.out << kUsageText;
+        return 0;
+      case 'a':
+      case kHide:
+      case 'r':
+      case kArrayUnique:
+      case 'P':
+      case kNoConvert:
+      case 'v':
+      case kLocal:
+      case kSibling:
+      case kFederation:
+        break;  // single cluster, no hidden partitions or arrays yet: nothing changes
+      default:
+        *ctx.err << "squeue: error: " << o.spelling << " is not supported by Gantry yet\n";
+        return 1;
+    }
+  }
+  if (opt.long_list && opt.format) {
+    *ctx.err << "squeue: fatal: Options -o(--format) and -l(--long) are mutually exclusive. "
+                "Please remove one and retry.\n";
+    return 1;
+  }
+  if (!opt.format && !opt.long_list && !opt.start) {
+    if (std::optional<std::string> env = ctx.GetEnv("SQUEUE_FORMAT")) opt.format = *env;
+  }
+  if (!parsed.operands.empty()) {
+    size_t next = 0;
+    if (opt.job_flag) opt.jobs = parsed.operands[next++];
+    if (next < parsed.operands.size()) {
+      *ctx.err << "squeue: error: Unrecognized option: " << parsed.operands[next] << "\n";
+      *ctx.out << kUsageText;
+      return 1;
+    }
+  }
+  if (!opt.sort) {
+    if (std::optional<std::string> env = ctx.GetEnv("SQUEUE_SORT")) opt.sort = *env;
+  }
+  auto env_default = [&](std::optional<std::string>* field, const char* name) {
+    if (!field->has_value()) {
+      if (std::optional<std::string> env = ctx.GetEnv(name)) *field = *env;
+    }
+  };
+  env_default(&opt.accounts, "SQUEUE_ACCOUNT");
+  env_default(&opt.names, "SQUEUE_NAMES");
+  env_default(&opt.partitions, "SQUEUE_PARTITION");
+  env_default(&opt.qos, "SQUEUE_QOS");
+  env_default(&opt.states, "SQUEUE_STATES");
+  if (!opt.me) env_default(&opt.users, "SQUEUE_USERS");
+  if (opt.start) {
+    if (!opt.format) opt.format = kSqueueStartFormat;
+    if (!opt.sort) opt.sort = "S";
+    if (!opt.states) opt.states = "PD";
+  }
+
+  JobFilter filter;
+  if (opt.jobs) {
+    for (const std::string& item : SplitList(*opt.jobs)) {
+      // job_id[_array_id]: array tasks are not supported yet, the job id part selects.
+      const std::string id_text = item.substr(0, item.find('_'));
+      std::optional<uint64_t> id = ParseUnsigned(id_text);
+      if (!id || *id == 0 || *id > 0xFFFFFFFFu) {
+        *ctx.err << "squeue: error: Invalid job id: " << item << "\n";
+        return 1;
+      }
+      filter.job_ids.push_back(static_cast<uint32_t>(*id));
+    }
+  }
+  if (opt.states) {
+    Result<model::JobStateFilter> states = model::ParseJobStateFilter(*opt.states);
+    if (!states.ok()) {
+      // Name the first word Slurm would refuse.
+      std::string bad = *opt.states;
+      for (const std::string& word : SplitList(*opt.states)) {
+        if (!model::ParseJobStateSelector(word).ok()) {
+          bad = word;
+          break;
+        }
+      }
+      *ctx.err << "squeue: error: Invalid job state specified: " << bad << "\n"
+               << "squeue: error: Valid job states include: " << kValidStates << "\n\n";
+      return 1;
+    }
+    filter.states = std::move(states).value();
+  }
+  if (opt.me) {
+    filter.user_filter = true;
+    filter.user_ids.push_back(ctx.uid);
+  } else if (opt.users) {
+    filter.user_filter = true;
+    for (const std::string& user : SplitList(*opt.users)) {
+      const std::optional<uint32_t> uid = ResolveUser(ctx, user);
+      if (!uid.has_value()) {
+        *ctx.err << "squeue: error: Invalid user: " << user << "\n\n";
+        continue;
+      }
+      filter.user_ids.push_back(uid.value_or(0));
+    }
+  }
+  if (opt.partitions) filter.partitions = SplitList(*opt.partitions);
+  if (opt.names) filter.names = SplitList(*opt.names);
+  if (opt.accounts) filter.accounts = SplitList(*opt.accounts);
+  if (opt.qos) filter.qos = SplitList(*opt.qos);
+  if (opt.nodes) {
+    Result<std::vector<std::string>> nodes = text::ExpandHostlist(*opt.nodes);
+    if (!nodes.ok()) {
+      *ctx.err << "squeue: error: '" << *opt.nodes << "' invalid entry for --nodelist\n";
+      return 1;
+    }
+    filter.nodes = std::move(nodes).value();
+  }
+
+  const JobFormat format = ParseJobFormat(
+      opt.format ? *opt.format : (opt.long_list ? kSqueueLongFormat : kSqueueDefaultFormat));
+  for (const std::string& e : format.errors) *ctx.err << "squeue: error: " << e << "\n";
+
+  std::unique_ptr<ControllerClient> client =
+      ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
+  if (!client) return 1;
+  v1::GetJobsRequest request;
+  if (filter.job_ids.size() == 1) request.add_job_ids(filter.job_ids[0]);
+  Result<v1::GetJobsReply> reply = client->GetJobs(request);
+  if (!reply.ok()) {
+    *ctx.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  if (filter.job_ids.size() == 1) {
+    // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
+    bool found = false;
+    for (const v1::Job& job : reply->jobs()) found = found || job.job_id() == filter.job_ids[0];
+    if (!found) {
+      *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
+      return 1;
+    }
+  }
+  const UnixTime now = reply->now() != 0 ? reply->now() : ctx.now;
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+
+  std::vector<const v1::Job*> jobs;
+  for (const v1::Job& job : reply->jobs()) {
+    if (JobMatches(filter, job)) jobs.push_back(&job);
+  }
+  if (Status sorted = SortJobs(&jobs, opt.sort ? *opt.sort : kSqueueDefaultSort, now);
+      !sorted.ok()) {
+    *ctx.err << "squeue: error: " << sorted.message() << "\n";
+    return 1;
+  }
+  if (opt.long_list && !opt.no_header) *ctx.out << CtimeLine(now, tz);
+  if (!opt.no_header) *ctx.out << RenderJobHeader(format);
+  const JobPrintContext print{now, &tz};
+  for (const v1::Job* job : jobs) *ctx.out << RenderJobLine(format, *job, print);
+  return 0;
+}
+
+}  // namespace gantry::slurm

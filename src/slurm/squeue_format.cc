@@ -1,0 +1,365 @@
+#include "slurm/squeue_format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+#include "slurm/format_spec.h"
+#include "slurm/job_view.h"
+#include "text/ascii.h"
+#include "text/duration.h"
+#include "text/hostlist.h"
+#include "text/memory.h"
+
+namespace gantry::slurm {
+namespace {
+
+using Ctx = JobPrintContext;
+
+std::string OrNull(const std::string& s) { return s.empty() ? std::string("(null)") : s; }
+
+std::string Limit(uint32_t minutes) {
+  if (minutes == kInfiniteMinutes) return "UNLIMITED";
+  if (minutes == 0) return "NOT_SET";
+  return text::FormatElapsed(static_cast<int64_t>(minutes) * 60);
+}
+
+std::string PrintTime(UnixTime t, const Ctx& ctx) {
+  return TimeText(t, ctx.tz ? *ctx.tz : TimeZone::Utc(), "N/A");
+}
+
+bool ShowsReason(const v1::Job& job) {
+  const model::JobState s = StateOf(job);
+  if (s.Has(model::JobFlag::kCompleting)) return false;
+  return s.base == model::JobBaseState::kPending || s.base == model::JobBaseState::kTimeout ||
+         s.base == model::JobBaseState::kFailed;
+}
+
+std::string PartitionList(const v1::Job& job) { return OrNull(job.partition()); }
+
+const JobField kFields[] = {
+    {"Account", 'a', "ACCOUNT", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().account()); }},
+    {"JobId", 'A', "JOBID", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.job_id()); }},
+    {"BatchHost", 'B', "EXEC_HOST", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return j.nodes_size() > 0 ? j.nodes(0) : std::string("n/a");
+     }},
+    {"MinCPUs", 'c', "MIN_CPUS", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return std::to_string(std::max<uint32_t>(1, j.request().cpus_per_task()));
+     }},
+    {"NumCPUs", 'C', "CPUS", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(CpuCount(j)); }},
+    {"MinTmpDisk", 'd', "MIN_TMP_DISK", true, true,
+     [](const v1::Job&, const Ctx&) { return std::string("0"); }},
+    {"NumNodes", 'D', "NODES", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(NodeCount(j)); }},
+    {"EndTime", 'e', "END_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) {
+       if (j.time_limit_min() == kInfiniteMinutes && j.end_time() > c.now) {
+         return std::string("NONE");
+       }
+       return PrintTime(j.end_time(), c);
+     }},
+    {"Dependency", 'E', "DEPENDENCY", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().dependency()); }},
+    {"Feature", 'f', "FEATURES", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().features()); }},
+    {"ArrayJobId", 'F', "ARRAY_JOB_ID", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.job_id()); }},
+    {"GroupName", 'g', "GROUP", true, true,
+     [](const v1::Job& j, const Ctx&) { return GroupLabel(j); }},
+    {"GroupId", 'G', "GROUP", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.group_id()); }},
+    {"OverSubscribe", 'h', "OVER_SUBSCRIBE", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return std::string(j.request().exclusive() ? "NO" : "OK");
+     }},
+    {"JobArrayId", 'i', "JOBID", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.job_id()); }},
+    {"Name", 'j', "NAME", true, true,
+     [](const v1::Job& j, const Ctx&) { return j.request().name(); }},
+    {"Comment", 'k', "COMMENT", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().comment()); }},
+    {"ArrayTaskId", 'K', "ARRAY_TASK_ID", true, true,
+     [](const v1::Job&, const Ctx&) { return std::string("N/A"); }},
+    {"TimeLimit", 'l', "TIME_LIMIT", false, true,
+     [](const v1::Job& j, const Ctx&) { return Limit(j.time_limit_min()); }},
+    {"TimeLeft", 'L', "TIME_LEFT", false, true,
+     [](const v1::Job& j, const Ctx& c) {
+       if (j.time_limit_min() == kInfiniteMinutes || j.time_limit_min() == 0) {
+         return Limit(j.time_limit_min());
+       }
+       return text::FormatElapsed(static_cast<int64_t>(j.time_limit_min()) * 60 -
+                                  TimeUsed(j, c.now));
+     }},
+    {"MinMemory", 'm', "MIN_MEMORY", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       const uint64_t mem = j.request().mem_per_cpu_mb() > 0 ? j.request().mem_per_cpu_mb()
+                                                             : j.request().mem_per_node_mb();
+       return text::FormatMemoryMiB(static_cast<int64_t>(mem));
+     }},
+    {"TimeUsed", 'M', "TIME", false, true,
+     [](const v1::Job& j, const Ctx& c) { return text::FormatElapsed(TimeUsed(j, c.now)); }},
+    {"ReqNodes", 'n', "REQ_NODES", true, true,
+     [](const v1::Job& j, const Ctx&) { return j.request().req_nodes(); }},
+    {"NodeList", 'N', "NODELIST", false, false,
+     [](const v1::Job& j, const Ctx&) { return NodeList(j); }},
+    {"Command", 'o', "COMMAND", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().command()); }},
+    {"Contiguous", 'O', "CONTIGUOUS", true, true,
+     [](const v1::Job&, const Ctx&) { return std::string("0"); }},
+    {"Priority", 'p', "PRIORITY", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       char buf[64];
+       std::snprintf(buf, sizeof(buf), "%16.14f",
+                     static_cast<double>(j.priority()) / static_cast<double>(0xffffffffu));
+       return std::string(buf);
+     }},
+    {"Partition", 'P', "PARTITION", true, true,
+     [](const v1::Job& j, const Ctx&) { return PartitionList(j); }},
+    {"QOS", 'q', "QOS", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().qos()); }},
+    {"PriorityLong", 'Q', "PRIORITY", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.priority()); }},
+    {"Reason", 'r', "REASON", true, true, [](const v1::Job& j, const Ctx&) { return Reason(j); }},
+    {"ReasonList", 'R', "NODELIST(REASON)", false, false,
+     [](const v1::Job& j, const Ctx&) { return NodeList(j); }},  // see RenderJobLine
+    {"StartTime", 'S', "START_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.start_time(), c); }},
+    {"StateCompact", 't', "ST", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::string(model::JobStateCode(StateOf(j))); }},
+    {"State", 'T', "STATE", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::string(model::JobStateName(StateOf(j))); }},
+    {"UserName", 'u', "USER", true, true,
+     [](const v1::Job& j, const Ctx&) { return UserLabel(j); }},
+    {"UserId", 'U', "UID", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.user_id()); }},
+    {"SubmitTime", 'V', "SUBMIT_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.submit_time(), c); }},
+    {"ExcNodes", 'x', "EXC_NODES", true, true,
+     [](const v1::Job& j, const Ctx&) { return j.request().exc_nodes(); }},
+    {"Nice", 'y', "NICE", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().nice()); }},
+    {"SchedNodes", 'Y', "SCHEDNODES", false, false,
+     [](const v1::Job&, const Ctx&) { return std::string("(null)"); }},
+    {"WorkDir", 'Z', "WORK_DIR", true, true,
+     [](const v1::Job& j, const Ctx&) { return j.request().work_dir(); }},
+};
+
+std::string RenderValue(const JobColumn& c, const v1::Job& job, const JobPrintContext& ctx) {
+  if (c.field->letter == 'R' && ShowsReason(job)) {
+    return PadField("(" + Reason(job) + ")", c.width, c.right, true);
+  }
+  return PadField(c.field->value(job, ctx), c.width, c.right, c.field->cut);
+}
+
+// Jobs without an expected start sort after every job with one, as in the reference
+// (squeue --start lists the BeginTime job first).
+UnixTime StartKey(const v1::Job& job, UnixTime now) {
+  if (job.start_time() == 0) return std::numeric_limits<UnixTime>::max();
+  if (IsPendingJob(job) && job.start_time() < now) return now;
+  return job.start_time();
+}
+
+bool InList(const std::vector<std::string>& list, const std::string& value, bool ignore_case) {
+  for (const std::string& item : list) {
+    if (ignore_case ? text::EqualsIgnoreCase(item, value) : item == value) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::span<const JobField> SqueueFields() { return kFields; }
+
+const JobField* FindSqueueField(char letter) {
+  for (const JobField& f : kFields) {
+    if (f.letter == letter) return &f;
+  }
+  return nullptr;
+}
+
+JobFormat ParseJobFormat(std::string_view format) {
+  const bool all = text::EqualsIgnoreCase(format, "%all");
+  const FormatSpec spec = ParseFormatSpec(all ? AllFieldsFormat() : std::string(format));
+  JobFormat out;
+  out.prefix = spec.prefix;
+  for (const FieldSpec& f : spec.fields) {
+    JobColumn column;
+    column.field = FindSqueueField(f.letter);
+    column.width = f.width;
+    column.right = f.right;
+    column.suffix = f.suffix;
+    if (column.field == nullptr) {
+      if (all) continue;
+      // Slurm prints the whole piece back: "%" [.] [width] letter suffix.
+      column.literal = "%" + std::string(f.right ? "." : "") +
+                       (f.width > 0 ? std::to_string(f.width) : std::string()) +
+                       std::string(f.letter ? 1 : 0, f.letter) + f.suffix;
+      column.suffix.clear();
+      out.errors.push_back("Invalid job format specification: " + std::string(1, f.letter));
+    }
+    out.columns.push_back(std::move(column));
+  }
+  return out;
+}
+
+std::string RenderJobHeader(const JobFormat& format) {
+  std::string line = format.prefix;
+  for (const JobColumn& c : format.columns) {
+    if (c.field == nullptr) {
+      line += c.literal;
+      continue;
+    }
+    line += PadField(c.field->header, c.width, c.right, c.field->header_cut) + c.suffix;
+  }
+  return line + "\n";
+}
+
+std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx) {
+  std::string line = format.prefix;
+  for (const JobColumn& c : format.columns) {
+    if (c.field == nullptr) {
+      line += c.literal;
+      continue;
+    }
+    line += RenderValue(c, job, ctx) + c.suffix;
+  }
+  return line + "\n";
+}
+
+bool JobMatches(const JobFilter& filter, const v1::Job& job) {
+  if (!filter.job_ids.empty() && std::find(filter.job_ids.begin(), filter.job_ids.end(),
+                                           job.job_id()) == filter.job_ids.end()) {
+    return false;
+  }
+  if (!filter.accounts.empty() && !InList(filter.accounts, job.request().account(), true)) {
+    return false;
+  }
+  if (!filter.qos.empty() && !InList(filter.qos, job.request().qos(), true)) return false;
+  const model::JobState state = StateOf(job);
+  if (filter.states.has_value()) {
+    if (!filter.states->all && !filter.states->Matches(state)) return false;
+  } else if (!model::IsShownBySqueueByDefault(state)) {
+    return false;
+  }
+  if (!filter.nodes.empty()) {
+    bool on = false;
+    for (const std::string& n : job.nodes()) on = on || InList(filter.nodes, n, false);
+    if (!on) return false;
+  }
+  if (filter.user_filter && std::find(filter.user_ids.begin(), filter.user_ids.end(),
+                                      job.user_id()) == filter.user_ids.end()) {
+    return false;
+  }
+  if (!filter.names.empty() && !InList(filter.names, job.request().name(), true)) return false;
+  if (!filter.partitions.empty()) {
+    bool in = InList(filter.partitions, job.partition(), false);
+    for (const std::string& p : job.request().partitions()) {
+      in = in || (IsPendingJob(job) && InList(filter.partitions, p, false));
+    }
+    if (!in) return false;
+  }
+  return true;
+}
+
+Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now) {
+  using Cmp = std::function<int(const v1::Job&, const v1::Job&)>;
+  auto three_way = [](auto a, auto b) { return a < b ? -1 : (a > b ? 1 : 0); };
+  auto by_string = [three_way](auto get) -> Cmp {
+    return [get, three_way](const v1::Job& a, const v1::Job& b) {
+      return three_way(std::string(get(a)), std::string(get(b)));
+    };
+  };
+  auto by_number = [three_way](auto get) -> Cmp {
+    return
+        [get, three_way](const v1::Job& a, const v1::Job& b) { return three_way(get(a), get(b)); };
+  };
+  auto key_for = [&](char letter) -> std::optional<Cmp> {
+    switch (letter) {
+      case 'a':
+        return by_string([](const v1::Job& j) { return j.request().account(); });
+      case 'i':
+      case 'A':
+        return by_number([](const v1::Job& j) { return j.job_id(); });
+      case 'j':
+        return by_string([](const v1::Job& j) { return j.request().name(); });
+      case 'P':
+        return by_string([](const v1::Job& j) { return j.partition(); });
+      case 'q':
+        return by_string([](const v1::Job& j) { return j.request().qos(); });
+      case 't':
+        return by_string([](const v1::Job& j) { return model::JobStateCode(StateOf(j)); });
+      case 'T':
+        return by_string([](const v1::Job& j) { return model::JobStateName(StateOf(j)); });
+      case 'p':
+      case 'Q':
+        return by_number([](const v1::Job& j) { return j.priority(); });
+      case 'u':
+        return by_string([](const v1::Job& j) { return UserLabel(j); });
+      case 'U':
+        return by_number([](const v1::Job& j) { return j.user_id(); });
+      case 'M':
+        return by_number([now](const v1::Job& j) { return TimeUsed(j, now); });
+      case 'l':
+        return by_number([](const v1::Job& j) { return j.time_limit_min(); });
+      case 'L':
+        return by_number([now](const v1::Job& j) -> int64_t {
+          if (j.time_limit_min() == kInfiniteMinutes || j.time_limit_min() == 0) {
+            return kInfiniteMinutes;
+          }
+          return static_cast<int64_t>(j.time_limit_min()) * 60 - TimeUsed(j, now);
+        });
+      case 'D':
+        return by_number([](const v1::Job& j) { return NodeCount(j); });
+      case 'C':
+        return by_number([](const v1::Job& j) { return CpuCount(j); });
+      case 'N':
+        return by_string([](const v1::Job& j) { return NodeList(j); });
+      case 'S':
+        return by_number([now](const v1::Job& j) { return StartKey(j, now); });
+      case 'V':
+        return by_number([](const v1::Job& j) { return j.submit_time(); });
+      case 'e':
+        return by_number([](const v1::Job& j) { return j.end_time(); });
+      case 'B':
+        return by_string(
+            [](const v1::Job& j) { return j.nodes_size() > 0 ? j.nodes(0) : std::string(); });
+      case 'g':
+        return by_string([](const v1::Job& j) { return GroupLabel(j); });
+      case 'G':
+        return by_number([](const v1::Job& j) { return j.group_id(); });
+      case 'm':
+        return by_number([](const v1::Job& j) {
+          return std::max(j.request().mem_per_cpu_mb(), j.request().mem_per_node_mb());
+        });
+      default:
+        return std::nullopt;
+    }
+  };
+  auto apply = [jobs](const Cmp& cmp, bool reverse) {
+    std::stable_sort(jobs->begin(), jobs->end(), [&](const v1::Job* a, const v1::Job* b) {
+      const int d = cmp(*a, *b);
+      return reverse ? d > 0 : d < 0;
+    });
+  };
+  // Latest expected start first, as squeue does before applying the keys.
+  apply(*key_for('S'), true);
+  for (int i = static_cast<int>(sort.size()) - 1; i >= 0; --i) {
+    const char c = sort[static_cast<size_t>(i)];
+    if (c == ',' || c == '+' || c == '-') continue;
+    // Letters squeue accepts without sorting on them.
+    if (std::string_view("bcdfhnOvzHIJ").find(c) != std::string_view::npos) continue;
+    const bool reverse = i > 0 && sort[static_cast<size_t>(i) - 1] == '-';
+    std::optional<Cmp> cmp = key_for(c);
+    if (!cmp) return InvalidArgument("Invalid sort specification: " + std::string(1, c));
+    apply(*cmp, reverse);
+  }
+  return Status::Ok();
+}
+
+}  // namespace gantry::slurm

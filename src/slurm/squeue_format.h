@@ -1,0 +1,92 @@
+// squeue's job listing as pure functions: the field table (one row per %-letter / -O name, as
+// Slurm 22.05's fmt_data_job), format parsing, filtering, sorting and rendering.
+//
+// Fields print as squeue's print.c does: headers and values through PadField; most values are
+// cut to a right-justified width, times (%M %l %L) and node lists (%N, %R for running jobs) are
+// not; unset strings print "(null)". %R prints "(<reason>)" for pending, failed and timed-out jobs
+// that are not completing, else the node list.
+//
+// Sorting follows squeue: first by expected start time (latest first), then by each key of the
+// sort spec from last to first with a stable sort; keys are letters (i j P t T p Q u U M l L D
+// C N S V e a q), '-' before a key reverses it, ',' and '+' are ignored. The default is "P,t,-p"
+// (partition, compact state as text, priority descending); --start uses "S".
+// Pure functions; thread-safe.
+#ifndef GANTRY_SLURM_SQUEUE_FORMAT_H_
+#define GANTRY_SLURM_SQUEUE_FORMAT_H_
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "gantry/v1/job.pb.h"
+#include "model/job_state.h"
+
+namespace gantry::slurm {
+
+inline constexpr char kSqueueDefaultFormat[] = "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R";
+inline constexpr char kSqueueLongFormat[] = "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R";
+inline constexpr char kSqueueStartFormat[] = "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R";
+inline constexpr char kSqueueDefaultSort[] = "P,t,-p";
+
+struct JobPrintContext {
+  UnixTime now = 0;
+  const TimeZone* tz = nullptr;
+};
+
+// One row of the field table.
+struct JobField {
+  std::string_view name;    // -O name ("JobArrayId"); empty when only a letter exists
+  char letter;              // -o letter; 0 when only a name exists
+  std::string_view header;  // column title
+  bool cut;                 // right-justified values are cut to the width
+  bool header_cut;          // the title is cut (node list titles are not)
+  std::string (*value)(const v1::Job& job, const JobPrintContext& ctx);
+};
+
+std::span<const JobField> SqueueFields();
+const JobField* FindSqueueField(char letter);
+
+// A parsed -o format: unknown letters become literal text ("%Z") and an error message each.
+struct JobColumn {
+  const JobField* field = nullptr;  // null: print `literal` only
+  int width = 0;
+  bool right = false;
+  std::string suffix;
+  std::string literal;
+};
+struct JobFormat {
+  std::string prefix;
+  std::vector<JobColumn> columns;
+  std::vector<std::string> errors;  // "Invalid job format specification: Z"
+};
+JobFormat ParseJobFormat(std::string_view format);
+
+// The header line (with '\n').
+std::string RenderJobHeader(const JobFormat& format);
+// One line per job (each with '\n').
+std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx);
+
+// What squeue's options select. Empty lists select everything.
+struct JobFilter {
+  std::vector<uint32_t> job_ids;
+  std::vector<uint32_t> user_ids;
+  bool user_filter = false;  // -u given (even when no name resolved: then nothing matches)
+  std::vector<std::string> partitions;
+  std::vector<std::string> names;               // case-insensitive
+  std::vector<std::string> accounts;            // case-insensitive
+  std::vector<std::string> qos;                 // case-insensitive
+  std::vector<std::string> nodes;               // jobs on any of these nodes
+  std::optional<model::JobStateFilter> states;  // unset: squeue's default states
+};
+bool JobMatches(const JobFilter& filter, const v1::Job& job);
+
+// Sorts in place. Errors: InvalidArgument "Invalid sort specification: z".
+Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now);
+
+}  // namespace gantry::slurm
+
+#endif  // GANTRY_SLURM_SQUEUE_FORMAT_H_

@@ -1,0 +1,139 @@
+#include "slurm/squeue_format.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "slurm/anchor_records_test_util.h"
+#include "tests/testing/spec_files.h"
+
+namespace gantry::slurm {
+namespace {
+
+using ::gantry::testing::ReadGolden;
+using testing::AnchorJob;
+using testing::AnchorQueue;
+using testing::AnchorQueueNow;
+
+// The reference outputs without the job array 21444 (arrays come with issue 4).
+std::string WithoutArrayJob(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end - start + 1);
+    if (line.find("21444") == std::string::npos) out += line;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string Render(const std::vector<v1::Job>& all, std::string_view format, const JobFilter& f,
+                   bool header = true) {
+  std::vector<const v1::Job*> jobs;
+  for (const v1::Job& j : all) {
+    if (JobMatches(f, j)) jobs.push_back(&j);
+  }
+  EXPECT_TRUE(SortJobs(&jobs, kSqueueDefaultSort, AnchorQueueNow()).ok());
+  const JobFormat parsed = ParseJobFormat(format);
+  std::string out = header ? RenderJobHeader(parsed) : "";
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  for (const v1::Job* j : jobs) out += RenderJobLine(parsed, *j, ctx);
+  return out;
+}
+
+TEST(SqueueAnchorTest, DefaultFormatAndSortMatchSlurm) {
+  EXPECT_EQ(Render(AnchorQueue(), kSqueueDefaultFormat, {}),
+            WithoutArrayJob(ReadGolden("cmd-anchor-squeue.txt")));
+}
+
+TEST(SqueueAnchorTest, LongFormatMatchesSlurm) {
+  std::string expected = WithoutArrayJob(ReadGolden("cmd-anchor-squeue-l.txt"));
+  expected = expected.substr(expected.find('\n') + 1);  // the date line is the command's
+  EXPECT_EQ(Render(AnchorQueue(), kSqueueLongFormat, {}), expected);
+}
+
+TEST(SqueueAnchorTest, UserFilterMatchesSqueueMe) {
+  JobFilter f;
+  f.user_filter = true;
+  f.user_ids = {1001};
+  EXPECT_EQ(Render(AnchorQueue(), kSqueueDefaultFormat, f),
+            WithoutArrayJob(ReadGolden("cmd-anchor-squeue-alice.txt")));
+}
+
+TEST(SqueueAnchorTest, StartListingMatchesSlurm) {
+  JobFilter f;
+  f.states = model::ParseJobStateFilter("PD").value();
+  std::vector<v1::Job> all = AnchorQueue();
+  std::vector<const v1::Job*> jobs;
+  for (const v1::Job& j : all) {
+    if (JobMatches(f, j)) jobs.push_back(&j);
+  }
+  ASSERT_TRUE(SortJobs(&jobs, "S", AnchorQueueNow()).ok());
+  const JobFormat parsed = ParseJobFormat(kSqueueStartFormat);
+  std::string out = RenderJobHeader(parsed);
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  for (const v1::Job* j : jobs) out += RenderJobLine(parsed, *j, ctx);
+  EXPECT_EQ(out, WithoutArrayJob(ReadGolden("cmd-anchor-squeue-start.txt")));
+}
+
+TEST(SqueueFormatTest, WidthsCutAndJustify) {
+  v1::Job job = AnchorJob(21441);
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  EXPECT_EQ(RenderJobLine(ParseJobFormat("%5j|%.5j|%j|%.3M|%3N"), job, ctx),
+            "urgen|urgen|urgent-eval|0:26|gpu\n");
+  EXPECT_EQ(RenderJobLine(ParseJobFormat("id=%i %u/%U %T %l %L %C %D"), job, ctx),
+            "id=21441 bob/1002 RUNNING 30:00 29:34 32 1\n");
+  EXPECT_EQ(RenderJobHeader(ParseJobFormat("%.18i %.9P %20R")),
+            "             JOBID PARTITION NODELIST(REASON)    \n");
+}
+
+TEST(SqueueFormatTest, UnknownLetterIsReportedAndPrintedLiterally) {
+  const JobFormat f = ParseJobFormat("%i %.5Xyz %j");
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_EQ(f.errors[0], "Invalid job format specification: X");
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  EXPECT_EQ(RenderJobLine(f, AnchorJob(21441), ctx), "21441 %.5Xyz urgent-eval\n");
+}
+
+TEST(SqueueFormatTest, PendingReasonUsesStateDescriptionAndTimesShowNA) {
+  v1::Job job = AnchorJob(21442);
+  job.set_state_desc("ReqNodeNotAvail, UnavailableNodes:gpu3");
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  EXPECT_EQ(RenderJobLine(ParseJobFormat("%R|%r|%S|%V|%e"), job, ctx),
+            "(ReqNodeNotAvail, UnavailableNodes:gpu3)|ReqNodeNotAvail, "
+            "UnavailableNodes:gpu3|N/A|2026-12-02T11:46:21|N/A\n");
+}
+
+TEST(SqueueFormatTest, StateFilterAndDefaultStates) {
+  std::vector<v1::Job> jobs = AnchorQueue();
+  v1::Job done = AnchorJob(21441);
+  done.set_job_id(21400);
+  done.set_state(static_cast<uint32_t>(model::JobBaseState::kCompleted));
+  jobs.push_back(done);
+  JobFilter by_default;
+  EXPECT_FALSE(JobMatches(by_default, done));
+  JobFilter all;
+  all.states = model::ParseJobStateFilter("all").value();
+  EXPECT_TRUE(JobMatches(all, done));
+  JobFilter pending;
+  pending.states = model::ParseJobStateFilter("pd").value();
+  EXPECT_EQ(Render(jobs, "%i", pending, false), "21447\n21446\n21448\n21442\n21445\n21449\n");
+}
+
+TEST(SqueueFormatTest, SortKeys) {
+  std::vector<v1::Job> all = AnchorQueue();
+  std::vector<const v1::Job*> jobs;
+  for (const v1::Job& j : all) jobs.push_back(&j);
+  ASSERT_TRUE(SortJobs(&jobs, "-i", AnchorQueueNow()).ok());
+  EXPECT_EQ(jobs.front()->job_id(), 21449u);
+  ASSERT_TRUE(SortJobs(&jobs, "u,i", AnchorQueueNow()).ok());
+  EXPECT_EQ(jobs.front()->job_id(), 21437u);  // alice first
+  EXPECT_EQ(jobs.back()->job_id(), 21449u);   // root last
+  const Status bad = SortJobs(&jobs, "P,%", AnchorQueueNow());
+  EXPECT_EQ(bad.message(), "Invalid sort specification: %");
+}
+
+}  // namespace
+}  // namespace gantry::slurm
