@@ -1,7 +1,10 @@
 #include "cli/gantry_command.h"
 
+#include <iostream>
 #include <ostream>
 
+#include "cli/cluster_commands.h"
+#include "cli/lifecycle_commands.h"
 #include "cli/spec_commands.h"
 
 namespace gantry::cli {
@@ -18,11 +21,32 @@ constexpr char kUsage[] =
     "                                             json, show-config\n"
     "  spec diff OLD NEW [--allow-config-changes] list changes and whether an update may\n"
     "                                             make them\n"
-    "  version                                    print the version\n";
+    "  cluster create --spec FILE [--state-dir DIR]\n"
+    "                                             create a local cluster's state dir\n"
+    "  cluster get [--format text|json]           show the cluster\n"
+    "  cluster list                               list the clusters under the state root\n"
+    "  cluster update --spec FILE [--allow-config-changes]\n"
+    "                                             change the cluster's spec\n"
+    "  cluster delete [--yes]                     stop the cluster and remove its state\n"
+    "  up [--spec FILE]                           start gantryd and the node agents\n"
+    "  down                                       stop them (the state stays)\n"
+    "  status                                     what runs (exit 3 when not everything)\n"
+    "  env [--unset]                              shell lines pointing the Slurm commands at\n"
+    "                                             the cluster: eval \"$(gantry env)\"\n"
+    "  version                                    print the version\n"
+    "\n"
+    "The cluster and lifecycle commands take --state-dir DIR; without it they use\n"
+    "$GANTRY_STATE_DIR, else the only cluster under $GANTRY_HOME (default\n"
+    "~/.local/share/gantry).\n";
 
 }  // namespace
 
 int RunGantry(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  return RunGantry(args, std::cin, out, err);
+}
+
+int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+              std::ostream& err) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     (args.empty() ? err : out) << kUsage;
     return args.empty() ? 2 : 0;
@@ -33,6 +57,13 @@ int RunGantry(const std::vector<std::string>& args, std::ostream& out, std::ostr
   }
   if (args[0] == "spec") {
     return RunSpecCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
+  if (args[0] == "cluster") {
+    return RunClusterCommand(std::vector<std::string>(args.begin() + 1, args.end()), in, out, err);
+  }
+  if (IsLifecycleCommand(args[0])) {
+    return RunLifecycleCommand(args[0], std::vector<std::string>(args.begin() + 1, args.end()), out,
+                               err);
   }
   err << "gantry: unknown command \"" << args[0] << "\"\n" << kUsage;
   return 2;

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Cluster benchmark: Gantry's local cluster against real Slurm 22.05 (the anchor cluster,
+# ../shared/anchors/slurm) on this machine, in the same run. Prints one line per figure:
+#   <name> <gantry> <slurm> <unit> <ratio>
+# where ratio is gantry/slurm for rates and slurm/gantry for costs (>1 = Gantry better).
+#
+# Figures:
+#   sbatch_1_client   `sbatch -H --wrap=true -o /dev/null` from one loop           jobs/s
+#   sbatch_4_clients  the same from 4 parallel loops                              jobs/s
+#   e2e_trivial       N x `sbatch --wrap=true -o /dev/null` until all have ended     jobs/s
+#   ctld_kib_per_job  controller RSS growth per queued (held) job                   KiB
+#   ctld_rss_queue    controller RSS with the queue filled (Gantry 100k, Slurm N_SLURM_QUEUE) MiB
+#   squeue_queue      `squeue >/dev/null` with that queue                            ms
+#
+# usage: bench/cluster_bench.sh [BIN_DIR]      (default build/bin; needs root for Slurm)
+# Sizes: N_SUBMIT (1000) N_E2E (1000) N_QUEUE (100000) N_SLURM_QUEUE (10000)
+#        N_SLURM_E2E (300: Slurm needs ~1 min for it) WITH_SLURM (auto|0|1)
+# Slurm is tuned as the anchor's README says (its HTC SchedulerParameters, MaxJobCount=100000,
+# MinJobAge=30, 4 controller ports, munged with 10 threads); Gantry runs its defaults with the
+# spec bench/bench-cluster.json (4 nodes, like the anchor).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+BIN=$(cd "${1:-$root/build/bin}" && pwd)
+N_SUBMIT=${N_SUBMIT:-1000}
+N_E2E=${N_E2E:-1000}
+N_QUEUE=${N_QUEUE:-100000}
+N_SLURM_QUEUE=${N_SLURM_QUEUE:-10000}
+N_SLURM_E2E=${N_SLURM_E2E:-300}
+WITH_SLURM=${WITH_SLURM:-auto}
+anchor=$root/../shared/anchors/slurm
+
+work=$(mktemp -d /tmp/gantry-bench-XXXXXX)
+chmod 1777 "$work"
+state=$work/state
+cleanup() {
+  "$BIN/gantry" down --state-dir "$state" >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 1
+
+now() { date +%s.%N; }
+calc() { python3 -c "print(round($1, 2))"; }
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+declare -A G S
+
+# submit_loops CLIENTS TOTAL SBATCH [ARGS...]: parallel loops, prints the rate in jobs/s.
+submit_loops() {
+  local clients=$1 total=$2
+  shift 2
+  local per=$((total / clients)) t0 t1 k
+  t0=$(now)
+  for ((k = 0; k < clients; k++)); do
+    (for ((i = 0; i < per; i++)); do "$@" >/dev/null 2>&1; done) &
+  done
+  wait
+  t1=$(now)
+  calc "$((per * clients)) / ($t1 - $t0)"
+}
+
+# e2e SBATCH SQUEUE N NAME: submits N trivial jobs, waits until none is left in the queue.
+e2e() {
+  local sbatch=$1 squeue=$2 n=$3 name=$4 t0 t1
+  t0=$(now)
+  for ((i = 0; i < n; i++)); do "$sbatch" -J "$name" -o /dev/null --wrap=true >/dev/null 2>&1; done
+  while [ "$("$squeue" -h -n "$name" -o %i 2>/dev/null | wc -l)" -gt 0 ]; do sleep 0.2; done
+  t1=$(now)
+  calc "$n / ($t1 - $t0)"
+}
+
+median_ms() {
+  local ts=() a b
+  for _ in 1 2 3 4 5; do
+    a=$(now)
+    "$@" >/dev/null 2>&1
+    b=$(now)
+    ts+=("$(calc "($b - $a) * 1000")")
+  done
+  printf '%s\n' "${ts[@]}" | sort -n | sed -n 3p
+}
+
+# ---- Gantry -------------------------------------------------------------------------------
+echo "# gantry: starting the local cluster ($here/bench-cluster.json)" >&2
+GANTRY_HOME=$work/home "$BIN/gantry" up --spec "$here/bench-cluster.json" --state-dir "$state" \
+  >"$work/up.log" 2>&1 || { cat "$work/up.log"; exit 1; }
+eval "$("$BIN/gantry" env --state-dir "$state")"
+gpid=$(cat "$state/run/gantryd.pid")
+until [ "$("$BIN/sinfo" -h -N -t idle -o %N | wc -l)" = 4 ]; do sleep 0.2; done
+
+echo "# gantry: sbatch, 1 and 4 clients x $N_SUBMIT held jobs" >&2
+G[sbatch_1_client]=$(submit_loops 1 "$N_SUBMIT" "$BIN/sbatch" -H -o /dev/null --wrap=true)
+G[sbatch_4_clients]=$(submit_loops 4 "$N_SUBMIT" "$BIN/sbatch" -H -o /dev/null --wrap=true)
+"$BIN/scancel" -u "$(id -un)" >/dev/null 2>&1
+echo "# gantry: end to end, $N_E2E trivial jobs" >&2
+G[e2e_trivial]=$(e2e "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-e2e)
+
+echo "# gantry: queue of $N_QUEUE held jobs" >&2
+"$BIN/gantry" down --state-dir "$state" >/dev/null
+rm -f "$state/state.db"*  # a fresh controller: measure the queue alone
+"$BIN/gantry" up --state-dir "$state" >/dev/null 2>&1
+gpid=$(cat "$state/run/gantryd.pid")
+sleep 1
+before=$(rss_kib "$gpid")
+"$BIN/bulk_submit" "$state/gantryd.sock" "$N_QUEUE" 8 >&2
+sleep 2
+after=$(rss_kib "$gpid")
+G[ctld_kib_per_job]=$(calc "($after - $before) / $N_QUEUE")
+G[ctld_rss_queue]=$(calc "$after / 1024")
+G[squeue_queue]=$(median_ms "$BIN/squeue")
+"$BIN/gantry" down --state-dir "$state" >/dev/null
+
+# ---- Slurm --------------------------------------------------------------------------------
+slurm_ok=0
+if [ "$WITH_SLURM" != 0 ] && [ "$(id -u)" = 0 ] && [ -x "$anchor/setup.sh" ] &&
+   { [ "$WITH_SLURM" = 1 ] || command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ]; }; then
+  echo "# slurm: starting the anchor cluster" >&2
+  if "$anchor/setup.sh" >"$work/slurm-setup.log" 2>&1; then slurm_ok=1; else
+    echo "# slurm: setup failed, see below; Slurm figures left out" >&2
+    tail -5 "$work/slurm-setup.log" >&2
+  fi
+fi
+if [ "$slurm_ok" = 1 ]; then
+  . "$anchor/env.sh"
+  export SLURM_CONF=$SLURM_ETC/slurm.conf
+  spid=$(cat "$RUN_DIR/slurmctld.pid")
+  /usr/bin/scancel -u "$(id -un)" >/dev/null 2>&1
+  sleep 2
+  echo "# slurm: sbatch, 1 and 4 clients x $N_SUBMIT held jobs" >&2
+  S[sbatch_1_client]=$(submit_loops 1 "$N_SUBMIT" /usr/bin/sbatch -H -o /dev/null --wrap=true)
+  S[sbatch_4_clients]=$(submit_loops 4 "$N_SUBMIT" /usr/bin/sbatch -H -o /dev/null --wrap=true)
+  /usr/bin/scancel -u "$(id -un)" >/dev/null 2>&1
+  sleep 35  # MinJobAge=30: let the cancelled jobs leave
+  echo "# slurm: end to end, $N_SLURM_E2E trivial jobs" >&2
+  S[e2e_trivial]=$(e2e /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-e2e)
+  sleep 35
+  echo "# slurm: queue of $N_SLURM_QUEUE held jobs" >&2
+  before=$(rss_kib "$spid")
+  submit_loops 4 "$N_SLURM_QUEUE" /usr/bin/sbatch -H -J bench-q -o /dev/null --wrap=true >/dev/null
+  after=$(rss_kib "$spid")
+  S[ctld_kib_per_job]=$(calc "($after - $before) / $N_SLURM_QUEUE")
+  S[ctld_rss_queue]=$(calc "$after / 1024")
+  S[squeue_queue]=$(median_ms /usr/bin/squeue)
+  /usr/bin/scancel -n bench-q >/dev/null 2>&1
+fi
+
+# ---- report -------------------------------------------------------------------------------
+echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
+printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
+for f in sbatch_1_client sbatch_4_clients e2e_trivial ctld_kib_per_job ctld_rss_queue squeue_queue; do
+  g=${G[$f]:-n/a}
+  s=${S[$f]:-n/a}
+  case $f in
+    sbatch_*|e2e_*) unit=jobs/s; better=higher ;;
+    ctld_kib_per_job) unit=KiB; better=lower ;;
+    ctld_rss_queue) unit=MiB; better=lower ;;
+    squeue_queue) unit=ms; better=lower ;;
+  esac
+  ratio=n/a
+  same_size=1
+  case $f in ctld_rss_queue|squeue_queue) [ "$N_QUEUE" = "$N_SLURM_QUEUE" ] || same_size=0 ;; esac
+  if [ "$s" != n/a ] && [ "$g" != n/a ] && [ "$same_size" = 1 ]; then
+    if [ "$better" = higher ]; then ratio=$(calc "$g / max($s, 0.001)")x; else
+      ratio=$(calc "$s / max($g, 0.001)")x; fi
+  fi
+  printf '%-18s %12s %12s %-8s %s\n' "$f" "$g" "$s" "$unit" "$ratio"
+done

@@ -1,0 +1,176 @@
+#include "cluster/cluster_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "spec/spec_json.h"
+#include "spec/validate.h"
+
+namespace gantry::cluster {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<std::string> ReadText(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    return FailedPrecondition("cannot read " + path + ": is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Writes `text` to `path` through a temporary file and rename, with `mode`.
+Status WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode) {
+  const std::string tmp = path + ".tmp";
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      close(fd);
+      unlink(tmp.c_str());
+      return Unavailable("cannot write " + tmp + ": " + std::strerror(e));
+    }
+    done += static_cast<size_t>(n);
+  }
+  // The umask may have taken bits away (or left too many for an existing file): set exactly.
+  if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+    const int e = errno;
+    unlink(tmp.c_str());
+    return Unavailable("cannot write " + tmp + ": " + std::strerror(e));
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    unlink(tmp.c_str());
+    return Unavailable("cannot write " + path + ": " + std::strerror(e));
+  }
+  return Status::Ok();
+}
+
+Result<spec::ClusterSpec> CheckText(const std::string& text, const std::string& path) {
+  spec::CheckedSpec checked = spec::CheckSpecText(text);
+  if (checked.ok()) return std::move(*checked.spec);
+  const spec::Diagnostics& d = checked.diagnostics;
+  std::string message;
+  for (const spec::Diagnostic& x : d.items()) message += path + ": " + x.ToString() + "\n";
+  message += path + ": " + std::to_string(d.size()) + (d.size() == 1 ? " problem" : " problems");
+  return InvalidArgument(message);
+}
+
+}  // namespace
+
+Result<spec::ClusterSpec> ReadSpecFile(const std::string& path) {
+  GANTRY_ASSIGN_OR_RETURN(const std::string text, ReadText(path));
+  return CheckText(text, path);
+}
+
+std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir) {
+  std::string conf;
+  conf += "ClusterName=" + std::string(cluster_name) + "\n";
+  conf += "StateDir=" + dir.dir() + "\n";
+  conf += "ControllerSocket=" + dir.socket() + "\n";
+  conf += "ControllerAddressFile=" + dir.addr_file() + "\n";
+  conf += "KeyFile=" + dir.key() + "\n";
+  return conf;
+}
+
+Result<std::string> NewKeyText() {
+  unsigned char bytes[32];
+  std::ifstream in("/dev/urandom", std::ios::binary);
+  if (!in.read(reinterpret_cast<char*>(bytes), sizeof(bytes))) {
+    return Unavailable("cannot read 32 bytes from /dev/urandom");
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  text.reserve(65);
+  for (unsigned char b : bytes) {
+    text += kHex[b >> 4];
+    text += kHex[b & 0xf];
+  }
+  text += '\n';
+  return text;
+}
+
+Result<Cluster> CreateClusterFiles(const spec::ClusterSpec& spec, const StateDir& dir) {
+  if (dir.HoldsCluster()) {
+    return AlreadyExists(dir.dir() + " already holds a cluster (" + dir.spec() +
+                         "); delete it first (gantry cluster delete --state-dir " + dir.dir() +
+                         ") or pick another --state-dir");
+  }
+  GANTRY_RETURN_IF_ERROR(dir.CheckSocketPath());
+  GANTRY_ASSIGN_OR_RETURN(spec::EffectiveConfig config, spec::BuildEffectiveConfig(spec));
+  std::error_code ec;
+  const bool existed = fs::exists(dir.dir(), ec);
+  if (existed) {
+    if (!fs::is_directory(dir.dir(), ec)) {
+      return AlreadyExists(dir.dir() + " exists and is not a directory");
+    }
+    if (!fs::is_empty(dir.dir(), ec)) {
+      return AlreadyExists(dir.dir() +
+                           " exists and is not empty; a cluster needs a folder of "
+                           "its own");
+    }
+  }
+  // From here on, undo what we created on any failure.
+  auto cleanup = [&](Status s) -> Status {
+    std::error_code ignored;
+    if (existed) {
+      for (fs::directory_iterator it(dir.dir(), ignored), end; !ignored && it != end;
+           it.increment(ignored)) {
+        std::error_code e2;
+        fs::remove_all(it->path(), e2);
+      }
+    } else {
+      fs::remove_all(dir.dir(), ignored);
+    }
+    return s;
+  };
+  for (const std::string& d : {dir.dir(), dir.run(), dir.logs(), dir.spool(), dir.home()}) {
+    fs::create_directories(d, ec);
+    if (ec) return cleanup(Unavailable("cannot create " + d + ": " + ec.message()));
+  }
+  GANTRY_ASSIGN_OR_RETURN(const std::string key, NewKeyText());
+  Status s = WriteFileAtomically(dir.key(), key, 0600);
+  if (s.ok()) s = WriteFileAtomically(dir.conf(), RenderGantryConf(config.cluster_name, dir), 0644);
+  // spec.json last: its presence is what marks the folder as a cluster.
+  if (s.ok()) s = WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0644);
+  if (!s.ok()) return cleanup(s);
+  return Cluster{dir, spec, std::move(config)};
+}
+
+Result<Cluster> LoadCluster(const StateDir& dir) {
+  GANTRY_ASSIGN_OR_RETURN(const std::string text, ReadText(dir.spec()));
+  GANTRY_ASSIGN_OR_RETURN(spec::ClusterSpec spec, CheckText(text, dir.spec()));
+  GANTRY_ASSIGN_OR_RETURN(spec::EffectiveConfig config, spec::BuildEffectiveConfig(spec));
+  return Cluster{dir, std::move(spec), std::move(config)};
+}
+
+Status WriteSpecFile(const StateDir& dir, const spec::ClusterSpec& spec) {
+  return WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0644);
+}
+
+std::vector<std::string> ComputeNodes(const spec::EffectiveConfig& config) {
+  std::vector<std::string> nodes;
+  for (const spec::EffectivePool& pool : config.pools) {
+    if (pool.login) continue;
+    nodes.insert(nodes.end(), pool.node_names.begin(), pool.node_names.end());
+  }
+  return nodes;
+}
+
+}  // namespace gantry::cluster

@@ -1,0 +1,66 @@
+// A cluster's state dir and how commands find it (docs/design/running-cluster.md, "Contracts
+// between the pieces"):
+//   DIR/spec.json  gantry.conf  cluster.key  state.db  gantryd.sock  gantryd.addr
+//   DIR/run/gantryd.pid  DIR/run/agent-<node>.pid  DIR/logs/gantryd.log  DIR/logs/agent-<node>.log
+//   DIR/spool/<node>/  DIR/home/
+// A folder holds a cluster when it has a spec.json. Clusters live by default under the state
+// root (environment.h) as <root>/<cluster name>.
+// Thread-safety: pure path arithmetic plus read-only directory listing.
+#ifndef GANTRY_CLUSTER_STATE_DIR_H_
+#define GANTRY_CLUSTER_STATE_DIR_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "cluster/environment.h"
+
+namespace gantry::cluster {
+
+class StateDir {
+ public:
+  // `dir` is normalized (NormalizePath).
+  explicit StateDir(std::string_view dir);
+
+  const std::string& dir() const { return dir_; }
+  std::string spec() const { return dir_ + "/spec.json"; }
+  std::string conf() const { return dir_ + "/gantry.conf"; }
+  std::string key() const { return dir_ + "/cluster.key"; }
+  std::string socket() const { return dir_ + "/gantryd.sock"; }
+  std::string addr_file() const { return dir_ + "/gantryd.addr"; }
+  std::string run() const { return dir_ + "/run"; }
+  std::string logs() const { return dir_ + "/logs"; }
+  std::string spool() const { return dir_ + "/spool"; }
+  std::string home() const { return dir_ + "/home"; }
+  std::string gantryd_pid() const { return run() + "/gantryd.pid"; }
+  std::string gantryd_log() const { return logs() + "/gantryd.log"; }
+  std::string agent_pid(std::string_view node) const;
+  std::string agent_log(std::string_view node) const;
+  std::string agent_spool(std::string_view node) const;
+
+  // OK when DIR/gantryd.sock fits a unix socket address (107 bytes); else InvalidArgument
+  // naming the path.
+  Status CheckSocketPath() const;
+
+  // Whether spec.json exists.
+  bool HoldsCluster() const;
+  // Nodes with a pid file in run/ (agent-<node>.pid), sorted.
+  std::vector<std::string> NodesWithPidFiles() const;
+
+ private:
+  std::string dir_;
+};
+
+// Folders directly under `root` that hold a cluster, sorted by path.
+std::vector<std::string> ListClusterDirs(const std::string& root);
+
+// The state dir a command acts on: --state-dir when given, else $GANTRY_STATE_DIR, else the only
+// cluster under the root. Errors (FailedPrecondition) when none or several are found, listing
+// them and asking for --state-dir; or when the chosen dir holds no cluster.
+Result<StateDir> ResolveStateDir(const std::optional<std::string>& flag, const Environment& env);
+
+}  // namespace gantry::cluster
+
+#endif  // GANTRY_CLUSTER_STATE_DIR_H_
