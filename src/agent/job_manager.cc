@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
+#include <filesystem>
 #include <utility>
 
 #include "agent/launcher.h"
@@ -48,6 +50,19 @@ NodeSettings SettingsFromRegisterReply(const gantry::v1::RegisterReply& reply) {
   return settings;
 }
 
+// The agent's cgroup directory name: the node plus a hash of the absolute spool dir, so that
+// agents of different clusters on one host (same node names, same job ids: tests, several
+// local clusters) never share job cgroups, while a restarted agent finds its predecessor's.
+static std::string CgroupName(const JobManagerOptions& options) {
+  std::error_code ignored;
+  const std::string spool = std::filesystem::absolute(options.spool_dir, ignored).string();
+  uint32_t hash = 2166136261u;  // FNV-1a: stable across builds
+  for (unsigned char c : spool) hash = (hash ^ c) * 16777619u;
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "-%08x", hash);
+  return options.node + suffix;
+}
+
 Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options,
                                                        ReportSink* sink) {
   if (options.node.empty()) return InvalidArgument("node name: empty");
@@ -60,7 +75,7 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
                                           : std::optional<std::string>(options.cgroup_root);
     if (!root) {
       Log("no cgroup v2 hierarchy mounted: tracking jobs by session and process group");
-    } else if (Result<CgroupTree> tree = CgroupTree::Open(*root, options.node); tree.ok()) {
+    } else if (Result<CgroupTree> tree = CgroupTree::Open(*root, CgroupName(options)); tree.ok()) {
       cgroups = std::move(*tree);
       Log("tracking jobs with cgroups under " + cgroups->base());
     } else {

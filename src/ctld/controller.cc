@@ -886,7 +886,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       requeued->set_job_id(id);
       requeued->set_hold(true);
       requeued->set_reason("launch failed requeued held");
-      requeued->set_state_desc("prolog failed on " + report.node() + ": " + report.message());
+      // Slurm shows only the reason; the detail is in the logs (here and the agent's).
       events.push_back(std::move(requeue));
       prologs_.erase(id);
       TerminateOnNodesLocked(*job, &after);

@@ -320,7 +320,8 @@ Status ApplyJobNodeReleased(ClusterState* s, const v1::JobNodeReleased& e, int64
   }
   if (waiting->second.empty()) {
     s->completing.erase(waiting);
-    SetJobState(job, JobStateOf(*job).Clear(JobFlag::kCompleting));
+    // A held requeue shows REQUEUE_HOLD only while the job is still completing.
+    SetJobState(job, JobStateOf(*job).Clear(JobFlag::kCompleting).Clear(JobFlag::kRequeueHold));
   }
   RefreshNode(s, &node);
   return Status::Ok();
@@ -339,7 +340,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   SetJobState(job, state);
   if (model::IsActive(current.base)) StartCompleting(s, job);
   if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
-  if (e.hold()) state.Set(JobFlag::kRequeueHold);
+  if (e.hold() && state.Has(JobFlag::kCompleting)) state.Set(JobFlag::kRequeueHold);
   SetJobState(job, state);
   job->set_restarts(job->restarts() + 1);
   job->set_submit_time(time);

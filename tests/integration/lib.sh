@@ -37,7 +37,14 @@ fail() {
   exit 1
 }
 
+# The spec with @WORK@ replaced by the scratch dir (prolog/epilog scripts write there).
+prepare_spec() {
+  sed "s|@WORK@|$WORK|g" "$SPEC" >"$WORK/spec.json"
+  SPEC=$WORK/spec.json
+}
+
 start_cluster() {
+  prepare_spec
   "$BIN/gantry" up --spec "$SPEC" --state-dir "$STATE" >"$WORK/up.out" 2>&1 ||
     { cat "$WORK/up.out"; fail "gantry up"; }
   eval "$("$BIN/gantry" env --state-dir "$STATE")"

@@ -67,4 +67,6 @@ scontrol show node hosts-cpu-0 | grep -q "NodeAddr=$net.1.2" || { scontrol show 
 # A command without the key cannot speak over TCP.
 grep -v KeyFile "$WORK/remote.conf" >"$WORK/nokey.conf"
 out=$(ip netns exec "$tag-3" env GANTRY_CONF="$WORK/nokey.conf" "$BIN/squeue" 2>&1) && fail "no-key squeue worked: $out"
+echo "without the key: $out"
+remote scontrol ping || true
 echo PASS
