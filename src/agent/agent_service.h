@@ -19,9 +19,6 @@
 
 namespace gantry::agent {
 
-// Status -> grpc::Status with the same message.
-grpc::Status ToGrpcStatus(const Status& status);
-
 class AgentService final : public gantry::v1::Agent::Service {
  public:
   // `manager` and `key` must outlive the service.

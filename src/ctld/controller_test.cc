@@ -415,7 +415,6 @@ TEST_F(ControllerTest, RestartRestoresJobsIdsAndRunningJobsStayRunning) {
   agents_.Take();
   RegisterAll({running});
   EXPECT_EQ(State(running), JobBaseState::kRunning);
-  // Heartbeats before registering are told to register.
 }
 
 TEST_F(ControllerTest, AgentThatLostItsJobEndsItOnRegistration) {

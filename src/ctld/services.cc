@@ -1,5 +1,7 @@
 #include "ctld/services.h"
 
+#include "rpc/grpc_status.h"
+
 namespace gantry::ctld {
 
 Result<Caller> Authenticator::Authenticate(const grpc::ServerContext& context) const {
@@ -16,42 +18,6 @@ Result<Caller> Authenticator::Authenticate(const grpc::ServerContext& context) c
   return Caller{who.uid, who.gid};
 }
 
-grpc::Status ToGrpc(const Status& status) {
-  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
-  switch (status.code()) {
-    case StatusCode::kOk:
-      return grpc::Status::OK;
-    case StatusCode::kInvalidArgument:
-      code = grpc::StatusCode::INVALID_ARGUMENT;
-      break;
-    case StatusCode::kNotFound:
-      code = grpc::StatusCode::NOT_FOUND;
-      break;
-    case StatusCode::kAlreadyExists:
-      code = grpc::StatusCode::ALREADY_EXISTS;
-      break;
-    case StatusCode::kPermissionDenied:
-      code = grpc::StatusCode::PERMISSION_DENIED;
-      break;
-    case StatusCode::kFailedPrecondition:
-      code = grpc::StatusCode::FAILED_PRECONDITION;
-      break;
-    case StatusCode::kOutOfRange:
-      code = grpc::StatusCode::OUT_OF_RANGE;
-      break;
-    case StatusCode::kResourceExhausted:
-      code = grpc::StatusCode::RESOURCE_EXHAUSTED;
-      break;
-    case StatusCode::kUnavailable:
-      code = grpc::StatusCode::UNAVAILABLE;
-      break;
-    case StatusCode::kInternal:
-      code = grpc::StatusCode::INTERNAL;
-      break;
-  }
-  return {code, status.message()};
-}
-
 namespace {
 
 // Runs `body(caller)` for an authenticated caller, mapping errors.
@@ -59,7 +25,7 @@ template <typename Body>
 grpc::Status Authenticated(const Authenticator* auth, grpc::ServerContext* context, Body body) {
   Result<Caller> caller = auth->Authenticate(*context);
   if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
-  return ToGrpc(body(*caller));
+  return rpc::ToGrpcStatus(body(*caller));
 }
 
 // Copies a Result's value into a reply message.

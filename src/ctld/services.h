@@ -29,8 +29,6 @@ class Authenticator {
   rpc::ClusterKey key_;
 };
 
-grpc::Status ToGrpc(const Status& status);
-
 class ControllerService final : public v1::Controller::Service {
  public:
   ControllerService(Controller* controller, const Authenticator* auth, std::string version)

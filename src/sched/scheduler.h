@@ -1,7 +1,7 @@
 // The first scheduler (issue 3): one pure pass over the cluster state that says which pending
 // jobs start now, where, and why the others wait. gantryd turns each Start into a JobStarted
-// event and each ReasonChange into a JobPriorityChanged (state::JobReasonEvent). Issue 6
-// replaces the policy, not this interface.
+// event and sets each ReasonChange on the job in memory (reasons are recomputed every pass and
+// not logged). Issue 6 replaces the policy, not this interface.
 //
 // Policy: strict priority with whole-node (exclusive) allocation and no backfill.
 //  * Order: the state's pending index (priority high to low, then submit time, then id).
