@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -176,8 +177,16 @@ void Controller::Start() {
         if (stopping_) return;
         kicked_ = false;
       }
+      const auto start = std::chrono::steady_clock::now();
       RunOnce();
       MaybeSnapshot();
+      // A pass holds the writer lock: leave at least as long again to the requests, so that a
+      // stream of kicks (submissions) cannot keep the scheduler running back to back.
+      const auto spent = std::chrono::steady_clock::now() - start;
+      std::unique_lock<std::mutex> lock(loop_mu_);
+      loop_cv_.wait_for(
+          lock, std::max<std::chrono::steady_clock::duration>(spent, std::chrono::milliseconds(2)),
+          [this] { return stopping_; });
     }
   });
 }
@@ -244,7 +253,9 @@ void Controller::MaybeSnapshot(bool force) {
 }
 
 void Controller::PurgeLocked(UnixTime now) {
-  if (config_.min_job_age_sec == 0) return;
+  // A walk over every job: every few seconds is enough (MinJobAge is minutes).
+  if (config_.min_job_age_sec == 0 || now < last_purge_ + 5) return;
+  last_purge_ = now;
   const UnixTime ended_before = now - static_cast<UnixTime>(config_.min_job_age_sec);
   std::vector<std::string> erases;
   for (const auto& [id, job] : state_.jobs) {
@@ -386,16 +397,22 @@ void Controller::PrepareStartedLocked(const std::vector<uint32_t>& started, Afte
 }
 
 void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after) {
-  // Time limits.
-  for (const auto& [id, job] : state_.jobs) {
-    if (Base(job) != JobBaseState::kRunning || job.time_limit_min() == kUnlimited ||
-        job.time_limit_min() == 0) {
-      continue;
-    }
-    const UnixTime deadline = job.start_time() + static_cast<UnixTime>(job.time_limit_min()) * 60;
-    if (now >= deadline) {
-      Log("job " + std::to_string(id) + " reached its time limit");
-      EndJobLocked(job, JobBaseState::kTimeout, 0, "time limit", events, after);
+  // Time limits. Running jobs are the ones on nodes: no walk over the (large) queue.
+  std::set<uint32_t> seen;
+  for (const v1::Node& node : state_.nodes) {
+    for (uint32_t id : node.job_ids()) {
+      const v1::Job* job = state_.FindJob(id);
+      if (job == nullptr || !seen.insert(id).second) continue;
+      if (Base(*job) != JobBaseState::kRunning || job->time_limit_min() == kUnlimited ||
+          job->time_limit_min() == 0) {
+        continue;
+      }
+      const UnixTime deadline =
+          job->start_time() + static_cast<UnixTime>(job->time_limit_min()) * 60;
+      if (now >= deadline) {
+        Log("job " + std::to_string(id) + " reached its time limit");
+        EndJobLocked(*job, JobBaseState::kTimeout, 0, "time limit", events, after);
+      }
     }
   }
   // Silent nodes.

@@ -123,7 +123,6 @@ class Pass {
       info.default_time = part.default_time_min() != 0 ? part.default_time_min() : info.max_time;
       parts_.push_back(info);
     }
-    out_.reasons.reserve(s.pending.size());
   }
 
   Decisions Run() {

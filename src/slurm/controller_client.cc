@@ -51,6 +51,8 @@ Result<std::unique_ptr<ControllerClient>> ControllerClient::Connect(const Client
   grpc::ChannelArguments args;
   // A controller restart must not leave commands waiting out a long reconnect backoff.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  // squeue of a 100k-job queue is ~12 MB: no limit on what the controller may send.
+  args.SetMaxReceiveMessageSize(-1);
   std::shared_ptr<grpc::Channel> channel =
       grpc::CreateCustomChannel(endpoint->target, grpc::InsecureChannelCredentials(), args);
   const bool use_munge = !endpoint->local && !key.has_value();
