@@ -115,7 +115,9 @@ slurm_ok=0
 if [ "$WITH_SLURM" != 0 ] && [ "$(id -u)" = 0 ] && [ -x "$anchor/setup.sh" ] &&
    { [ "$WITH_SLURM" = 1 ] || command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ]; }; then
   echo "# slurm: starting the anchor cluster" >&2
-  if "$anchor/setup.sh" >"$work/slurm-setup.log" 2>&1; then slurm_ok=1; else
+  # The anchor's scripts call sinfo/sacctmgr by name: Slurm's, not Gantry's.
+  if env -u GANTRY_CONF PATH=/usr/sbin:/usr/bin:/sbin:/bin "$anchor/setup.sh" \
+    >"$work/slurm-setup.log" 2>&1; then slurm_ok=1; else
     echo "# slurm: setup failed, see below; Slurm figures left out" >&2
     tail -5 "$work/slurm-setup.log" >&2
   fi
