@@ -55,7 +55,9 @@ void GrpcAgentLink::Worker() {
         if (tasks_.empty()) {
           cv_.wait(lock);
         } else {
-          cv_.wait_until(lock, tasks_.top().due);
+          // A copy: the queue may reallocate while this thread waits without the lock.
+          const Clock::time_point due = tasks_.top().due;
+          cv_.wait_until(lock, due);
         }
       }
       task = tasks_.top();

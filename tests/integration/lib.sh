@@ -21,7 +21,7 @@ cleanup() {
   if [ "$rc" != 0 ] && [ -d "$STATE/logs" ]; then
     for log in "$STATE"/logs/*.log; do
       echo "---- tail of $log"
-      tail -n 25 "$log"
+      if grep -q "ERROR: AddressSanitizer\|runtime error" "$log"; then grep -A45 "ERROR: AddressSanitizer\|runtime error" "$log"; else tail -n 25 "$log"; fi
     done
   fi
   "$BIN/gantry" down --state-dir "$STATE" >/dev/null 2>&1 || true
