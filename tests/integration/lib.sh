@@ -31,6 +31,8 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
+# ctest stops a test that runs too long with SIGTERM: still clean up the daemons.
+trap 'exit 143' TERM INT
 
 fail() {
   echo "FAIL: $*" >&2
