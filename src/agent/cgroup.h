@@ -1,9 +1,10 @@
 // One cgroup v2 directory per job, so that every process a job starts can be found and killed,
 // including those that leave the job's session (setsid) or process group.
 //
-// Layout: <cgroup2 mount>/gantry.slice/<name>/job_<id>, <name> = node + hash of the spool dir. No controllers are enabled: the
-// cgroups only track processes. A process joins by writing to cgroup.procs (the launcher does
-// it in the child before exec, so everything the script starts is inside).
+// Layout: <cgroup2 mount>/gantry.slice/<name>/job_<id>, <name> = node + hash of the spool dir. No
+// controllers are enabled: the cgroups only track processes. A process joins by writing to
+// cgroup.procs (the launcher does it in the child before exec, so everything the script starts is
+// inside).
 //
 // When no cgroup v2 hierarchy is mounted, or it is not writable (not root, read-only
 // container), CgroupTree::Open fails and the agent falls back to process groups and sessions.

@@ -129,7 +129,7 @@ class Controller {
   uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
-  UnixTime last_purge_ = 0;  // guarded by mu_
+  UnixTime last_purge_ = 0;         // guarded by mu_
   std::string controller_address_;  // guarded by mu_
 
   std::mutex loop_mu_;
