@@ -15,6 +15,7 @@
 #include "model/node_state.h"
 #include "sched/scheduler.h"
 #include "state/admission.h"
+#include "state/events.h"
 #include "text/hostlist.h"
 
 namespace gantry::ctld {
@@ -870,17 +871,14 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       it->second.erase(report.node());
       if (!it->second.empty()) break;
       prologs_.erase(it);
-      v1::Event event = NewEvent();
-      v1::Job* updated = event.mutable_job_updated()->mutable_job();
-      *updated = *job;
-      updated->set_state_flags(job->state_flags() & ~static_cast<uint32_t>(JobFlag::kConfiguring));
-      event.mutable_job_updated()->set_job_id(id);
-      events.push_back(std::move(event));
+      v1::Event configured = state::JobConfiguredEvent(*job, clock_->Now());
+      const uint32_t flags = configured.job_updated().job().state_flags();
+      events.push_back(std::move(configured));
       const v1::Node* batch_host = state_.FindNode(job->nodes(0));
       if (batch_host == nullptr) break;
       v1::LaunchBatchRequest launch;
       *launch.mutable_context() = ContextLocked(*job, 0);
-      launch.mutable_context()->mutable_job()->set_state_flags(updated->state_flags());
+      launch.mutable_context()->mutable_job()->set_state_flags(flags);
       after.push_back([this, id, name = batch_host->name(), address = batch_host->address(),
                        launch = std::move(launch)]() mutable {
         Result<std::optional<std::string>> payload = store_->Get(PayloadKey(id));
