@@ -2,7 +2,7 @@
 // an sbatch per job. Each request is what `sbatch -H --wrap=true -o /dev/null` sends with
 // --export=ALL (this process's environment), from T threads over the controller's unix socket.
 //
-// usage: bulk_submit SOCKET JOBS [THREADS]
+// usage: bulk_submit SOCKET JOBS [THREADS] [--run]   (--run: not held, the jobs run)
 // Prints "submitted N jobs in S s (R jobs/s)"; exit 1 on the first refused submission.
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
@@ -21,7 +21,7 @@ extern char** environ;
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: bulk_submit SOCKET JOBS [THREADS]\n");
+    std::fprintf(stderr, "usage: bulk_submit SOCKET JOBS [THREADS] [--run]\n");
     return 2;
   }
   const std::string socket = argv[1];
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   gantry::v1::SubmitJobRequest request;
   gantry::v1::JobRequest* r = request.mutable_request();
   r->set_name("wrap");
-  r->set_hold(true);
+  r->set_hold(!(argc > 4 && std::string(argv[4]) == "--run"));
   r->set_std_out("/dev/null");
   char cwd[4096];
   if (getcwd(cwd, sizeof(cwd)) != nullptr) {

@@ -1,8 +1,10 @@
 // Starting a process for a job: the batch script as the job's user, or a prolog/epilog script as
 // the agent (root).
 //
-// Spawn forks; the child, using only async-signal-safe calls (the agent is multi-threaded),
-//   1. resets its signal mask and dispositions, setsid()s (own session and process group, whose
+// Spawn starts a child that shares the agent's memory until it execs (clone with CLONE_VM |
+// CLONE_VFORK, as posix_spawn does; fork() under AddressSanitizer). The child, using only raw
+// system calls (the agent is multi-threaded),
+//   1. resets its signal dispositions and mask, setsid()s (own session and process group, whose
 //      id is its pid) and joins `cgroup` when one is given (cgroup.procs, before anything else,
 //      so that every process it starts is inside);
 //   2. when `identity` is set: setgroups(groups) (only when the agent is root), setresgid(gid),

@@ -24,11 +24,12 @@ bool LeaderReused(const JobProcesses& job) {
 std::vector<pid_t> LiveJobProcesses(const JobProcesses& job) {
   std::vector<pid_t> pids;
   if (!job.cgroup.empty()) {
+    // Nothing leaves a cgroup without write access to another one: the cgroup is the whole job,
+    // and reading it spares a scan of every process on the node.
     for (pid_t pid : CgroupProcs(job.cgroup)) {
       if (!IsDeadOrZombie(pid)) pids.push_back(pid);
     }
-  }
-  if (job.leader > 0 && !LeaderReused(job)) {
+  } else if (job.leader > 0 && !LeaderReused(job)) {
     std::vector<pid_t> members = GroupOrSessionMembers(job.leader, job.leader);
     pids.insert(pids.end(), members.begin(), members.end());
   }

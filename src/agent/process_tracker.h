@@ -1,9 +1,9 @@
 // Finding, signalling and ending every process of one job on this node.
 //
-// A job's processes are those in its cgroup (when it has one) plus those in the process group or
-// session the launcher created (both ids are the batch script's pid). Without a cgroup, a
-// process that starts its own session (setsid) and process group escapes; with one, nothing
-// does. Zombies are not counted: they are gone as far as the job is concerned.
+// A job's processes are those in its cgroup when it has one (nothing escapes it), else those in
+// the process group or session the launcher created (both ids are the batch script's pid), from
+// which a process that starts its own session (setsid) and process group escapes. Zombies are not
+// counted: they are gone as far as the job is concerned.
 //
 // Thread-safe: no state beyond the kernel's.
 #ifndef GANTRY_AGENT_PROCESS_TRACKER_H_
