@@ -83,6 +83,7 @@ std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir)
   std::string conf;
   conf += "ClusterName=" + std::string(cluster_name) + "\n";
   conf += "StateDir=" + dir.dir() + "\n";
+  conf += "CommandSocket=" + dir.command_socket() + "\n";
   conf += "ControllerSocket=" + dir.socket() + "\n";
   conf += "ControllerAddressFile=" + dir.addr_file() + "\n";
   conf += "KeyFile=" + dir.key() + "\n";

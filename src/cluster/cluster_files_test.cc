@@ -50,8 +50,9 @@ TEST_F(ClusterFilesTest, CreateWritesSpecConfKeyAndFolders) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->config.cluster_name, "t");
   EXPECT_EQ(Read(dir.spec()), spec::SpecToJsonText(spec));
-  EXPECT_EQ(Read(dir.conf()), "ClusterName=t\nStateDir=" + dir.dir() + "\nControllerSocket=" +
-                                  dir.dir() + "/gantryd.sock\nControllerAddressFile=" + dir.dir() +
+  EXPECT_EQ(Read(dir.conf()), "ClusterName=t\nStateDir=" + dir.dir() + "\nCommandSocket=" +
+                                  dir.dir() + "/commands.sock\nControllerSocket=" + dir.dir() +
+                                  "/gantryd.sock\nControllerAddressFile=" + dir.dir() +
                                   "/gantryd.addr\nKeyFile=" + dir.dir() + "/cluster.key\n");
   const std::string key = Read(dir.key());
   ASSERT_EQ(key.size(), 65u);

@@ -28,7 +28,8 @@ class StateDir {
   std::string spec() const { return dir_ + "/spec.json"; }
   std::string conf() const { return dir_ + "/gantry.conf"; }
   std::string key() const { return dir_ + "/cluster.key"; }
-  std::string socket() const { return dir_ + "/gantryd.sock"; }
+  std::string socket() const { return dir_ + "/gantryd.sock"; }           // gRPC
+  std::string command_socket() const { return dir_ + "/commands.sock"; }  // wire/frame.h
   std::string addr_file() const { return dir_ + "/gantryd.addr"; }
   std::string run() const { return dir_ + "/run"; }
   std::string logs() const { return dir_ + "/logs"; }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "ctld/command_socket.h"
 #include "ctld/config.h"
 #include "ctld/controller.h"
 #include "ctld/grpc_agent_link.h"
@@ -20,6 +21,7 @@
 #include "state/cluster_state.h"
 #include "store/sqlite_store.h"
 #include "sys/system_time.h"
+#include "wire/frame_server.h"
 
 namespace gantry::ctld {
 namespace {
@@ -147,17 +149,26 @@ int RunGantryd(const std::vector<std::string>& args) {
   auth.set_listener(listener->get());
   (*listener)->Start(server.get());
 
+  Result<std::unique_ptr<wire::FrameServer>> commands = wire::FrameServer::Listen(
+      state_dir + "/commands.sock",
+      [&controller](const wire::PeerIdentity& peer, wire::Method method, std::string_view body) {
+        return HandleCommand(controller.get(), kVersion, Caller{peer.uid, peer.gid}, method, body);
+      });
+  if (!commands.ok()) return Fail(commands.status().ToString());
+  (*commands)->Start();
+
   controller->Start();
   Status written = WriteFileAtomically(state_dir + "/gantryd.addr", address + "\n");
   if (!written.ok()) return Fail(written.ToString());
-  std::fprintf(stderr, "gantryd: cluster %s serving on %s and %s/gantryd.sock\n",
-               config->cluster_name.c_str(), address.c_str(), state_dir.c_str());
+  std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
+               config->cluster_name.c_str(), address.c_str(), state_dir.c_str(), state_dir.c_str());
 
   int received = 0;
   sigwait(&stop_signals, &received);
   std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);
   unlink((state_dir + "/gantryd.addr").c_str());
   (*listener)->Stop();
+  (*commands)->Stop();
   controller->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   controller->SaveSnapshotNow();

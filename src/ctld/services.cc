@@ -1,5 +1,6 @@
 #include "ctld/services.h"
 
+#include "ctld/command_socket.h"
 #include "rpc/grpc_status.h"
 
 namespace gantry::ctld {
@@ -41,12 +42,7 @@ Status Into(Result<T> result, T* reply) {
 grpc::Status ControllerService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
                                      v1::PingReply* reply) {
   return Authenticated(auth_, context, [&](const Caller& caller) {
-    v1::GetConfigReply config;
-    controller_->GetConfig(&config);
-    reply->set_cluster_name(config.cluster_name());
-    reply->set_version(version_);
-    reply->set_caller_uid(caller.uid);
-    reply->set_caller_gid(caller.gid);
+    *reply = MakePingReply(controller_, caller, version_);
     return Status::Ok();
   });
 }

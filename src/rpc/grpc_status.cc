@@ -38,4 +38,39 @@ grpc::Status ToGrpcStatus(const Status& status) {
   return {code, status.message()};
 }
 
+Status FromGrpcCode(const grpc::Status& status) {
+  StatusCode code = StatusCode::kInternal;
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      return Status::Ok();
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      code = StatusCode::kInvalidArgument;
+      break;
+    case grpc::StatusCode::NOT_FOUND:
+      code = StatusCode::kNotFound;
+      break;
+    case grpc::StatusCode::ALREADY_EXISTS:
+      code = StatusCode::kAlreadyExists;
+      break;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      code = StatusCode::kPermissionDenied;
+      break;
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      code = StatusCode::kFailedPrecondition;
+      break;
+    case grpc::StatusCode::OUT_OF_RANGE:
+      code = StatusCode::kOutOfRange;
+      break;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      code = StatusCode::kResourceExhausted;
+      break;
+    case grpc::StatusCode::UNAVAILABLE:
+      code = StatusCode::kUnavailable;
+      break;
+    default:
+      break;
+  }
+  return {code, status.error_message()};
+}
+
 }  // namespace gantry::rpc

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "base/status.h"
+#include "wire/unix_socket.h"
 
 namespace grpc {
 class Server;
@@ -29,22 +30,14 @@ class Server;
 
 namespace gantry::rpc {
 
-// Who is on the other end of a local connection, as the kernel reports it.
-struct PeerIdentity {
-  uid_t uid = 0;
-  gid_t gid = 0;
-  pid_t pid = 0;
-  friend bool operator==(const PeerIdentity&, const PeerIdentity&) = default;
-};
+using PeerIdentity = wire::PeerIdentity;
 
 class UnixListener {
  public:
   // Called for each accepted connection before it is handed to gRPC (tests, logging).
   using AcceptHook = std::function<void(int fd, const PeerIdentity&)>;
 
-  // Binds `path` (a stale socket file there is replaced; any other file is an error) with
-  // mode 0666 so that every local user can connect; identity comes from the kernel, not from
-  // file permissions.
+  // Binds `path` (see wire::ListenUnix).
   static Result<std::unique_ptr<UnixListener>> Listen(const std::string& path);
 
   ~UnixListener();

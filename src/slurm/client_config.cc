@@ -41,6 +41,8 @@ Result<ClientConfig> ParseClientConfig(std::string_view text, std::string_view p
       config.cluster_name = value;
     } else if (key == "statedir") {
       config.state_dir = value;
+    } else if (key == "commandsocket") {
+      config.command_socket = value;
     } else if (key == "controllersocket") {
       config.controller_socket = value;
     } else if (key == "controlleraddress") {
@@ -64,12 +66,21 @@ Result<ClientConfig> LoadClientConfig(const std::string& path) {
   return ParseClientConfig(text.str(), path);
 }
 
+namespace {
+
+bool IsSocket(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && stat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+}  // namespace
+
 Result<Endpoint> ResolveEndpoint(const ClientConfig& config) {
-  if (!config.controller_socket.empty()) {
-    struct stat st {};
-    if (stat(config.controller_socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
-      return Endpoint{"unix:" + config.controller_socket, true, ""};
-    }
+  if (IsSocket(config.command_socket)) {
+    return Endpoint{config.command_socket, true, "", true};
+  }
+  if (IsSocket(config.controller_socket)) {
+    return Endpoint{"unix:" + config.controller_socket, true, "", false};
   }
   std::string address = config.controller_address;
   if (address.empty() && !config.controller_address_file.empty()) {
@@ -89,7 +100,7 @@ Result<Endpoint> ResolveEndpoint(const ClientConfig& config) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
-  return Endpoint{address, false, host};
+  return Endpoint{address, false, host, false};
 }
 
 }  // namespace gantry::slurm

@@ -3,12 +3,13 @@
 //
 // Format: one Key=Value per line; '#' starts a comment (whole line or after the value); blank
 // lines ignored; keys are case-insensitive; white space around keys and values is trimmed.
-// Known keys: ClusterName, StateDir, ControllerSocket, ControllerAddress, ControllerAddressFile,
-// KeyFile. Unknown keys are ignored (newer writers may add some); a line without '=' is an error
-// naming the path and line number.
+// Known keys: ClusterName, StateDir, CommandSocket, ControllerSocket, ControllerAddress,
+// ControllerAddressFile, KeyFile. Unknown keys are ignored (newer writers may add some); a line
+// without '=' is an error naming the path and line number.
 //
-// Resolution (ResolveEndpoint): ControllerSocket when that path exists and is a socket (the
-// caller's identity is then the kernel's peer credentials); otherwise TCP to ControllerAddress,
+// Resolution (ResolveEndpoint): CommandSocket when that path exists and is a socket (the local
+// command protocol, wire/frame.h), else ControllerSocket likewise (gRPC); on both the caller's
+// identity is the kernel's peer credentials. Otherwise TCP to ControllerAddress,
 // or to the host:port read from ControllerAddressFile, with a credential on every call (signed by
 // KeyFile when the caller can read it, else MUNGE).
 #ifndef GANTRY_SLURM_CLIENT_CONFIG_H_
@@ -27,7 +28,8 @@ struct ClientConfig {
   std::string path;  // the file it came from
   std::string cluster_name;
   std::string state_dir;
-  std::string controller_socket;
+  std::string command_socket;      // the local command protocol
+  std::string controller_socket;   // gRPC
   std::string controller_address;  // host:port
   std::string controller_address_file;
   std::string key_file;
@@ -42,14 +44,15 @@ Result<ClientConfig> LoadClientConfig(const std::string& path);
 
 // How to reach the controller.
 struct Endpoint {
-  std::string target;  // gRPC target: "unix:/path" or "host:port"
+  std::string target;  // the command socket's path, or a gRPC target: "unix:/path", "host:port"
   bool local = false;  // unix socket: no credential needed
   // The controller's host as commands name it ("Slurmctld(primary) at <host>"); empty for the
   // unix socket (this host).
   std::string host;
+  bool frames = false;  // the command socket (no gRPC needed)
 };
 
-// Picks the unix socket when it exists, else the TCP address (reading ControllerAddressFile).
+// Picks a unix socket when one exists, else the TCP address (reading ControllerAddressFile).
 // Unavailable when neither is usable (no socket, no address, unreadable address file).
 Result<Endpoint> ResolveEndpoint(const ClientConfig& config);
 

@@ -28,7 +28,10 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
                     CommandContext& ctx);
 
 // main() of gantry-slurm: picks the command from argv[0]'s basename, or from argv[1] when
-// argv[0] is gantry-slurm itself, and runs it in the real process context.
+// argv[0] is gantry-slurm (or gantry-slurm-remote) itself, and runs it in the real process
+// context. When the controller needs the gRPC transport and this process has none registered
+// (SetRemoteConnector), it first execs gantry-slurm-remote beside this binary with the same
+// arguments.
 int SlurmMain(int argc, char** argv);
 
 }  // namespace gantry::slurm

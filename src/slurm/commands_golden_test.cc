@@ -12,6 +12,7 @@
 
 #include "slurm/commands.h"
 #include "slurm/fake_controller_test_util.h"
+#include "slurm_remote/grpc_transport.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {
@@ -354,6 +355,36 @@ TEST(CommandsGoldenTest, UnreachableController) {
                                    {"root", conf + "scontrol ping"},
                                    {"root", "GANTRY_CONF=/nonexistent/gantry.conf squeue"},
                                }));
+}
+
+// The two transports are interchangeable: the same commands print the same over gRPC (what
+// gantry-slurm-remote uses) as over the command socket (what gantry-slurm uses).
+TEST(CommandsGoldenTest, GrpcTransportPrintsTheSame) {
+  UseGrpcForRemoteControllers();
+  FakeController frames;
+  FakeController grpc(FakeController::Transport::kGrpc);
+  const std::vector<Case> cases = {
+      {"root", "squeue"},
+      {"root", "sinfo"},
+      {"alice", "sbatch -J t --wrap true"},
+      {"alice", "scancel 999999"},
+      {"bob", "scancel 5"},
+      {"root", "scontrol show node"},
+      {"root", "scontrol update NodeName=nosuch State=DRAIN Reason=x"},
+      {"root", "scontrol ping"},
+  };
+  EXPECT_EQ(Transcript(frames, cases), Transcript(grpc, cases));
+  SetRemoteConnector(nullptr);
+}
+
+// Without a registered gRPC transport (gantry-slurm), a controller reachable only over gRPC is
+// "connect failure" inside the process: SlurmMain hands such calls to gantry-slurm-remote first.
+TEST(CommandsGoldenTest, GrpcOnlyControllerNeedsTheRemoteTransport) {
+  ASSERT_FALSE(HasRemoteConnector());
+  FakeController grpc(FakeController::Transport::kGrpc);
+  const std::string out = Transcript(grpc, {{"root", "squeue"}});
+  EXPECT_NE(out.find("Unable to contact slurm controller (connect failure)"), std::string::npos)
+      << out;
 }
 
 }  // namespace

@@ -1,117 +1,115 @@
 #include "slurm/controller_client.h"
 
-#include <grpcpp/grpcpp.h>
-
-#include <chrono>
+#include <unistd.h>
 
 #include "slurm/slurm_errors.h"
+#include "wire/unix_socket.h"
 
 namespace gantry::slurm {
+namespace {
 
-Status FromGrpcStatus(const grpc::Status& status) {
-  const std::string& message = status.error_message();
-  switch (status.error_code()) {
-    case grpc::StatusCode::OK:
-      return Status::Ok();
-    case grpc::StatusCode::UNAVAILABLE:
-      return Unavailable(kConnectFailure);
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-      return Unavailable(kSocketTimeout);
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return PermissionDenied(kAuthFailure);
-    case grpc::StatusCode::UNIMPLEMENTED:
-      return Internal(kUnexpectedMessage);
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return InvalidArgument(message);
-    case grpc::StatusCode::NOT_FOUND:
-      return NotFound(message);
-    case grpc::StatusCode::ALREADY_EXISTS:
-      return AlreadyExists(message);
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return PermissionDenied(message.empty() ? std::string(kAccessDenied) : message);
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return FailedPrecondition(message);
-    case grpc::StatusCode::OUT_OF_RANGE:
-      return OutOfRange(message);
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return ResourceExhausted(message);
-    default:
-      return Internal(message.empty() ? std::string(kUnexpectedMessage) : message);
+RemoteConnector& Remote() {
+  static RemoteConnector connector;
+  return connector;
+}
+
+// The command socket. The connection is made on the first call and kept for the next ones.
+class SocketTransport final : public ControllerTransport {
+ public:
+  explicit SocketTransport(std::string path) : path_(std::move(path)) {}
+  ~SocketTransport() override {
+    if (fd_ >= 0) close(fd_);
   }
+
+  Result<std::string> Call(wire::Method method, const std::string& request,
+                           int timeout_seconds) override {
+    if (fd_ < 0) {
+      Result<int> fd = wire::ConnectUnix(path_);
+      if (!fd.ok()) return Unavailable(kConnectFailure);
+      fd_ = *fd;
+    }
+    wire::SetTimeouts(fd_, timeout_seconds);
+    Status sent = wire::WriteFrame(fd_, static_cast<uint8_t>(method), request);
+    Result<wire::Frame> reply =
+        sent.ok() ? wire::ReadFrame(fd_, wire::kMaxReplyBytes) : Result<wire::Frame>(sent);
+    if (!reply.ok()) {
+      close(fd_);
+      fd_ = -1;
+      return Unavailable(wire::IsTimeout(reply.status()) ? kSocketTimeout : kConnectFailure);
+    }
+    const StatusCode code = wire::ReplyCode(reply->tag);
+    if (code == StatusCode::kOk) return std::move(reply->body);
+    std::string& message = reply->body;
+    if (message.empty()) {
+      message = code == StatusCode::kPermissionDenied ? kAccessDenied : kUnexpectedMessage;
+    }
+    return Status(code, std::move(message));
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+void SetRemoteConnector(RemoteConnector connector) { Remote() = std::move(connector); }
+bool HasRemoteConnector() { return static_cast<bool>(Remote()); }
+
+std::unique_ptr<ControllerTransport> CommandSocketTransport(std::string path) {
+  return std::make_unique<SocketTransport>(std::move(path));
 }
 
 Result<std::unique_ptr<ControllerClient>> ControllerClient::Connect(const ClientConfig& config) {
   Result<Endpoint> endpoint = ResolveEndpoint(config);
   if (!endpoint.ok()) return Unavailable(kConnectFailure);
-  std::optional<rpc::ClusterKey> key;
-  if (!endpoint->local && !config.key_file.empty()) {
-    Result<rpc::ClusterKey> loaded = rpc::LoadClusterKey(config.key_file);
-    if (loaded.ok()) key = std::move(loaded).value();
+  std::unique_ptr<ControllerTransport> transport;
+  if (endpoint->frames) {
+    transport = CommandSocketTransport(endpoint->target);
+  } else if (Remote()) {
+    GANTRY_ASSIGN_OR_RETURN(transport, Remote()(config, *endpoint));
+  } else {
+    return Unavailable(kConnectFailure);
   }
-  grpc::ChannelArguments args;
-  // A controller restart must not leave commands waiting out a long reconnect backoff.
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
-  // squeue of a 100k-job queue is ~12 MB: no limit on what the controller may send.
-  args.SetMaxReceiveMessageSize(-1);
-  std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(endpoint->target, grpc::InsecureChannelCredentials(), args);
-  const bool use_munge = !endpoint->local && !key.has_value();
-  return std::make_unique<ControllerClient>(std::move(channel), endpoint->host, std::move(key),
-                                            use_munge);
+  return std::make_unique<ControllerClient>(std::move(transport), endpoint->host);
 }
 
-ControllerClient::ControllerClient(std::shared_ptr<grpc::Channel> channel,
-                                   std::string controller_host, std::optional<rpc::ClusterKey> key,
-                                   bool use_munge)
-    : stub_(v1::Controller::NewStub(std::move(channel))),
-      controller_host_(std::move(controller_host)),
-      key_(std::move(key)),
-      use_munge_(use_munge) {}
+ControllerClient::ControllerClient(std::unique_ptr<ControllerTransport> transport,
+                                   std::string controller_host)
+    : transport_(std::move(transport)), controller_host_(std::move(controller_host)) {}
 
-void ControllerClient::Prepare(grpc::ClientContext* context) const {
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds));
-  if (key_.has_value()) {
-    rpc::AttachCredential(context, *key_);
-  } else if (use_munge_) {
-    // Without munged the call goes out bare and the controller refuses it, which reads as
-    // "Protocol authentication error".
-    (void)rpc::AttachMungeCredential(context);
-  }
-}
-
-template <typename Reply, typename Request, typename Method>
-Result<Reply> ControllerClient::Call(const Request& request, Method method) {
-  grpc::ClientContext context;
-  Prepare(&context);
+template <typename Reply, typename Request>
+Result<Reply> ControllerClient::Call(wire::Method method, const Request& request) {
+  GANTRY_ASSIGN_OR_RETURN(std::string bytes,
+                          transport_->Call(method, request.SerializeAsString(), timeout_seconds));
   Reply reply;
-  const grpc::Status status = ((*stub_).*method)(&context, request, &reply);
-  if (!status.ok()) return FromGrpcStatus(status);
+  if (!reply.ParseFromString(bytes)) return Internal(kUnexpectedMessage);
   return reply;
 }
 
 Result<v1::PingReply> ControllerClient::Ping() {
-  return Call<v1::PingReply>(v1::PingRequest(), &v1::Controller::Stub::Ping);
+  return Call<v1::PingReply>(wire::Method::kPing, v1::PingRequest());
 }
 Result<v1::SubmitJobReply> ControllerClient::SubmitJob(const v1::SubmitJobRequest& request) {
-  return Call<v1::SubmitJobReply>(request, &v1::Controller::Stub::SubmitJob);
+  return Call<v1::SubmitJobReply>(wire::Method::kSubmitJob, request);
 }
 Result<v1::SignalJobReply> ControllerClient::SignalJob(const v1::SignalJobRequest& request) {
-  return Call<v1::SignalJobReply>(request, &v1::Controller::Stub::SignalJob);
+  return Call<v1::SignalJobReply>(wire::Method::kSignalJob, request);
 }
 Result<v1::UpdateJobReply> ControllerClient::UpdateJob(const v1::UpdateJobRequest& request) {
-  return Call<v1::UpdateJobReply>(request, &v1::Controller::Stub::UpdateJob);
+  return Call<v1::UpdateJobReply>(wire::Method::kUpdateJob, request);
 }
 Result<v1::GetJobsReply> ControllerClient::GetJobs(const v1::GetJobsRequest& request) {
-  return Call<v1::GetJobsReply>(request, &v1::Controller::Stub::GetJobs);
+  return Call<v1::GetJobsReply>(wire::Method::kGetJobs, request);
 }
 Result<v1::GetNodesReply> ControllerClient::GetNodes(const v1::GetNodesRequest& request) {
-  return Call<v1::GetNodesReply>(request, &v1::Controller::Stub::GetNodes);
+  return Call<v1::GetNodesReply>(wire::Method::kGetNodes, request);
 }
 Result<v1::UpdateNodeReply> ControllerClient::UpdateNode(const v1::UpdateNodeRequest& request) {
-  return Call<v1::UpdateNodeReply>(request, &v1::Controller::Stub::UpdateNode);
+  return Call<v1::UpdateNodeReply>(wire::Method::kUpdateNode, request);
 }
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
-  return Call<v1::GetConfigReply>(request, &v1::Controller::Stub::GetConfig);
+  return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }
 
 }  // namespace gantry::slurm

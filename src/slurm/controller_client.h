@@ -4,36 +4,54 @@
 // after its prefix: the controller's own status message (already Slurm's text, e.g. "Invalid job
 // id specified"), or for transport failures Slurm's client-side texts: "Unable to contact slurm
 // controller (connect failure)" (unreachable), "Socket timed out on send/recv operation" (deadline)
-// and "Protocol authentication error" (credential refused). Status codes follow the gRPC code
-// (NOT_FOUND -> kNotFound, PERMISSION_DENIED -> kPermissionDenied, ...).
+// and "Protocol authentication error" (credential refused). Status codes are the controller's
+// (kNotFound, kPermissionDenied, ...).
 //
-// Over TCP every call carries a credential: a cluster-key signature when the key file is
-// readable, else a MUNGE credential. Calls time out after `timeout_seconds`.
+// Two transports carry the calls. On this host the command socket (wire/frame.h) needs nothing
+// but the socket: the commands binary carries no gRPC, which keeps a short command's start-up
+// cheap. Elsewhere (TCP, or a controller without a command socket) the calls go over gRPC with a
+// credential (slurm_remote/), which only binaries that link it can make: they register it with
+// SetRemoteConnector.
 // Thread-compatible: one command uses one client from one thread.
 #ifndef GANTRY_SLURM_CONTROLLER_CLIENT_H_
 #define GANTRY_SLURM_CONTROLLER_CLIENT_H_
 
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "base/status.h"
-#include "gantry/v1/controller.grpc.pb.h"
-#include "rpc/credential.h"
+#include "gantry/v1/controller.pb.h"
 #include "slurm/client_config.h"
+#include "wire/frame.h"
 
 namespace gantry::slurm {
 
+// Carries one call: the serialized request out, the serialized reply (or an error in the
+// header's terms) back.
+class ControllerTransport {
+ public:
+  virtual ~ControllerTransport() = default;
+  virtual Result<std::string> Call(wire::Method method, const std::string& request,
+                                   int timeout_seconds) = 0;
+};
+
+// Makes the transport for an endpoint the command socket cannot serve (Endpoint::frames false).
+using RemoteConnector = std::function<Result<std::unique_ptr<ControllerTransport>>(
+    const ClientConfig& config, const Endpoint& endpoint)>;
+// Registers it for this process (gantry-slurm-remote and tests do; gantry-slurm does not).
+void SetRemoteConnector(RemoteConnector connector);
+bool HasRemoteConnector();
+
 class ControllerClient {
  public:
-  // Connects lazily (the first call dials): resolves the endpoint from the config and loads the
-  // key file for TCP. Fails only when no endpoint is configured (Unavailable, connect failure).
+  // Resolves the endpoint (ResolveEndpoint) and connects lazily (the first call dials). Fails
+  // (Unavailable, connect failure) when no endpoint is configured, or when it needs the remote
+  // transport and none is registered.
   static Result<std::unique_ptr<ControllerClient>> Connect(const ClientConfig& config);
 
-  // A client on an existing channel (tests, or callers that dial themselves). `key` signs calls
-  // when set; `use_munge` attaches MUNGE credentials otherwise.
-  ControllerClient(std::shared_ptr<grpc::Channel> channel, std::string controller_host,
-                   std::optional<rpc::ClusterKey> key, bool use_munge);
+  // `controller_host` is empty when the controller is on this host.
+  ControllerClient(std::unique_ptr<ControllerTransport> transport, std::string controller_host);
 
   Result<v1::PingReply> Ping();
   Result<v1::SubmitJobReply> SubmitJob(const v1::SubmitJobRequest& request);
@@ -51,18 +69,15 @@ class ControllerClient {
   int timeout_seconds = 60;
 
  private:
-  void Prepare(grpc::ClientContext* context) const;
-  template <typename Reply, typename Request, typename Method>
-  Result<Reply> Call(const Request& request, Method method);
+  template <typename Reply, typename Request>
+  Result<Reply> Call(wire::Method method, const Request& request);
 
-  std::unique_ptr<v1::Controller::Stub> stub_;
+  std::unique_ptr<ControllerTransport> transport_;
   std::string controller_host_;
-  std::optional<rpc::ClusterKey> key_;
-  bool use_munge_ = false;
 };
 
-// The Status a failed gRPC call becomes (see the file comment).
-Status FromGrpcStatus(const grpc::Status& status);
+// The transport over the command socket at `path` (connects on the first call).
+std::unique_ptr<ControllerTransport> CommandSocketTransport(std::string path);
 
 }  // namespace gantry::slurm
 

@@ -1,7 +1,8 @@
 // Test helper (header only): an in-process gantry.v1.Controller serving the reference cluster's
-// jobs, nodes and partitions on a unix socket in a temp dir, with Slurm's error texts for the
-// usual refusals. Commands reach it through a gantry.conf naming the socket, i.e. the same path
-// (GANTRY_CONF -> ControllerSocket) the real commands take.
+// jobs, nodes and partitions in a temp dir, with Slurm's error texts for the usual refusals, on
+// the command socket (wire/frame.h) and on a gRPC unix socket. Commands reach it through a
+// gantry.conf naming the command socket (or, for Transport::kGrpc, only the gRPC one), i.e. the
+// same path (GANTRY_CONF -> CommandSocket / ControllerSocket) the real commands take.
 //
 // The caller's uid is set by the test (`caller_uid`), since every test client shares the process.
 // Thread-safety: handlers run on gRPC threads; state is guarded by a mutex.
@@ -23,20 +24,35 @@
 #include "gantry/v1/controller.grpc.pb.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "rpc/grpc_status.h"
 #include "slurm/anchor_records_test_util.h"
 #include "text/hostlist.h"
+#include "wire/frame_server.h"
 
 namespace gantry::slurm::testing {
 
 class FakeController final : public v1::Controller::Service {
  public:
-  FakeController() {
+  enum class Transport { kCommandSocket, kGrpc };
+
+  explicit FakeController(Transport transport = Transport::kCommandSocket) {
     char tmpl[] = "/tmp/gantry-slurm-test-XXXXXX";
     dir_ = mkdtemp(tmpl);
     socket_ = dir_ + "/gantryd.sock";
     conf_ = dir_ + "/gantry.conf";
-    std::ofstream(conf_) << "ClusterName=anchor\nStateDir=" << dir_
-                         << "\nControllerSocket=" << socket_ << "\n";
+    std::ofstream conf(conf_);
+    conf << "ClusterName=anchor\nStateDir=" << dir_ << "\n";
+    if (transport == Transport::kCommandSocket)
+      conf << "CommandSocket=" << dir_ << "/commands.sock\n";
+    conf << "ControllerSocket=" << socket_ << "\n";
+    conf.close();
+    frames_ = std::move(
+        wire::FrameServer::Listen(dir_ + "/commands.sock", [this](const wire::PeerIdentity&,
+                                                                  wire::Method method,
+                                                                  std::string_view body) {
+          return HandleFrame(method, body);
+        }).value());
+    frames_->Start();
     for (const v1::Job& j : AnchorQueue()) jobs_.push_back(j);
     nodes_ = AnchorNodes();
     partitions_ = AnchorPartitions();
@@ -46,6 +62,7 @@ class FakeController final : public v1::Controller::Service {
     server_ = builder.BuildAndStart();
   }
   ~FakeController() override {
+    frames_->Stop();
     server_->Shutdown();
     std::filesystem::remove_all(dir_);
   }
@@ -206,6 +223,41 @@ class FakeController final : public v1::Controller::Service {
   }
 
  private:
+  // The command socket's requests go to the same handlers as gRPC's.
+  Result<std::string> HandleFrame(wire::Method method, std::string_view body) {
+    using Self = FakeController;
+    switch (method) {
+      case wire::Method::kPing:
+        return Invoke<v1::PingRequest, v1::PingReply>(body, &Self::Ping);
+      case wire::Method::kSubmitJob:
+        return Invoke<v1::SubmitJobRequest, v1::SubmitJobReply>(body, &Self::SubmitJob);
+      case wire::Method::kSignalJob:
+        return Invoke<v1::SignalJobRequest, v1::SignalJobReply>(body, &Self::SignalJob);
+      case wire::Method::kUpdateJob:
+        return Invoke<v1::UpdateJobRequest, v1::UpdateJobReply>(body, &Self::UpdateJob);
+      case wire::Method::kGetJobs:
+        return Invoke<v1::GetJobsRequest, v1::GetJobsReply>(body, &Self::GetJobs);
+      case wire::Method::kGetNodes:
+        return Invoke<v1::GetNodesRequest, v1::GetNodesReply>(body, &Self::GetNodes);
+      case wire::Method::kUpdateNode:
+        return Invoke<v1::UpdateNodeRequest, v1::UpdateNodeReply>(body, &Self::UpdateNode);
+      case wire::Method::kGetConfig:
+        return Invoke<v1::GetConfigRequest, v1::GetConfigReply>(body, &Self::GetConfig);
+    }
+    return InvalidArgument("unknown method");
+  }
+  template <typename Request, typename Reply, typename Method>
+  Result<std::string> Invoke(std::string_view body, Method method) {
+    Request request;
+    if (!request.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+      return InvalidArgument("bad request");
+    }
+    Reply reply;
+    grpc::ServerContext context;
+    GANTRY_RETURN_IF_ERROR(rpc::FromGrpcCode((this->*method)(&context, &request, &reply)));
+    return reply.SerializeAsString();
+  }
+
   const v1::Job* Find(uint32_t id) const {
     for (const v1::Job& j : jobs_) {
       if (j.job_id() == id) return &j;
@@ -223,6 +275,7 @@ class FakeController final : public v1::Controller::Service {
   std::string socket_;
   std::string conf_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<wire::FrameServer> frames_;
   std::mutex mu_;
   std::vector<v1::Job> jobs_;
   std::vector<v1::Node> nodes_;

@@ -1,0 +1,79 @@
+#include "ctld/command_socket.h"
+
+namespace gantry::ctld {
+namespace {
+
+template <typename Request>
+Result<Request> Parse(std::string_view bytes) {
+  Request request;
+  if (!request.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return InvalidArgument("the request is not a valid " + request.GetTypeName() + " message");
+  }
+  return request;
+}
+
+template <typename Reply>
+Result<std::string> Serialized(Result<Reply> reply) {
+  if (!reply.ok()) return reply.status();
+  return reply->SerializeAsString();
+}
+
+}  // namespace
+
+v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
+                            const std::string& version) {
+  v1::GetConfigReply config;
+  controller->GetConfig(&config);
+  v1::PingReply reply;
+  reply.set_cluster_name(config.cluster_name());
+  reply.set_version(version);
+  reply.set_caller_uid(caller.uid);
+  reply.set_caller_gid(caller.gid);
+  return reply;
+}
+
+Result<std::string> HandleCommand(Controller* controller, const std::string& version,
+                                  const Caller& caller, wire::Method method,
+                                  std::string_view request) {
+  switch (method) {
+    case wire::Method::kPing:
+      return MakePingReply(controller, caller, version).SerializeAsString();
+    case wire::Method::kSubmitJob: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::SubmitJobRequest>(request));
+      return Serialized(controller->Submit(caller, r));
+    }
+    case wire::Method::kSignalJob: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::SignalJobRequest>(request));
+      return Serialized(controller->Signal(caller, r));
+    }
+    case wire::Method::kUpdateJob: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateJobRequest>(request));
+      return Serialized(controller->UpdateJob(caller, r));
+    }
+    case wire::Method::kGetJobs: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobsRequest>(request));
+      v1::GetJobsReply reply;
+      controller->GetJobs(r, &reply);
+      return reply.SerializeAsString();
+    }
+    case wire::Method::kGetNodes: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetNodesRequest>(request));
+      v1::GetNodesReply reply;
+      controller->GetNodes(r, &reply);
+      return reply.SerializeAsString();
+    }
+    case wire::Method::kUpdateNode: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateNodeRequest>(request));
+      GANTRY_RETURN_IF_ERROR(controller->UpdateNode(caller, r));
+      return v1::UpdateNodeReply().SerializeAsString();
+    }
+    case wire::Method::kGetConfig: {
+      v1::GetConfigReply reply;
+      controller->GetConfig(&reply);
+      return reply.SerializeAsString();
+    }
+  }
+  return InvalidArgument("unknown method " + std::to_string(static_cast<int>(method)));
+}
+
+}  // namespace gantry::ctld

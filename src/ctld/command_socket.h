@@ -1,0 +1,30 @@
+// The controller's command socket: the Controller RPCs over the local command protocol
+// (wire/frame.h), for the Slurm commands on this host. The same domain calls and the same caller
+// identity (the kernel's peer credentials) as the gRPC unix socket, without gRPC's cost to a
+// short-lived command.
+#ifndef GANTRY_CTLD_COMMAND_SOCKET_H_
+#define GANTRY_CTLD_COMMAND_SOCKET_H_
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "ctld/controller.h"
+#include "gantry/v1/controller.pb.h"
+#include "wire/frame.h"
+
+namespace gantry::ctld {
+
+// Ping's reply: the cluster, this controller's version, and who the caller is.
+v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
+                            const std::string& version);
+
+// Answers one command-socket request: the serialized reply, or the controller's error.
+// A request that does not parse as the method's message is InvalidArgument.
+Result<std::string> HandleCommand(Controller* controller, const std::string& version,
+                                  const Caller& caller, wire::Method method,
+                                  std::string_view request);
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_COMMAND_SOCKET_H_

@@ -1,0 +1,105 @@
+#include "wire/frame.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace gantry::wire {
+namespace {
+
+constexpr char kTimedOut[] = "timed out";
+
+// Reads exactly `size` bytes. `at_start` tells a clean close before any byte from a torn frame.
+Status ReadAll(int fd, char* data, size_t size, bool at_start) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = read(fd, data + done, size - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n == 0) {
+      return at_start && done == 0 ? OutOfRange("connection closed")
+                                   : Unavailable("connection closed in the middle of a frame");
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return Unavailable(kTimedOut);
+    return Unavailable(std::string("read: ") + std::strerror(errno));
+  }
+  return Status::Ok();
+}
+
+Status WriteAll(int fd, const char* data, size_t size) {
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = write(fd, data + done, size - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Unavailable(kTimedOut);
+    return Unavailable(std::string("write: ") + std::strerror(n < 0 ? errno : EIO));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::optional<Method> MethodFromTag(uint8_t tag) {
+  if (tag < static_cast<uint8_t>(Method::kPing) || tag > static_cast<uint8_t>(Method::kGetConfig)) {
+    return std::nullopt;
+  }
+  return static_cast<Method>(tag);
+}
+
+Status WriteFrame(int fd, uint8_t tag, std::string_view body) {
+  if (body.size() >= UINT32_MAX) {
+    return InvalidArgument("a frame holds at most 4 GiB; this one has " +
+                           std::to_string(body.size()) + " bytes");
+  }
+  const auto length = static_cast<uint32_t>(body.size() + 1);
+  // The header and a small body go out in one write (one segment, one wake-up on the far end).
+  std::string head(5, '\0');
+  for (int i = 0; i < 4; ++i) head[i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  head[4] = static_cast<char>(tag);
+  if (body.size() <= 64 * 1024) {
+    head.append(body);
+    return WriteAll(fd, head.data(), head.size());
+  }
+  GANTRY_RETURN_IF_ERROR(WriteAll(fd, head.data(), head.size()));
+  return WriteAll(fd, body.data(), body.size());
+}
+
+Result<Frame> ReadFrame(int fd, uint32_t max_bytes) {
+  unsigned char head[5];
+  GANTRY_RETURN_IF_ERROR(ReadAll(fd, reinterpret_cast<char*>(head), sizeof(head), true));
+  uint32_t length = 0;
+  for (int i = 0; i < 4; ++i) length |= static_cast<uint32_t>(head[i]) << (8 * i);
+  if (length == 0 || length > max_bytes) {
+    return InvalidArgument("frame length " + std::to_string(length) + " is outside 1.." +
+                           std::to_string(max_bytes));
+  }
+  Frame frame;
+  frame.tag = head[4];
+  frame.body.resize(length - 1);
+  GANTRY_RETURN_IF_ERROR(ReadAll(fd, frame.body.data(), frame.body.size(), false));
+  return frame;
+}
+
+bool IsTimeout(const Status& status) {
+  return status.code() == StatusCode::kUnavailable && status.message() == kTimedOut;
+}
+
+Frame ReplyFrame(const Status& status, std::string reply) {
+  if (status.ok()) return Frame{0, std::move(reply)};
+  return Frame{static_cast<uint8_t>(status.code()), status.message()};
+}
+
+StatusCode ReplyCode(uint8_t tag) {
+  if (tag > static_cast<uint8_t>(StatusCode::kInternal)) return StatusCode::kInternal;
+  return static_cast<StatusCode>(tag);
+}
+
+}  // namespace gantry::wire

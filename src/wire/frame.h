@@ -1,0 +1,71 @@
+// The local command protocol: how the Slurm commands call gantryd over its command socket without
+// gRPC. A short-lived command pays several milliseconds just to start gRPC; this costs none.
+//
+// A connection carries calls one after another; each call is one request frame answered by one
+// reply frame:
+//   request: u32 length (little endian) | u8 method | length-1 bytes: the request message
+//   reply:   u32 length (little endian) | u8 code   | length-1 bytes: the reply message when code
+//            is 0, else the error text
+// `method` numbers the gantry.v1.Controller RPCs (Method); messages are those RPCs' protobuf
+// messages, serialized; `code` is a gantry StatusCode. The caller is whoever the kernel says is on
+// the other end of the socket (SO_PEERCRED), exactly as on the controller's gRPC unix socket.
+//
+// Thread-compatible: functions work on the descriptor they are given.
+#ifndef GANTRY_WIRE_FRAME_H_
+#define GANTRY_WIRE_FRAME_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace gantry::wire {
+
+enum class Method : uint8_t {
+  kPing = 1,
+  kSubmitJob = 2,
+  kSignalJob = 3,
+  kUpdateJob = 4,
+  kGetJobs = 5,
+  kGetNodes = 6,
+  kUpdateNode = 7,
+  kGetConfig = 8,
+};
+
+// The Method a request's tag byte names, if any.
+std::optional<Method> MethodFromTag(uint8_t tag);
+
+// Requests may be this large (a batch script with its environment); replies are not limited
+// (squeue of a 100k-job queue is ~12 MB).
+inline constexpr uint32_t kMaxRequestBytes = 64u << 20;
+inline constexpr uint32_t kMaxReplyBytes = UINT32_MAX;
+
+struct Frame {
+  uint8_t tag = 0;  // method (request) or StatusCode (reply)
+  std::string body;
+};
+
+// Writes one frame, retrying short writes and EINTR. Unavailable with strerror on failure;
+// InvalidArgument when the body cannot be framed (over 4 GiB).
+Status WriteFrame(int fd, uint8_t tag, std::string_view body);
+
+// Reads one frame. Errors: OutOfRange "connection closed" at a clean end before a frame;
+// Unavailable "timed out" when the descriptor's receive timeout (SO_RCVTIMEO) expired, or the
+// read error; InvalidArgument when the announced length is 0 or over `max_bytes` (nothing more
+// is read: the connection is unusable after that).
+Result<Frame> ReadFrame(int fd, uint32_t max_bytes);
+
+// True when `status` is ReadFrame's timeout.
+bool IsTimeout(const Status& status);
+
+// The reply frame for a handler's outcome: code 0 and the reply, or the code and message.
+Frame ReplyFrame(const Status& status, std::string reply);
+
+// The StatusCode a reply frame's tag names (kInternal for an unknown one).
+StatusCode ReplyCode(uint8_t tag);
+
+}  // namespace gantry::wire
+
+#endif  // GANTRY_WIRE_FRAME_H_

@@ -1,0 +1,86 @@
+#include "wire/frame_server.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace gantry::wire {
+
+Result<std::unique_ptr<FrameServer>> FrameServer::Listen(const std::string& path, Handler handler,
+                                                         Options options) {
+  GANTRY_ASSIGN_OR_RETURN(int fd, ListenUnix(path));
+  return std::unique_ptr<FrameServer>(new FrameServer(path, fd, std::move(handler), options));
+}
+
+FrameServer::~FrameServer() { Stop(); }
+
+void FrameServer::Start() {
+  thread_ = std::thread([this] { AcceptLoop(); });
+}
+
+void FrameServer::Stop() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    // Wakes every connection blocked in read; each closes its own descriptor.
+    for (int fd : connections_) shutdown(fd, SHUT_RDWR);
+  }
+  if (thread_.joinable()) thread_.join();
+  // Resets connections still waiting in the backlog (never accepted, never served).
+  if (listen_fd_ >= 0) close(listen_fd_);
+  listen_fd_ = -1;
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return connections_.empty(); });
+  unlink(path_.c_str());
+}
+
+void FrameServer::AcceptLoop() {
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] {
+        return stopping_ || static_cast<int>(connections_.size()) < options_.max_connections;
+      });
+      if (stopping_) return;
+    }
+    pollfd p{listen_fd_, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;  // wake up regularly to notice Stop()
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;
+    Result<PeerIdentity> caller = PeerOf(fd);
+    if (!caller.ok()) {
+      close(fd);  // no identity, no service
+      continue;
+    }
+    SetTimeouts(fd, options_.idle_timeout_seconds);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {  // Stop() has shut down the connections it knew of: not this one
+      close(fd);
+      return;
+    }
+    connections_.insert(fd);
+    std::thread([this, fd, who = *caller] { Serve(fd, who); }).detach();
+  }
+}
+
+void FrameServer::Serve(int fd, PeerIdentity caller) {
+  while (true) {
+    Result<Frame> request = ReadFrame(fd, kMaxRequestBytes);
+    if (!request.ok()) break;  // closed, idle too long, or not our protocol
+    Result<std::string> reply = InvalidArgument("unknown method " + std::to_string(request->tag));
+    if (std::optional<Method> method = MethodFromTag(request->tag)) {
+      reply = handler_(caller, *method, request->body);
+    }
+    const Frame out = reply.ok() ? ReplyFrame(Status::Ok(), std::move(reply).value())
+                                 : ReplyFrame(reply.status(), "");
+    if (!WriteFrame(fd, out.tag, out.body).ok()) break;
+  }
+  // Closed under mu_: neither Stop() nor a new accept can see the number in between.
+  std::lock_guard<std::mutex> lock(mu_);
+  connections_.erase(fd);
+  close(fd);
+  cv_.notify_all();
+}
+
+}  // namespace gantry::wire

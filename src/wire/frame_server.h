@@ -1,0 +1,76 @@
+// A server for the local command protocol (wire/frame.h) on a unix socket: accepts connections,
+// establishes each caller from SO_PEERCRED, and answers every request frame with the handler's
+// reply on that connection's own thread.
+//
+// Bad input never stops the server: an oversized or torn frame closes that connection, an unknown
+// method is answered with an error frame, and a connection idle for `idle_timeout_seconds`
+// is closed. At most `max_connections` are served at once; more wait in the listen backlog.
+//
+// Thread-safety: Start/Stop from one thread; the handler runs on many threads at once.
+#ifndef GANTRY_WIRE_FRAME_SERVER_H_
+#define GANTRY_WIRE_FRAME_SERVER_H_
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "wire/frame.h"
+#include "wire/unix_socket.h"
+
+namespace gantry::wire {
+
+class FrameServer {
+ public:
+  // Answers one request from `caller`: the reply message, or an error (sent as code + text).
+  using Handler =
+      std::function<Result<std::string>(const PeerIdentity& caller, Method, std::string_view)>;
+
+  struct Options {
+    int max_connections = 256;
+    int idle_timeout_seconds = 300;
+  };
+
+  // Binds `path` (see ListenUnix).
+  static Result<std::unique_ptr<FrameServer>> Listen(const std::string& path, Handler handler,
+                                                     Options options);
+  static Result<std::unique_ptr<FrameServer>> Listen(const std::string& path, Handler handler) {
+    return Listen(path, std::move(handler), Options());
+  }
+
+  ~FrameServer();
+  FrameServer(const FrameServer&) = delete;
+  FrameServer& operator=(const FrameServer&) = delete;
+
+  // Starts accepting on a background thread.
+  void Start();
+  // Stops accepting, ends every connection (a call in progress finishes first), waits for their
+  // threads and removes the socket file.
+  void Stop();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  FrameServer(std::string path, int fd, Handler handler, Options options)
+      : path_(std::move(path)), listen_fd_(fd), handler_(std::move(handler)), options_(options) {}
+  void AcceptLoop();
+  void Serve(int fd, PeerIdentity caller);
+
+  std::string path_;
+  int listen_fd_;
+  Handler handler_;
+  Options options_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;      // guarded by mu_
+  std::set<int> connections_;  // guarded by mu_: fds being served
+};
+
+}  // namespace gantry::wire
+
+#endif  // GANTRY_WIRE_FRAME_SERVER_H_

@@ -1,0 +1,98 @@
+#include "wire/frame_server.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace gantry::wire {
+namespace {
+
+class FrameServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/gantry-frame-test-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+    Result<std::unique_ptr<FrameServer>> server = FrameServer::Listen(
+        dir_ + "/s.sock", [](const PeerIdentity& who, Method method, std::string_view body) {
+          if (body == "fail") return Result<std::string>(NotFound("Invalid job id specified"));
+          return Result<std::string>(std::to_string(who.uid) + "/" +
+                                     std::to_string(static_cast<int>(method)) + "/" +
+                                     std::string(body));
+        });
+    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    server_ = std::move(server).value();
+    server_->Start();
+  }
+  void TearDown() override {
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  int Connect() {
+    Result<int> fd = ConnectUnix(dir_ + "/s.sock");
+    EXPECT_TRUE(fd.ok()) << fd.status().ToString();
+    return fd.ok() ? *fd : -1;
+  }
+
+  std::string dir_;
+  std::unique_ptr<FrameServer> server_;
+};
+
+TEST_F(FrameServerTest, AnswersCallsInOrderWithThePeersUid) {
+  const int fd = Connect();
+  ASSERT_TRUE(WriteFrame(fd, static_cast<uint8_t>(Method::kGetJobs), "a").ok());
+  ASSERT_TRUE(WriteFrame(fd, static_cast<uint8_t>(Method::kPing), "b").ok());
+  Result<Frame> first = ReadFrame(fd, kMaxReplyBytes);
+  Result<Frame> second = ReadFrame(fd, kMaxReplyBytes);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->tag, 0);
+  EXPECT_EQ(first->body, std::to_string(getuid()) + "/5/a");
+  EXPECT_EQ(second->body, std::to_string(getuid()) + "/1/b");
+  close(fd);
+}
+
+TEST_F(FrameServerTest, ErrorsAndUnknownMethodsAreAnsweredNotDropped) {
+  const int fd = Connect();
+  ASSERT_TRUE(WriteFrame(fd, static_cast<uint8_t>(Method::kSignalJob), "fail").ok());
+  Result<Frame> failed = ReadFrame(fd, kMaxReplyBytes);
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(ReplyCode(failed->tag), StatusCode::kNotFound);
+  EXPECT_EQ(failed->body, "Invalid job id specified");
+  ASSERT_TRUE(WriteFrame(fd, 200, "x").ok());
+  Result<Frame> unknown = ReadFrame(fd, kMaxReplyBytes);
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_EQ(ReplyCode(unknown->tag), StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown->body, "unknown method 200");
+  close(fd);
+}
+
+TEST_F(FrameServerTest, GarbageClosesThatConnectionOnly) {
+  const int bad = Connect();
+  const char garbage[] = {0, 0, 0, 0, 9, 9, 9};
+  ASSERT_EQ(write(bad, garbage, sizeof(garbage)), static_cast<ssize_t>(sizeof(garbage)));
+  // Closed (or reset: the server leaves the rest of the garbage unread) without a reply.
+  EXPECT_FALSE(ReadFrame(bad, kMaxReplyBytes).ok());
+  close(bad);
+
+  const int good = Connect();
+  ASSERT_TRUE(WriteFrame(good, static_cast<uint8_t>(Method::kPing), "").ok());
+  Result<Frame> reply = ReadFrame(good, kMaxReplyBytes);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(reply->tag, 0);
+  close(good);
+}
+
+TEST_F(FrameServerTest, StopEndsIdleConnectionsAndRemovesTheSocket) {
+  const int idle = Connect();
+  server_->Stop();
+  // Closed if it was accepted already, reset if it still waited in the backlog.
+  EXPECT_FALSE(ReadFrame(idle, kMaxReplyBytes).ok());
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/s.sock"));
+  close(idle);
+}
+
+}  // namespace
+}  // namespace gantry::wire

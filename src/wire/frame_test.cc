@@ -1,0 +1,90 @@
+#include "wire/frame.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <thread>
+
+namespace gantry::wire {
+namespace {
+
+class FrameTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds_), 0); }
+  void TearDown() override {
+    if (fds_[0] >= 0) close(fds_[0]);
+    if (fds_[1] >= 0) close(fds_[1]);
+  }
+  int fds_[2] = {-1, -1};
+};
+
+TEST_F(FrameTest, RoundTripsTagAndBody) {
+  ASSERT_TRUE(WriteFrame(fds_[0], 2, "hello").ok());
+  ASSERT_TRUE(WriteFrame(fds_[0], 7, "").ok());
+  Result<Frame> a = ReadFrame(fds_[1], kMaxRequestBytes);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->tag, 2);
+  EXPECT_EQ(a->body, "hello");
+  Result<Frame> b = ReadFrame(fds_[1], kMaxRequestBytes);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->tag, 7);
+  EXPECT_EQ(b->body, "");
+}
+
+TEST_F(FrameTest, LargeBodiesArriveWhole) {
+  const std::string big(3 << 20, 'x');
+  std::string got;
+  std::thread reader([&] {
+    Result<Frame> f = ReadFrame(fds_[1], kMaxRequestBytes);
+    if (f.ok()) got = f->body;
+  });
+  ASSERT_TRUE(WriteFrame(fds_[0], 1, big).ok());
+  reader.join();
+  EXPECT_EQ(got, big);
+}
+
+TEST_F(FrameTest, CleanCloseIsOutOfRangeAndTornFrameIsUnavailable) {
+  close(fds_[0]);
+  fds_[0] = -1;
+  EXPECT_EQ(ReadFrame(fds_[1], 100).status().code(), StatusCode::kOutOfRange);
+
+  int torn[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, torn), 0);
+  const char partial[] = {10, 0, 0, 0, 1, 'a'};  // announces 10 bytes, sends 2
+  ASSERT_EQ(write(torn[0], partial, sizeof(partial)), static_cast<ssize_t>(sizeof(partial)));
+  close(torn[0]);
+  Result<Frame> f = ReadFrame(torn[1], 100);
+  EXPECT_EQ(f.status().code(), StatusCode::kUnavailable);
+  close(torn[1]);
+}
+
+TEST_F(FrameTest, LengthOutsideTheLimitIsRefusedWithoutReadingIt) {
+  const char zero[] = {0, 0, 0, 0, 1};
+  ASSERT_EQ(write(fds_[0], zero, sizeof(zero)), static_cast<ssize_t>(sizeof(zero)));
+  Result<Frame> f = ReadFrame(fds_[1], 100);
+  EXPECT_EQ(f.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(f.status().message(), "frame length 0 is outside 1..100");
+
+  ASSERT_TRUE(WriteFrame(fds_[0], 1, std::string(200, 'y')).ok());
+  f = ReadFrame(fds_[1], 100);
+  EXPECT_EQ(f.status().message(), "frame length 201 is outside 1..100");
+}
+
+TEST(FrameCodesTest, MethodsAndReplyCodes) {
+  EXPECT_EQ(MethodFromTag(1), Method::kPing);
+  EXPECT_EQ(MethodFromTag(8), Method::kGetConfig);
+  EXPECT_EQ(MethodFromTag(0), std::nullopt);
+  EXPECT_EQ(MethodFromTag(9), std::nullopt);
+  const Frame ok = ReplyFrame(Status::Ok(), "reply");
+  EXPECT_EQ(ok.tag, 0);
+  EXPECT_EQ(ok.body, "reply");
+  const Frame denied = ReplyFrame(PermissionDenied("Access/permission denied"), "ignored");
+  EXPECT_EQ(ReplyCode(denied.tag), StatusCode::kPermissionDenied);
+  EXPECT_EQ(denied.body, "Access/permission denied");
+  EXPECT_EQ(ReplyCode(250), StatusCode::kInternal);
+}
+
+}  // namespace
+}  // namespace gantry::wire

@@ -1,0 +1,37 @@
+// Unix stream sockets: listening, connecting, and the kernel's word on who is on the other end.
+#ifndef GANTRY_WIRE_UNIX_SOCKET_H_
+#define GANTRY_WIRE_UNIX_SOCKET_H_
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "base/status.h"
+
+namespace gantry::wire {
+
+// Who is on the other end of a local connection, as the kernel reports it (SO_PEERCRED).
+struct PeerIdentity {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  pid_t pid = 0;
+  friend bool operator==(const PeerIdentity&, const PeerIdentity&) = default;
+};
+
+// A listening socket (close-on-exec) bound at `path` with mode 0666, so that every local user can
+// connect: identity comes from the kernel, not from file permissions. A stale socket file there
+// is replaced; any other file is an error. InvalidArgument names a path too long for sun_path.
+Result<int> ListenUnix(const std::string& path);
+
+// A connected socket (close-on-exec) to `path`; Unavailable with strerror when nothing listens.
+Result<int> ConnectUnix(const std::string& path);
+
+// The peer's credentials; Unavailable when the kernel has none for `fd`.
+Result<PeerIdentity> PeerOf(int fd);
+
+// Sets SO_RCVTIMEO and SO_SNDTIMEO (0 = wait forever).
+void SetTimeouts(int fd, int seconds);
+
+}  // namespace gantry::wire
+
+#endif  // GANTRY_WIRE_UNIX_SOCKET_H_
