@@ -8,13 +8,16 @@
 #   sbatch_1_client   `sbatch -H --wrap=true -o /dev/null` from one loop           jobs/s
 #   sbatch_4_clients  the same from 4 parallel loops                              jobs/s
 #   e2e_trivial       N x `sbatch --wrap=true -o /dev/null` until all have ended     jobs/s
+#   e2e_process_floor the processes such a job needs and nothing else, from 2 loops: Gantry's
+#                     sbatch start-up, a bash prolog, `sh -c true`, a bash epilog (no
+#                     daemon involved): the most any system can reach here    jobs/s
 #   ctld_kib_per_job  controller RSS growth per queued (held) job                   KiB
 #   ctld_rss_queue    controller RSS with the queue filled (Gantry 100k, Slurm N_SLURM_QUEUE) MiB
 #   squeue_queue      `squeue >/dev/null` with that queue                            ms
 #
 # usage: bench/cluster_bench.sh [BIN_DIR]      (default build/bin; needs root for Slurm)
 # Sizes: N_SUBMIT (1000) N_E2E (1000) N_QUEUE (100000) N_SLURM_QUEUE (10000)
-#        N_SLURM_E2E (300: Slurm needs ~1 min for it) WITH_SLURM (auto|0|1)
+#        N_SLURM_E2E (N_E2E: both run the same jobs) WITH_SLURM (auto|0|1)
 # Slurm is tuned as the anchor's README says (its HTC SchedulerParameters, MaxJobCount=100000,
 # MinJobAge=30, 4 controller ports, munged with 10 threads); Gantry runs its defaults with the
 # spec bench/bench-cluster.json (4 nodes, like the anchor).
@@ -26,7 +29,7 @@ N_SUBMIT=${N_SUBMIT:-1000}
 N_E2E=${N_E2E:-1000}
 N_QUEUE=${N_QUEUE:-100000}
 N_SLURM_QUEUE=${N_SLURM_QUEUE:-10000}
-N_SLURM_E2E=${N_SLURM_E2E:-300}
+N_SLURM_E2E=${N_SLURM_E2E:-$N_E2E}
 WITH_SLURM=${WITH_SLURM:-auto}
 anchor=$root/../shared/anchors/slurm
 
@@ -95,6 +98,21 @@ G[sbatch_4_clients]=$(submit_loops 4 "$N_SUBMIT" "$BIN/sbatch" -H -o /dev/null -
 echo "# gantry: end to end, $N_E2E trivial jobs" >&2
 G[e2e_trivial]=$(e2e "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-e2e)
 
+echo "# the process floor of a trivial job, $N_E2E jobs" >&2
+floor_loop() {
+  for ((i = 0; i < $1; i++)); do
+    "$BIN/sbatch" --version
+    bash -c "echo prolog >> $work/floor.log"
+    sh -c true
+    bash -c "echo epilog >> $work/floor.log"
+  done >/dev/null 2>&1
+}
+t0=$(now)
+floor_loop $((N_E2E / 2)) &
+floor_loop $((N_E2E / 2))
+wait
+G[e2e_process_floor]=$(calc "$((N_E2E / 2 * 2)) / ($(now) - $t0)")
+
 echo "# gantry: queue of $N_QUEUE held jobs" >&2
 "$BIN/gantry" down --state-dir "$state" >/dev/null
 rm -f "$state/state.db"*  # a fresh controller: measure the queue alone
@@ -149,7 +167,7 @@ fi
 # ---- report -------------------------------------------------------------------------------
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
-for f in sbatch_1_client sbatch_4_clients e2e_trivial ctld_kib_per_job ctld_rss_queue squeue_queue; do
+for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job ctld_rss_queue squeue_queue; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}
   case $f in

@@ -186,8 +186,9 @@ Status Spool::SaveRecord(const JobRecord& record) const {
   const std::string tmp = path + ".tmp";
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return Unavailable("open(" + tmp + "): " + ErrnoText());
+  // No fsync: the record serves the next agent after this one dies, and the page cache outlives
+  // a process. After a machine crash the job's processes are gone with it.
   Status written = WriteAll(fd, FormatJobRecord(record), tmp);
-  if (written.ok() && fsync(fd) != 0) written = Unavailable("fsync(" + tmp + "): " + ErrnoText());
   close(fd);
   if (written.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
     written = Unavailable("rename(" + tmp + "): " + ErrnoText());

@@ -41,11 +41,16 @@ bool HasFlag(const v1::Job& job, JobFlag flag) {
 
 void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c_str()); }
 
+std::optional<uint32_t> ParseNumber(std::string_view text) {
+  uint32_t n = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return n;
+}
+
 std::optional<uint32_t> ParseJobId(std::string_view text) {
-  uint32_t id = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || ptr != text.data() + text.size() || id == 0) return std::nullopt;
-  return id;
+  std::optional<uint32_t> id = ParseNumber(text);
+  return id == 0u ? std::nullopt : id;
 }
 
 }  // namespace
@@ -492,7 +497,7 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
   const bool op = IsOperator(caller);
   std::optional<uid_t> filter_uid;
   if (!request.user().empty()) {
-    if (std::optional<uint32_t> n = ParseJobId(request.user())) {
+    if (std::optional<uint32_t> n = ParseNumber(request.user())) {  // uid 0 is root's
       filter_uid = *n;
     } else {
       struct passwd pwd {};

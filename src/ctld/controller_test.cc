@@ -284,6 +284,22 @@ TEST_F(ControllerTest, UsersCannotTouchOtherUsersJobs) {
   EXPECT_EQ(State(id), JobBaseState::kCancelled);
 }
 
+TEST_F(ControllerTest, UserFilterTakesANumericUidRootsZeroIncluded) {
+  const uint32_t alices = Submit(kAlice);
+  const uint32_t roots = Submit(kRoot);
+  v1::SignalJobRequest r;
+  r.set_user("0");  // scancel -u root
+  Result<v1::SignalJobReply> reply = controller_->Signal(kRoot, r);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_EQ(State(roots), JobBaseState::kCancelled);
+  EXPECT_EQ(State(alices), JobBaseState::kPending);
+  r.set_user("1001");
+  ASSERT_TRUE(controller_->Signal(kRoot, r).ok());
+  EXPECT_EQ(State(alices), JobBaseState::kCancelled);
+  r.set_user("no-such-user-here");
+  EXPECT_EQ(controller_->Signal(kRoot, r).status().message(), "Invalid user id: no-such-user-here");
+}
+
 TEST_F(ControllerTest, UnknownAndFinishedJobsGetSlurmsErrors) {
   v1::SignalJobRequest r;
   r.add_job_ids("999");

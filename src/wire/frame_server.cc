@@ -23,15 +23,21 @@ void FrameServer::Stop() {
     std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) return;
     stopping_ = true;
+    for (const Accepted& a : pending_) {
+      connections_.erase(a.fd);
+      close(a.fd);
+    }
+    pending_.clear();
     // Wakes every connection blocked in read; each closes its own descriptor.
     for (int fd : connections_) shutdown(fd, SHUT_RDWR);
+    work_cv_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
   // Resets connections still waiting in the backlog (never accepted, never served).
   if (listen_fd_ >= 0) close(listen_fd_);
   listen_fd_ = -1;
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return connections_.empty(); });
+  cv_.wait(lock, [this] { return threads_ == 0; });
   unlink(path_.c_str());
 }
 
@@ -60,8 +66,33 @@ void FrameServer::AcceptLoop() {
       return;
     }
     connections_.insert(fd);
-    std::thread([this, fd, who = *caller] { Serve(fd, who); }).detach();
+    pending_.push_back(Accepted{fd, *caller});
+    // Every pending connection has an idle thread to take it, or a new one.
+    if (static_cast<int>(pending_.size()) > idle_threads_) {
+      ++threads_;
+      std::thread([this] { Work(); }).detach();
+    } else {
+      work_cv_.notify_one();
+    }
   }
+}
+
+void FrameServer::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    ++idle_threads_;
+    work_cv_.wait_for(lock, std::chrono::seconds(options_.keep_idle_threads_seconds),
+                      [this] { return stopping_ || !pending_.empty(); });
+    --idle_threads_;
+    if (stopping_ || pending_.empty()) break;
+    const Accepted next = pending_.front();
+    pending_.pop_front();
+    lock.unlock();
+    Serve(next.fd, next.caller);
+    lock.lock();
+  }
+  --threads_;
+  cv_.notify_all();
 }
 
 void FrameServer::Serve(int fd, PeerIdentity caller) {

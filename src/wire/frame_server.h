@@ -1,6 +1,8 @@
 // A server for the local command protocol (wire/frame.h) on a unix socket: accepts connections,
 // establishes each caller from SO_PEERCRED, and answers every request frame with the handler's
-// reply on that connection's own thread.
+// reply on that connection's own thread. Threads are kept for `keep_idle_threads_seconds` after
+// their connection ends and serve the next one: a command that connects, calls once and leaves
+// costs no thread start.
 //
 // Bad input never stops the server: an oversized or torn frame closes that connection, an unknown
 // method is answered with an error frame, and a connection idle for `idle_timeout_seconds`
@@ -11,6 +13,7 @@
 #define GANTRY_WIRE_FRAME_SERVER_H_
 
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -33,6 +36,7 @@ class FrameServer {
   struct Options {
     int max_connections = 256;
     int idle_timeout_seconds = 300;
+    int keep_idle_threads_seconds = 10;
   };
 
   // Binds `path` (see ListenUnix).
@@ -57,7 +61,13 @@ class FrameServer {
  private:
   FrameServer(std::string path, int fd, Handler handler, Options options)
       : path_(std::move(path)), listen_fd_(fd), handler_(std::move(handler)), options_(options) {}
+  struct Accepted {
+    int fd;
+    PeerIdentity caller;
+  };
   void AcceptLoop();
+  // A connection thread: serves accepted connections until none comes for a while.
+  void Work();
   void Serve(int fd, PeerIdentity caller);
 
   std::string path_;
@@ -67,8 +77,12 @@ class FrameServer {
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;      // guarded by mu_
-  std::set<int> connections_;  // guarded by mu_: fds being served
+  std::condition_variable work_cv_;  // a connection was accepted, or Stop()
+  bool stopping_ = false;            // guarded by mu_
+  std::set<int> connections_;        // guarded by mu_: fds accepted and not closed yet
+  std::deque<Accepted> pending_;     // guarded by mu_: accepted, no thread serves them yet
+  int threads_ = 0;                  // guarded by mu_: connection threads alive
+  int idle_threads_ = 0;             // guarded by mu_: of those, waiting for a connection
 };
 
 }  // namespace gantry::wire

@@ -85,6 +85,33 @@ TEST_F(FrameServerTest, GarbageClosesThatConnectionOnly) {
   close(good);
 }
 
+TEST_F(FrameServerTest, ThreadsServeOneConnectionAfterAnotherAndStopWakesTheIdleOnes) {
+  const std::string path = dir_ + "/kept.sock";
+  FrameServer::Options options;
+  options.keep_idle_threads_seconds = 3600;  // Stop() must not wait for this
+  Result<std::unique_ptr<FrameServer>> kept = FrameServer::Listen(
+      path, [](const PeerIdentity&, Method, std::string_view body) { return std::string(body); },
+      options);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  (*kept)->Start();
+  auto call = [](int fd, const std::string& body) {
+    EXPECT_TRUE(WriteFrame(fd, static_cast<uint8_t>(Method::kPing), body).ok());
+    Result<Frame> reply = ReadFrame(fd, kMaxReplyBytes);
+    return reply.ok() ? reply->body : reply.status().ToString();
+  };
+  // An idle connection holds its thread; the others are served all the same.
+  const int idle = *ConnectUnix(path);
+  EXPECT_EQ(call(idle, "first"), "first");
+  for (int i = 0; i < 50; ++i) {
+    const int fd = *ConnectUnix(path);
+    EXPECT_EQ(call(fd, std::to_string(i)), std::to_string(i));
+    close(fd);
+  }
+  (*kept)->Stop();
+  EXPECT_FALSE(ReadFrame(idle, kMaxReplyBytes).ok());
+  close(idle);
+}
+
 TEST_F(FrameServerTest, StopEndsIdleConnectionsAndRemovesTheSocket) {
   const int idle = Connect();
   server_->Stop();
