@@ -53,7 +53,7 @@ Result<std::string> HandleCommand(Controller* controller, const std::string& ver
     case wire::Method::kGetJobs: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobsRequest>(request));
       v1::GetJobsReply reply;
-      controller->GetJobs(r, &reply);
+      GANTRY_RETURN_IF_ERROR(controller->GetJobs(r, &reply));
       return reply.SerializeAsString();
     }
     case wire::Method::kGetNodes: {

@@ -39,6 +39,11 @@ bool HasFlag(const v1::Job& job, JobFlag flag) {
   return (job.state_flags() & static_cast<uint32_t>(flag)) != 0;
 }
 
+store::ArchivedJob ArchiveEntry(const v1::Job& job) {
+  return store::ArchivedJob{job.job_id(), job.submit_time(), job.end_time(), job.user_id(),
+                            job.SerializeAsString()};
+}
+
 void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c_str()); }
 
 std::optional<uint32_t> ParseNumber(std::string_view text) {
@@ -95,9 +100,10 @@ bool Controller::IsOperator(const Caller& caller) const {
 
 std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
     std::vector<v1::Event> events, std::vector<std::pair<std::string, std::string>> puts,
-    std::vector<std::string> erases) {
+    std::vector<std::string> erases, std::vector<store::ArchivedJob> archive) {
   store::WriteBatch batch;
   batch.records.reserve(events.size());
+  batch.archive = std::move(archive);
   for (const v1::Event& event : events) {
     Status applied = state::Apply(&state_, event);
     if (!applied.ok()) {
@@ -105,6 +111,13 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
       continue;
     }
     batch.records.emplace_back(kEventKind, event.SerializeAsString());
+    // An ended job goes to the archive in the same commit: sacct lists it after the controller
+    // forgets it (MinJobAge).
+    if (event.has_job_ended()) {
+      if (const v1::Job* job = state_.FindJob(event.job_ended().job_id())) {
+        batch.archive.push_back(ArchiveEntry(*job));
+      }
+    }
   }
   events_applied_ += batch.records.size();
   events_since_snapshot_ += batch.records.size();
@@ -161,7 +174,13 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
 
   v1::Event config = NewEvent();
   *config.mutable_config_loaded() = nodes_and_partitions;
-  auto pending = CommitLocked({config});
+  // Ended jobs go to the archive again (idempotent): a store written before the archive
+  // existed gets them before the purge forgets them.
+  std::vector<store::ArchivedJob> ended;
+  for (const auto& [id, job] : state_.jobs) {
+    if (job.end_time() > 0 && !IsPending(job) && !IsActive(job)) ended.push_back(ArchiveEntry(job));
+  }
+  auto pending = CommitLocked({config}, {}, {}, std::move(ended));
   // Every node gets a grace period of one timeout to (re)register; jobs waiting for a prolog
   // wait again for the agent to re-register and be asked once more.
   const UnixTime now = clock_->Now();
@@ -576,6 +595,7 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
     if (cancel) {
       EndJobLocked(*job, JobBaseState::kCancelled, 0, "cancelled by " + UserName(caller.uid),
                    &events, &after);
+      events.back().mutable_job_ended()->set_cancelled_by_uid(caller.uid);
       reply.add_signalled(job->job_id());
       continue;
     }
@@ -658,17 +678,58 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   return reply;
 }
 
-void Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  if (request.history()) return GetJobHistory(request, reply);
   std::shared_lock lock(mu_);
   reply->set_now(clock_->Now());
   if (request.job_ids().empty()) {
     reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
     for (const auto& [id, job] : state_.jobs) *reply->add_jobs() = job;
-    return;
+    return Status::Ok();
   }
   for (uint32_t id : request.job_ids()) {
     if (const v1::Job* job = state_.FindJob(id)) *reply->add_jobs() = *job;
   }
+  return Status::Ok();
+}
+
+Status Controller::GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  store::ArchiveQuery query;
+  query.job_ids.assign(request.job_ids().begin(), request.job_ids().end());
+  query.user_ids.assign(request.user_ids().begin(), request.user_ids().end());
+  if (request.window_start() != 0) query.ended_at_or_after = request.window_start();
+  if (request.window_end() != 0) query.submitted_at_or_before = request.window_end();
+  auto wanted = [&](const v1::Job& job) {
+    return (query.job_ids.empty() || std::find(query.job_ids.begin(), query.job_ids.end(),
+                                               job.job_id()) != query.job_ids.end()) &&
+           (query.user_ids.empty() || std::find(query.user_ids.begin(), query.user_ids.end(),
+                                                job.user_id()) != query.user_ids.end()) &&
+           job.submit_time() <= query.submitted_at_or_before &&
+           (job.end_time() == 0 || job.end_time() >= query.ended_at_or_after);
+  };
+  std::set<uint32_t> live;
+  {
+    std::shared_lock lock(mu_);
+    reply->set_now(clock_->Now());
+    for (const auto& [id, job] : state_.jobs) {
+      live.insert(id);
+      if (wanted(job)) *reply->add_jobs() = job;
+    }
+  }
+  // Jobs still held in memory are newer than their archived copy.
+  GANTRY_RETURN_IF_ERROR(store_->ScanArchive(query, [&](const store::ArchivedJob& archived) {
+    if (live.contains(archived.job_id)) return Status::Ok();
+    v1::Job job;
+    if (!job.ParseFromString(archived.record)) {
+      Log("archive: the record of job " + std::to_string(archived.job_id) + " does not parse");
+      return Status::Ok();
+    }
+    *reply->add_jobs() = std::move(job);
+    return Status::Ok();
+  }));
+  std::sort(reply->mutable_jobs()->begin(), reply->mutable_jobs()->end(),
+            [](const v1::Job& a, const v1::Job& b) { return a.job_id() < b.job_id(); });
+  return Status::Ok();
 }
 
 void Controller::GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const {

@@ -63,7 +63,9 @@ class Controller {
   Result<v1::SubmitJobReply> Submit(const Caller& caller, const v1::SubmitJobRequest& request);
   Result<v1::SignalJobReply> Signal(const Caller& caller, const v1::SignalJobRequest& request);
   Result<v1::UpdateJobReply> UpdateJob(const Caller& caller, const v1::UpdateJobRequest& request);
-  void GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  // With request.history (sacct): also the jobs the store archived, sorted by id. Fails only
+  // when the archive cannot be read.
+  Status GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
   void GetConfig(v1::GetConfigReply* reply) const;
@@ -95,9 +97,10 @@ class Controller {
   // queues them with `puts`/`erases` to the store. Call with mu_ held exclusively.
   std::unique_ptr<store::PendingWrite> CommitLocked(
       std::vector<v1::Event> events, std::vector<std::pair<std::string, std::string>> puts = {},
-      std::vector<std::string> erases = {});
+      std::vector<std::string> erases = {}, std::vector<store::ArchivedJob> archive = {});
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
+  Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;

@@ -146,7 +146,7 @@ class ControllerTest : public ::testing::Test {
     v1::GetJobsRequest r;
     r.add_job_ids(id);
     v1::GetJobsReply reply;
-    controller_->GetJobs(r, &reply);
+    EXPECT_TRUE(controller_->GetJobs(r, &reply).ok());
     return reply.jobs_size() == 1 ? reply.jobs(0) : v1::Job();
   }
   JobBaseState State(uint32_t id) { return static_cast<JobBaseState>(Job(id).state()); }
@@ -175,6 +175,20 @@ class ControllerTest : public ::testing::Test {
     for (const std::string& n : job.nodes()) {
       ASSERT_TRUE(Report(n, id, v1::JobReport::PROLOG_OK).ok());
     }
+  }
+
+  // sacct's view: the ids of every job, live or archived, in the window, of those users.
+  std::vector<uint32_t> HistoryIds(int64_t start, int64_t end, std::vector<uint32_t> users = {}) {
+    v1::GetJobsRequest r;
+    r.set_history(true);
+    r.set_window_start(start);
+    r.set_window_end(end);
+    for (uint32_t uid : users) r.add_user_ids(uid);
+    v1::GetJobsReply reply;
+    EXPECT_TRUE(controller_->GetJobs(r, &reply).ok());
+    std::vector<uint32_t> ids;
+    for (const v1::Job& job : reply.jobs()) ids.push_back(job.job_id());
+    return ids;
   }
 
   std::string dir_;
@@ -298,6 +312,43 @@ TEST_F(ControllerTest, UserFilterTakesANumericUidRootsZeroIncluded) {
   EXPECT_EQ(State(alices), JobBaseState::kCancelled);
   r.set_user("no-such-user-here");
   EXPECT_EQ(controller_->Signal(kRoot, r).status().message(), "Invalid user id: no-such-user-here");
+}
+
+TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
+  config_.min_job_age_sec = 300;
+  Open();
+  const uint32_t early = Submit(kAlice);  // submitted at kNow
+  clock_.now += 100;
+  const uint32_t cancelled = Submit(kBob);
+  const uint32_t pending = Submit(kAlice);
+  v1::SignalJobRequest cancel;
+  cancel.add_job_ids(std::to_string(cancelled));
+  cancel.add_job_ids(std::to_string(early));
+  ASSERT_TRUE(controller_->Signal(kRoot, cancel).ok());
+  EXPECT_EQ(Job(cancelled).cancelled_by_uid(), 0u);
+  EXPECT_TRUE(Job(cancelled).has_cancelled_by_uid());
+  EXPECT_FALSE(Job(pending).has_cancelled_by_uid());
+
+  clock_.now += 1000;  // past MinJobAge: the ended jobs leave the controller's memory
+  controller_->RunOnce();
+  EXPECT_EQ(Job(cancelled).job_id(), 0u);
+  EXPECT_THAT(HistoryIds(0, 0), ElementsAre(early, cancelled, pending));
+  Open();  // and a restart
+  EXPECT_THAT(HistoryIds(0, 0), ElementsAre(early, cancelled, pending));
+  EXPECT_THAT(HistoryIds(0, 0, {kBob.uid}), ElementsAre(cancelled));
+  // Window: submitted by its end, not ended before its start; pending jobs never ended.
+  EXPECT_THAT(HistoryIds(kNow + 101, 0), ElementsAre(pending));
+  EXPECT_THAT(HistoryIds(0, kNow + 50), ElementsAre(early));
+
+  v1::GetJobsRequest one;
+  one.set_history(true);
+  one.add_job_ids(cancelled);
+  v1::GetJobsReply reply;
+  ASSERT_TRUE(controller_->GetJobs(one, &reply).ok());
+  ASSERT_EQ(reply.jobs_size(), 1);
+  EXPECT_EQ(reply.jobs(0).state(), static_cast<uint32_t>(JobBaseState::kCancelled));
+  EXPECT_EQ(reply.jobs(0).user_id(), kBob.uid);
+  EXPECT_TRUE(reply.jobs(0).has_cancelled_by_uid());
 }
 
 TEST_F(ControllerTest, UnknownAndFinishedJobsGetSlurmsErrors) {

@@ -74,10 +74,8 @@ grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context,
 grpc::Status ControllerService::GetJobs(grpc::ServerContext* context,
                                         const v1::GetJobsRequest* request,
                                         v1::GetJobsReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller&) {
-    controller_->GetJobs(*request, reply);
-    return Status::Ok();
-  });
+  return Authenticated(auth_, context,
+                       [&](const Caller&) { return controller_->GetJobs(*request, reply); });
 }
 
 grpc::Status ControllerService::GetNodes(grpc::ServerContext* context,

@@ -18,8 +18,8 @@ constexpr char kRemoteBinary[] = "gantry-slurm-remote";
 
 constexpr char kCommandList[] =
     "usage: gantry-slurm <command> [args]   (or run it as sbatch, squeue, scancel, sinfo, "
-    "scontrol)\n"
-    "commands: sbatch squeue scancel sinfo scontrol\n";
+    "scontrol, sacct, srun)\n"
+    "commands: sbatch squeue scancel sinfo scontrol sacct srun\n";
 
 std::string BaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -59,6 +59,8 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
   if (name == "scancel") return RunScancel(args, ctx);
   if (name == "sinfo") return RunSinfo(args, ctx);
   if (name == "scontrol") return RunScontrol(args, ctx);
+  if (name == "sacct") return RunSacct(args, ctx);
+  if (name == "srun") return RunSrun(args, ctx);
   *ctx.err << "gantry-slurm: unknown command \"" << name << "\"\n" << kCommandList;
   return 2;
 }

@@ -1,7 +1,7 @@
-// The Slurm-compatible commands of Gantry: sbatch, squeue, scancel, sinfo and scontrol, each a
-// function from its arguments (without the program name) and a CommandContext to the process
-// exit code, writing to ctx.out / ctx.err exactly what Slurm 22.05 writes for the same input
-// (texts and exit codes pinned by tests/golden/cmd-*.txt and the reference outputs).
+// The Slurm-compatible commands of Gantry: sbatch, squeue, scancel, sinfo, scontrol and sacct, each
+// a function from its arguments (without the program name) and a CommandContext to the process exit
+// code, writing to ctx.out / ctx.err exactly what Slurm 22.05 writes for the same input (texts and
+// exit codes pinned by tests/golden/cmd-*.txt and the reference outputs).
 //
 // gantry-slurm is one multi-call binary: RunSlurmCommand dispatches on the command name
 // (basename of argv[0], or the first argument when invoked as gantry-slurm).
@@ -21,9 +21,12 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx);
 int RunScancel(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx);
 int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx);
+int RunSacct(const std::vector<std::string>& args, CommandContext& ctx);
+// srun inside a job allocation: one task on this node (srun.cc).
+int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
 
-// `name` is "sbatch", "squeue", "scancel", "sinfo" or "scontrol"; anything else prints the list
-// of commands and returns 2.
+// `name` is "sbatch", "squeue", "scancel", "sinfo", "scontrol" or "sacct"; anything else prints the
+// list of commands and returns 2.
 int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
                     CommandContext& ctx);
 

@@ -89,6 +89,16 @@ class FakeController final : public v1::Controller::Service {
     std::lock_guard<std::mutex> lock(mu_);
     return last_update_node_;
   }
+  v1::GetJobsRequest last_get_jobs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_get_jobs_;
+  }
+  // Jobs only the store's archive still holds: history requests (sacct) see them besides the
+  // live ones; nothing else does.
+  void AddHistoryJob(const v1::Job& job) {
+    std::lock_guard<std::mutex> lock(mu_);
+    history_jobs_.push_back(job);
+  }
 
   grpc::Status Ping(grpc::ServerContext*, const v1::PingRequest*, v1::PingReply* reply) override {
     reply->set_cluster_name("anchor");
@@ -156,6 +166,8 @@ class FakeController final : public v1::Controller::Service {
   grpc::Status GetJobs(grpc::ServerContext*, const v1::GetJobsRequest* request,
                        v1::GetJobsReply* reply) override {
     std::lock_guard<std::mutex> lock(mu_);
+    last_get_jobs_ = *request;
+    if (request->history()) return GetHistory(*request, reply);
     for (const v1::Job& job : jobs_) {
       if (request->job_ids_size() > 0 &&
           std::find(request->job_ids().begin(), request->job_ids().end(), job.job_id()) ==
@@ -258,6 +270,28 @@ class FakeController final : public v1::Controller::Service {
     return reply.SerializeAsString();
   }
 
+  // The controller's history query: live and archived jobs submitted at or before window_end
+  // and not ended before window_start, of the given users and ids, sorted by id.
+  grpc::Status GetHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) {
+    std::vector<v1::Job> all = jobs_;
+    all.insert(all.end(), history_jobs_.begin(), history_jobs_.end());
+    std::sort(all.begin(), all.end(),
+              [](const v1::Job& a, const v1::Job& b) { return a.job_id() < b.job_id(); });
+    auto listed = [](const auto& list, uint32_t value) {
+      return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+    };
+    for (const v1::Job& job : all) {
+      const bool ended = model::IsFinished(static_cast<model::JobBaseState>(job.state()));
+      if (!listed(request.job_ids(), job.job_id()) || !listed(request.user_ids(), job.user_id()))
+        continue;
+      if (request.window_end() != 0 && job.submit_time() > request.window_end()) continue;
+      if (ended && job.end_time() < request.window_start()) continue;
+      *reply->add_jobs() = job;
+    }
+    reply->set_now(now);
+    return grpc::Status::OK;
+  }
+
   const v1::Job* Find(uint32_t id) const {
     for (const v1::Job& j : jobs_) {
       if (j.job_id() == id) return &j;
@@ -285,6 +319,8 @@ class FakeController final : public v1::Controller::Service {
   v1::SignalJobRequest last_signal_;
   std::vector<v1::UpdateJobRequest> update_jobs_;
   v1::UpdateNodeRequest last_update_node_;
+  v1::GetJobsRequest last_get_jobs_;
+  std::vector<v1::Job> history_jobs_;
 };
 
 }  // namespace gantry::slurm::testing

@@ -296,6 +296,7 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   job->set_exit_status(e.exit_status());
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
+  if (e.has_cancelled_by_uid()) job->set_cancelled_by_uid(e.cancelled_by_uid());
   return Status::Ok();
 }
 
@@ -349,6 +350,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   job->set_suspend_time(0);
   job->set_pre_suspend_secs(0);
   job->set_exit_status(-1);
+  job->clear_cancelled_by_uid();
   job->clear_nodes();
   job->set_num_cpus(
       static_cast<uint32_t>(std::min<uint64_t>(TotalCpusOf(job->request()), UINT32_MAX)));

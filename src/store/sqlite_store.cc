@@ -32,6 +32,15 @@ constexpr const char* kCreateSchema =
     "                       payload BLOB NOT NULL);"
     "CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;";
 
+// Schema version 2 adds the job archive (a version-1 store gets it when opened).
+constexpr const char* kCreateArchive =
+    "CREATE TABLE job_archive (job_id INTEGER PRIMARY KEY, submit_time INTEGER NOT NULL,"
+    "                          end_time INTEGER NOT NULL, user_id INTEGER NOT NULL,"
+    "                          record BLOB NOT NULL);";
+
+// Archived jobs fetched per lock hold in ScanArchive.
+constexpr int kArchiveChunk = 512;
+
 // The Status code for a SQLite result code.
 StatusCode CodeFor(int rc) {
   switch (rc & 0xff) {
@@ -97,6 +106,7 @@ struct WriteOp {
   std::vector<std::pair<std::string, std::string>> records;  // kAppend
   std::vector<std::pair<std::string, std::string>> puts;     // kAppend (side table)
   std::vector<std::string> erases;                           // kAppend (side table)
+  std::vector<ArchivedJob> archive;                          // kAppend
   Snapshot snapshot;                                         // kSnapshot
   std::string key, value;                                    // kPut
   size_t bytes = 0;
@@ -127,6 +137,9 @@ class SqliteStore final : public Store {
     upsert_kv_.reset();
     select_kv_.reset();
     delete_kv_.reset();
+    upsert_archive_.reset();
+    select_archive_.reset();
+    select_archived_job_.reset();
     sqlite3_close(db_);  // checkpoints the WAL into the database file
   }
 
@@ -174,7 +187,7 @@ class SqliteStore final : public Store {
     GANTRY_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL", "set synchronous"));
 
     if (fresh) {
-      std::string create = std::string("BEGIN IMMEDIATE;") + kCreateSchema +
+      std::string create = std::string("BEGIN IMMEDIATE;") + kCreateSchema + kCreateArchive +
                            "PRAGMA application_id=" + std::to_string(kSqliteStoreApplicationId) +
                            ";PRAGMA user_version=" + std::to_string(kSqliteStoreSchemaVersion) +
                            ";COMMIT;";
@@ -184,6 +197,16 @@ class SqliteStore final : public Store {
         return created;
       }
       if (!existed) GANTRY_RETURN_IF_ERROR(SyncParentDirectory());
+    } else if (version < kSqliteStoreSchemaVersion) {
+      // Version 1 -> 2; also takes the write lock, as below.
+      std::string upgrade = std::string("BEGIN IMMEDIATE;") + kCreateArchive +
+                            "PRAGMA user_version=" + std::to_string(kSqliteStoreSchemaVersion) +
+                            ";COMMIT;";
+      Status upgraded = Exec(upgrade.c_str(), "add the job archive");
+      if (!upgraded.ok()) {
+        RollbackIfActive();
+        return upgraded;
+      }
     } else {
       // Take the write lock now, so a second opener fails here rather than at its first write.
       GANTRY_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE; COMMIT;", "lock store"));
@@ -203,6 +226,19 @@ class SqliteStore final : public Store {
         Prepare("INSERT OR REPLACE INTO kv (key, value) VALUES (?1, ?2)", upsert_kv_));
     GANTRY_RETURN_IF_ERROR(Prepare("SELECT value FROM kv WHERE key = ?1", select_kv_));
     GANTRY_RETURN_IF_ERROR(Prepare("DELETE FROM kv WHERE key = ?1", delete_kv_));
+    GANTRY_RETURN_IF_ERROR(
+        Prepare("INSERT OR REPLACE INTO job_archive (job_id, submit_time, end_time, user_id, "
+                "record) VALUES (?1, ?2, ?3, ?4, ?5)",
+                upsert_archive_));
+    GANTRY_RETURN_IF_ERROR(
+        Prepare("SELECT job_id, submit_time, end_time, user_id, record FROM job_archive "
+                "WHERE job_id > ?1 AND end_time >= ?2 AND submit_time <= ?3 "
+                "ORDER BY job_id LIMIT ?4",
+                select_archive_));
+    GANTRY_RETURN_IF_ERROR(
+        Prepare("SELECT job_id, submit_time, end_time, user_id, record FROM job_archive "
+                "WHERE job_id = ?1",
+                select_archived_job_));
 
     // Records after the snapshot are never deleted, so the last seq is the larger of the newest
     // record and the snapshot (which may have compacted every record away).
@@ -245,6 +281,8 @@ class SqliteStore final : public Store {
     op->records = std::move(batch.records);
     op->puts = std::move(batch.puts);
     op->erases = std::move(batch.erases);
+    for (const ArchivedJob& job : batch.archive) op->bytes += job.record.size();
+    op->archive = std::move(batch.archive);
     if (op->status.ok()) {
       Enqueue(op);
     } else {
@@ -334,12 +372,79 @@ class SqliteStore final : public Store {
     return std::optional<std::string>(ColumnBytes(stmt, 0));
   }
 
+  Status ScanArchive(const ArchiveQuery& query,
+                     const std::function<Status(const ArchivedJob&)>& fn) override {
+    auto wanted = [&](const ArchivedJob& job) {
+      return job.end_time >= query.ended_at_or_after &&
+             job.submit_time <= query.submitted_at_or_before &&
+             (query.job_ids.empty() || std::find(query.job_ids.begin(), query.job_ids.end(),
+                                                 job.job_id) != query.job_ids.end()) &&
+             (query.user_ids.empty() || std::find(query.user_ids.begin(), query.user_ids.end(),
+                                                  job.user_id) != query.user_ids.end());
+    };
+    if (!query.job_ids.empty()) {  // a few named jobs: one lookup each
+      std::vector<uint32_t> ids = query.job_ids;
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      for (uint32_t id : ids) {
+        std::optional<ArchivedJob> job;
+        {
+          std::lock_guard<std::mutex> lock(db_mu_);
+          GANTRY_RETURN_IF_ERROR(broken_);
+          sqlite3_stmt* stmt = select_archived_job_.get();
+          StmtScope scope(stmt);
+          sqlite3_bind_int64(stmt, 1, id);
+          const int rc = sqlite3_step(stmt);
+          if (rc == SQLITE_ROW) {
+            job = ArchivedRow(stmt);
+          } else if (rc != SQLITE_DONE) {
+            return Error("read archived job " + std::to_string(id), rc);
+          }
+        }
+        if (job && wanted(*job)) GANTRY_RETURN_IF_ERROR(fn(*job));
+      }
+      return Status::Ok();
+    }
+    int64_t cursor = -1;
+    for (;;) {
+      std::vector<ArchivedJob> chunk;
+      {
+        std::lock_guard<std::mutex> lock(db_mu_);
+        GANTRY_RETURN_IF_ERROR(broken_);
+        sqlite3_stmt* stmt = select_archive_.get();
+        StmtScope scope(stmt);
+        sqlite3_bind_int64(stmt, 1, cursor);
+        sqlite3_bind_int64(stmt, 2, query.ended_at_or_after);
+        sqlite3_bind_int64(stmt, 3, query.submitted_at_or_before);
+        sqlite3_bind_int(stmt, 4, kArchiveChunk);
+        int rc;
+        while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) chunk.push_back(ArchivedRow(stmt));
+        if (rc != SQLITE_DONE) return Error("read the job archive", rc);
+      }
+      for (const ArchivedJob& job : chunk) {
+        if (wanted(job)) GANTRY_RETURN_IF_ERROR(fn(job));
+        cursor = job.job_id;
+      }
+      if (chunk.size() < static_cast<size_t>(kArchiveChunk)) return Status::Ok();
+    }
+  }
+
   StoreStats Stats() override {
     std::lock_guard<std::mutex> lock(queue_mu_);
     return stats_;
   }
 
  private:
+  static ArchivedJob ArchivedRow(sqlite3_stmt* stmt) {
+    ArchivedJob job;
+    job.job_id = static_cast<uint32_t>(sqlite3_column_int64(stmt, 0));
+    job.submit_time = sqlite3_column_int64(stmt, 1);
+    job.end_time = sqlite3_column_int64(stmt, 2);
+    job.user_id = static_cast<uint32_t>(sqlite3_column_int64(stmt, 3));
+    job.record = ColumnBytes(stmt, 4);
+    return job;
+  }
+
   std::string Prefix() const { return "store \"" + path_ + "\": "; }
 
   // A Status for SQLite result `rc` of `what`, with SQLite's message. Call with db_mu_ held,
@@ -581,6 +686,16 @@ class SqliteStore final : public Store {
       sqlite3_bind_text64(erase, 1, key.data(), key.size(), SQLITE_STATIC, SQLITE_UTF8);
       GANTRY_RETURN_IF_ERROR(StepDone(erase, "erase \"" + key + "\""));
     }
+    for (const ArchivedJob& job : op.archive) {
+      sqlite3_stmt* put = upsert_archive_.get();
+      StmtScope put_scope(put);
+      sqlite3_bind_int64(put, 1, job.job_id);
+      sqlite3_bind_int64(put, 2, job.submit_time);
+      sqlite3_bind_int64(put, 3, job.end_time);
+      sqlite3_bind_int64(put, 4, job.user_id);
+      sqlite3_bind_blob64(put, 5, job.record.data(), job.record.size(), SQLITE_STATIC);
+      GANTRY_RETURN_IF_ERROR(StepDone(put, "archive job " + std::to_string(job.job_id)));
+    }
     last_seq = seq;
     op.seqs = std::move(seqs);
     return Status::Ok();
@@ -635,7 +750,7 @@ class SqliteStore final : public Store {
   std::mutex db_mu_;
   sqlite3* db_;
   StmtPtr insert_record_, select_records_, upsert_snapshot_, delete_records_, select_snapshot_,
-      upsert_kv_, select_kv_, delete_kv_;
+      upsert_kv_, select_kv_, delete_kv_, upsert_archive_, select_archive_, select_archived_job_;
   Status broken_;  // not OK once the store must be reopened
   bool has_snapshot_ = false;
   uint64_t snapshot_seq_ = 0;

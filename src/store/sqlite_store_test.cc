@@ -619,8 +619,8 @@ TEST(SqliteStoreTest, StoreFromANewerSchemaVersionIsRejected) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(store.status().message(),
-              HasSubstr("written with store schema version 2, newer than the newest this build "
-                        "reads (1)"));
+              HasSubstr("written with store schema version 3, newer than the newest this build "
+                        "reads (2)"));
 }
 
 TEST(SqliteStoreTest, EmptyExistingFileBecomesAStore) {
@@ -790,6 +790,107 @@ TEST(SqliteStoreEnqueueTest, InvalidBatchFailsInWaitAndWritesNothing) {
   auto seqs = store->EnqueueWrite(std::move(batch))->Wait();
   EXPECT_EQ(seqs.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(store->LastSeq(), 0u);
+}
+
+// ---- job archive ------------------------------------------------------------------------------
+
+ArchivedJob Archived(uint32_t id, int64_t submit, int64_t end, uint32_t uid) {
+  return ArchivedJob{id, submit, end, uid, "job-" + std::to_string(id) + "-" + std::to_string(end)};
+}
+
+std::vector<uint32_t> ScanIds(Store& store, const ArchiveQuery& query) {
+  std::vector<uint32_t> ids;
+  Status status = store.ScanArchive(query, [&ids](const ArchivedJob& job) {
+    ids.push_back(job.job_id);
+    return Status::Ok();
+  });
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return ids;
+}
+
+void MustArchive(Store& store, std::vector<ArchivedJob> jobs) {
+  WriteBatch batch;
+  batch.records = {{"job.ended", "x"}};
+  batch.archive = std::move(jobs);
+  auto written = store.EnqueueWrite(std::move(batch))->Wait();
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+}
+
+TEST(SqliteStoreArchiveTest, JobsAreKeptOnePerIdAndFilteredByTimeUserAndId) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("state.db"));
+  ASSERT_NE(store, nullptr);
+  MustArchive(*store, {Archived(3, 100, 200, 1001), Archived(1, 50, 60, 0)});
+  MustArchive(*store, {Archived(2, 150, 400, 1002), Archived(3, 300, 500, 1001)});  // 3 again
+
+  EXPECT_THAT(ScanIds(*store, {}), ElementsAre(1u, 2u, 3u));
+  ArchiveQuery window;
+  window.ended_at_or_after = 400;
+  window.submitted_at_or_before = 250;
+  EXPECT_THAT(ScanIds(*store, window), ElementsAre(2u));  // 3's last run was submitted at 300
+  ArchiveQuery users;
+  users.user_ids = {1001, 0};
+  EXPECT_THAT(ScanIds(*store, users), ElementsAre(1u, 3u));
+  ArchiveQuery ids;
+  ids.job_ids = {3, 9, 1, 3};
+  EXPECT_THAT(ScanIds(*store, ids), ElementsAre(1u, 3u));
+  ids.ended_at_or_after = 100;
+  EXPECT_THAT(ScanIds(*store, ids), ElementsAre(3u));
+
+  std::vector<ArchivedJob> got;
+  ids.job_ids = {3};
+  ASSERT_TRUE(store
+                  ->ScanArchive(ids,
+                                [&got](const ArchivedJob& job) {
+                                  got.push_back(job);
+                                  return Status::Ok();
+                                })
+                  .ok());
+  EXPECT_THAT(got, ElementsAre(Archived(3, 300, 500, 1001)));
+}
+
+TEST(SqliteStoreArchiveTest, LargeArchivesAreReadInChunksAndSurviveReopen) {
+  TempDir dir;
+  const std::string path = dir.File("state.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    std::vector<ArchivedJob> jobs;
+    for (uint32_t id = 1; id <= 1500; ++id) jobs.push_back(Archived(id, id, id + 10, id % 3));
+    MustArchive(*store, std::move(jobs));
+  }
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(ScanIds(*store, {}).size(), 1500u);
+  ArchiveQuery query;
+  query.user_ids = {2};
+  query.ended_at_or_after = 1000;
+  const std::vector<uint32_t> ids = ScanIds(*store, query);
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids.front(), 992u);  // 992 % 3 == 2, ended 1002
+  EXPECT_EQ(ids.size(), 170u);   // 992, 995, ..., 1499
+  int calls = 0;
+  Status stopped = store->ScanArchive({}, [&calls](const ArchivedJob&) {
+    return ++calls == 3 ? OutOfRange("enough") : Status::Ok();
+  });
+  EXPECT_EQ(stopped.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(calls, 3);
+}
+
+TEST(SqliteStoreArchiveTest, AVersion1StoreGetsTheArchiveWhenOpened) {
+  TempDir dir;
+  const std::string path = dir.File("state.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    MustAppend(*store, {{"k", "v"}});
+  }
+  RunSql(path, "DROP TABLE job_archive; PRAGMA user_version=1;");
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(ReadAll(*store).size(), 1u);
+  MustArchive(*store, {Archived(7, 1, 2, 0)});
+  EXPECT_THAT(ScanIds(*store, {}), ElementsAre(7u));
 }
 
 }  // namespace

@@ -59,12 +59,33 @@ struct StoreStats {
   uint64_t queued = 0;            // write calls waiting for the writer right now
 };
 
-// An atomic group of writes: records appended to the log plus side-table changes, all
-// committed in one transaction or none.
+// A job that ended, kept for sacct after the controller forgot it. One row per job id: a later
+// write replaces it (a requeued job's last run).
+struct ArchivedJob {
+  uint32_t job_id = 0;
+  int64_t submit_time = 0;
+  int64_t end_time = 0;
+  uint32_t user_id = 0;
+  std::string record;  // opaque (the controller's serialised job)
+
+  friend bool operator==(const ArchivedJob&, const ArchivedJob&) = default;
+};
+
+// Which archived jobs ScanArchive returns: all conditions hold (an empty list matches any).
+struct ArchiveQuery {
+  int64_t ended_at_or_after = INT64_MIN;
+  int64_t submitted_at_or_before = INT64_MAX;
+  std::vector<uint32_t> job_ids;
+  std::vector<uint32_t> user_ids;
+};
+
+// An atomic group of writes: records appended to the log plus side-table and archive changes,
+// all committed in one transaction or none.
 struct WriteBatch {
   std::vector<std::pair<std::string, std::string>> records;  // (kind, payload), kinds non-empty
   std::vector<std::pair<std::string, std::string>> puts;     // (key, value), keys non-empty
   std::vector<std::string> erases;                           // keys to delete (absent: no-op)
+  std::vector<ArchivedJob> archive;                          // insert or replace, by job_id
 };
 
 // A write queued with EnqueueWrite. Wait() may be called once, from any thread; the store must
@@ -114,6 +135,12 @@ class Store {
   // Append. Put overwrites; Get returns nullopt for a key never put. Keys must be non-empty.
   virtual Status Put(const std::string& key, const std::string& value) = 0;
   virtual Result<std::optional<std::string>> Get(const std::string& key) = 0;
+
+  // Calls fn for each archived job matching `query`, in job id order: every job archived
+  // before the call, and possibly some archived while it runs. Returns the first error fn
+  // returns, without calling fn again. fn runs with no lock held.
+  virtual Status ScanArchive(const ArchiveQuery& query,
+                             const std::function<Status(const ArchivedJob&)>& fn) = 0;
 
   virtual StoreStats Stats() = 0;
 };
