@@ -46,10 +46,10 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();
-  spec::SlurmConfOptions options;
-  for (auto& [key, value] : spec::ClusterConfLines(config, options)) {
-    out.show_config.emplace_back(key, value);
-  }
+  out.show_config = spec::ShowConfigInputForCluster(config, spec::SlurmConfOptions());
+  out.show_config.slurm_user_id = out.slurm_user_uid;
+  out.show_config.slurmd_user_id = 0;  // agents run as root
+  for (spec::ShowConfigController& controller : out.show_config.controllers) controller.up = true;
   return out;
 }
 

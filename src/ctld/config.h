@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "spec/effective_config.h"
+#include "spec/show_config.h"
 #include "state/admission.h"
 
 namespace gantry::ctld {
@@ -30,8 +31,8 @@ struct ControllerConfig {
   uint32_t snapshot_every = 20000;  // events between snapshots
   uid_t slurm_user_uid = 0;         // the controller's own uid: an operator, like root
   std::string conf_path;            // GANTRY_CONF value the jobs see
-  // scontrol show config, in order.
-  std::vector<std::pair<std::string, std::string>> show_config;
+  // scontrol show config, less what only the running controller knows (GetConfig adds it).
+  spec::ShowConfigInput show_config;
 };
 
 // Reads the settings above from `config`; errors name the key and value that do not parse.

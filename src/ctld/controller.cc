@@ -14,8 +14,11 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "sched/scheduler.h"
+#include "spec/show_config.h"
 #include "state/admission.h"
 #include "state/events.h"
+#include "sys/system_time.h"
+#include "text/begin_time.h"
 #include "text/hostlist.h"
 
 namespace gantry::ctld {
@@ -799,10 +802,30 @@ void Controller::GetConfig(v1::GetConfigReply* reply) const {
   reply->set_cluster_name(config_.cluster_name);
   reply->set_now(clock_->Now());
   reply->set_boot_time(boot_time_);
-  for (const auto& [key, value] : config_.show_config) {
-    v1::ConfigEntry* entry = reply->add_entries();
-    entry->set_key(key);
-    entry->set_value(value);
+  spec::ShowConfigInput input = config_.show_config;
+  const TimeZone& tz = sys::LocalTimeZone::Get();
+  input.boot_time = text::FormatIsoTime(boot_time_, tz);
+  input.data_time = text::FormatIsoTime(clock_->Now(), tz);
+  if (!config_.conf_path.empty()) input.slurm_conf = config_.conf_path;
+  {
+    std::shared_lock lock(mu_);
+    input.next_job_id = state_.next_job_id;
+  }
+  // "Key                     = value" lines between the header and the blank line before the
+  // controllers' status (the command prints those two itself).
+  const std::string listing = spec::RenderShowConfig(input);
+  size_t at = listing.find('\n') + 1;
+  while (at < listing.size() && listing[at] != '\n') {
+    const size_t end = listing.find('\n', at);
+    const std::string_view line(listing.data() + at, end - at);
+    const size_t eq = line.find(" = ");
+    if (eq != std::string_view::npos) {
+      v1::ConfigEntry* entry = reply->add_entries();
+      const size_t key_end = line.find_last_not_of(' ', eq);
+      entry->set_key(std::string(line.substr(0, key_end + 1)));
+      entry->set_value(std::string(line.substr(eq + 3)));
+    }
+    at = end + 1;
   }
 }
 

@@ -98,11 +98,15 @@ StepEnd BatchStepEnd(const v1::Job& job) {
   }
   const int32_t status = job.exit_status();
   if (base == JobBaseState::kOutOfMemory) return {"OUT_OF_MEMORY", ExitText(status)};
+  // The controller ended it (scancel, time limit...): the script was killed, by SIGTERM unless
+  // the recorded status names the signal. The job record keeps no later script status.
+  if (EndedByController(base)) {
+    return {"CANCELLED", status > 0 && WIFSIGNALED(status) ? ExitText(status) : "0:15"};
+  }
   if (status >= 0) {
     if (WIFSIGNALED(status)) return {"CANCELLED", ExitText(status)};
     return {WEXITSTATUS(status) == 0 ? "COMPLETED" : "FAILED", ExitText(status)};
   }
-  if (EndedByController(base)) return {"CANCELLED", "0:15"};
   return {std::string(model::JobBaseStateName(base)), "0:0"};
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -571,6 +572,24 @@ TEST(SacctFormatTest, RunningAndSuspendedJobs) {
   const SacctFormat g = ParseSacctFormat("state,elapsed,suspended");
   EXPECT_EQ(RenderSacctLine(g.columns, {&running, false}, ctx, out),
             "SUSPENDED|00:00:10|00:00:07\n");
+}
+
+TEST(SacctFormatTest, ABatchScriptTheControllerKilledIsCancelledBySigterm) {
+  std::vector<v1::Job> jobs = AnchorJobs();
+  v1::Job& cancelled = jobs[5];
+  cancelled.set_state(static_cast<uint32_t>(JobBaseState::kCancelled));
+  cancelled.set_cancelled_by_uid(0);
+  const SacctFormat f = ParseSacctFormat("state,exitcode");
+  const SacctOutput out{SacctLayout::kParsable2, "|"};
+  // Gantry's controller records 0 for a job it cancels, or the signal when it knows it.
+  for (const auto& [status, batch] :
+       {std::pair{0, "CANCELLED|0:15\n"}, std::pair{-1, "CANCELLED|0:15\n"},
+        std::pair{SIGKILL, "CANCELLED|0:9\n"}}) {
+    cancelled.set_exit_status(status);
+    EXPECT_EQ(RenderSacctLine(f.columns, {&cancelled, false}, PrintContext(), out),
+              "CANCELLED by 0|0:0\n");
+    EXPECT_EQ(RenderSacctLine(f.columns, {&cancelled, true}, PrintContext(), out), batch);
+  }
 }
 
 TEST(SacctFormatTest, TimeErrorsNameWhereParsingStopped) {

@@ -116,6 +116,10 @@ std::string RenderGresConf(const EffectiveConfig& c) {
 }
 
 std::string RenderShowConfigForCluster(const EffectiveConfig& c, const SlurmConfOptions& o) {
+  return RenderShowConfig(ShowConfigInputForCluster(c, o));
+}
+
+ShowConfigInput ShowConfigInputForCluster(const EffectiveConfig& c, const SlurmConfOptions& o) {
   ShowConfigInput in;
   for (const auto& [k, v] : ClusterConfLines(c, o)) in.values[k] = v;
   in.cluster_name = c.cluster_name;
@@ -127,7 +131,7 @@ std::string RenderShowConfigForCluster(const EffectiveConfig& c, const SlurmConf
   in.slurm_conf = o.etc_dir + "/slurm.conf";
   in.node_count = c.ComputeNodeCount();
   in.multiple_slurmd = true;  // Debian's Slurm build, and Gantry's agents, share hosts
-  return RenderShowConfig(in);
+  return in;
 }
 
 }  // namespace gantry::spec

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "spec/effective_config.h"
+#include "spec/show_config.h"
 
 namespace gantry::spec {
 
@@ -29,8 +30,11 @@ std::string RenderSlurmConf(const EffectiveConfig& config, const SlurmConfOption
 // replacing or following them.
 KeyValues ClusterConfLines(const EffectiveConfig& config, const SlurmConfOptions& options);
 
-// `scontrol show config` for the cluster as configured (no controller running: BOOT_TIME and
-// the data time are left as "(unknown)", NEXT_JOB_ID is FirstJobId).
+// What `scontrol show config` renders for the cluster as configured: no controller running,
+// so BOOT_TIME and the data time are "(unknown)" and NEXT_JOB_ID is FirstJobId (a running
+// controller sets those three).
+ShowConfigInput ShowConfigInputForCluster(const EffectiveConfig& config,
+                                          const SlurmConfOptions& options);
 std::string RenderShowConfigForCluster(const EffectiveConfig& config,
                                        const SlurmConfOptions& options);
 

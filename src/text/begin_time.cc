@@ -348,8 +348,11 @@ class TimeParser {
         year_ = ahead ? today.year : today.year + 1;
       }
     }
-    const UnixTime t = tz_.FromCivil({*year_, *month_, day_, *hour_, minute_, second_});
-    if (t <= 0) return Fail("the time is not after 1970-01-01T00:00:00Z");
+    UnixTime t = tz_.FromCivil({*year_, *month_, day_, *hour_, minute_, second_});
+    // A window's start may be the epoch itself (sacct -S 1970-01-01, as Toil sends it), also
+    // east of UTC where local midnight of that day lies just before it.
+    if (past_ && t < 0 && t > -86400) t = 0;
+    if (t < 0 || (t == 0 && !past_)) return Fail("the time is not after 1970-01-01T00:00:00Z");
     if (t > kMaxBeginTime) return Fail("the time is after 9999-12-31T23:59:59Z");
     return t;
   }

@@ -224,8 +224,15 @@ TEST(ParsePastTimeTest, ResolvesIntoThePastLikeSacct) {
       {"2026-12-02T11:43:07", "2026-12-02T11:43:07"},
       {"now-1day", "2026-12-01T11:43:07"},
       {"midnight", "2026-12-02T00:00:00"},
+      {"1970-01-01", "1970-01-01T00:00:00"},  // the epoch itself (Toil's sacct -S)
   };
   for (const Case& c : cases) EXPECT_EQ(Past(c.text), c.want) << c.text;
+  // East of UTC the epoch's local midnight lies before it: the window starts at the epoch.
+  const FixedOffsetZone plus2(2 * 3600);
+  const Result<UnixTime> epoch = ParsePastTime("1970-01-01", kNow, plus2);
+  ASSERT_TRUE(epoch.ok()) << epoch.status().message();
+  EXPECT_EQ(*epoch, 0);
+  EXPECT_FALSE(ParseBeginTime("1970-01-01T00:00:00", kNow, TimeZone::Utc()).ok());
   // March is not after December, so "03/01" is this year's, in the zone's calendar.
   const FixedOffsetZone minus5(-5 * 3600);
   const Result<UnixTime> r = ParsePastTime("03/01", kNow, minus5);
