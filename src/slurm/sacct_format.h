@@ -28,8 +28,8 @@
 // ("code:signal", codes of 128 and above less 128). The batch step is RUNNING/SUSPENDED while the
 // job is; CANCELLED 0:15 (or the signal recorded) for jobs the controller ended; else COMPLETED
 // (exit 0), FAILED (other exit) or CANCELLED (killed by a signal), or the job's state when the
-// script's status is unknown. Times are YYYY-MM-DDTHH:MM:SS in the given zone, "Unknown" when unset, and
-// Start is "None" for a job that ended without starting. TRES lists are sorted by name.
+// script's status is unknown. Times are YYYY-MM-DDTHH:MM:SS in the given zone, "Unknown" when
+// unset, and Start is "None" for a job that ended without starting. TRES lists are sorted by name.
 // Pure functions; thread-safe.
 #ifndef GANTRY_SLURM_SACCT_FORMAT_H_
 #define GANTRY_SLURM_SACCT_FORMAT_H_
