@@ -225,6 +225,11 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
     GANTRY_RETURN_IF_ERROR(ValidateArraySpec(request.array(), options.max_array_size));
     return InvalidArgument("job arrays are not supported yet");
   }
+  // Refused rather than ignored: a job that ran before what it waits for would do harm.
+  if (!request.dependency().empty()) {
+    return InvalidArgument(
+        "job dependencies are not supported yet (--dependency=" + request.dependency() + ")");
+  }
 
   // Partitions, in the order given, without repeats.
   std::vector<size_t> parts;

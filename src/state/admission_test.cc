@@ -305,6 +305,8 @@ TEST(AdmitJobTest, Errors) {
        "Invalid job array specification"},
       {"valid array (issue 4)", [](v1::JobRequest* r) { r->set_array("1-3%2"); },
        "job arrays are not supported yet"},
+      {"dependency (issue 4)", [](v1::JobRequest* r) { r->set_dependency("afterok:5"); },
+       "job dependencies are not supported yet (--dependency=afterok:5)"},
   };
   const ClusterState s = Cluster();
   for (const Case& c : cases) {
