@@ -393,6 +393,13 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
       it->second.set_last_sched_eval(now);
     }
   }
+  for (uint32_t id : decisions.cancels) {
+    const v1::Job* job = state_.FindJob(id);
+    if (job == nullptr) continue;
+    AfterCommit none;  // a pending job: no node to tell
+    EndJobLocked(*job, JobBaseState::kCancelled, 0, "dependency never satisfied", events, &none);
+    events->back().mutable_job_ended()->set_reason("DependencyNeverSatisfied");
+  }
   for (const sched::Start& start : decisions.starts) {
     const v1::Job* job = state_.FindJob(start.job_id);
     if (job == nullptr) continue;

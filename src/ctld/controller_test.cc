@@ -351,6 +351,32 @@ TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
   EXPECT_TRUE(reply.jobs(0).has_cancelled_by_uid());
 }
 
+TEST_F(ControllerTest, JobsWaitForTheirDependenciesOrAreCancelledWhenThoseFail) {
+  RegisterAll();
+  const uint32_t first = Submit(kAlice);
+  v1::SignalJobRequest cancel;
+  cancel.add_job_ids(std::to_string(first));
+  ASSERT_TRUE(controller_->Signal(kAlice, cancel).ok());  // ends CANCELLED: afterok never holds
+  auto submit_after = [&](uint32_t kill) {
+    v1::SubmitJobRequest r;
+    r.mutable_request()->set_min_nodes(1);
+    r.mutable_request()->set_work_dir("/tmp");
+    r.mutable_request()->set_dependency("afterok:" + std::to_string(first));
+    r.mutable_request()->set_kill_on_invalid_dep(kill);
+    r.mutable_payload()->set_script("#!/bin/sh\n");
+    Result<v1::SubmitJobReply> reply = controller_->Submit(kAlice, r);
+    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+    return reply.ok() ? reply->job_id() : 0;
+  };
+  const uint32_t killed = submit_after(1);
+  const uint32_t kept = submit_after(0);
+  controller_->RunOnce();
+  EXPECT_EQ(State(killed), JobBaseState::kCancelled);
+  EXPECT_EQ(Job(killed).reason(), "DependencyNeverSatisfied");
+  EXPECT_EQ(State(kept), JobBaseState::kPending);
+  EXPECT_EQ(Job(kept).reason(), "DependencyNeverSatisfied");
+}
+
 TEST_F(ControllerTest, UnknownAndFinishedJobsGetSlurmsErrors) {
   v1::SignalJobRequest r;
   r.add_job_ids("999");

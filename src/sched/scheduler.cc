@@ -16,6 +16,7 @@
 #include "state/records.h"
 #include "state/resources.h"
 #include "text/ascii.h"
+#include "text/dependency.h"
 #include "text/hostlist.h"
 
 namespace gantry::sched {
@@ -135,12 +136,83 @@ class Pass {
         SetReason(*job, "BeginTime");
         continue;
       }
+      if (!job->request().dependency().empty()) {
+        const DependencyState dep = EvaluateDependency(*job);
+        if (dep == DependencyState::kNever && job->request().kill_on_invalid_dep() == 1) {
+          out_.cancels.push_back(job->job_id());
+          continue;
+        }
+        if (dep != DependencyState::kSatisfied) {
+          SetReason(*job,
+                    dep == DependencyState::kWaiting ? "Dependency" : "DependencyNeverSatisfied");
+          continue;
+        }
+      }
       Consider(*job);
     }
     return std::move(out_);
   }
 
  private:
+  enum class DependencyState { kSatisfied, kWaiting, kNever };
+
+  // One term of the job's dependency against the current state. A job the controller no longer
+  // holds has ended long ago and counts as satisfying it, as in Slurm.
+  DependencyState EvaluateTerm(const v1::Job& job, const text::DependencyTerm& term) const {
+    using text::DependencyType;
+    if (term.type == DependencyType::kSingleton) {
+      for (const auto& [id, other] : s_.jobs) {
+        if (id == job.job_id() || other.user_id() != job.user_id() ||
+            other.request().name() != job.request().name()) {
+          continue;
+        }
+        const auto base = static_cast<model::JobBaseState>(other.state());
+        if (model::IsActive(base) || (base == model::JobBaseState::kPending && id < job.job_id())) {
+          return DependencyState::kWaiting;
+        }
+      }
+      return DependencyState::kSatisfied;
+    }
+    const v1::Job* target = s_.FindJob(term.job_id);
+    if (target == nullptr) return DependencyState::kSatisfied;
+    const auto base = static_cast<model::JobBaseState>(target->state());
+    const bool ended = model::IsFinished(base);
+    const bool ok = base == model::JobBaseState::kCompleted;
+    switch (term.type) {
+      case DependencyType::kAfter:
+        if (ended) return DependencyState::kSatisfied;
+        return target->start_time() > 0 &&
+                       now_ >= target->start_time() + static_cast<int64_t>(term.minutes) * 60
+                   ? DependencyState::kSatisfied
+                   : DependencyState::kWaiting;
+      case DependencyType::kAfterOk:
+        return !ended ? DependencyState::kWaiting
+                      : (ok ? DependencyState::kSatisfied : DependencyState::kNever);
+      case DependencyType::kAfterNotOk:
+        return !ended ? DependencyState::kWaiting
+                      : (ok ? DependencyState::kNever : DependencyState::kSatisfied);
+      default:  // afterany (admission refuses the array and burst-buffer kinds)
+        return ended ? DependencyState::kSatisfied : DependencyState::kWaiting;
+    }
+  }
+
+  // ',' needs every term, '?' any one; a term that can never hold decides accordingly.
+  DependencyState EvaluateDependency(const v1::Job& job) const {
+    Result<text::Dependency> dep = text::ParseDependency(job.request().dependency());
+    if (!dep.ok()) return DependencyState::kNever;  // admission checked it: a damaged record
+    bool waiting = false;
+    bool never = false;
+    for (const text::DependencyTerm& term : dep->terms) {
+      const DependencyState t = EvaluateTerm(job, term);
+      if (dep->any && t == DependencyState::kSatisfied) return t;
+      waiting |= t == DependencyState::kWaiting;
+      never |= t == DependencyState::kNever;
+    }
+    if (dep->any) return waiting ? DependencyState::kWaiting : DependencyState::kNever;
+    if (never) return DependencyState::kNever;
+    return waiting ? DependencyState::kWaiting : DependencyState::kSatisfied;
+  }
+
   void SetReason(const v1::Job& job, std::string_view reason) {
     if (job.reason() != reason) out_.reasons.push_back({job.job_id(), std::string(reason)});
   }

@@ -7,6 +7,11 @@
 //  * Order: the state's pending index (priority high to low, then submit time, then id).
 //    Held jobs (priority 0) and jobs still COMPLETING from a requeue are left alone.
 //  * A job whose begin time is after `now` waits with "BeginTime".
+//  * A job with a dependency (text/dependency.h) waits with "Dependency" until it holds, or
+//    with "DependencyNeverSatisfied" once it cannot (afterok on a job that failed...), or is
+//    cancelled then when it asked for --kill-on-invalid-dep=yes. A job the state no longer
+//    holds satisfies any term; singleton waits for running jobs and pending ones with lower ids
+//    of the same user and name.
 //  * Its partitions are tried in the order requested; the first where it fits now wins. In a
 //    partition it needs between min_nodes and max_nodes whole nodes (as many as are free, up to
 //    max_nodes) that are free (IDLE, no job, not COMPLETING, DRAIN, FAIL, DOWN, NOT_RESPONDING,
@@ -61,6 +66,9 @@ struct ReasonChange {
 struct Decisions {
   std::vector<Start> starts;
   std::vector<ReasonChange> reasons;
+  // Pending jobs to cancel: their dependency can never be satisfied and they asked for that
+  // (--kill-on-invalid-dep=yes).
+  std::vector<uint32_t> cancels;
 };
 
 // One scheduling pass over a snapshot of the state at `now`. Pure.

@@ -281,6 +281,98 @@ TEST(ScheduleTest, BeginTimeReached) {
   EXPECT_EQ(Schedule(s, kNow + 60).starts.size(), 1u);
 }
 
+TEST(ScheduleTest, DependenciesFollowTheStatesOfTheJobsTheyName) {
+  // Targets: 1 running (started at kNow), 2 COMPLETED, 3 FAILED, 4 pending; 99 unknown (long
+  // gone). Each case is one pending job with that dependency, alone in a fresh cluster.
+  struct Case {
+    const char* dependency;
+    const char* reason;  // "" = starts
+  };
+  const Case cases[] = {
+      {"afterok:2", ""},
+      {"afterok:1", "Dependency"},
+      {"afterok:3", "DependencyNeverSatisfied"},
+      {"afternotok:3", ""},
+      {"afternotok:2", "DependencyNeverSatisfied"},
+      {"afterany:2:3", ""},
+      {"afterany:1", "Dependency"},
+      {"after:1", ""},
+      {"after:1+5", "Dependency"},  // started 0 minutes ago
+      {"after:4", "Dependency"},
+      {"afterok:99", ""},
+      {"afterok:2,afterok:3", "DependencyNeverSatisfied"},
+      {"afterok:2,afterany:1", "Dependency"},
+      {"afterok:3?afterok:2", ""},
+      {"afterok:3?afterany:1", "Dependency"},
+      {"afterok:3?afternotok:2", "DependencyNeverSatisfied"},
+  };
+  for (const Case& c : cases) {
+    ClusterState s = MakeCluster(3);
+    Occupy(&s, 1, {"n1"});
+    Occupy(&s, 2, {"n2"});
+    MustApply(&s, EndEvent(2, JobBaseState::kCompleted));
+    MustApply(&s, ReleaseEvent(2, "n2"));
+    Occupy(&s, 3, {"n2"});
+    MustApply(&s, EndEvent(3, JobBaseState::kFailed));
+    MustApply(&s, ReleaseEvent(3, "n2"));
+    v1::Job blocked = PendingJob(4);
+    blocked.mutable_request()->set_begin_time(kNow + 3600);
+    Submit(&s, blocked);
+    v1::Job job = PendingJob(10);
+    job.mutable_request()->set_dependency(c.dependency);
+    Submit(&s, job);
+    const Decisions d = Schedule(s, kNow);
+    const std::map<uint32_t, std::string> reasons = Reasons(d);
+    if (*c.reason == '\0') {
+      EXPECT_EQ(Started(d).count(10), 1u) << c.dependency;
+    } else {
+      EXPECT_EQ(Started(d).count(10), 0u) << c.dependency;
+      ASSERT_EQ(reasons.count(10), 1u) << c.dependency;
+      EXPECT_EQ(reasons.at(10), c.reason) << c.dependency;
+    }
+  }
+}
+
+TEST(ScheduleTest, KillOnInvalidDependencyCancelsInsteadOfWaiting) {
+  ClusterState s = MakeCluster(2);
+  Occupy(&s, 1, {"n1"});
+  MustApply(&s, EndEvent(1, JobBaseState::kFailed));
+  MustApply(&s, ReleaseEvent(1, "n1"));
+  v1::Job kill = PendingJob(2);
+  kill.mutable_request()->set_dependency("afterok:1");
+  kill.mutable_request()->set_kill_on_invalid_dep(1);
+  Submit(&s, kill);
+  v1::Job keep = PendingJob(3);
+  keep.mutable_request()->set_dependency("afterok:1");
+  keep.mutable_request()->set_kill_on_invalid_dep(2);  // --kill-on-invalid-dep=no
+  Submit(&s, keep);
+  const Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(d.cancels, std::vector<uint32_t>{2});
+  EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{3, "DependencyNeverSatisfied"}}));
+  EXPECT_TRUE(d.starts.empty());
+}
+
+TEST(ScheduleTest, SingletonWaitsForEarlierJobsOfTheSameNameAndUser) {
+  ClusterState s = MakeCluster(3);
+  v1::Job first = PendingJob(1);
+  first.mutable_request()->set_name("train");
+  Submit(&s, first);
+  v1::Job other_name = PendingJob(2);
+  other_name.mutable_request()->set_dependency("singleton");
+  Submit(&s, other_name);
+  v1::Job second = PendingJob(3);
+  second.mutable_request()->set_name("train");
+  second.mutable_request()->set_dependency("singleton");
+  Submit(&s, second);
+  Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d).count(1), 1u);
+  EXPECT_EQ(Started(d).count(2), 1u);
+  EXPECT_EQ(Reasons(d).at(3), "Dependency");
+  ApplyDecisions(&s, d, kNow);
+  MustApply(&s, EndEvent(1, JobBaseState::kCancelled));  // any end will do
+  EXPECT_EQ(Started(Schedule(s, kNow)).count(3), 1u);
+}
+
 TEST(ScheduleTest, LeavesHeldAndCompletingJobsAlone) {
   ClusterState s = MakeCluster(2);
   v1::Job held = PendingJob(1);

@@ -11,6 +11,7 @@
 #include "state/priority.h"
 #include "state/resources.h"
 #include "text/ascii.h"
+#include "text/dependency.h"
 #include "text/hostlist.h"
 
 namespace gantry::state {
@@ -35,6 +36,7 @@ constexpr char kInvalidTimeLimit[] =
 constexpr char kInvalidTimeMin[] =
     "Invalid time-min specification (exceeds job's time or other limits)";
 constexpr char kInvalidArray[] = "Invalid job array specification";
+constexpr char kDependencyProblem[] = "Job dependency problem";
 
 // Slurm's nice range (NICE_OFFSET - 3).
 constexpr int64_t kMaxNice = 2147483645;
@@ -225,10 +227,19 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
     GANTRY_RETURN_IF_ERROR(ValidateArraySpec(request.array(), options.max_array_size));
     return InvalidArgument("job arrays are not supported yet");
   }
-  // Refused rather than ignored: a job that ran before what it waits for would do harm.
   if (!request.dependency().empty()) {
-    return InvalidArgument(
-        "job dependencies are not supported yet (--dependency=" + request.dependency() + ")");
+    Result<text::Dependency> dep = text::ParseDependency(request.dependency());
+    if (!dep.ok()) return InvalidArgument(kDependencyProblem);
+    for (const text::DependencyTerm& term : dep->terms) {
+      if (term.type == text::DependencyType::kAfterCorr || !term.array_task.empty()) {
+        return InvalidArgument(
+            "job arrays are not supported yet (--dependency=" + request.dependency() + ")");
+      }
+      if (term.type == text::DependencyType::kAfterBurstBuffer) {
+        return InvalidArgument(
+            "burst buffers are not supported (--dependency=" + request.dependency() + ")");
+      }
+    }
   }
 
   // Partitions, in the order given, without repeats.

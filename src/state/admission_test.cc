@@ -305,8 +305,12 @@ TEST(AdmitJobTest, Errors) {
        "Invalid job array specification"},
       {"valid array (issue 4)", [](v1::JobRequest* r) { r->set_array("1-3%2"); },
        "job arrays are not supported yet"},
-      {"dependency (issue 4)", [](v1::JobRequest* r) { r->set_dependency("afterok:5"); },
-       "job dependencies are not supported yet (--dependency=afterok:5)"},
+      {"dependency syntax", [](v1::JobRequest* r) { r->set_dependency("afterok:abc"); },
+       "Job dependency problem"},
+      {"dependency type", [](v1::JobRequest* r) { r->set_dependency("later:5"); },
+       "Job dependency problem"},
+      {"array dependency", [](v1::JobRequest* r) { r->set_dependency("aftercorr:5"); },
+       "job arrays are not supported yet (--dependency=aftercorr:5)"},
   };
   const ClusterState s = Cluster();
   for (const Case& c : cases) {
