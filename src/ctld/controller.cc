@@ -17,6 +17,7 @@
 #include "spec/show_config.h"
 #include "state/admission.h"
 #include "state/events.h"
+#include "state/job_update.h"
 #include "sys/system_time.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
@@ -642,6 +643,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
                                                  const v1::UpdateJobRequest& request) {
   const std::string& action = request.action();
   const bool op = IsOperator(caller);
+  if (action == "update") return UpdateJobFields(caller, request);
   if (action != "hold" && action != "uhold" && action != "release") {
     return InvalidArgument("Unsupported job update: " + action);
   }
@@ -679,6 +681,47 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
     change->set_job_id(*id);
     change->set_held(action != "release");
     change->set_by_admin(action == "hold" && op);
+    events.push_back(std::move(event));
+  }
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  Kick();
+  return reply;
+}
+
+Result<v1::UpdateJobReply> Controller::UpdateJobFields(const Caller& caller,
+                                                       const v1::UpdateJobRequest& request) {
+  const std::map<std::string, std::string> fields(request.fields().begin(), request.fields().end());
+  v1::UpdateJobReply reply;
+  std::unique_lock lock(mu_);
+  std::vector<v1::Event> events;
+  for (const std::string& text : request.job_ids()) {
+    std::optional<uint32_t> id = ParseJobId(text);
+    const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
+    if (job == nullptr) {
+      v1::JobError* error = reply.add_errors();
+      error->set_job_id(text);
+      error->set_message("Invalid job id specified");
+      error->set_code(5);
+      continue;
+    }
+    state::JobUpdateContext context;
+    context.operator_caller = IsOperator(caller);
+    context.caller_owns_job = job->user_id() == caller.uid;
+    context.now = clock_->Now();
+    context.time_zone = &sys::LocalTimeZone::Get();
+    Result<v1::Job> updated = state::UpdateJobFields(state_, *job, fields, context);
+    if (!updated.ok()) {
+      v1::JobError* error = reply.add_errors();
+      error->set_job_id(text);
+      error->set_message(updated.status().message());
+      error->set_code(static_cast<int32_t>(updated.status().code()));
+      continue;
+    }
+    v1::Event event = NewEvent();
+    event.mutable_job_updated()->set_job_id(*id);
+    *event.mutable_job_updated()->mutable_job() = std::move(updated).value();
     events.push_back(std::move(event));
   }
   auto pending = CommitLocked(std::move(events));

@@ -101,6 +101,8 @@ class Controller {
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  Result<v1::UpdateJobReply> UpdateJobFields(const Caller& caller,
+                                             const v1::UpdateJobRequest& request);
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;

@@ -425,6 +425,11 @@ int Scontrol::UpdateJob(const std::vector<std::pair<std::string, std::string>>& 
     return 1;
   }
   for (const v1::JobError& e : reply->errors()) {
+    // A key scontrol does not know: Slurm refuses it before sending, once for all jobs.
+    if (e.message().starts_with("Update of this parameter is not supported")) {
+      *ctx_.err << e.message() << "\nRequest aborted\n";
+      return 1;
+    }
     *ctx_.err << e.message() << " for job " << e.job_id() << "\n";
   }
   return reply->errors().empty() ? 0 : 1;
