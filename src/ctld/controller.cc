@@ -644,6 +644,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   const std::string& action = request.action();
   const bool op = IsOperator(caller);
   if (action == "update") return UpdateJobFields(caller, request);
+  if (action == "requeue" || action == "requeuehold") return RequeueJobs(caller, request);
   if (action != "hold" && action != "uhold" && action != "release") {
     return InvalidArgument("Unsupported job update: " + action);
   }
@@ -686,6 +687,52 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   auto pending = CommitLocked(std::move(events));
   lock.unlock();
   GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  Kick();
+  return reply;
+}
+
+Result<v1::UpdateJobReply> Controller::RequeueJobs(const Caller& caller,
+                                                   const v1::UpdateJobRequest& request) {
+  const bool hold = request.action() == "requeuehold";
+  v1::UpdateJobReply reply;
+  std::unique_lock lock(mu_);
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  for (const std::string& text : request.job_ids()) {
+    std::optional<uint32_t> id = ParseJobId(text);
+    const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
+    auto fail = [&](const std::string& message, int code) {
+      v1::JobError* error = reply.add_errors();
+      error->set_job_id(text);
+      error->set_message(message);
+      error->set_code(code);
+    };
+    if (job == nullptr) {
+      fail("Invalid job id specified", 5);
+      continue;
+    }
+    if (!IsOperator(caller) && job->user_id() != caller.uid) {
+      fail("Access/permission denied", 7);
+      continue;
+    }
+    if (IsPending(*job)) {
+      fail("Job is pending execution", 9);
+      continue;
+    }
+    v1::Event event = NewEvent();
+    v1::JobRequeued* requeued = event.mutable_job_requeued();
+    requeued->set_job_id(*id);
+    requeued->set_hold(hold);
+    requeued->set_reason(hold ? "job requeued in held state" : "None");
+    events.push_back(std::move(event));
+    if (IsActive(*job)) {  // its processes end on every node, with the epilog
+      prologs_.erase(*id);
+      TerminateOnNodesLocked(*job, &after);
+    }
+  }
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
   Kick();
   return reply;
 }

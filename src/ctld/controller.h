@@ -103,6 +103,7 @@ class Controller {
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
   Result<v1::UpdateJobReply> UpdateJobFields(const Caller& caller,
                                              const v1::UpdateJobRequest& request);
+  Result<v1::UpdateJobReply> RequeueJobs(const Caller& caller, const v1::UpdateJobRequest& request);
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;

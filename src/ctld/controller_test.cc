@@ -377,6 +377,41 @@ TEST_F(ControllerTest, JobsWaitForTheirDependenciesOrAreCancelledWhenThoseFail) 
   EXPECT_EQ(Job(kept).reason(), "DependencyNeverSatisfied");
 }
 
+TEST_F(ControllerTest, RequeueEndsTheRunAndQueuesTheJobAgain) {
+  RegisterAll();
+  agents_.Take();
+  const uint32_t id = Submit(kAlice);
+  const uint32_t waiting = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(id);
+  PrologsDone(waiting);
+  agents_.Take();
+  const std::string node = Job(id).nodes(0);
+  v1::UpdateJobRequest r;
+  r.set_action("requeuehold");
+  r.add_job_ids(std::to_string(id));
+  r.add_job_ids("999");
+  Result<v1::UpdateJobReply> reply = controller_->UpdateJob(kBob, r);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply->errors_size(), 2);
+  EXPECT_EQ(reply->errors(0).message(), "Access/permission denied");
+  EXPECT_EQ(reply->errors(1).message(), "Invalid job id specified");
+  reply = controller_->UpdateJob(kAlice, r);
+  ASSERT_TRUE(reply.ok());
+  EXPECT_EQ(State(id), JobBaseState::kPending);
+  EXPECT_EQ(Job(id).restarts(), 1u);
+  EXPECT_EQ(Job(id).priority(), 0u);
+  EXPECT_EQ(Job(id).reason(), "job requeued in held state");
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate " + node + " " + std::to_string(id)));
+  r.set_action("requeue");
+  r.clear_job_ids();
+  r.add_job_ids(std::to_string(id));
+  reply = controller_->UpdateJob(kAlice, r);
+  ASSERT_TRUE(reply.ok());
+  ASSERT_EQ(reply->errors_size(), 1);
+  EXPECT_EQ(reply->errors(0).message(), "Job is pending execution");
+}
+
 TEST_F(ControllerTest, UnknownAndFinishedJobsGetSlurmsErrors) {
   v1::SignalJobRequest r;
   r.add_job_ids("999");
