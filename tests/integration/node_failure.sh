@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # An agent killed with SIGKILL: its node goes DOWN (not responding) after SlurmdTimeout, a
 # requeueable job on it goes back to PENDING and runs again elsewhere, a --no-requeue job ends
-# NODE_FAIL; `gantry up` restarts only the dead agent and the node returns to service.
+# NODE_FAIL; `gantry up` restarts only the dead agent and the node returns to service; a
+# restarted agent kills what its dead predecessor left running.
 # usage: node_failure.sh BIN_DIR SOURCE_ROOT
 source "$(dirname "$0")/lib.sh" "$@"
 start_cluster
 cd "$WORK"
 
-a=$(sbatch --parsable -N 2 --requeue --wrap 'echo attempt; sleep 1000') || fail "sbatch a"
+a=$(sbatch --parsable -N 2 --requeue --wrap "echo attempt; echo \$\$ >> $WORK/a.pids; sleep 1000") ||
+  fail "sbatch a"
 b=$(sbatch --parsable -N 2 --no-requeue --wrap 'sleep 1000') || fail "sbatch b"
 wait_state "$a" RUNNING
 wait_state "$b" RUNNING
@@ -33,4 +35,9 @@ kill -9 "$(cat "$STATE/run/agent-$victim.pid")"
 wait_for 40 bash -c "[ \"\$(scontrol show job $a | grep -o 'Restarts=[0-9]*')\" = Restarts=1 ]" ||
   { scontrol show job "$a"; fail "job a not requeued"; }
 wait_state "$a" RUNNING 30
+# The dead agent's job processes outlive it; the next agent on that node kills them at start.
+first=$(head -1 "$WORK/a.pids")
+kill -0 "$first" 2>/dev/null || fail "job a's first run ended with its agent"
+"$BIN/gantry" up --state-dir "$STATE" >"$WORK/up3.out" 2>&1 || { cat "$WORK/up3.out"; fail "up"; }
+wait_for 30 bash -c "! kill -0 $first 2>/dev/null" || fail "job a's first run survived its node"
 echo PASS
