@@ -587,7 +587,7 @@ struct Lines {
 
 }  // namespace
 
-std::string RenderShowConfig(const ShowConfigInput& in) {
+std::vector<std::pair<std::string, std::string>> ShowConfigEntries(const ShowConfigInput& in) {
   const Conf conf(in.values);
   Lines l;
   bool track_wckey = conf.Flag("TrackWCKey");
@@ -874,9 +874,12 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
   l.Add("VSizeFactor", conf.Num("VSizeFactor", 0) + " percent");
   l.Add("WaitTime", conf.Seconds("WaitTime", 0));
   l.Add("X11Parameters", conf.Str("X11Parameters"));
+  return std::move(l.items);
+}
 
+std::string RenderShowConfig(const ShowConfigInput& in) {
   std::string out = "Configuration data as of " + in.data_time + "\n";
-  for (const auto& [name, value] : l.items) {
+  for (const auto& [name, value] : ShowConfigEntries(in)) {
     out += name;
     if (name.size() < 23) out.append(23 - name.size(), ' ');
     out += " = ";
@@ -884,6 +887,7 @@ std::string RenderShowConfig(const ShowConfigInput& in) {
     out += "\n";
   }
   out += "\n";
+  const std::vector<ShowConfigController> controllers = Controllers(in, Conf(in.values));
   for (size_t i = 0; i < controllers.size(); ++i) {
     std::string role = "primary";
     if (i > 0) role = controllers.size() == 2 ? "backup" : "backup" + std::to_string(i);

@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gantry::spec {
@@ -52,6 +53,8 @@ struct ShowConfigInput {
 
 // The whole listing, newline-terminated, byte for byte as scontrol prints it.
 std::string RenderShowConfig(const ShowConfigInput& input);
+// Its "Name = value" lines, in order, without the header and the controllers' status.
+std::vector<std::pair<std::string, std::string>> ShowConfigEntries(const ShowConfigInput& input);
 
 // The slurm.conf parameter names the 22.05 listing can show, in listing order (both spellings
 // of the alternatives DefMemPerCPU/DefMemPerNode and MaxMemPerCPU/MaxMemPerNode; without the
