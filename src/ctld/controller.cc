@@ -642,58 +642,10 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
 Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
                                                  const v1::UpdateJobRequest& request) {
   const std::string& action = request.action();
-  const bool op = IsOperator(caller);
-  if (action == "update") return UpdateJobFields(caller, request);
-  if (action == "requeue" || action == "requeuehold") return RequeueJobs(caller, request);
-  if (action != "hold" && action != "uhold" && action != "release") {
+  if (action != "hold" && action != "uhold" && action != "release" && action != "requeue" &&
+      action != "requeuehold" && action != "update") {
     return InvalidArgument("Unsupported job update: " + action);
   }
-  v1::UpdateJobReply reply;
-  std::unique_lock lock(mu_);
-  std::vector<v1::Event> events;
-  for (const std::string& text : request.job_ids()) {
-    std::optional<uint32_t> id = ParseJobId(text);
-    const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
-    auto fail = [&](const std::string& message, int code) {
-      v1::JobError* error = reply.add_errors();
-      error->set_job_id(text);
-      error->set_message(message);
-      error->set_code(code);
-    };
-    if (job == nullptr) {
-      fail("Invalid job id specified", 5);
-      continue;
-    }
-    if (!op && job->user_id() != caller.uid) {
-      fail("Access/permission denied", 7);
-      continue;
-    }
-    if (!IsPending(*job)) {
-      fail("Job is no longer pending execution", 9);
-      continue;
-    }
-    const bool held = job->priority() == 0;
-    if (action == "release" && held && job->held_by_admin() && !op) {
-      fail("Access/permission denied", 7);
-      continue;
-    }
-    v1::Event event = NewEvent();
-    v1::JobHoldChanged* change = event.mutable_job_hold_changed();
-    change->set_job_id(*id);
-    change->set_held(action != "release");
-    change->set_by_admin(action == "hold" && op);
-    events.push_back(std::move(event));
-  }
-  auto pending = CommitLocked(std::move(events));
-  lock.unlock();
-  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
-  Kick();
-  return reply;
-}
-
-Result<v1::UpdateJobReply> Controller::RequeueJobs(const Caller& caller,
-                                                   const v1::UpdateJobRequest& request) {
-  const bool hold = request.action() == "requeuehold";
   v1::UpdateJobReply reply;
   std::unique_lock lock(mu_);
   std::vector<v1::Event> events;
@@ -701,33 +653,14 @@ Result<v1::UpdateJobReply> Controller::RequeueJobs(const Caller& caller,
   for (const std::string& text : request.job_ids()) {
     std::optional<uint32_t> id = ParseJobId(text);
     const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
-    auto fail = [&](const std::string& message, int code) {
+    const std::optional<JobRefusal> refused =
+        job == nullptr ? JobRefusal{"Invalid job id specified", 5}
+                       : UpdateOneJobLocked(caller, request, *job, &events, &after);
+    if (refused) {
       v1::JobError* error = reply.add_errors();
       error->set_job_id(text);
-      error->set_message(message);
-      error->set_code(code);
-    };
-    if (job == nullptr) {
-      fail("Invalid job id specified", 5);
-      continue;
-    }
-    if (!IsOperator(caller) && job->user_id() != caller.uid) {
-      fail("Access/permission denied", 7);
-      continue;
-    }
-    if (IsPending(*job)) {
-      fail("Job is pending execution", 9);
-      continue;
-    }
-    v1::Event event = NewEvent();
-    v1::JobRequeued* requeued = event.mutable_job_requeued();
-    requeued->set_job_id(*id);
-    requeued->set_hold(hold);
-    requeued->set_reason(hold ? "job requeued in held state" : "None");
-    events.push_back(std::move(event));
-    if (IsActive(*job)) {  // its processes end on every node, with the epilog
-      prologs_.erase(*id);
-      TerminateOnNodesLocked(*job, &after);
+      error->set_message(refused->message);
+      error->set_code(refused->code);
     }
   }
   auto pending = CommitLocked(std::move(events));
@@ -737,45 +670,59 @@ Result<v1::UpdateJobReply> Controller::RequeueJobs(const Caller& caller,
   return reply;
 }
 
-Result<v1::UpdateJobReply> Controller::UpdateJobFields(const Caller& caller,
-                                                       const v1::UpdateJobRequest& request) {
-  const std::map<std::string, std::string> fields(request.fields().begin(), request.fields().end());
-  v1::UpdateJobReply reply;
-  std::unique_lock lock(mu_);
-  std::vector<v1::Event> events;
-  for (const std::string& text : request.job_ids()) {
-    std::optional<uint32_t> id = ParseJobId(text);
-    const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
-    if (job == nullptr) {
-      v1::JobError* error = reply.add_errors();
-      error->set_job_id(text);
-      error->set_message("Invalid job id specified");
-      error->set_code(5);
-      continue;
-    }
+std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
+    const Caller& caller, const v1::UpdateJobRequest& request, const v1::Job& job,
+    std::vector<v1::Event>* events, AfterCommit* after) {
+  const std::string& action = request.action();
+  const bool op = IsOperator(caller);
+  const uint32_t id = job.job_id();
+  if (action == "update") {
     state::JobUpdateContext context;
-    context.operator_caller = IsOperator(caller);
-    context.caller_owns_job = job->user_id() == caller.uid;
+    context.operator_caller = op;
+    context.caller_owns_job = job.user_id() == caller.uid;
     context.now = clock_->Now();
     context.time_zone = &sys::LocalTimeZone::Get();
-    Result<v1::Job> updated = state::UpdateJobFields(state_, *job, fields, context);
+    const std::map<std::string, std::string> fields(request.fields().begin(),
+                                                    request.fields().end());
+    Result<v1::Job> updated = state::UpdateJobFields(state_, job, fields, context);
     if (!updated.ok()) {
-      v1::JobError* error = reply.add_errors();
-      error->set_job_id(text);
-      error->set_message(updated.status().message());
-      error->set_code(static_cast<int32_t>(updated.status().code()));
-      continue;
+      return JobRefusal{updated.status().message(), static_cast<int>(updated.status().code())};
     }
     v1::Event event = NewEvent();
-    event.mutable_job_updated()->set_job_id(*id);
+    event.mutable_job_updated()->set_job_id(id);
     *event.mutable_job_updated()->mutable_job() = std::move(updated).value();
-    events.push_back(std::move(event));
+    events->push_back(std::move(event));
+    return std::nullopt;
   }
-  auto pending = CommitLocked(std::move(events));
-  lock.unlock();
-  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
-  Kick();
-  return reply;
+  if (!op && job.user_id() != caller.uid) return JobRefusal{"Access/permission denied", 7};
+  if (action == "requeue" || action == "requeuehold") {
+    if (IsPending(job)) return JobRefusal{"Job is pending execution", 9};
+    const bool hold = action == "requeuehold";
+    v1::Event event = NewEvent();
+    v1::JobRequeued* requeued = event.mutable_job_requeued();
+    requeued->set_job_id(id);
+    requeued->set_hold(hold);
+    requeued->set_reason(hold ? "job requeued in held state" : "None");
+    events->push_back(std::move(event));
+    if (IsActive(job)) {  // its processes end on every node, with the epilog
+      prologs_.erase(id);
+      TerminateOnNodesLocked(job, after);
+    }
+    return std::nullopt;
+  }
+  // hold, uhold, release
+  if (!IsPending(job)) return JobRefusal{"Job is no longer pending execution", 9};
+  const bool held = job.priority() == 0;
+  if (action == "release" && held && job.held_by_admin() && !op) {
+    return JobRefusal{"Access/permission denied", 7};
+  }
+  v1::Event event = NewEvent();
+  v1::JobHoldChanged* change = event.mutable_job_hold_changed();
+  change->set_job_id(id);
+  change->set_held(action != "release");
+  change->set_by_admin(action == "hold" && op);
+  events->push_back(std::move(event));
+  return std::nullopt;
 }
 
 Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
@@ -902,27 +849,15 @@ void Controller::GetConfig(v1::GetConfigReply* reply) const {
   spec::ShowConfigInput input = config_.show_config;
   const TimeZone& tz = sys::LocalTimeZone::Get();
   input.boot_time = text::FormatIsoTime(boot_time_, tz);
-  input.data_time = text::FormatIsoTime(clock_->Now(), tz);
   if (!config_.conf_path.empty()) input.slurm_conf = config_.conf_path;
   {
     std::shared_lock lock(mu_);
     input.next_job_id = state_.next_job_id;
   }
-  // "Key                     = value" lines between the header and the blank line before the
-  // controllers' status (the command prints those two itself).
-  const std::string listing = spec::RenderShowConfig(input);
-  size_t at = listing.find('\n') + 1;
-  while (at < listing.size() && listing[at] != '\n') {
-    const size_t end = listing.find('\n', at);
-    const std::string_view line(listing.data() + at, end - at);
-    const size_t eq = line.find(" = ");
-    if (eq != std::string_view::npos) {
-      v1::ConfigEntry* entry = reply->add_entries();
-      const size_t key_end = line.find_last_not_of(' ', eq);
-      entry->set_key(std::string(line.substr(0, key_end + 1)));
-      entry->set_value(std::string(line.substr(eq + 3)));
-    }
-    at = end + 1;
+  for (auto& [key, value] : spec::ShowConfigEntries(input)) {
+    v1::ConfigEntry* entry = reply->add_entries();
+    entry->set_key(std::move(key));
+    entry->set_value(std::move(value));
   }
 }
 

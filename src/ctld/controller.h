@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -101,9 +102,16 @@ class Controller {
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
-  Result<v1::UpdateJobReply> UpdateJobFields(const Caller& caller,
-                                             const v1::UpdateJobRequest& request);
-  Result<v1::UpdateJobReply> RequeueJobs(const Caller& caller, const v1::UpdateJobRequest& request);
+  // Why one job of an UpdateJob request was not changed: Slurm's text and error number.
+  struct JobRefusal {
+    std::string message;
+    int code;
+  };
+  // Under mu_: the events (and agent calls) for one job of an UpdateJob request.
+  std::optional<JobRefusal> UpdateOneJobLocked(const Caller& caller,
+                                               const v1::UpdateJobRequest& request,
+                                               const v1::Job& job, std::vector<v1::Event>* events,
+                                               AfterCommit* after);
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;
