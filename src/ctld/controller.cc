@@ -291,14 +291,23 @@ void Controller::PurgeLocked(UnixTime now) {
   last_purge_ = now;
   const UnixTime ended_before = now - static_cast<UnixTime>(config_.min_job_age_sec);
   std::vector<std::string> erases;
+  std::set<uint32_t> arrays;  // arrays that lose records
   for (const auto& [id, job] : state_.jobs) {
     if (!IsPending(job) && !IsActive(job) && !HasFlag(job, JobFlag::kCompleting) &&
         job.end_time() < ended_before) {
-      erases.push_back(PayloadKey(id));
+      if (job.array_job_id() != 0) {
+        arrays.insert(job.array_job_id());
+      } else {
+        erases.push_back(PayloadKey(id));
+      }
     }
   }
-  if (!erases.empty()) {
+  if (!erases.empty() || !arrays.empty()) {
     state::PurgeFinishedJobs(&state_, ended_before);
+    // An array's tasks share its payload: it goes with the array's last record.
+    for (uint32_t array : arrays) {
+      if (!state_.arrays.contains(array)) erases.push_back(PayloadKey(array));
+    }
     store::WriteBatch batch;
     batch.erases = std::move(erases);
     store_->EnqueueWrite(std::move(batch));  // best effort; a leftover payload is harmless
@@ -401,12 +410,26 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
     EndJobLocked(*job, JobBaseState::kCancelled, 0, "dependency never satisfied", events, &none);
     events->back().mutable_job_ended()->set_reason("DependencyNeverSatisfied");
   }
+  // Array tasks split off their array's record first; ids are given in order of start, and the
+  // record's last pending task keeps the array's id.
+  uint32_t next_id = state_.next_job_id;
+  std::map<uint32_t, int> array_tasks_left;
   for (const sched::Start& start : decisions.starts) {
     const v1::Job* job = state_.FindJob(start.job_id);
     if (job == nullptr) continue;
+    uint32_t id = start.job_id;
+    if (start.array_task_id) {
+      auto left = array_tasks_left.try_emplace(id, job->array_pending_tasks_size()).first;
+      if (left->second-- > 1) id = next_id++;
+      v1::Event split = NewEvent();
+      split.mutable_job_array_split()->set_job_id(start.job_id);
+      split.mutable_job_array_split()->set_task_id(*start.array_task_id);
+      split.mutable_job_array_split()->set_new_job_id(id);
+      events->push_back(std::move(split));
+    }
     v1::Event event = NewEvent();
     v1::JobStarted* s = event.mutable_job_started();
-    s->set_job_id(start.job_id);
+    s->set_job_id(id);
     s->set_partition(start.partition);
     for (const std::string& n : start.nodes) s->add_nodes(n);
     s->set_num_cpus(start.num_cpus);
@@ -414,7 +437,7 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
     s->set_epoch(job->restarts() + 1);
     s->set_time_limit_min(start.time_limit_min);
     events->push_back(std::move(event));
-    started->push_back(start.job_id);
+    started->push_back(id);
   }
 }
 
@@ -504,6 +527,7 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
                           state::AdmitJob(state_, request.request(), who, now, options));
   const uint32_t id = state_.next_job_id;
   job.set_job_id(id);
+  if (job.array_pending_tasks_size() > 0) job.set_array_job_id(id);
   v1::Event event = NewEvent();
   *event.mutable_job_submitted()->mutable_job() = std::move(job);
   std::vector<v1::Event> events;
@@ -1000,9 +1024,11 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       v1::LaunchBatchRequest launch;
       *launch.mutable_context() = ContextLocked(*job, 0);
       launch.mutable_context()->mutable_job()->set_state_flags(flags);
-      after.push_back([this, id, name = batch_host->name(), address = batch_host->address(),
+      // An array's tasks share the array's payload.
+      const uint32_t payload_id = job->array_job_id() != 0 ? job->array_job_id() : id;
+      after.push_back([this, payload_id, name = batch_host->name(), address = batch_host->address(),
                        launch = std::move(launch)]() mutable {
-        Result<std::optional<std::string>> payload = store_->Get(PayloadKey(id));
+        Result<std::optional<std::string>> payload = store_->Get(PayloadKey(payload_id));
         if (payload.ok() && payload->has_value()) {
           launch.mutable_payload()->ParseFromString(**payload);
         }

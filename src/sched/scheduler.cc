@@ -1,6 +1,7 @@
 #include "sched/scheduler.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -136,8 +137,12 @@ class Pass {
         SetReason(*job, "BeginTime");
         continue;
       }
+      if (IsArrayRecord(*job)) {
+        ConsiderArray(*job);
+        continue;
+      }
       if (!job->request().dependency().empty()) {
-        const DependencyState dep = EvaluateDependency(*job);
+        const DependencyState dep = EvaluateDependency(*job, std::nullopt);
         if (dep == DependencyState::kNever && job->request().kill_on_invalid_dep() == 1) {
           out_.cancels.push_back(job->job_id());
           continue;
@@ -156,9 +161,51 @@ class Pass {
  private:
   enum class DependencyState { kSatisfied, kWaiting, kNever };
 
-  // One term of the job's dependency against the current state. A job the controller no longer
-  // holds has ended long ago and counts as satisfying it, as in Slurm.
-  DependencyState EvaluateTerm(const v1::Job& job, const text::DependencyTerm& term) const {
+  // What a dependency term waits on, summed over its records: a plain job, every record of an
+  // array (the array's own record counts as not started while it has pending tasks), or one
+  // task of an array.
+  struct Target {
+    bool exists = false;
+    bool ended = true;    // every record finished
+    bool ok = true;       // every record COMPLETED
+    bool started = true;  // every record started (or ended)
+    int64_t latest_start = 0;
+
+    void Add(const v1::Job& job) {
+      const auto base = static_cast<model::JobBaseState>(job.state());
+      exists = true;
+      ended = ended && model::IsFinished(base);
+      ok = ok && base == model::JobBaseState::kCompleted;
+      started = started && (job.start_time() > 0 || model::IsFinished(base));
+      latest_start = std::max(latest_start, job.start_time());
+    }
+  };
+
+  Target TargetOf(uint32_t id, std::optional<uint32_t> task) const {
+    Target t;
+    const auto array = s_.arrays.find(id);
+    if (array == s_.arrays.end()) {
+      if (const v1::Job* job = s_.FindJob(id)) t.Add(*job);
+      return t;
+    }
+    for (uint32_t record : array->second) {
+      const v1::Job* job = s_.FindJob(record);
+      if (job == nullptr) continue;
+      if (!task ||
+          (job->has_array_task_id() ? job->array_task_id() == *task
+                                    : std::ranges::find(job->array_pending_tasks(), *task) !=
+                                          job->array_pending_tasks().end())) {
+        t.Add(*job);
+      }
+    }
+    return t;
+  }
+
+  // One term of the job's dependency against the current state; `task` is the array task being
+  // considered (aftercorr pairs it with the same task of the other array). Jobs the state no
+  // longer holds have ended long ago and satisfy any term, as in Slurm.
+  DependencyState EvaluateTerm(const v1::Job& job, const text::DependencyTerm& term,
+                               std::optional<uint32_t> task) const {
     using text::DependencyType;
     if (term.type == DependencyType::kSingleton) {
       for (const auto& [id, other] : s_.jobs) {
@@ -173,37 +220,44 @@ class Pass {
       }
       return DependencyState::kSatisfied;
     }
-    const v1::Job* target = s_.FindJob(term.job_id);
-    if (target == nullptr) return DependencyState::kSatisfied;
-    const auto base = static_cast<model::JobBaseState>(target->state());
-    const bool ended = model::IsFinished(base);
-    const bool ok = base == model::JobBaseState::kCompleted;
+    std::optional<uint32_t> target_task;
+    if (term.type == DependencyType::kAfterCorr) {
+      target_task = job.has_array_task_id() ? std::optional(job.array_task_id()) : task;
+    } else if (!term.array_task.empty() && term.array_task != "*") {
+      uint32_t n = 0;
+      const auto [end, ec] = std::from_chars(term.array_task.data(),
+                                             term.array_task.data() + term.array_task.size(), n);
+      if (ec == std::errc()) target_task = n;
+    }
+    const Target target = TargetOf(term.job_id, target_task);
+    if (!target.exists) return DependencyState::kSatisfied;
     switch (term.type) {
       case DependencyType::kAfter:
-        if (ended) return DependencyState::kSatisfied;
-        return target->start_time() > 0 &&
-                       now_ >= target->start_time() + static_cast<int64_t>(term.minutes) * 60
+        if (target.ended) return DependencyState::kSatisfied;
+        return target.started &&
+                       now_ >= target.latest_start + static_cast<int64_t>(term.minutes) * 60
                    ? DependencyState::kSatisfied
                    : DependencyState::kWaiting;
       case DependencyType::kAfterOk:
-        return !ended ? DependencyState::kWaiting
-                      : (ok ? DependencyState::kSatisfied : DependencyState::kNever);
+      case DependencyType::kAfterCorr:
+        return !target.ended ? DependencyState::kWaiting
+                             : (target.ok ? DependencyState::kSatisfied : DependencyState::kNever);
       case DependencyType::kAfterNotOk:
-        return !ended ? DependencyState::kWaiting
-                      : (ok ? DependencyState::kNever : DependencyState::kSatisfied);
-      default:  // afterany (admission refuses the array and burst-buffer kinds)
-        return ended ? DependencyState::kSatisfied : DependencyState::kWaiting;
+        return !target.ended ? DependencyState::kWaiting
+                             : (target.ok ? DependencyState::kNever : DependencyState::kSatisfied);
+      default:  // afterany (admission refuses burst-buffer kinds)
+        return target.ended ? DependencyState::kSatisfied : DependencyState::kWaiting;
     }
   }
 
   // ',' needs every term, '?' any one; a term that can never hold decides accordingly.
-  DependencyState EvaluateDependency(const v1::Job& job) const {
+  DependencyState EvaluateDependency(const v1::Job& job, std::optional<uint32_t> task) const {
     Result<text::Dependency> dep = text::ParseDependency(job.request().dependency());
     if (!dep.ok()) return DependencyState::kNever;  // admission checked it: a damaged record
     bool waiting = false;
     bool never = false;
     for (const text::DependencyTerm& term : dep->terms) {
-      const DependencyState t = EvaluateTerm(job, term);
+      const DependencyState t = EvaluateTerm(job, term, task);
       if (dep->any && t == DependencyState::kSatisfied) return t;
       waiting |= t == DependencyState::kWaiting;
       never |= t == DependencyState::kNever;
@@ -211,6 +265,58 @@ class Pass {
     if (dep->any) return waiting ? DependencyState::kWaiting : DependencyState::kNever;
     if (never) return DependencyState::kNever;
     return waiting ? DependencyState::kWaiting : DependencyState::kSatisfied;
+  }
+
+  static bool IsArrayRecord(const v1::Job& job) {
+    return job.array_job_id() != 0 && !job.has_array_task_id();
+  }
+
+  // Tasks of the array that run now (JobArrayTaskLimit counts them against the throttle).
+  uint32_t ActiveTasks(uint32_t array_job_id) const {
+    uint32_t n = 0;
+    const auto array = s_.arrays.find(array_job_id);
+    if (array == s_.arrays.end()) return 0;
+    for (uint32_t id : array->second) {
+      const v1::Job* job = s_.FindJob(id);
+      if (job != nullptr && model::IsActive(static_cast<model::JobBaseState>(job->state()))) ++n;
+    }
+    return n;
+  }
+
+  // An array's record: its pending tasks start one by one, in task order, while the throttle
+  // allows, their dependency holds (aftercorr is per task) and they fit; the record keeps the
+  // reason of the first task that could not start.
+  void ConsiderArray(const v1::Job& job) {
+    const uint32_t throttle = job.array_task_throttle();
+    uint32_t running = throttle != 0 ? ActiveTasks(job.array_job_id()) : 0;
+    const bool has_dependency = !job.request().dependency().empty();
+    std::string_view dependency_reason;
+    for (uint32_t task : job.array_pending_tasks()) {
+      if (throttle != 0 && running >= throttle) {
+        SetReason(job, "JobArrayTaskLimit");
+        return;
+      }
+      if (has_dependency) {
+        const DependencyState dep = EvaluateDependency(job, task);
+        if (dep == DependencyState::kNever && job.request().kill_on_invalid_dep() == 1) {
+          out_.cancels.push_back(job.job_id());
+          return;
+        }
+        if (dep != DependencyState::kSatisfied) {
+          if (dependency_reason.empty()) {
+            dependency_reason =
+                dep == DependencyState::kWaiting ? "Dependency" : "DependencyNeverSatisfied";
+          }
+          continue;
+        }
+      }
+      const size_t before = out_.starts.size();
+      Consider(job);
+      if (out_.starts.size() == before) return;  // Consider gave the reason
+      out_.starts.back().array_task_id = task;
+      ++running;
+    }
+    if (!dependency_reason.empty()) SetReason(job, dependency_reason);
   }
 
   void SetReason(const v1::Job& job, std::string_view reason) {

@@ -12,6 +12,10 @@
 //    cancelled then when it asked for --kill-on-invalid-dep=yes. A job the state no longer
 //    holds satisfies any term; singleton waits for running jobs and pending ones with lower ids
 //    of the same user and name.
+//  * An array's record (pending tasks not yet split off) starts its tasks in task order, as
+//    many as fit, at most array_task_throttle running at once ("JobArrayTaskLimit"); each
+//    Start names its task. Dependencies on an array wait for all its records (or one task:
+//    `12_3`); aftercorr pairs task i with task i of the other array.
 //  * Its partitions are tried in the order requested; the first where it fits now wins. In a
 //    partition it needs between min_nodes and max_nodes whole nodes (as many as are free, up to
 //    max_nodes) that are free (IDLE, no job, not COMPLETING, DRAIN, FAIL, DOWN, NOT_RESPONDING,
@@ -42,6 +46,7 @@
 #define GANTRY_SCHED_SCHEDULER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +55,8 @@
 namespace gantry::sched {
 
 struct Start {
+  // For an array's record: the task that starts (gantryd splits it off first, JobArraySplit).
+  std::optional<uint32_t> array_task_id;
   uint32_t job_id;
   std::string partition;
   std::vector<std::string> nodes;

@@ -10,6 +10,7 @@
 #include "model/job_state.h"
 #include "state/priority.h"
 #include "state/resources.h"
+#include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/dependency.h"
 #include "text/hostlist.h"
@@ -190,51 +191,18 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config) {
   return options;
 }
 
-Status ValidateArraySpec(std::string_view text, uint32_t max_array_size) {
-  const Status invalid = InvalidArgument(kInvalidArray);
-  const size_t percent = text.find('%');
-  if (percent != std::string_view::npos) {
-    uint64_t throttle = 0;
-    if (!ParseNumber(text.substr(percent + 1), &throttle)) return invalid;
-    text = text.substr(0, percent);
-  }
-  if (text.empty()) return invalid;
-  for (std::string_view item : text::Split(text, ',')) {
-    uint64_t step = 1;
-    const size_t colon = item.find(':');
-    if (colon != std::string_view::npos) {
-      if (!ParseNumber(item.substr(colon + 1), &step) || step == 0) return invalid;
-      item = item.substr(0, colon);
-    }
-    const size_t dash = item.find('-');
-    uint64_t first = 0;
-    uint64_t last = 0;
-    if (dash == std::string_view::npos) {
-      if (colon != std::string_view::npos || !ParseNumber(item, &first)) return invalid;
-      last = first;
-    } else if (!ParseNumber(item.substr(0, dash), &first) ||
-               !ParseNumber(item.substr(dash + 1), &last) || last < first) {
-      return invalid;
-    }
-    if (last >= max_array_size) return invalid;
-  }
-  return Status::Ok();
-}
-
 Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
                          const Caller& caller, int64_t now, const AdmitOptions& options) {
+  text::ArraySpec array;
   if (!request.array().empty()) {
-    GANTRY_RETURN_IF_ERROR(ValidateArraySpec(request.array(), options.max_array_size));
-    return InvalidArgument("job arrays are not supported yet");
+    Result<text::ArraySpec> parsed = text::ParseArraySpec(request.array(), options.max_array_size);
+    if (!parsed.ok()) return InvalidArgument(kInvalidArray);
+    array = std::move(parsed).value();
   }
   if (!request.dependency().empty()) {
     Result<text::Dependency> dep = text::ParseDependency(request.dependency());
     if (!dep.ok()) return InvalidArgument(kDependencyProblem);
     for (const text::DependencyTerm& term : dep->terms) {
-      if (term.type == text::DependencyType::kAfterCorr || !term.array_task.empty()) {
-        return InvalidArgument(
-            "job arrays are not supported yet (--dependency=" + request.dependency() + ")");
-      }
       if (term.type == text::DependencyType::kAfterBurstBuffer) {
         return InvalidArgument(
             "burst buffers are not supported (--dependency=" + request.dependency() + ")");
@@ -336,6 +304,9 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   job.set_num_cpus(static_cast<uint32_t>(std::min<uint64_t>(TotalCpusOf(r), UINT32_MAX)));
   job.set_time_limit_min(chosen.time_limit);
   job.set_requeue(r.requeue() == 0 ? options.job_requeue_default : r.requeue() == 1);
+  // An array: the caller sets array_job_id to the id it gives the record.
+  for (uint32_t task : array.tasks) job.add_array_pending_tasks(task);
+  job.set_array_task_throttle(array.throttle);
   return job;
 }
 

@@ -76,10 +76,6 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config);
 Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
                          const Caller& caller, int64_t now, const AdmitOptions& options);
 
-// Checks a --array value ("0-15", "1,3,5", "1-7:2", "0-15%4"): indexes below max_array_size,
-// steps and throttle positive. Error: "Invalid job array specification".
-Status ValidateArraySpec(std::string_view text, uint32_t max_array_size);
-
 }  // namespace gantry::state
 
 #endif  // GANTRY_STATE_ADMISSION_H_

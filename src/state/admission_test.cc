@@ -303,14 +303,10 @@ TEST(AdmitJobTest, Errors) {
        "Invalid job array specification"},
       {"array malformed", [](v1::JobRequest* r) { r->set_array("3-1"); },
        "Invalid job array specification"},
-      {"valid array (issue 4)", [](v1::JobRequest* r) { r->set_array("1-3%2"); },
-       "job arrays are not supported yet"},
       {"dependency syntax", [](v1::JobRequest* r) { r->set_dependency("afterok:abc"); },
        "Job dependency problem"},
       {"dependency type", [](v1::JobRequest* r) { r->set_dependency("later:5"); },
        "Job dependency problem"},
-      {"array dependency", [](v1::JobRequest* r) { r->set_dependency("aftercorr:5"); },
-       "job arrays are not supported yet (--dependency=aftercorr:5)"},
   };
   const ClusterState s = Cluster();
   for (const Case& c : cases) {
@@ -340,14 +336,16 @@ TEST(AdmitJobTest, NoPartitionAtAll) {
   EXPECT_EQ(job.status().message(), "No partition specified or system default partition");
 }
 
-TEST(ValidateArraySpecTest, Forms) {
-  for (const char* ok : {"0-15", "1,3,5,7", "1-7:2", "0-15%4", "1-3,5,7-9:2%3", "1000"}) {
-    EXPECT_TRUE(ValidateArraySpec(ok, 1001).ok()) << ok;
-  }
-  for (const char* bad :
-       {"", "1001", "-1", "a", "1-", "5-3", "1-7:0", "1:2", "0-3%", "1,,2", "%4"}) {
-    EXPECT_FALSE(ValidateArraySpec(bad, 1001).ok()) << bad;
-  }
+TEST(AdmitJobTest, ArrayGivesOneRecordWithItsPendingTasks) {
+  v1::JobRequest r = Request();
+  r.set_array("1-7:2,20%3");
+  auto job = AdmitJob(Cluster(), r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(
+      std::vector<uint32_t>(job->array_pending_tasks().begin(), job->array_pending_tasks().end()),
+      (std::vector<uint32_t>{1, 3, 5, 7, 20}));
+  EXPECT_EQ(job->array_task_throttle(), 3u);
+  EXPECT_FALSE(job->has_array_task_id());
 }
 
 }  // namespace

@@ -48,6 +48,12 @@ void Index(ClusterState* s, const v1::Job& job) {
 
 std::string JobName(uint32_t id) { return "job " + std::to_string(id); }
 
+// Ids are never reused: the next one is past every id given so far.
+void MovePastId(ClusterState* s, uint32_t id) {
+  s->next_job_id = static_cast<uint32_t>(
+      std::min<uint64_t>(std::max<uint64_t>(s->next_job_id, uint64_t{id} + 1), UINT32_MAX));
+}
+
 // Node indexes of `names`, or an error for the first unknown or repeated one.
 Result<std::vector<uint32_t>> NodeIndexes(
     const ClusterState& s, const google::protobuf::RepeatedPtrField<std::string>& names) {
@@ -212,10 +218,53 @@ Status ApplyJobSubmitted(ClusterState* s, const v1::JobSubmitted& e) {
   if (JobStateOf(job).Has(JobFlag::kCompleting) || !job.nodes().empty()) {
     return InvalidArgument("JobSubmitted: " + JobName(id) + " cannot hold nodes");
   }
+  if (job.array_job_id() != 0 &&
+      (job.array_job_id() != id || job.has_array_task_id() || job.array_pending_tasks().empty())) {
+    return InvalidArgument("JobSubmitted: array " + JobName(id) +
+                           " must be its own array record with pending tasks");
+  }
   const v1::Job& stored = s->jobs.emplace(id, job).first->second;
-  s->next_job_id = static_cast<uint32_t>(
-      std::min<uint64_t>(std::max<uint64_t>(s->next_job_id, uint64_t{id} + 1), UINT32_MAX));
+  MovePastId(s, id);
   Index(s, stored);
+  if (job.array_job_id() != 0) s->arrays[id].insert(id);
+  return Status::Ok();
+}
+
+Status ApplyJobArraySplit(ClusterState* s, const v1::JobArraySplit& e) {
+  v1::Job* array = MutableJob(s, e.job_id());
+  if (array == nullptr) return UnknownJob(e.job_id());
+  if (array->array_job_id() != e.job_id() || array->has_array_task_id() || !IsPendingJob(*array)) {
+    return FailedPrecondition("JobArraySplit: " + JobName(e.job_id()) +
+                              " is not a pending array record");
+  }
+  auto* tasks = array->mutable_array_pending_tasks();
+  const auto task = std::ranges::find(*tasks, e.task_id());
+  if (task == tasks->end()) {
+    return NotFound("JobArraySplit: " + JobName(e.job_id()) + " has no pending task " +
+                    std::to_string(e.task_id()));
+  }
+  if (tasks->size() == 1) {
+    if (e.new_job_id() != e.job_id()) {
+      return InvalidArgument("JobArraySplit: the last task of " + JobName(e.job_id()) +
+                             " keeps the array's id, not " + std::to_string(e.new_job_id()));
+    }
+    array->clear_array_pending_tasks();
+    array->set_array_task_id(e.task_id());
+    return Status::Ok();
+  }
+  if (e.new_job_id() == 0 || s->jobs.contains(e.new_job_id())) {
+    return InvalidArgument("JobArraySplit: new job id " + std::to_string(e.new_job_id()) +
+                           " is 0 or taken");
+  }
+  tasks->erase(task);
+  v1::Job copy = *array;
+  copy.set_job_id(e.new_job_id());
+  copy.clear_array_pending_tasks();
+  copy.set_array_task_id(e.task_id());
+  const v1::Job& stored = s->jobs.emplace(e.new_job_id(), std::move(copy)).first->second;
+  MovePastId(s, e.new_job_id());
+  Index(s, stored);
+  s->arrays[e.job_id()].insert(e.new_job_id());
   return Status::Ok();
 }
 
@@ -427,6 +476,11 @@ Status ApplyJobUpdated(ClusterState* s, const v1::JobUpdated& e) {
   if (!std::ranges::equal(job->nodes(), e.job().nodes())) {
     return InvalidArgument("JobUpdated cannot change the nodes of " + JobName(id));
   }
+  if (job->array_job_id() != e.job().array_job_id() ||
+      job->has_array_task_id() != e.job().has_array_task_id() ||
+      job->array_task_id() != e.job().array_task_id()) {
+    return InvalidArgument("JobUpdated cannot change the array ids of " + JobName(id));
+  }
   Unindex(s, *job);
   *job = e.job();
   job->set_job_id(id);
@@ -624,6 +678,8 @@ Status Apply(ClusterState* state, const v1::Event& event) {
   switch (event.change_case()) {
     case v1::Event::kJobSubmitted:
       return ApplyJobSubmitted(state, event.job_submitted());
+    case v1::Event::kJobArraySplit:
+      return ApplyJobArraySplit(state, event.job_array_split());
     case v1::Event::kJobStarted:
       return ApplyJobStarted(state, event.job_started(), t);
     case v1::Event::kJobEnded:

@@ -65,10 +65,12 @@ void RebuildIndexes(ClusterState* state) {
     }
   }
   state->pending.clear();
+  state->arrays.clear();
   for (const auto& [id, job] : state->jobs) {
     if (IsPendingJob(job)) {
       state->pending.insert(PendingKeyOf(job));
     }
+    if (job.array_job_id() != 0) state->arrays[job.array_job_id()].insert(id);
   }
 }
 
@@ -78,6 +80,13 @@ size_t PurgeFinishedJobs(ClusterState* state, int64_t ended_before) {
     const v1::Job& job = it->second;
     if (model::IsCompleted(JobStateOf(job)) && job.end_time() < ended_before &&
         !state->completing.contains(job.job_id())) {
+      if (job.array_job_id() != 0) {
+        const auto array = state->arrays.find(job.array_job_id());
+        if (array != state->arrays.end()) {
+          array->second.erase(job.job_id());
+          if (array->second.empty()) state->arrays.erase(array);
+        }
+      }
       it = state->jobs.erase(it);
       ++purged;
     } else {

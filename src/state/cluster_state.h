@@ -23,6 +23,9 @@
 //                     reason); nodes still completing keep the job COMPLETING until released.
 //   JobHoldChanged    hold: priority 0, JobHeldUser/JobHeldAdmin; release: priority from nice,
 //                     reason None.
+//   JobArraySplit     one pending task of an array record becomes its own PENDING job (a copy
+//                     with array_task_id set and a new id), or, for the record's last pending
+//                     task, the record itself turns into that task.
 //   JobUpdated        replaces the record; it may not change the base state or the nodes.
 //   JobPriorityChanged  priority and (when given) reason.
 //   NodeRegistered    address/hostname/boot time/version/os; clears NOT_RESPONDING; an UNKNOWN
@@ -96,6 +99,9 @@ struct ClusterState {
   std::vector<std::vector<uint32_t>> partition_nodes;
   // Every PENDING job, in scheduling order (held jobs, priority 0, last).
   std::set<PendingKey> pending;
+  // Job arrays: array_job_id -> the ids of the records it still has (its own record while it
+  // has pending tasks or once it became the last task, and every task split off).
+  std::map<uint32_t, std::set<uint32_t>> arrays;
 
   const v1::Node* FindNode(std::string_view name) const;
   const v1::Partition* FindPartition(std::string_view name) const;
@@ -108,7 +114,7 @@ struct ClusterState {
   int PartitionIndex(std::string_view name) const;
 };
 
-// Recomputes node_index, partition_nodes and pending from jobs, nodes and partitions.
+// Recomputes node_index, partition_nodes, pending and arrays from jobs, nodes and partitions.
 void RebuildIndexes(ClusterState* state);
 
 // Applies one event (see the file comment). On error the state is unchanged.
