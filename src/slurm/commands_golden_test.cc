@@ -136,46 +136,56 @@ void CheckGolden(const std::string& name, const std::string& actual) {
 
 TEST(CommandsGoldenTest, Squeue) {
   FakeController fake;
-  CheckGolden("cmd-squeue.txt",
-              Transcript(fake, {
-                                   {"root", "squeue"},
-                                   {"root", "squeue -l"},
-                                   {"alice", "squeue --me"},
-                                   {"root", "squeue -u alice -t R"},
-                                   {"root", "squeue -j 21442"},
-                                   {"root", "squeue -j21442,21441 -h"},
-                                   {"root", "squeue -j 999999999"},
-                                   {"root", "squeue -o '%i %j %T %l' -p high -h"},
-                                   {"root", "squeue --start"},
-                                   {"root", "squeue -S -i -h -o %i"},
-                                   {"root", "SQUEUE_FORMAT=%i|%u squeue -n sweep,NIGHTLY"},
-                                   {"root", "squeue -o '%i %Z'"},
-                                   {"root", "squeue -t foo"},
-                                   {"root", "squeue -j abc"},
-                                   {"root", "squeue --foo"},
-                                   {"root", "squeue -l -o %i"},
-                                   {"root", "squeue extra"},
-                                   {"root", "squeue -u nosuchuser"},
-                                   {"root", "squeue --json"},
-                                   {"root", "squeue -V"},
-                               }));
+  CheckGolden(
+      "cmd-squeue.txt",
+      Transcript(fake, {
+                           {"root", "squeue"},
+                           {"root", "squeue -l"},
+                           {"alice", "squeue --me"},
+                           {"root", "squeue -u alice -t R"},
+                           {"root", "squeue -j 21442"},
+                           {"root", "squeue -j21442,21441 -h"},
+                           {"root", "squeue -j 999999999"},
+                           {"root", "squeue -o '%i %j %T %l' -p high -h"},
+                           {"root", "squeue --start"},
+                           {"root", "squeue -S -i -h -o %i"},
+                           {"root", "SQUEUE_FORMAT=%i|%u squeue -n sweep,NIGHTLY"},
+                           {"root", "squeue -o '%i %Z'"},
+                           {"root", "squeue -t foo"},
+                           {"root", "squeue -j abc"},
+                           {"root", "squeue --foo"},
+                           {"root", "squeue -l -o %i"},
+                           {"root", "squeue extra"},
+                           {"root", "squeue -u nosuchuser"},
+                           {"root", "squeue --json"},
+                           {"root", "squeue -O JobID:10,Name:.20,UserName,State,ReasonList"},
+                           {"root", "squeue -O jobid,name:5,Foo,state:.3X,reasonlist:0 -h"},
+                           {"root", "SQUEUE_FORMAT2=jobid:8,cluster:.8 squeue -t R"},
+                           {"root", "squeue -o %i -O jobid"},
+                           {"root", "squeue -O jobid -o %i"},
+                           {"root", "squeue -V"},
+                       }));
 }
 
 TEST(CommandsGoldenTest, Sinfo) {
   FakeController fake;
-  CheckGolden("cmd-sinfo.txt", Transcript(fake, {
-                                                    {"root", "sinfo"},
-                                                    {"root", "sinfo -s"},
-                                                    {"root", "sinfo -N -l"},
-                                                    {"root", "sinfo -N"},
-                                                    {"root", "sinfo -l"},
-                                                    {"root", "sinfo -p high -h"},
-                                                    {"root", "sinfo -t idle"},
-                                                    {"root", "sinfo -n gpu[2-3] -o '%N %c %m %G'"},
-                                                    {"root", "sinfo -o '%P %Q'"},
-                                                    {"root", "sinfo -t foo"},
-                                                    {"root", "sinfo --foo"},
-                                                }));
+  CheckGolden("cmd-sinfo.txt",
+              Transcript(fake, {
+                                   {"root", "sinfo"},
+                                   {"root", "sinfo -s"},
+                                   {"root", "sinfo -N -l"},
+                                   {"root", "sinfo -N"},
+                                   {"root", "sinfo -l"},
+                                   {"root", "sinfo -p high -h"},
+                                   {"root", "sinfo -t idle"},
+                                   {"root", "sinfo -n gpu[2-3] -o '%N %c %m %G'"},
+                                   {"root", "sinfo -o '%P %Q'"},
+                                   {"root", "sinfo -t foo"},
+                                   {"root", "sinfo --foo"},
+                                   {"root", "sinfo -O 'partition:.5X,Foo:7,nodelist:3,cpus:.4|'"},
+                                   {"root", "sinfo -O nodes -o '%P %D'"},
+                                   {"root", "sinfo --json -p high -o %P"},
+                               }));
 }
 
 TEST(CommandsGoldenTest, Scontrol) {

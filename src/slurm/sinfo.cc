@@ -3,6 +3,7 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/openapi_json.h"
 #include "slurm/sinfo_format.h"
 #include "text/hostlist.h"
 
@@ -109,6 +110,8 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
   bool long_output = false;
   bool summarize = false;
   std::optional<std::string> format;
+  bool long_form = false;  // -O given: the format is parsed as -O even if -o comes later (sinfo)
+  bool json = false;
   std::optional<std::string> sort;
   std::optional<std::string> states;
   std::optional<std::string> partitions;
@@ -147,6 +150,13 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
         break;
       case 'o':
         format = value;
+        break;
+      case 'O':
+        long_form = true;
+        format = value;
+        break;
+      case kJson:
+        json = true;
         break;
       case 'p':
         partitions = value;
@@ -219,8 +229,11 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
       format = long_output ? kSinfoLongFormat : kSinfoDefaultFormat;
     }
   }
-  const SinfoFormat parsed_format = ParseSinfoFormat(*format);
-  for (const std::string& e : parsed_format.errors) *ctx.err << e << "\n";
+  const SinfoFormat parsed_format =
+      long_form ? ParseSinfoLongFormat(*format) : ParseSinfoFormat(*format);
+  if (!json) {
+    for (const std::string& e : parsed_format.errors) *ctx.err << e << "\n";
+  }
 
   std::unique_ptr<ControllerClient> client =
       ConnectOrReport(ctx, "sinfo", "slurm_load_partitions: ");
@@ -229,6 +242,18 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
   if (!reply.ok()) {
     *ctx.err << "slurm_load_partitions: " << reply.status().message() << "\n";
     return 1;
+  }
+  if (json) {
+    // Every node, whatever the other options say (Slurm 22.05 ignores them).
+    OpenapiNodeContext json_ctx;
+    json_ctx.user_name = ctx.user_name;
+    nlohmann::ordered_json doc = OpenapiDocument();
+    doc["nodes"] = nlohmann::ordered_json::array();
+    for (const v1::Node& node : reply->nodes()) {
+      doc["nodes"].push_back(NodeToOpenapi(node, json_ctx));
+    }
+    *ctx.out << DumpSlurmJson(doc);
+    return 0;
   }
   const UnixTime now = reply->now() != 0 ? reply->now() : ctx.now;
   const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();

@@ -271,9 +271,113 @@ const SinfoField kFields[] = {
      }},
 };
 
+// -O names of the lettered fields (sinfo 22.05 opts.c).
+constexpr std::pair<std::string_view, char> kLongNames[] = {
+    {"Available", 'a'}, {"CPUs", 'c'},         {"CPUsState", 'C'},
+    {"Disk", 'd'},      {"Nodes", 'D'},        {"FreeMem", 'e'},
+    {"Reason", 'E'},    {"Features", 'f'},     {"NodeAIOT", 'F'},
+    {"Groups", 'g'},    {"Gres", 'G'},         {"OverSubscribe", 'h'},
+    {"Share", 'h'},     {"TimeStamp", 'H'},    {"Time", 'l'},
+    {"Memory", 'm'},    {"NodeHost", 'n'},     {"NodeList", 'N'},
+    {"NodeAddr", 'o'},  {"CPUsLoad", 'O'},     {"PriorityTier", 'p'},
+    {"Partition", 'P'}, {"Root", 'r'},         {"PartitionName", 'R'},
+    {"Size", 's'},      {"StateCompact", 't'}, {"StateLong", 'T'},
+    {"User", 'u'},      {"UserLong", 'U'},     {"Weight", 'w'},
+    {"Sockets", 'X'},   {"Cores", 'Y'},        {"SocketCoreThread", 'z'},
+    {"Threads", 'Z'},
+};
+
+std::string Constant(const SinfoRecord&, const Ctx&, const char* value) { return value; }
+
+// Fields only -O reaches.
+const SinfoField kNamedFields[] = {
+    {0, "ALLOCMEM", kMatchAllocMem, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       const v1::Node* n = First(r);
+       return std::to_string(n ? n->alloc_mem_mb() : 0);
+     },
+     "AllocMem"},
+    {0, "ALLOCNODES", 0, true,
+     [](const SinfoRecord& r, const Ctx& c) { return Constant(r, c, r.partition ? "all" : "n/a"); },
+     "AllocNodes"},
+    {0, "CLUSTER", 0, false,
+     [](const SinfoRecord& r, const Ctx& c) { return Constant(r, c, "N/A"); }, "Cluster"},
+    {0, "COMMENT", 0, false,
+     [](const SinfoRecord& r, const Ctx& c) { return Constant(r, c, "(null)"); }, "Comment"},
+    {0, "DEFAULTTIME", 0, true,
+     [](const SinfoRecord& r, const Ctx&) {
+       const uint32_t m = r.partition ? r.partition->default_time_min() : 0;
+       if (m == 0 || m == kInfiniteMinutes) return std::string("n/a");
+       return text::FormatElapsed(static_cast<int64_t>(m) * 60);
+     },
+     "DefaultTime"},
+    {0, "EXTRA", 0, false,
+     [](const SinfoRecord& r, const Ctx& c) { return Constant(r, c, "(null)"); }, "Extra"},
+    {0, "ACTIVE_FEATURES", kMatchFeatures, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       const v1::Node* n = First(r);
+       return n && !n->features().empty() ? n->features() : std::string("(null)");
+     },
+     "features_act"},
+    {0, "GRES_USED", kMatchGres, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       const v1::Node* n = First(r);
+       if (n == nullptr || n->gres().empty()) return std::string("(null)");
+       const uint64_t used = GresCount(n->alloc_gres());
+       std::string out = GresName(n->gres()) + ":" + std::to_string(used);
+       if (used > 0) out += "(IDX:" + (used == 1 ? "0" : "0-" + std::to_string(used - 1)) + ")";
+       return out;
+     },
+     "GresUsed"},
+    {0, "MAX_CPUS_PER_NODE", 0, true,
+     [](const SinfoRecord& r, const Ctx& c) { return Constant(r, c, "UNLIMITED"); },
+     "MaxCPUsPerNode"},
+    {0, "NODES(A/I)", 0, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       const Counts c = NodeCounts(r);
+       return std::to_string(c.alloc) + "/" + std::to_string(c.idle);
+     },
+     "NodeAI"},
+    {0, "PORT", 0, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       const v1::Node* n = First(r);
+       const size_t colon = n ? n->address().rfind(':') : std::string::npos;
+       return colon == std::string::npos ? std::string("0") : n->address().substr(colon + 1);
+     },
+     "Port"},
+    {0, "PREEMPT_MODE", 0, true,
+     [](const SinfoRecord& r, const Ctx&) {
+       if (!r.partition) return std::string("n/a");
+       return r.partition->preempt_mode().empty() ? std::string("OFF")
+                                                  : r.partition->preempt_mode();
+     },
+     "PreemptMode"},
+    {0, "PRIO_JOB_FACTOR", 0, true,
+     [](const SinfoRecord& r, const Ctx&) {
+       return r.partition ? std::to_string(r.partition->priority_job_factor()) : std::string("n/a");
+     },
+     "PriorityJobFactor"},
+    {0, "STATECOMPLETE", kMatchStateComplete, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       return r.nodes.empty() ? std::string("n/a")
+                              : text::AsciiToLower(model::NodeStateComplete(r.state));
+     },
+     "StateComplete"},
+    {0, "VERSION", 0, false,
+     [](const SinfoRecord& r, const Ctx&) {
+       const v1::Node* n = First(r);
+       return n && !n->version().empty() ? n->version() : std::string("N/A");
+     },
+     "Version"},
+};
+
 std::string KeyOf(const v1::Node& node, uint32_t match, bool exact) {
   std::string key;
   if (match & kMatchState) key += "st:" + model::NodeStateString(NodeDisplayState(node)) + "|";
+  if (match & kMatchStateComplete) {
+    key += "sc:" + model::NodeStateComplete(NodeDisplayState(node)) + "|";
+  }
+  if (match & kMatchAllocMem) key += "am:" + std::to_string(node.alloc_mem_mb()) + "|";
   if (match & kMatchReason) key += "re:" + node.reason() + "|";
   if (match & kMatchReasonUser) key += "ru:" + std::to_string(node.reason_uid()) + "|";
   if (match & kMatchReasonTime) key += "rt:" + std::to_string(node.reason_time()) + "|";
@@ -319,7 +423,38 @@ int AutoWidth(const SinfoColumn& c, const std::vector<SinfoRecord>& records,
 
 std::span<const SinfoField> SinfoFields() { return kFields; }
 
+const SinfoField* FindSinfoFieldByName(std::string_view name) {
+  for (const auto& [long_name, letter] : kLongNames) {
+    if (text::EqualsIgnoreCase(long_name, name)) return FindSinfoField(letter);
+  }
+  for (const SinfoField& f : kNamedFields) {
+    if (text::EqualsIgnoreCase(f.name, name)) return &f;
+  }
+  return nullptr;
+}
+
+SinfoFormat ParseSinfoLongFormat(std::string_view format) {
+  SinfoFormat out;
+  for (const LongFieldSpec& f : ParseLongFormatSpec(format)) {
+    SinfoColumn column;
+    column.field = FindSinfoFieldByName(f.name);
+    column.width = f.width;
+    column.right = f.right;
+    if (column.field == nullptr) {
+      column.literal = f.suffix;
+      out.errors.push_back("sinfo: error: Invalid job format specification: " + f.name);
+    } else {
+      column.suffix = f.suffix;
+      out.match |= column.field->match;
+      out.partition_fields = out.partition_fields || column.field->partition_field;
+    }
+    out.columns.push_back(std::move(column));
+  }
+  return out;
+}
+
 const SinfoField* FindSinfoField(char letter) {
+  if (letter == 0) return nullptr;
   for (const SinfoField& f : kFields) {
     if (f.letter == letter) return &f;
   }
@@ -529,7 +664,7 @@ std::string RenderSinfo(const SinfoFormat& format, const std::vector<SinfoRecord
         out += c.literal;
         continue;
       }
-      out += PadField(c.field->header, widths[i], c.right, true) + c.suffix;
+      out += PadField(c.field->header, widths[i], c.right, c.field->letter != 'N') + c.suffix;
     }
     out += "\n";
   }
@@ -543,8 +678,7 @@ std::string RenderSinfo(const SinfoFormat& format, const std::vector<SinfoRecord
       }
       std::string value =
           c.field->letter == 'P' ? PartitionName(r, widths[i]) : c.field->value(r, ctx);
-      const bool cut = c.field->letter != 'N';
-      out += PadField(value, widths[i], c.right, cut) + c.suffix;
+      out += PadField(value, widths[i], c.right, true) + c.suffix;
     }
     out += "\n";
   }

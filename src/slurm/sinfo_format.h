@@ -71,15 +71,18 @@ struct SinfoPrintContext {
 };
 
 struct SinfoField {
-  char letter;
+  char letter;  // 0: a -O name only
   std::string_view header;
   uint32_t match;        // SinfoMatch bits this field adds to the grouping key
   bool partition_field;  // shows something about partitions
   std::string (*value)(const SinfoRecord& record, const SinfoPrintContext& ctx);
+  std::string_view name = {};  // -O name of a field without a letter
 };
 
 std::span<const SinfoField> SinfoFields();
 const SinfoField* FindSinfoField(char letter);
+// A -O name (sinfo 22.05's _parse_long_format), case-insensitive; null when unknown.
+const SinfoField* FindSinfoFieldByName(std::string_view name);
 
 struct SinfoColumn {
   const SinfoField* field = nullptr;  // null: print `literal`
@@ -97,6 +100,10 @@ struct SinfoFormat {
   bool partition_fields = false;
 };
 SinfoFormat ParseSinfoFormat(std::string_view format);
+// -O/--Format "name[:[.][width][suffix]],...": width 20 when no ':' is given; an unknown name
+// prints only its suffix and the error "sinfo: error: Invalid job format specification: Foo"
+// (Slurm's words).
+SinfoFormat ParseSinfoLongFormat(std::string_view format);
 
 struct SinfoQuery {
   bool node_oriented = false;  // -N

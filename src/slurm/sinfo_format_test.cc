@@ -139,5 +139,35 @@ TEST(SinfoFormatTest, UnknownLetterIsAnError) {
   EXPECT_EQ(f.errors[0], "Invalid node format specification: Q");
 }
 
+TEST(SinfoFormatTest, LongFormatNamesWidthsAndErrors) {
+  struct Case {
+    const char* format;
+    const char* expected;
+    std::vector<std::string> errors;
+  };
+  const Case cases[] = {
+      // Captured from Slurm 22.05: an unknown name prints only its suffix; node lists are cut.
+      {"partition:.5X,Foo:7,nodelist:3,cpus:.4|",
+       "PARTIXNODCPUS|\n  a4*Xgpu  64|\n highXgpu  64|\n",
+       {"sinfo: error: Invalid job format specification: Foo"}},
+      {"NodeList:.3,PartitionName:0,nodeai:0",
+       "NODELISTPARTITIONNODES(A/I)\ngpua44/0\ngpuhigh4/0\n",
+       {}},
+      {"PARTITION:0 ,Time:0 ,statecomplete:0",
+       "PARTITION TIMELIMIT STATECOMPLETE\n"
+       "a4* infinite allocated\nhigh infinite allocated\n",
+       {}},
+  };
+  const v1::GetNodesReply reply = AnchorReply();
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.format);
+    const SinfoFormat f = ParseSinfoLongFormat(c.format);
+    EXPECT_EQ(f.errors, c.errors);
+    std::vector<SinfoRecord> records = BuildSinfoRecords(reply, {}, f);
+    SortSinfoRecords(&records, "#P,-t");
+    EXPECT_EQ(RenderSinfo(f, records, false, {}), c.expected);
+  }
+}
+
 }  // namespace
 }  // namespace gantry::slurm

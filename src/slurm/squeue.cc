@@ -4,6 +4,7 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/openapi_json.h"
 #include "slurm/squeue_format.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
@@ -126,6 +127,8 @@ struct SqueueOptions {
   bool long_list = false;
   bool start = false;
   std::optional<std::string> format;
+  std::optional<std::string> format_long;  // -O
+  bool json = false;
   std::optional<std::string> sort;
   bool job_flag = false;
   std::optional<std::string> jobs;
@@ -138,6 +141,34 @@ struct SqueueOptions {
   std::optional<std::string> nodes;
   bool me = false;
 };
+
+// squeue --json: every job, whatever the other options say (Slurm 22.05 ignores them).
+int PrintJobsJson(CommandContext& ctx) {
+  std::unique_ptr<ControllerClient> client =
+      ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
+  if (!client) return 1;
+  Result<v1::GetJobsReply> reply = client->GetJobs(v1::GetJobsRequest());
+  if (!reply.ok()) {
+    *ctx.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  OpenapiJobContext json_ctx;
+  if (Result<v1::GetConfigReply> config = client->GetConfig(v1::GetConfigRequest()); config.ok()) {
+    json_ctx.cluster = config->cluster_name();
+  }
+  bool any_nodes = false;
+  for (const v1::Job& job : reply->jobs()) any_nodes = any_nodes || job.nodes_size() > 0;
+  Result<v1::GetNodesReply> nodes = any_nodes ? client->GetNodes(v1::GetNodesRequest())
+                                              : Result<v1::GetNodesReply>(v1::GetNodesReply());
+  if (nodes.ok()) {
+    for (const v1::Node& n : nodes->nodes()) json_ctx.nodes.push_back(&n);
+  }
+  nlohmann::ordered_json doc = OpenapiDocument();
+  doc["jobs"] = nlohmann::ordered_json::array();
+  for (const v1::Job& job : reply->jobs()) doc["jobs"].push_back(JobToOpenapi(job, json_ctx));
+  *ctx.out << DumpSlurmJson(doc);
+  return 0;
+}
 
 }  // namespace
 
@@ -158,7 +189,21 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
         opt.long_list = true;
         break;
       case 'o':
+        if (opt.format_long) {
+          *ctx.err << "squeue: error: -o (--format) is incompatible with -O (--Format)\n";
+          return 1;
+        }
         opt.format = value;
+        break;
+      case 'O':
+        if (opt.format) {
+          *ctx.err << "squeue: error: -O (--Format) is incompatible with -o (--format)\n";
+          return 1;
+        }
+        opt.format_long = value;
+        break;
+      case kJson:
+        opt.json = true;
         break;
       case 'S':
         opt.sort = value;
@@ -227,8 +272,12 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
                 "Please remove one and retry.\n";
     return 1;
   }
-  if (!opt.format && !opt.long_list && !opt.start) {
-    if (std::optional<std::string> env = ctx.GetEnv("SQUEUE_FORMAT")) opt.format = *env;
+  if (!opt.format && !opt.format_long && !opt.long_list && !opt.start) {
+    if (std::optional<std::string> env = ctx.GetEnv("SQUEUE_FORMAT")) {
+      opt.format = *env;
+    } else if (std::optional<std::string> env2 = ctx.GetEnv("SQUEUE_FORMAT2")) {
+      opt.format_long = *env2;
+    }
   }
   if (!parsed.operands.empty()) {
     size_t next = 0;
@@ -316,13 +365,26 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
     filter.nodes = std::move(nodes).value();
   }
 
-  const JobFormat format = ParseJobFormat(
-      opt.format ? *opt.format : (opt.long_list ? kSqueueLongFormat : kSqueueDefaultFormat));
+  if (opt.json) return PrintJobsJson(ctx);
+
+  // -o wins over -O (--start sets -o's default), as squeue's _print_job does.
+  const JobFormat format =
+      opt.format ? ParseJobFormat(*opt.format)
+                 : (opt.format_long
+                        ? ParseJobLongFormat(*opt.format_long)
+                        : ParseJobFormat(opt.long_list ? kSqueueLongFormat : kSqueueDefaultFormat));
   for (const std::string& e : format.errors) *ctx.err << "squeue: error: " << e << "\n";
 
   std::unique_ptr<ControllerClient> client =
       ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
   if (!client) return 1;
+  std::string cluster;
+  for (const JobColumn& c : format.columns) {
+    if (c.field == nullptr || c.field->name != "Cluster") continue;
+    Result<v1::GetConfigReply> config = client->GetConfig(v1::GetConfigRequest());
+    if (config.ok()) cluster = config->cluster_name();
+    break;
+  }
   v1::GetJobsRequest request;
   if (filter.job_ids.size() == 1) request.add_job_ids(filter.job_ids[0]);
   Result<v1::GetJobsReply> reply = client->GetJobs(request);
@@ -353,7 +415,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   if (opt.long_list && !opt.no_header) *ctx.out << CtimeLine(now, tz);
   if (!opt.no_header) *ctx.out << RenderJobHeader(format);
-  const JobPrintContext print{now, &tz};
+  const JobPrintContext print{now, &tz, cluster};
   for (const v1::Job* job : jobs) *ctx.out << RenderJobLine(format, *job, print);
   return 0;
 }

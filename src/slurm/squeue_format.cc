@@ -38,6 +38,24 @@ bool ShowsReason(const v1::Job& job) {
 
 std::string PartitionList(const v1::Job& job) { return OrNull(job.partition()); }
 
+// Constant values of fields Gantry has no data for, as Slurm prints them for a job without it.
+constexpr char kNull[] = "(null)";
+constexpr char kNa[] = "N/A";
+constexpr char kNA[] = "NA";
+constexpr char kZero[] = "0";
+constexpr char kStar[] = "*";
+constexpr char kSct[] = "*:*:*";
+constexpr char kNoTime[] = "0:00";
+constexpr char kNotSet[] = "NotSet";
+constexpr char kEmpty[] = "";
+template <const char* kValue>
+std::string Text(const v1::Job&, const Ctx&) {
+  return kValue;
+}
+
+// A raw wait status as squeue prints exit_code/DerivedEC (0 while not ended).
+std::string RawExit(int32_t status) { return std::to_string(status < 0 ? 0 : status); }
+
 const JobField kFields[] = {
     {"Account", 'a', "ACCOUNT", true, true,
      [](const v1::Job& j, const Ctx&) { return OrNull(j.request().account()); }},
@@ -140,7 +158,7 @@ const JobField kFields[] = {
      [](const v1::Job& j, const Ctx&) { return std::to_string(j.user_id()); }},
     {"SubmitTime", 'V', "SUBMIT_TIME", true, true,
      [](const v1::Job& j, const Ctx& c) { return PrintTime(j.submit_time(), c); }},
-    {"ExcNodes", 'x', "EXC_NODES", true, true,
+    {"", 'x', "EXC_NODES", true, true,
      [](const v1::Job& j, const Ctx&) { return j.request().exc_nodes(); }},
     {"Nice", 'y', "NICE", true, true,
      [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().nice()); }},
@@ -148,6 +166,118 @@ const JobField kFields[] = {
      [](const v1::Job&, const Ctx&) { return std::string("(null)"); }},
     {"WorkDir", 'Z', "WORK_DIR", true, true,
      [](const v1::Job& j, const Ctx&) { return j.request().work_dir(); }},
+    // -O names without a letter (squeue 22.05 opts.c parse_long_format), in the man page's order.
+    {"AccrueTime", 0, "ACCRUE_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.accrue_time(), c); }},
+    {"admin_comment", 0, "ADMIN_COMMENT", true, true, Text<kNull>},
+    {"AllocNodes", 0, "ALLOC_NODES", true, true,
+     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().submit_host()); }},
+    {"AllocSID", 0, "ALLOC_SID", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().alloc_sid()); }},
+    {"BatchFlag", 0, "BATCH_FLAG", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::string(j.batch_flag() ? "1" : "0"); }},
+    {"BoardsPerNode", 0, "BOARDS_PER_NODE", true, true, Text<kZero>},
+    {"BurstBuffer", 0, "BURST_BUFFER", true, true, Text<kNull>},
+    {"BurstBufferState", 0, "BURST_BUFFER_STATE", true, true, Text<kNull>},
+    {"Cluster", 0, "CLUSTER", true, true,
+     [](const v1::Job&, const Ctx& c) { return OrNull(std::string(c.cluster)); }},
+    {"ClusterFeature", 0, "CLUSTER_FEATURES", true, true, Text<kNull>},
+    {"Container", 0, "CONTAINER", true, true, Text<kNull>},
+    {"Cores", 0, "CORES_PER_SOCKET", true, true, Text<kStar>},
+    {"CoreSpec", 0, "CORE_SPEC", true, true, Text<kNa>},
+    {"cpus-per-task", 0, "CPUS_PER_TASK", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return std::to_string(std::max<uint32_t>(1, j.request().cpus_per_task()));
+     }},
+    {"cpus-per-tres", 0, "CPUS_PER_TRES", true, true, Text<kNa>},
+    {"Deadline", 0, "DEADLINE", true, true, Text<kNa>},
+    {"DelayBoot", 0, "DELAY_BOOT", true, true, Text<kNoTime>},
+    {"DerivedEC", 0, "DERIVED_EC", true, true,
+     [](const v1::Job& j, const Ctx&) { return RawExit(j.derived_exit_status()); }},
+    {"EligibleTime", 0, "ELIGIBLE_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.eligible_time(), c); }},
+    {"exit_code", 0, "EXIT_CODE", true, true,
+     [](const v1::Job& j, const Ctx&) { return RawExit(j.exit_status()); }},
+    {"HetJobID", 0, "HET_JOB_ID", true, true, Text<kNa>},
+    {"HetJobIDSet", 0, "HET_JOB_ID_SET", true, true, Text<kNa>},
+    {"HetJobOffset", 0, "HET_JOB_OFFSET", true, true, Text<kNa>},
+    {"LastSchedEval", 0, "LAST_SCHED_EVAL", true, true,
+     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.last_sched_eval(), c); }},
+    {"Licenses", 0, "LICENSES", true, true, Text<kNull>},
+    {"MaxCPUs", 0, "MAX_CPUS", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(CpuCount(j)); }},
+    {"MaxNodes", 0, "MAX_NODES", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return std::to_string(std::max(j.request().max_nodes(), NodeCount(j)));
+     }},
+    {"MCSLabel", 0, "MCSLABEL", true, true, Text<kNull>},
+    {"mem-per-tres", 0, "MEM_PER_TRES", true, true, Text<kNa>},
+    {"MinTime", 0, "TIME_MIN", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return text::FormatElapsed(static_cast<int64_t>(j.request().time_min_min()) * 60);
+     }},
+    {"Network", 0, "NETWORK", true, true, Text<kNull>},
+    {"NTPerBoard", 0, "NTASKS_PER_BOARD", true, true, Text<kZero>},
+    {"NTPerCore", 0, "NTASKS_PER_CORE", true, true, Text<kNa>},
+    {"NTPerNode", 0, "NTASKS_PER_NODE", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().ntasks_per_node()); }},
+    {"NTPerSocket", 0, "NTASKS_PER_SOCKET", true, true, Text<kNa>},
+    {"NumTasks", 0, "TASKS", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(TaskCount(j)); }},
+    {"Origin", 0, "ORIGIN", true, true, Text<kNA>},
+    {"OriginRaw", 0, "ORIGIN_RAW", true, true, Text<kNA>},
+    {"PendingTime", 0, "PENDING_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) {
+       const UnixTime until = IsPendingJob(j) ? c.now : j.start_time();
+       return std::to_string(until > j.submit_time() ? until - j.submit_time() : 0);
+     }},
+    {"PreemptTime", 0, "PREEMPT_TIME", true, true,
+     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.preempt_time(), c); }},
+    {"Prefer", 0, "PREFER", true, true, Text<kNull>},
+    {"Profile", 0, "PROFILE", true, true, Text<kNotSet>},
+    {"Reboot", 0, "REBOOT", true, true, Text<kZero>},
+    {"ReqSwitch", 0, "REQ_SWITCH", true, true, Text<kZero>},
+    {"Requeue", 0, "REQUEUE", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::string(j.requeue() ? "1" : "0"); }},
+    {"Reservation", 0, "RESERVATION", true, true, Text<kNull>},
+    {"ResizeTime", 0, "RESIZE_TIME", true, true, Text<kNa>},
+    {"RestartCnt", 0, "RESTART_COUNT", true, true,
+     [](const v1::Job& j, const Ctx&) { return std::to_string(j.restarts()); }},
+    {"SCT", 0, "S:C:T", true, true, Text<kSct>},
+    {"SelectJobInfo", 0, "", true, true, Text<kEmpty>},
+    {"SiblingsActive", 0, "ACTIVE_SIBLINGS", true, true, Text<kNA>},
+    {"SiblingsActiveRaw", 0, "ACTIVE_SIBLINGS_RAW", true, true, Text<kNA>},
+    {"SiblingsViable", 0, "VIABLE_SIBLINGS", true, true, Text<kNA>},
+    {"SiblingsViableRaw", 0, "VIALBLE_SIBLINGS_RAW", true, true, Text<kNA>},  // Slurm's spelling
+    {"Sockets", 0, "SOCKETS_PER_NODE", true, true, Text<kStar>},
+    {"SPerBoard", 0, "SOCKETS_PER_BOARD", true, true, Text<kZero>},
+    {"STDERR", 0, "STDERR", true, true,
+     [](const v1::Job& j, const Ctx&) { return StderrPath(j); }},
+    {"STDIN", 0, "STDIN", true, true, [](const v1::Job& j, const Ctx&) { return StdinPath(j); }},
+    {"STDOUT", 0, "STDOUT", true, true,
+     [](const v1::Job& j, const Ctx&) { return StdoutPath(j); }},
+    {"system_comment", 0, "SYSTEM_COMMENT", true, true, Text<kNull>},
+    {"Threads", 0, "THREADS_PER_CORE", true, true, Text<kStar>},
+    {"tres-alloc", 0, "TRES_ALLOC", true, true,
+     [](const v1::Job& j, const Ctx&) { return Tres(j); }},
+    {"tres-bind", 0, "TRES_BIND", true, true, Text<kNa>},
+    {"tres-freq", 0, "TRES_FREQ", true, true, Text<kNa>},
+    {"tres-per-job", 0, "TRES_PER_JOB", true, true, Text<kNa>},
+    {"tres-per-node", 0, "TRES_PER_NODE", true, true,
+     [](const v1::Job& j, const Ctx&) {
+       return j.request().gres().empty() ? std::string("N/A") : j.request().gres();
+     }},
+    {"tres-per-socket", 0, "TRES_PER_SOCKET", true, true, Text<kNa>},
+    {"tres-per-task", 0, "TRES_PER_TASK", true, true, Text<kNa>},
+    {"Wait4Switch", 0, "WAIT4SWITCH", true, true, Text<kNoTime>},
+    {"WCKey", 0, "WCKEY", true, true, Text<kNull>},
+};
+
+// Other spellings squeue -O accepts for a row's name.
+constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+    {"shared", "OverSubscribe"},       {"tres", "tres-alloc"},
+    {"gres", "tres-per-node"},         {"packjobid", "HetJobID"},
+    {"packjoboffset", "HetJobOffset"}, {"packjobidset", "HetJobIDSet"},
 };
 
 std::string RenderValue(const JobColumn& c, const v1::Job& job, const JobPrintContext& ctx) {
@@ -177,10 +307,45 @@ bool InList(const std::vector<std::string>& list, const std::string& value, bool
 std::span<const JobField> SqueueFields() { return kFields; }
 
 const JobField* FindSqueueField(char letter) {
+  if (letter == 0) return nullptr;
   for (const JobField& f : kFields) {
     if (f.letter == letter) return &f;
   }
   return nullptr;
+}
+
+const JobField* FindSqueueFieldByName(std::string_view name) {
+  if (name.empty()) return nullptr;
+  // squeue compares only the first 7 characters of "numtasks".
+  if (name.size() >= 7 && text::EqualsIgnoreCase(name.substr(0, 7), "numtask")) {
+    name = "NumTasks";
+  }
+  for (const auto& [alias, target] : kAliases) {
+    if (text::EqualsIgnoreCase(name, alias)) name = target;
+  }
+  for (const JobField& f : kFields) {
+    if (!f.name.empty() && text::EqualsIgnoreCase(f.name, name)) return &f;
+  }
+  return nullptr;
+}
+
+JobFormat ParseJobLongFormat(std::string_view format) {
+  JobFormat out;
+  for (const LongFieldSpec& f : ParseLongFormatSpec(format)) {
+    JobColumn column;
+    column.field = FindSqueueFieldByName(f.name);
+    column.width = f.width;
+    column.right = f.right;
+    if (column.field == nullptr) {
+      // Slurm prints only the suffix of an unknown name.
+      column.literal = f.suffix;
+      out.errors.push_back("Invalid job format specification: " + f.name);
+    } else {
+      column.suffix = f.suffix;
+    }
+    out.columns.push_back(std::move(column));
+  }
+  return out;
 }
 
 JobFormat ParseJobFormat(std::string_view format) {

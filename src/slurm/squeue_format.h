@@ -35,6 +35,7 @@ inline constexpr char kSqueueDefaultSort[] = "P,t,-p";
 struct JobPrintContext {
   UnixTime now = 0;
   const TimeZone* tz = nullptr;
+  std::string_view cluster;  // -O Cluster
 };
 
 // One row of the field table.
@@ -49,6 +50,9 @@ struct JobField {
 
 std::span<const JobField> SqueueFields();
 const JobField* FindSqueueField(char letter);
+// A -O name, case-insensitive, with squeue's other spellings ("shared", "tres", "gres",
+// "packjob*", "numtask..."); null when squeue 22.05 does not know it.
+const JobField* FindSqueueFieldByName(std::string_view name);
 
 // A parsed -o format: unknown letters become literal text ("%Z") and an error message each.
 struct JobColumn {
@@ -64,6 +68,10 @@ struct JobFormat {
   std::vector<std::string> errors;  // "Invalid job format specification: Z"
 };
 JobFormat ParseJobFormat(std::string_view format);
+// A parsed -O/--Format: "name[:[.][width][suffix]],..." (width 20 when no ':' is given, 0 = as
+// wide as the value). Unknown names print only their suffix and an error message each
+// ("Invalid job format specification: Foo").
+JobFormat ParseJobLongFormat(std::string_view format);
 
 // The header line (with '\n').
 std::string RenderJobHeader(const JobFormat& format);

@@ -38,7 +38,7 @@ std::string Render(const std::vector<v1::Job>& all, std::string_view format, con
   EXPECT_TRUE(SortJobs(&jobs, kSqueueDefaultSort, AnchorQueueNow()).ok());
   const JobFormat parsed = ParseJobFormat(format);
   std::string out = header ? RenderJobHeader(parsed) : "";
-  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   for (const v1::Job* j : jobs) out += RenderJobLine(parsed, *j, ctx);
   return out;
 }
@@ -73,14 +73,14 @@ TEST(SqueueAnchorTest, StartListingMatchesSlurm) {
   ASSERT_TRUE(SortJobs(&jobs, "S", AnchorQueueNow()).ok());
   const JobFormat parsed = ParseJobFormat(kSqueueStartFormat);
   std::string out = RenderJobHeader(parsed);
-  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   for (const v1::Job* j : jobs) out += RenderJobLine(parsed, *j, ctx);
   EXPECT_EQ(out, WithoutArrayJob(ReadGolden("cmd-anchor-squeue-start.txt")));
 }
 
 TEST(SqueueFormatTest, WidthsCutAndJustify) {
   v1::Job job = AnchorJob(21441);
-  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   EXPECT_EQ(RenderJobLine(ParseJobFormat("%5j|%.5j|%j|%.3M|%3N"), job, ctx),
             "urgen|urgen|urgent-eval|0:26|gpu\n");
   EXPECT_EQ(RenderJobLine(ParseJobFormat("id=%i %u/%U %T %l %L %C %D"), job, ctx),
@@ -93,14 +93,14 @@ TEST(SqueueFormatTest, UnknownLetterIsReportedAndPrintedLiterally) {
   const JobFormat f = ParseJobFormat("%i %.5Xyz %j");
   ASSERT_EQ(f.errors.size(), 1u);
   EXPECT_EQ(f.errors[0], "Invalid job format specification: X");
-  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   EXPECT_EQ(RenderJobLine(f, AnchorJob(21441), ctx), "21441 %.5Xyz urgent-eval\n");
 }
 
 TEST(SqueueFormatTest, PendingReasonUsesStateDescriptionAndTimesShowNA) {
   v1::Job job = AnchorJob(21442);
   job.set_state_desc("ReqNodeNotAvail, UnavailableNodes:gpu3");
-  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc()};
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   EXPECT_EQ(RenderJobLine(ParseJobFormat("%R|%r|%S|%V|%e"), job, ctx),
             "(ReqNodeNotAvail, UnavailableNodes:gpu3)|ReqNodeNotAvail, "
             "UnavailableNodes:gpu3|N/A|2026-12-02T11:46:21|N/A\n");
@@ -133,6 +133,55 @@ TEST(SqueueFormatTest, SortKeys) {
   EXPECT_EQ(jobs.back()->job_id(), 21449u);   // root last
   const Status bad = SortJobs(&jobs, "P,%", AnchorQueueNow());
   EXPECT_EQ(bad.message(), "Invalid sort specification: %");
+}
+
+TEST(SqueueFormatTest, LongFormatNamesWidthsAndErrors) {
+  const v1::Job job = AnchorJob(21441);
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), "anchor"};
+  struct Case {
+    const char* format;
+    const char* header;
+    const char* line;
+    std::vector<std::string> errors;
+  };
+  const Case cases[] = {
+      // No ':' = width 20, left; ".N" right; ":0" as wide as the value; text after the width
+      // is a suffix.
+      {"jobid", "JOBID               ", "21441               ", {}},
+      {"JOBID:.8,name:5|",
+       "   JOBID"
+       "NAME |",
+       "   21441"
+       "urgen|",
+       {}},
+      {"state:0,cluster:0",
+       "STATE"
+       "CLUSTER",
+       "RUNNING"
+       "anchor",
+       {}},
+      // Other spellings, case-insensitive.
+      {"Shared:0/,NumTasksX:0/,GRES:0",
+       "OVER_SUBSCRIBE/"
+       "TASKS/"
+       "TRES_PER_NODE",
+       "OK/"
+       "32/"
+       "N/A",
+       {}},
+      // Unknown names (ExcNodes is a letter only in 22.05) print just their suffix.
+      {"jobid:0,Foo:7|,ExcNodes",
+       "JOBID|",
+       "21441|",
+       {"Invalid job format specification: Foo", "Invalid job format specification: ExcNodes"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.format);
+    const JobFormat f = ParseJobLongFormat(c.format);
+    EXPECT_EQ(f.errors, c.errors);
+    EXPECT_EQ(RenderJobHeader(f), std::string(c.header) + "\n");
+    EXPECT_EQ(RenderJobLine(f, job, ctx), std::string(c.line) + "\n");
+  }
 }
 
 }  // namespace
