@@ -1,9 +1,11 @@
 #include "agent/job_env.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 
+#include "text/array_spec.h"
 #include "text/gres.h"
 #include "text/hostlist.h"
 
@@ -63,6 +65,22 @@ void SetClusterValues(const NodeEnv& node, EnvList* env) {
     env->Set("SLURM_CONF", node.conf_path);
     env->Set("GANTRY_CONF", node.conf_path);
   }
+}
+
+// SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID of an array task; with whole_shape also the
+// array's SLURM_ARRAY_TASK_{COUNT,MAX,MIN,STEP} (the batch step has them, prolog/epilog not).
+void SetArrayValues(const gantry::v1::Job& job, bool whole_shape, EnvList* env) {
+  if (job.array_job_id() == 0 || !job.has_array_task_id()) return;
+  env->Set("SLURM_ARRAY_JOB_ID", Str(job.array_job_id()));
+  env->Set("SLURM_ARRAY_TASK_ID", Str(job.array_task_id()));
+  if (!whole_shape) return;
+  Result<text::ArraySpec> spec = text::ParseArraySpec(job.request().array(), UINT32_MAX);
+  if (!spec.ok()) return;
+  const text::ArrayShape shape = text::ShapeOf(spec->tasks);
+  env->Set("SLURM_ARRAY_TASK_COUNT", Str(shape.count));
+  env->Set("SLURM_ARRAY_TASK_MAX", Str(shape.max));
+  env->Set("SLURM_ARRAY_TASK_MIN", Str(shape.min));
+  env->Set("SLURM_ARRAY_TASK_STEP", Str(shape.step));
 }
 
 }  // namespace
@@ -163,6 +181,7 @@ std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& con
   }
   if (!req.account().empty()) env.Set("SLURM_JOB_ACCOUNT", req.account());
   if (!req.qos().empty()) env.Set("SLURM_JOB_QOS", req.qos());
+  SetArrayValues(job, /*whole_shape=*/true, &env);
 
   // What sbatch puts in the job's environment itself.
   env.Set("SLURM_JOB_NAME", req.name());
@@ -221,6 +240,7 @@ std::vector<std::string> BuildScriptEnvironment(ScriptKind kind, uint32_t job_id
     if (!req.account().empty()) env.Set("SLURM_JOB_ACCOUNT", req.account());
     if (!req.features().empty()) env.Set("SLURM_JOB_CONSTRAINTS", req.features());
     if (!req.work_dir().empty()) env.Set("SLURM_JOB_WORK_DIR", req.work_dir());
+    SetArrayValues(job, /*whole_shape=*/false, &env);
     for (const std::string& entry : context.extra_env()) env.SetEntry(entry);
   }
   return env.Take();

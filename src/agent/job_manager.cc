@@ -330,8 +330,13 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
   names.node_name = options_.node;
   names.user = job.user_name().empty() ? user.name : job.user_name();
   names.job_name = req.name();
+  const bool array_task = job.array_job_id() != 0 && job.has_array_task_id();
+  if (array_task) {
+    names.array_job_id = job.array_job_id();
+    names.array_task_id = job.array_task_id();
+  }
   const std::string out_pattern =
-      req.std_out().empty() ? std::string(text::DefaultOutputPattern(false)) : req.std_out();
+      req.std_out().empty() ? std::string(text::DefaultOutputPattern(array_task)) : req.std_out();
   Result<std::string> out_path = text::ExpandStdioPath(out_pattern, names, req.work_dir());
   if (!out_path.ok()) return FailedPrecondition("stdout: " + out_path.status().message());
   std::string err_path;

@@ -17,6 +17,7 @@
 #include "spec/show_config.h"
 #include "state/admission.h"
 #include "state/events.h"
+#include "state/job_ids.h"
 #include "state/job_update.h"
 #include "sys/system_time.h"
 #include "text/begin_time.h"
@@ -44,8 +45,8 @@ bool HasFlag(const v1::Job& job, JobFlag flag) {
 }
 
 store::ArchivedJob ArchiveEntry(const v1::Job& job) {
-  return store::ArchivedJob{job.job_id(), job.submit_time(), job.end_time(), job.user_id(),
-                            job.SerializeAsString()};
+  return store::ArchivedJob{job.job_id(),  job.submit_time(),       job.end_time(),
+                            job.user_id(), job.SerializeAsString(), job.array_job_id()};
 }
 
 void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c_str()); }
@@ -55,11 +56,6 @@ std::optional<uint32_t> ParseNumber(std::string_view text) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   return n;
-}
-
-std::optional<uint32_t> ParseJobId(std::string_view text) {
-  std::optional<uint32_t> id = ParseNumber(text);
-  return id == 0u ? std::nullopt : id;
 }
 
 }  // namespace
@@ -588,6 +584,9 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
     }
     return true;
   };
+  // Tasks still pending in an array's record that a cancel names: array record -> task ids.
+  std::map<uint32_t, std::set<uint32_t>> pending_tasks;
+  std::set<uint32_t> seen;
   if (request.job_ids().empty()) {
     for (const auto& [id, job] : state_.jobs) {
       if ((IsPending(job) || IsActive(job)) && matches(job) &&
@@ -597,32 +596,64 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
     }
   } else {
     for (const std::string& text : request.job_ids()) {
-      std::optional<uint32_t> id = ParseJobId(text);
-      const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
       auto fail = [&](std::string message, int code) {
         v1::JobError* error = reply.add_errors();
         error->set_job_id(text);
         error->set_message(std::move(message));
         error->set_code(code);
       };
-      if (job == nullptr) {
-        fail("Invalid job id specified", 5);
+      Result<std::vector<state::JobTarget>> resolved = state::ResolveJobId(state_, text);
+      if (!resolved.ok()) {
+        fail(resolved.status().message(), 5);
         continue;
       }
-      if (!op && job->user_id() != caller.uid) {
-        fail("Access/permission denied", 7);
-        continue;
+      // A whole array skips its finished records quietly; one finished job is an error.
+      const bool several = resolved->size() > 1;
+      for (const state::JobTarget& target : *resolved) {
+        const v1::Job* job = target.job;
+        if (!op && job->user_id() != caller.uid) {
+          fail("Access/permission denied", 7);
+          break;
+        }
+        if (!matches(*job)) continue;
+        if (!IsPending(*job) && !IsActive(*job)) {
+          if (!several) fail("Job/step already completing or completed", 9);
+          continue;
+        }
+        if (target.pending_task) {
+          if (request.signal() != 0 && request.signal() != SIGKILL) {
+            fail("Job is pending execution", 9);
+            continue;
+          }
+          pending_tasks[job->job_id()].insert(*target.pending_task);
+          continue;
+        }
+        if (seen.insert(job->job_id()).second) targets.push_back(job);
       }
-      if (!matches(*job)) continue;
-      if (!IsPending(*job) && !IsActive(*job)) {
-        fail("Job/step already completing or completed", 9);
-        continue;
-      }
-      targets.push_back(job);
     }
   }
-
+  // Cancelling some of an array record's pending tasks drops them from it; all of them cancels
+  // the record.
   std::vector<v1::Event> events;
+  for (auto& [id, tasks] : pending_tasks) {
+    if (seen.contains(id)) continue;
+    const v1::Job* job = state_.FindJob(id);
+    v1::Job updated = *job;
+    updated.clear_array_pending_tasks();
+    for (uint32_t task : job->array_pending_tasks()) {
+      if (!tasks.contains(task)) updated.add_array_pending_tasks(task);
+    }
+    if (updated.array_pending_tasks_size() == 0) {
+      targets.push_back(job);
+      continue;
+    }
+    v1::Event event = NewEvent();
+    event.mutable_job_updated()->set_job_id(id);
+    *event.mutable_job_updated()->mutable_job() = std::move(updated);
+    events.push_back(std::move(event));
+    reply.add_signalled(id);
+  }
+
   AfterCommit after;
   const int sig = request.signal();
   for (const v1::Job* job : targets) {
@@ -673,23 +704,61 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   v1::UpdateJobReply reply;
   std::unique_lock lock(mu_);
   std::vector<v1::Event> events;
+  std::vector<std::unique_ptr<store::PendingWrite>> commits;
   AfterCommit after;
   for (const std::string& text : request.job_ids()) {
-    std::optional<uint32_t> id = ParseJobId(text);
-    const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
-    const std::optional<JobRefusal> refused =
-        job == nullptr ? JobRefusal{"Invalid job id specified", 5}
-                       : UpdateOneJobLocked(caller, request, *job, &events, &after);
-    if (refused) {
+    std::optional<JobRefusal> refused;
+    Result<std::vector<state::JobTarget>> resolved = state::ResolveJobId(state_, text);
+    if (!resolved.ok()) refused = JobRefusal{resolved.status().message(), 5};
+    const std::vector<state::JobTarget> targets =
+        resolved.ok() ? std::move(resolved).value() : std::vector<state::JobTarget>{};
+    // A whole array reports a refusal only when no record of it could be changed.
+    bool changed = false;
+    for (const state::JobTarget& target : targets) {
+      const v1::Job* job = target.job;
+      if (target.pending_task) {
+        // The task leaves the array's record first, in its own commit after what this request
+        // changed so far (a JobUpdated of the record built before the split must not undo it).
+        if (!IsOperator(caller) && job->user_id() != caller.uid) {
+          refused = JobRefusal{"Access/permission denied", 7};
+          continue;
+        }
+        const uint32_t new_id =
+            job->array_pending_tasks_size() > 1 ? state_.next_job_id : job->job_id();
+        v1::Event split = NewEvent();
+        split.mutable_job_array_split()->set_job_id(job->job_id());
+        split.mutable_job_array_split()->set_task_id(*target.pending_task);
+        split.mutable_job_array_split()->set_new_job_id(new_id);
+        if (!events.empty()) {
+          commits.push_back(CommitLocked(std::move(events)));
+          events.clear();
+        }
+        std::vector<v1::Event> one;
+        one.push_back(std::move(split));
+        commits.push_back(CommitLocked(std::move(one)));
+        job = state_.FindJob(new_id);
+        if (job == nullptr) continue;
+      }
+      std::optional<JobRefusal> r = UpdateOneJobLocked(caller, request, *job, &events, &after);
+      if (r) {
+        if (!refused) refused = std::move(r);
+      } else {
+        changed = true;
+      }
+    }
+    if (refused && !changed) {
       v1::JobError* error = reply.add_errors();
       error->set_job_id(text);
       error->set_message(refused->message);
       error->set_code(refused->code);
     }
   }
-  auto pending = CommitLocked(std::move(events));
+  commits.push_back(CommitLocked(std::move(events)));
   lock.unlock();
-  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
+  for (size_t i = 0; i + 1 < commits.size(); ++i) {
+    GANTRY_RETURN_IF_ERROR(Finish(std::move(commits[i]), {}));
+  }
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(commits.back()), std::move(after)));
   Kick();
   return reply;
 }
@@ -758,7 +827,16 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
     for (const auto& [id, job] : state_.jobs) *reply->add_jobs() = job;
     return Status::Ok();
   }
+  std::set<uint32_t> ids;  // an array's id names all its records
   for (uint32_t id : request.job_ids()) {
+    const auto array = state_.arrays.find(id);
+    if (array != state_.arrays.end()) {
+      ids.insert(array->second.begin(), array->second.end());
+    } else {
+      ids.insert(id);
+    }
+  }
+  for (uint32_t id : ids) {
     if (const v1::Job* job = state_.FindJob(id)) *reply->add_jobs() = *job;
   }
   return Status::Ok();
@@ -770,9 +848,12 @@ Status Controller::GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsR
   query.user_ids.assign(request.user_ids().begin(), request.user_ids().end());
   if (request.window_start() != 0) query.ended_at_or_after = request.window_start();
   if (request.window_end() != 0) query.submitted_at_or_before = request.window_end();
+  auto named = [&](uint32_t id) {
+    return std::find(query.job_ids.begin(), query.job_ids.end(), id) != query.job_ids.end();
+  };
   auto wanted = [&](const v1::Job& job) {
-    return (query.job_ids.empty() || std::find(query.job_ids.begin(), query.job_ids.end(),
-                                               job.job_id()) != query.job_ids.end()) &&
+    return (query.job_ids.empty() || named(job.job_id()) ||
+            (job.array_job_id() != 0 && named(job.array_job_id()))) &&
            (query.user_ids.empty() || std::find(query.user_ids.begin(), query.user_ids.end(),
                                                 job.user_id()) != query.user_ids.end()) &&
            job.submit_time() <= query.submitted_at_or_before &&

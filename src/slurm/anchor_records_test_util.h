@@ -389,13 +389,69 @@ inline v1::Job AnchorJob(uint32_t id) {
   return v1::Job();
 }
 
-// The jobs squeue showed, without the array job 21444 and its tasks, in job id order.
+// The job array 21444 (`sbatch -a 1-5%2 -N2 -n20 -t 30`) as scontrol show job 21444 printed
+// it: its record with tasks 3-5 pending, task 2 as job 21451 on gpu[3-4], task 1 as job 21450
+// on gpu[2-3].
+inline std::vector<v1::Job> AnchorArrayJobs() {
+  using model::JobBaseState;
+  AnchorJobSpec spec{21444,
+                     "hparam",
+                     "alice",
+                     1001,
+                     "research",
+                     "a4",
+                     JobBaseState::kPending,
+                     "JobArrayTaskLimit",
+                     2606,
+                     30,
+                     20,
+                     2,
+                     0,
+                     {},
+                     "2026-12-02T11:46:22",
+                     "",
+                     "",
+                     "",
+                     0,
+                     "2026-12-02T11:46:41",
+                     false,
+                     true};
+  v1::Job array = MakeJob(spec);
+  array.mutable_request()->set_array("1-5%2");
+  array.set_array_job_id(21444);
+  for (uint32_t task : {3u, 4u, 5u}) array.add_array_pending_tasks(task);
+  array.set_array_task_throttle(2);
+  array.set_accrue_time(At("2026-12-02T11:46:41"));
+  array.set_tres("cpu=20,mem=40000M,node=1,billing=20");  // node=1: what slurmctld printed
+  std::vector<v1::Job> jobs = {array};
+  spec.state = JobBaseState::kRunning;
+  spec.reason = "None";
+  spec.eligible = spec.start = "2026-12-02T11:46:41";
+  const std::pair<uint32_t, std::vector<std::string>> tasks[] = {{21450, {"gpu2", "gpu3"}},
+                                                                 {21451, {"gpu3", "gpu4"}}};
+  for (const auto& [id, nodes] : tasks) {
+    spec.id = id;
+    spec.nodes = nodes;
+    v1::Job task = MakeJob(spec);
+    task.mutable_request()->set_array("1-5%2");
+    task.set_array_job_id(21444);
+    task.set_array_task_id(id - 21449);
+    task.set_array_task_throttle(2);
+    jobs.push_back(task);
+  }
+  return jobs;
+}
+
+// The jobs squeue showed, in job id order.
 inline std::vector<v1::Job> AnchorQueue() {
   std::vector<v1::Job> jobs;
   for (uint32_t id :
        {21437, 21438, 21439, 21440, 21441, 21442, 21443, 21445, 21446, 21447, 21448, 21449}) {
     jobs.push_back(AnchorJob(id));
   }
+  for (v1::Job& job : AnchorArrayJobs()) jobs.push_back(std::move(job));
+  std::sort(jobs.begin(), jobs.end(),
+            [](const v1::Job& a, const v1::Job& b) { return a.job_id() < b.job_id(); });
   return jobs;
 }
 

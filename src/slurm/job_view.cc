@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
@@ -25,8 +26,11 @@ void ReplaceAll(std::string* s, std::string_view from, std::string_view to) {
 std::string ExpandPath(const v1::Job& job, const std::string& pattern) {
   std::string out = pattern;
   const std::string id = std::to_string(job.job_id());
-  ReplaceAll(&out, "%A", id);
-  ReplaceAll(&out, "%a", "4294967294");  // NO_VAL: not an array task
+  const bool array = job.array_job_id() != 0;
+  ReplaceAll(&out, "%A", array ? std::to_string(job.array_job_id()) : id);
+  // NO_VAL for a job that is not one array task.
+  ReplaceAll(&out, "%a",
+             job.has_array_task_id() ? std::to_string(job.array_task_id()) : "4294967294");
   ReplaceAll(&out, "%j", id);
   ReplaceAll(&out, "%u", UserLabel(job));
   ReplaceAll(&out, "%x", job.request().name());
@@ -112,7 +116,43 @@ std::string ExitCodeText(int32_t wait_status) {
 std::string StdoutPath(const v1::Job& job) {
   if (!job.request().std_out().empty()) return ExpandPath(job, job.request().std_out());
   if (!job.batch_flag()) return "";
+  if (job.array_job_id() != 0) return ExpandPath(job, "slurm-%A_%a.out");
   return job.request().work_dir() + "/slurm-" + std::to_string(job.job_id()) + ".out";
+}
+
+std::string ArrayTaskText(const v1::Job& job) {
+  if (job.array_job_id() == 0) return "N/A";
+  if (job.has_array_task_id()) return std::to_string(job.array_task_id());
+  std::string out = text::FormatTaskIds(
+      std::vector<uint32_t>(job.array_pending_tasks().begin(), job.array_pending_tasks().end()));
+  if (job.array_task_throttle() != 0) out += "%" + std::to_string(job.array_task_throttle());
+  return out;
+}
+
+std::string JobIdText(const v1::Job& job) {
+  if (job.array_job_id() == 0) return std::to_string(job.job_id());
+  const std::string array = std::to_string(job.array_job_id());
+  if (job.has_array_task_id()) return array + "_" + std::to_string(job.array_task_id());
+  return array + "_[" + ArrayTaskText(job) + "]";
+}
+
+uint32_t ArrayJobIdOf(const v1::Job& job) {
+  return job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
+}
+
+std::vector<v1::Job> ExpandArrayTasks(const v1::Job& job) {
+  std::vector<v1::Job> out;
+  if (job.array_job_id() == 0 || job.has_array_task_id()) {
+    out.push_back(job);
+    return out;
+  }
+  for (uint32_t task : job.array_pending_tasks()) {
+    v1::Job copy = job;
+    copy.clear_array_pending_tasks();
+    copy.set_array_task_id(task);
+    out.push_back(std::move(copy));
+  }
+  return out;
 }
 
 std::string StderrPath(const v1::Job& job) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
@@ -45,6 +46,16 @@ std::string TimeText(UnixTime t, const TimeZone& tz, std::string_view zero_text)
 
 // A raw wait status as Slurm's "exit:signal" ("0:0", "1:0", "0:9"); negative = not ended (0:0).
 std::string ExitCodeText(int32_t wait_status);
+
+// Job arrays. The id as squeue and scontrol print it: "12", a task "12_3", an array's record
+// with its pending tasks "12_[3-5%2]" (throttle after '%' when set).
+std::string JobIdText(const v1::Job& job);
+// The task id ("3"), the array record's pending tasks ("3-5%2"), or "N/A" outside arrays.
+std::string ArrayTaskText(const v1::Job& job);
+// array_job_id, or the job id for a job outside arrays (squeue's %A / %F).
+uint32_t ArrayJobIdOf(const v1::Job& job);
+// An array record as one record per pending task (squeue -r); any other job as itself.
+std::vector<v1::Job> ExpandArrayTasks(const v1::Job& job);
 
 std::string StdoutPath(const v1::Job& job);
 std::string StderrPath(const v1::Job& job);

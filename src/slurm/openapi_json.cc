@@ -1,12 +1,15 @@
 #include "slurm/openapi_json.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "slurm/job_view.h"
 #include "slurm/scontrol_show.h"
+#include "text/array_spec.h"
 #include "text/ascii.h"
 
 namespace gantry::slurm {
@@ -210,11 +213,19 @@ Json JobToOpenapi(const v1::Job& job, const OpenapiJobContext& ctx) {
   j["account"] = r.account();
   j["accrue_time"] = job.accrue_time();
   j["admin_comment"] = "";
-  // Array jobs: Slurm's values for a job that is not part of an array.
-  j["array_job_id"] = 0;
-  j["array_task_id"] = nullptr;
-  j["array_max_tasks"] = 0;
-  j["array_task_string"] = "";
+  // Job arrays: a task has its id; the array's record lists its pending tasks.
+  j["array_job_id"] = job.array_job_id();
+  if (job.has_array_task_id()) {
+    j["array_task_id"] = job.array_task_id();
+  } else {
+    j["array_task_id"] = nullptr;
+  }
+  j["array_max_tasks"] = job.array_task_throttle();
+  j["array_task_string"] =
+      job.array_job_id() != 0 && !job.has_array_task_id()
+          ? text::FormatTaskIds(std::vector<uint32_t>(job.array_pending_tasks().begin(),
+                                                      job.array_pending_tasks().end()))
+          : std::string();
   j["association_id"] = 0;
   j["batch_features"] = "";
   j["batch_flag"] = job.batch_flag();

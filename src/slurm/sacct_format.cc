@@ -262,6 +262,10 @@ std::string Group(const Row& r, const Ctx& ctx) {
 }
 
 std::string JobId(const Row& r, const Ctx&) {
+  return JobIdText(*r.job) + (r.batch_step ? ".batch" : "");
+}
+
+std::string JobIdRaw(const Row& r, const Ctx&) {
   return std::to_string(r.job->job_id()) + (r.batch_step ? ".batch" : "");
 }
 
@@ -465,7 +469,7 @@ constexpr SacctField kFields[] = {
     {"GID", 6, K::kNumber, Gid},
     {"Group", 9, K::kText, Group},
     {"JobID", -12, K::kText, JobId},
-    {"JobIDRaw", -12, K::kText, JobId},
+    {"JobIDRaw", -12, K::kText, JobIdRaw},
     {"JobName", 10, K::kText, JobName},
     {"Layout", 9, K::kText, Layout},
     {"MaxDiskRead", 12, K::kText, nullptr},
@@ -782,7 +786,11 @@ Result<std::vector<SacctJobSelector>> ParseSacctJobList(std::string_view text) {
                                      ? "Bad hetjob offset specified: " + std::string(id_text)
                                      : "Bad job/step specified: " + std::string(item));
         }
-        s.part = SacctJobSelector::Part::kNone;  // Gantry has no arrays or hetjobs
+        if (kind == '_' && AllDigits(index) && index.size() <= 9) {
+          s.array_task = static_cast<uint32_t>(std::stoul(std::string(index)));
+        } else {
+          s.part = SacctJobSelector::Part::kNone;  // Gantry has no hetjobs
+        }
         if (dot != std::string_view::npos) step = rest.substr(dot + 1);
       } else {
         step = rest;
@@ -857,7 +865,11 @@ std::vector<SacctRow> SelectSacctRows(std::span<const v1::Job> jobs, const Sacct
     bool named = every_id;
     bool batch = false;
     for (const SacctJobSelector& s : filter.jobs) {
-      if (s.job_id != job.job_id()) continue;
+      const bool selected = s.array_task
+                                ? job.array_job_id() == s.job_id && job.has_array_task_id() &&
+                                      job.array_task_id() == *s.array_task
+                                : s.job_id == job.job_id() || s.job_id == job.array_job_id();
+      if (!selected) continue;
       named = true;
       whole = whole || s.part == SacctJobSelector::Part::kJob;
       batch = batch || s.part == SacctJobSelector::Part::kBatch;

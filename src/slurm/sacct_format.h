@@ -136,10 +136,11 @@ struct SacctJobSelector {
   enum class Part {
     kJob,    // the whole job
     kBatch,  // its batch step
-    kNone,   // a step, array task or hetjob component Gantry does not have
+    kNone,   // a step or hetjob component Gantry does not have
   };
-  uint32_t job_id = 0;
+  uint32_t job_id = 0;  // a job, or every task of the array with that id
   Part part = Part::kJob;
+  std::optional<uint32_t> array_task;  // `12_3`: task 3 of array 12
 
   friend bool operator==(const SacctJobSelector&, const SacctJobSelector&) = default;
 };

@@ -247,7 +247,7 @@ SacctFilter ByIds(std::vector<uint32_t> ids) {
   SacctFilter f;
   f.jobs_given = true;
   f.window = {0, kNow};
-  for (uint32_t id : ids) f.jobs.push_back({id, SacctJobSelector::Part::kJob});
+  for (uint32_t id : ids) f.jobs.push_back({id, SacctJobSelector::Part::kJob, {}});
   return f;
 }
 
@@ -355,13 +355,15 @@ TEST(SacctFormatTest, ParsesJobLists) {
     const char* error;
   };
   const Case cases[] = {
-      {"12", {{12, P::kJob}}, ""},
-      {"12,13.batch,,14.0", {{12, P::kJob}, {13, P::kBatch}, {14, P::kNone}}, ""},
-      {"12.extern,12.9999999999", {{12, P::kNone}, {12, P::kNone}}, ""},
-      {"12_3,12+0,12_3.batch", {{12, P::kNone}, {12, P::kNone}, {12, P::kNone}}, ""},
-      {"1_2_3", {{1, P::kNone}}, ""},  // Slurm reads the leading digits
+      {"12", {{12, P::kJob, {}}}, ""},
+      {"12,13.batch,,14.0", {{12, P::kJob, {}}, {13, P::kBatch, {}}, {14, P::kNone, {}}}, ""},
+      {"12.extern,12.9999999999", {{12, P::kNone, {}}, {12, P::kNone, {}}}, ""},
+      {"12_3,12+0,12_3.batch,12_3.0",
+       {{12, P::kJob, 3}, {12, P::kNone, {}}, {12, P::kBatch, 3}, {12, P::kNone, 3}},
+       ""},
+      {"1_2_3", {{1, P::kNone, {}}}, ""},  // Slurm reads the leading digits
       {"12_x", {}, "Bad job/step specified: 12_x"},
-      {"4294967295", {{4294967295u, P::kJob}}, ""},
+      {"4294967295", {{4294967295u, P::kJob, {}}}, ""},
       {"", {}, ""},
       {"abc", {}, "Bad job/step specified: abc"},
       {"12,abc,13", {}, "Bad job/step specified: abc"},
@@ -496,7 +498,7 @@ TEST(SacctFormatTest, SelectsJobsAndLinesAsSlurm) {
   {
     SacctFilter f;
     f.jobs_given = true;
-    f.jobs = {{26307, P::kJob}, {26301, P::kJob}, {26308, P::kJob}};
+    f.jobs = {{26307, P::kJob, {}}, {26301, P::kJob, {}}, {26308, P::kJob, {}}};
     f.allocations = true;
     f.window = {At("2026-12-03T06:49:00"), now};
     cases.push_back({"-X -j 26307,26301,26308 -S 06:49", f, "26307"});
@@ -512,20 +514,21 @@ TEST(SacctFormatTest, SelectsJobsAndLinesAsSlurm) {
     SacctFilter f;
     f.jobs_given = true;
     f.window = {0, now};
-    f.jobs = {{26301, P::kBatch}};
+    f.jobs = {{26301, P::kBatch, {}}};
     cases.push_back({"-j 26301.batch", f, "26301.batch"});
-    f.jobs = {{26301, P::kNone}};
+    f.jobs = {{26301, P::kNone, {}}};
     cases.push_back({"-j 26301.extern", f, ""});
-    f.jobs = {{26301, P::kJob}, {26301, P::kBatch}};
+    f.jobs = {{26301, P::kJob, {}}, {26301, P::kBatch, {}}};
     cases.push_back({"-j 26301,26301.batch", f, "26301 26301.batch"});
-    f.jobs = {{26301, P::kBatch}, {26302, P::kJob}, {26307, P::kJob}, {26308, P::kJob}};
+    f.jobs = {
+        {26301, P::kBatch, {}}, {26302, P::kJob, {}}, {26307, P::kJob, {}}, {26308, P::kJob, {}}};
     cases.push_back(
         {"-j 26301.batch,26302,26307,26308", f, "26301.batch 26302 26302.batch 26307 26308"});
     f.allocations = true;
-    f.jobs = {{26301, P::kBatch}};
+    f.jobs = {{26301, P::kBatch, {}}};
     cases.push_back({"-X -j 26301.batch", f, "26301"});
     f.allocations = false;
-    f.jobs = {{26303, P::kJob}, {26309, P::kJob}};
+    f.jobs = {{26303, P::kJob, {}}, {26309, P::kJob, {}}};
     f.user_ids = {1001};
     cases.push_back({"-j 26303,26309 -u alice", f, "26303 26303.batch"});
     f.user_ids = {};

@@ -120,6 +120,7 @@ v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& o, const BatchScrip
   r->set_nice(o.nice.value_or(0));
   r->set_begin_time(o.begin.value_or(0));
   r->set_dependency(o.dependency.value_or(""));
+  r->set_array(o.array.value_or(""));
   r->set_req_nodes(o.nodelist.value_or(""));
   r->set_exc_nodes(o.exclude.value_or(""));
   r->set_features(o.constraint.value_or(""));

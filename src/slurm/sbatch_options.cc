@@ -271,6 +271,9 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     case 'd':
       o->dependency = v;
       break;
+    case 'a':
+      o->array = v;
+      break;
     case 'e':
       o->error = text::EqualsIgnoreCase(v, "none") ? "/dev/null" : v;
       break;

@@ -98,7 +98,8 @@ struct SbatchOptions {
   bool quiet = false;
   std::optional<std::string> wrap;
   std::optional<std::string> dependency;
-  std::optional<std::string> gres;  // TresPerNode form: "gres:gpu:4"
+  std::optional<std::string> array;  // -a/--array, checked by the controller
+  std::optional<std::string> gres;   // TresPerNode form: "gres:gpu:4"
   uint32_t kill_on_invalid_dep = 0;
 };
 

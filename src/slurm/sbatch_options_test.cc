@@ -49,8 +49,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{kOptMemPerCpu, "x", "Invalid --mem-per-cpu specification", 255},
         ErrorCase{'b', "abc", "Invalid --begin specification", 255},
         ErrorCase{kOptMailType, "foo", "Invalid --mail-type specification", 255},
-        ErrorCase{kOptExclusive, "foo", "Invalid --exclusive specification", 255},
-        ErrorCase{'a', "0-3", "--array is not supported by Gantry yet", 1}));
+        ErrorCase{kOptExclusive, "foo", "Invalid --exclusive specification", 255}));
 
 TEST(SbatchOptionsTest, ValuesAreStored) {
   SbatchOptions o;

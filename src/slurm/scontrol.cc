@@ -7,7 +7,9 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/job_view.h"
 #include "slurm/scontrol_show.h"
+#include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
 
@@ -171,21 +173,21 @@ int Scontrol::Run(const std::vector<std::string>& words) {
 }
 
 int Scontrol::ShowJobs(const std::vector<std::string>& args) {
-  std::vector<uint32_t> ids;
+  std::vector<text::ParsedJobId> ids;
   for (const std::string& arg : args) {
     for (const std::string& item : SplitList(arg)) {
-      std::optional<uint64_t> id = ParseUnsigned(item);
-      if (!id || *id == 0 || *id > 0xFFFFFFFFu) {
+      std::optional<text::ParsedJobId> id = text::ParseJobIdText(item);
+      if (!id) {
         *ctx_.err << "scontrol_print_job error: Invalid job id specified\n";
         return 1;
       }
-      ids.push_back(static_cast<uint32_t>(*id));
+      ids.push_back(std::move(*id));
     }
   }
   ControllerClient* client = Client("slurm_load_jobs error: ");
   if (client == nullptr) return 1;
   v1::GetJobsRequest request;
-  for (uint32_t id : ids) request.add_job_ids(id);
+  for (const text::ParsedJobId& id : ids) request.add_job_ids(id.job_id);
   request.set_include_all(!ids.empty());
   Result<v1::GetJobsReply> reply = client->GetJobs(request);
   if (!reply.ok()) {
@@ -193,13 +195,37 @@ int Scontrol::ShowJobs(const std::vector<std::string>& args) {
     return 1;
   }
   const UnixTime now = reply->now() != 0 ? reply->now() : ctx_.now;
-  int printed = 0;
-  for (const v1::Job& job : reply->jobs()) {
-    if (!ids.empty() && std::find(ids.begin(), ids.end(), job.job_id()) == ids.end()) continue;
-    *ctx_.out << FormatJobRecord(job, now, Tz(), Show());
-    ++printed;
+  std::vector<v1::Job> shown;
+  if (ids.empty()) {
+    shown.assign(reply->jobs().begin(), reply->jobs().end());
   }
-  if (printed == 0) {
+  for (const text::ParsedJobId& id : ids) {
+    // An array: its own record first, then its tasks newest first (as slurmctld lists them).
+    std::vector<const v1::Job*> records;
+    for (const v1::Job& job : reply->jobs()) {
+      if (job.job_id() == id.job_id || job.array_job_id() == id.job_id) records.push_back(&job);
+    }
+    std::sort(records.begin(), records.end(), [](const v1::Job* a, const v1::Job* b) {
+      const bool a_record = !a->has_array_task_id();
+      const bool b_record = !b->has_array_task_id();
+      if (a_record != b_record) return a_record;
+      return a->job_id() > b->job_id();
+    });
+    for (const v1::Job* job : records) {
+      if (id.whole) {
+        shown.push_back(*job);
+        continue;
+      }
+      for (v1::Job& task : ExpandArrayTasks(*job)) {
+        if (task.array_job_id() == id.job_id && task.has_array_task_id() &&
+            std::find(id.tasks.begin(), id.tasks.end(), task.array_task_id()) != id.tasks.end()) {
+          shown.push_back(std::move(task));
+        }
+      }
+    }
+  }
+  for (const v1::Job& job : shown) *ctx_.out << FormatJobRecord(job, now, Tz(), Show());
+  if (shown.empty()) {
     if (!ids.empty()) {
       *ctx_.err << "slurm_load_jobs error: Invalid job id specified\n";
       return 1;

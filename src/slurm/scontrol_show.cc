@@ -69,7 +69,15 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
   const bool pending = state.base == model::JobBaseState::kPending;
   Record out(options.one_liner);
 
-  out << "JobId=" << std::to_string(job.job_id()) << " JobName=" << r.name();
+  out << "JobId=" << std::to_string(job.job_id());
+  if (job.array_job_id() != 0) {
+    out << " ArrayJobId=" << std::to_string(job.array_job_id())
+        << " ArrayTaskId=" << ArrayTaskText(job);
+    if (job.array_task_throttle() != 0) {
+      out << " ArrayTaskThrottle=" << std::to_string(job.array_task_throttle());
+    }
+  }
+  out << " JobName=" << r.name();
   out.EndLine();
   out << "UserId=" << UserLabel(job) << "(" << std::to_string(job.user_id())
       << ") GroupId=" << GroupLabel(job) << "(" << std::to_string(job.group_id())

@@ -63,6 +63,15 @@ INSTANTIATE_TEST_SUITE_P(
                       JobCase{21430, "cmd-anchor-scontrol-show-job-suspended.txt", false},
                       JobCase{21437, "cmd-anchor-scontrol-show-job-d-running.txt", true}));
 
+TEST(ShowJobArrayTest, ArrayRecordThenTasksMatchSlurm) {
+  std::vector<v1::Job> jobs = testing::AnchorArrayJobs();  // 21444, 21450, 21451
+  std::string out;
+  for (const v1::Job* job : {&jobs[0], &jobs[2], &jobs[1]}) {
+    out += FormatJobRecord(*job, AnchorShowNow(), TimeZone::Utc(), ShowOptions{});
+  }
+  EXPECT_EQ(out, ReadGolden("cmd-anchor-scontrol-show-job-array.txt"));
+}
+
 TEST(ShowJobTest, OneLinerJoinsFieldsWithSpaces) {
   ShowOptions options;
   options.one_liner = true;

@@ -4,8 +4,10 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/job_view.h"
 #include "slurm/openapi_json.h"
 #include "slurm/squeue_format.h"
+#include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
 
@@ -126,6 +128,7 @@ struct SqueueOptions {
   bool no_header = false;
   bool long_list = false;
   bool start = false;
+  bool expand_arrays = false;  // -r, or a task id given with -j
   std::optional<std::string> format;
   std::optional<std::string> format_long;  // -O
   bool json = false;
@@ -251,9 +254,11 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
       case kUsage:
         *ctx.out << kUsageText;
         return 0;
+      case 'r':
+        opt.expand_arrays = true;
+        break;
       case 'a':
       case kHide:
-      case 'r':
       case kArrayUnique:
       case 'P':
       case kNoConvert:
@@ -261,7 +266,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
       case kLocal:
       case kSibling:
       case kFederation:
-        break;  // single cluster, no hidden partitions or arrays yet: nothing changes
+        break;  // single cluster, no hidden partitions: nothing changes
       default:
         *ctx.err << "squeue: error: " << o.spelling << " is not supported by Gantry yet\n";
         return 1;
@@ -311,14 +316,15 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   JobFilter filter;
   if (opt.jobs) {
     for (const std::string& item : SplitList(*opt.jobs)) {
-      // job_id[_array_id]: array tasks are not supported yet, the job id part selects.
-      const std::string id_text = item.substr(0, item.find('_'));
-      std::optional<uint64_t> id = ParseUnsigned(id_text);
-      if (!id || *id == 0 || *id > 0xFFFFFFFFu) {
+      // job_id, array_id_task, array_id_[tasks]: tasks are listed one per line.
+      const std::optional<text::ParsedJobId> id = text::ParseJobIdText(item);
+      if (!id) {
         *ctx.err << "squeue: error: Invalid job id: " << item << "\n";
         return 1;
       }
-      filter.job_ids.push_back(static_cast<uint32_t>(*id));
+      if (id->whole) filter.job_ids.push_back(id->job_id);
+      for (uint32_t task : id->tasks) filter.array_tasks.emplace_back(id->job_id, task);
+      if (!id->whole) opt.expand_arrays = true;
     }
   }
   if (opt.states) {
@@ -385,18 +391,40 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
     if (config.ok()) cluster = config->cluster_name();
     break;
   }
+  // One id (a job, an array or one array task) is loaded alone, as Slurm's single-job load.
+  std::optional<uint32_t> single;
+  if (filter.job_ids.size() + filter.array_tasks.size() == 1) {
+    single = filter.job_ids.empty() ? filter.array_tasks[0].first : filter.job_ids[0];
+  }
   v1::GetJobsRequest request;
-  if (filter.job_ids.size() == 1) request.add_job_ids(filter.job_ids[0]);
+  if (single) request.add_job_ids(*single);
   Result<v1::GetJobsReply> reply = client->GetJobs(request);
   if (!reply.ok()) {
     *ctx.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
     return 1;
   }
-  if (filter.job_ids.size() == 1) {
+  // -r (and task ids) list every pending task of an array record on its own line.
+  std::vector<v1::Job> expanded;
+  if (opt.expand_arrays) {
+    for (const v1::Job& job : reply->jobs()) {
+      for (v1::Job& one : ExpandArrayTasks(job)) expanded.push_back(std::move(one));
+    }
+  }
+  std::vector<const v1::Job*> all;
+  if (opt.expand_arrays) {
+    for (const v1::Job& job : expanded) all.push_back(&job);
+  } else {
+    for (const v1::Job& job : reply->jobs()) all.push_back(&job);
+  }
+  if (single) {
     // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
-    bool found = false;
-    for (const v1::Job& job : reply->jobs()) found = found || job.job_id() == filter.job_ids[0];
-    if (!found) {
+    JobFilter only;
+    only.job_ids = filter.job_ids;
+    only.array_tasks = filter.array_tasks;
+    only.states = model::JobStateFilter{};
+    only.states->all = true;
+    if (std::none_of(all.begin(), all.end(),
+                     [&](const v1::Job* job) { return JobMatches(only, *job); })) {
       *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
       return 1;
     }
@@ -404,9 +432,10 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   const UnixTime now = reply->now() != 0 ? reply->now() : ctx.now;
   const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
 
+  SortAsSlurmctldLists(&all);
   std::vector<const v1::Job*> jobs;
-  for (const v1::Job& job : reply->jobs()) {
-    if (JobMatches(filter, job)) jobs.push_back(&job);
+  for (const v1::Job* job : all) {
+    if (JobMatches(filter, *job)) jobs.push_back(job);
   }
   if (Status sorted = SortJobs(&jobs, opt.sort ? *opt.sort : kSqueueDefaultSort, now);
       !sorted.ok()) {

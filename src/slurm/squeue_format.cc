@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "slurm/format_spec.h"
 #include "slurm/job_view.h"
@@ -87,7 +89,7 @@ const JobField kFields[] = {
     {"Feature", 'f', "FEATURES", true, true,
      [](const v1::Job& j, const Ctx&) { return OrNull(j.request().features()); }},
     {"ArrayJobId", 'F', "ARRAY_JOB_ID", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.job_id()); }},
+     [](const v1::Job& j, const Ctx&) { return std::to_string(ArrayJobIdOf(j)); }},
     {"GroupName", 'g', "GROUP", true, true,
      [](const v1::Job& j, const Ctx&) { return GroupLabel(j); }},
     {"GroupId", 'G', "GROUP", true, true,
@@ -97,13 +99,13 @@ const JobField kFields[] = {
        return std::string(j.request().exclusive() ? "NO" : "OK");
      }},
     {"JobArrayId", 'i', "JOBID", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.job_id()); }},
+     [](const v1::Job& j, const Ctx&) { return JobIdText(j); }},
     {"Name", 'j', "NAME", true, true,
      [](const v1::Job& j, const Ctx&) { return j.request().name(); }},
     {"Comment", 'k', "COMMENT", true, true,
      [](const v1::Job& j, const Ctx&) { return OrNull(j.request().comment()); }},
     {"ArrayTaskId", 'K', "ARRAY_TASK_ID", true, true,
-     [](const v1::Job&, const Ctx&) { return std::string("N/A"); }},
+     [](const v1::Job& j, const Ctx&) { return ArrayTaskText(j); }},
     {"TimeLimit", 'l', "TIME_LIMIT", false, true,
      [](const v1::Job& j, const Ctx&) { return Limit(j.time_limit_min()); }},
     {"TimeLeft", 'L', "TIME_LEFT", false, true,
@@ -398,9 +400,17 @@ std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const Job
 }
 
 bool JobMatches(const JobFilter& filter, const v1::Job& job) {
-  if (!filter.job_ids.empty() && std::find(filter.job_ids.begin(), filter.job_ids.end(),
-                                           job.job_id()) == filter.job_ids.end()) {
-    return false;
+  if (!filter.job_ids.empty() || !filter.array_tasks.empty()) {
+    auto named = [&](uint32_t id) {
+      return std::find(filter.job_ids.begin(), filter.job_ids.end(), id) != filter.job_ids.end();
+    };
+    const bool whole =
+        named(job.job_id()) || (job.array_job_id() != 0 && named(job.array_job_id()));
+    const bool task =
+        job.has_array_task_id() &&
+        std::find(filter.array_tasks.begin(), filter.array_tasks.end(),
+                  std::pair(job.array_job_id(), job.array_task_id())) != filter.array_tasks.end();
+    if (!whole && !task) return false;
   }
   if (!filter.accounts.empty() && !InList(filter.accounts, job.request().account(), true)) {
     return false;
@@ -432,6 +442,34 @@ bool JobMatches(const JobFilter& filter, const v1::Job& job) {
   return true;
 }
 
+// slurmctld lists jobs in the order their records were created. A job array's record is
+// replaced each time a task splits off: the task keeps the old record (created when the
+// array was submitted, or at the previous split) and a new record for the remaining tasks goes
+// to the end of the list. So a record sorts at the id it was created after: a split task after
+// the task split before it (the array's first task at the array's id), the array's record (and
+// the last task, which takes it) after the newest split task.
+void SortAsSlurmctldLists(std::vector<const v1::Job*>* jobs) {
+  std::map<uint32_t, std::vector<uint32_t>> splits;
+  for (const v1::Job* job : *jobs) {
+    if (job->has_array_task_id() && job->job_id() != job->array_job_id()) {
+      splits[job->array_job_id()].push_back(job->job_id());
+    }
+  }
+  for (auto& [array, ids] : splits) std::sort(ids.begin(), ids.end());
+  auto key = [&splits](const v1::Job* job) -> std::pair<uint32_t, int> {
+    if (job->array_job_id() == 0) return {job->job_id(), 0};
+    const auto it = splits.find(job->array_job_id());
+    if (it == splits.end()) return {job->array_job_id(), 0};
+    const std::vector<uint32_t>& ids = it->second;
+    if (job->job_id() == job->array_job_id()) return {ids.back(), 1};
+    const auto self = std::lower_bound(ids.begin(), ids.end(), job->job_id());
+    if (self == ids.begin()) return {job->array_job_id(), 0};
+    return {*(self - 1), 1};
+  };
+  std::stable_sort(jobs->begin(), jobs->end(),
+                   [&key](const v1::Job* a, const v1::Job* b) { return key(a) < key(b); });
+}
+
 Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now) {
   using Cmp = std::function<int(const v1::Job&, const v1::Job&)>;
   auto three_way = [](auto a, auto b) { return a < b ? -1 : (a > b ? 1 : 0); };
@@ -448,7 +486,11 @@ Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTi
     switch (letter) {
       case 'a':
         return by_string([](const v1::Job& j) { return j.request().account(); });
-      case 'i':
+      case 'i':  // an array task sorts by its array's id, then its task id
+        return by_number([](const v1::Job& j) {
+          return std::pair(ArrayJobIdOf(j),
+                           j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE});
+        });
       case 'A':
         return by_number([](const v1::Job& j) { return j.job_id(); });
       case 'j':

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -80,7 +81,10 @@ std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const Job
 
 // What squeue's options select. Empty lists select everything.
 struct JobFilter {
-  std::vector<uint32_t> job_ids;
+  std::vector<uint32_t> job_ids;  // a job, or every record of the array with that id
+  // (array id, task id): one task of an array (`-j 12_3`; the lister expands array records into
+  // one record per pending task first, ExpandArrayTasks).
+  std::vector<std::pair<uint32_t, uint32_t>> array_tasks;
   std::vector<uint32_t> user_ids;
   bool user_filter = false;  // -u given (even when no name resolved: then nothing matches)
   std::vector<std::string> partitions;
@@ -91,6 +95,13 @@ struct JobFilter {
   std::optional<model::JobStateFilter> states;  // unset: squeue's default states
 };
 bool JobMatches(const JobFilter& filter, const v1::Job& job);
+
+// Puts jobs in the order slurmctld lists them, which squeue's sort keeps for ties: creation
+// order of the records. A job array's record is replaced at each split (the task keeps the old
+// record, the remaining tasks get a new one at the end), so the array's record sorts after its
+// newest split task and each split task after the one split before it. Call it on the whole
+// reply, before filtering. Stable.
+void SortAsSlurmctldLists(std::vector<const v1::Job*>* jobs);
 
 // Sorts in place. Errors: InvalidArgument "Invalid sort specification: z".
 Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now);

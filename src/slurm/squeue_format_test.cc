@@ -16,24 +16,14 @@ using testing::AnchorJob;
 using testing::AnchorQueue;
 using testing::AnchorQueueNow;
 
-// The reference outputs without the job array 21444 (arrays come with issue 4).
-std::string WithoutArrayJob(const std::string& text) {
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string line = text.substr(start, end - start + 1);
-    if (line.find("21444") == std::string::npos) out += line;
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string Render(const std::vector<v1::Job>& all, std::string_view format, const JobFilter& f,
                    bool header = true) {
+  std::vector<const v1::Job*> listed;
+  for (const v1::Job& j : all) listed.push_back(&j);
+  SortAsSlurmctldLists(&listed);
   std::vector<const v1::Job*> jobs;
-  for (const v1::Job& j : all) {
-    if (JobMatches(f, j)) jobs.push_back(&j);
+  for (const v1::Job* j : listed) {
+    if (JobMatches(f, *j)) jobs.push_back(j);
   }
   EXPECT_TRUE(SortJobs(&jobs, kSqueueDefaultSort, AnchorQueueNow()).ok());
   const JobFormat parsed = ParseJobFormat(format);
@@ -44,12 +34,11 @@ std::string Render(const std::vector<v1::Job>& all, std::string_view format, con
 }
 
 TEST(SqueueAnchorTest, DefaultFormatAndSortMatchSlurm) {
-  EXPECT_EQ(Render(AnchorQueue(), kSqueueDefaultFormat, {}),
-            WithoutArrayJob(ReadGolden("cmd-anchor-squeue.txt")));
+  EXPECT_EQ(Render(AnchorQueue(), kSqueueDefaultFormat, {}), (ReadGolden("cmd-anchor-squeue.txt")));
 }
 
 TEST(SqueueAnchorTest, LongFormatMatchesSlurm) {
-  std::string expected = WithoutArrayJob(ReadGolden("cmd-anchor-squeue-l.txt"));
+  std::string expected = (ReadGolden("cmd-anchor-squeue-l.txt"));
   expected = expected.substr(expected.find('\n') + 1);  // the date line is the command's
   EXPECT_EQ(Render(AnchorQueue(), kSqueueLongFormat, {}), expected);
 }
@@ -59,23 +48,26 @@ TEST(SqueueAnchorTest, UserFilterMatchesSqueueMe) {
   f.user_filter = true;
   f.user_ids = {1001};
   EXPECT_EQ(Render(AnchorQueue(), kSqueueDefaultFormat, f),
-            WithoutArrayJob(ReadGolden("cmd-anchor-squeue-alice.txt")));
+            (ReadGolden("cmd-anchor-squeue-alice.txt")));
 }
 
 TEST(SqueueAnchorTest, StartListingMatchesSlurm) {
   JobFilter f;
   f.states = model::ParseJobStateFilter("PD").value();
   std::vector<v1::Job> all = AnchorQueue();
+  std::vector<const v1::Job*> listed;
+  for (const v1::Job& j : all) listed.push_back(&j);
+  SortAsSlurmctldLists(&listed);
   std::vector<const v1::Job*> jobs;
-  for (const v1::Job& j : all) {
-    if (JobMatches(f, j)) jobs.push_back(&j);
+  for (const v1::Job* j : listed) {
+    if (JobMatches(f, *j)) jobs.push_back(j);
   }
   ASSERT_TRUE(SortJobs(&jobs, "S", AnchorQueueNow()).ok());
   const JobFormat parsed = ParseJobFormat(kSqueueStartFormat);
   std::string out = RenderJobHeader(parsed);
   const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   for (const v1::Job* j : jobs) out += RenderJobLine(parsed, *j, ctx);
-  EXPECT_EQ(out, WithoutArrayJob(ReadGolden("cmd-anchor-squeue-start.txt")));
+  EXPECT_EQ(out, (ReadGolden("cmd-anchor-squeue-start.txt")));
 }
 
 TEST(SqueueFormatTest, WidthsCutAndJustify) {
@@ -119,7 +111,8 @@ TEST(SqueueFormatTest, StateFilterAndDefaultStates) {
   EXPECT_TRUE(JobMatches(all, done));
   JobFilter pending;
   pending.states = model::ParseJobStateFilter("pd").value();
-  EXPECT_EQ(Render(jobs, "%i", pending, false), "21447\n21446\n21448\n21442\n21445\n21449\n");
+  EXPECT_EQ(Render(jobs, "%i", pending, false),
+            "21447\n21446\n21448\n21442\n21444_[3-5%2]\n21445\n21449\n");
 }
 
 TEST(SqueueFormatTest, SortKeys) {

@@ -1,6 +1,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,49 @@ TEST(ApplyTest, SubmitAddsJobAndMovesNextId) {
   EXPECT_EQ(s.next_job_id, 8u);  // never goes back
   EXPECT_EQ(PendingIds(s), (std::vector<uint32_t>{3, 7}));
   EXPECT_EQ(Job(s, 7).request().name(), "job7");
+}
+
+TEST(ApplyTest, ArrayTasksSplitOffAndTheLastKeepsTheArrayId) {
+  ClusterState s = MakeCluster();
+  MustApply(&s, SubmitEvent(PendingArray(5, {1, 2, 3}, 2)));
+  EXPECT_EQ(s.arrays.at(5), (std::set<uint32_t>{5}));
+  MustApply(&s, SplitEvent(5, 2, 6));
+  const v1::Job& task = Job(s, 6);
+  EXPECT_EQ(task.array_job_id(), 5u);
+  EXPECT_EQ(task.array_task_id(), 2u);
+  EXPECT_EQ(task.array_pending_tasks_size(), 0);
+  EXPECT_EQ(task.request().name(), "job5");
+  EXPECT_EQ(std::vector<uint32_t>(Job(s, 5).array_pending_tasks().begin(),
+                                  Job(s, 5).array_pending_tasks().end()),
+            (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(s.next_job_id, 7u);
+  EXPECT_EQ(PendingIds(s), (std::vector<uint32_t>{5, 6}));
+  MustApply(&s, StartEvent(6, {"n1"}));
+  MustApply(&s, SplitEvent(5, 1, 7));
+  // The last pending task must keep the array's id.
+  EXPECT_FALSE(Apply(&s, SplitEvent(5, 3, 8)).ok());
+  MustApply(&s, SplitEvent(5, 3, 5));
+  EXPECT_EQ(Job(s, 5).array_task_id(), 3u);
+  EXPECT_EQ(s.arrays.at(5), (std::set<uint32_t>{5, 6, 7}));
+  // A split-off task is no array record any more.
+  EXPECT_FALSE(Apply(&s, SplitEvent(5, 3, 5)).ok());
+  EXPECT_FALSE(Apply(&s, SplitEvent(6, 2, 9)).ok());
+  // The index survives a snapshot.
+  Result<ClusterState> copy = FromSnapshot(ToSnapshot(s));
+  ASSERT_TRUE(copy.ok());
+  EXPECT_EQ(copy->arrays, s.arrays);
+}
+
+TEST(ApplyTest, ArrayRecordsKeepTheirArrayIds) {
+  ClusterState s = MakeCluster();
+  EXPECT_FALSE(Apply(&s, SubmitEvent(PendingArray(5, {}))).ok());  // no tasks
+  v1::Job wrong = PendingArray(5, {1});
+  wrong.set_array_job_id(4);
+  EXPECT_FALSE(Apply(&s, SubmitEvent(wrong)).ok());
+  MustApply(&s, SubmitEvent(PendingArray(5, {1, 2})));
+  v1::Job updated = Job(s, 5);
+  updated.set_array_job_id(0);
+  EXPECT_FALSE(Apply(&s, UpdateEvent(updated)).ok());
 }
 
 TEST(ApplyTest, PendingOrderIsPriorityThenSubmitTimeThenId) {

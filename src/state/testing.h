@@ -97,6 +97,26 @@ inline v1::Job PendingJob(uint32_t id, const std::string& partition = "batch", u
   return job;
 }
 
+// An array's record as gantryd stores it: PendingJob(id) with its pending tasks and throttle.
+inline v1::Job PendingArray(uint32_t id, const std::vector<uint32_t>& tasks, uint32_t throttle = 0,
+                            const std::string& partition = "batch", uint32_t nodes = 1) {
+  v1::Job job = PendingJob(id, partition, nodes);
+  job.set_array_job_id(id);
+  for (uint32_t t : tasks) job.add_array_pending_tasks(t);
+  job.set_array_task_throttle(throttle);
+  return job;
+}
+
+inline v1::Event SplitEvent(uint32_t array_id, uint32_t task, uint32_t new_id,
+                            int64_t time = kNow) {
+  v1::Event e;
+  e.set_time(time);
+  e.mutable_job_array_split()->set_job_id(array_id);
+  e.mutable_job_array_split()->set_task_id(task);
+  e.mutable_job_array_split()->set_new_job_id(new_id);
+  return e;
+}
+
 inline v1::Event SubmitEvent(const v1::Job& job, int64_t time = kNow) {
   v1::Event e;
   e.set_time(time);

@@ -15,6 +15,7 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -32,11 +33,15 @@ constexpr const char* kCreateSchema =
     "                       payload BLOB NOT NULL);"
     "CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;";
 
-// Schema version 2 adds the job archive (a version-1 store gets it when opened).
+// Schema version 2 adds the job archive, version 3 its array ids (older stores get what they
+// lack when opened).
 constexpr const char* kCreateArchive =
     "CREATE TABLE job_archive (job_id INTEGER PRIMARY KEY, submit_time INTEGER NOT NULL,"
     "                          end_time INTEGER NOT NULL, user_id INTEGER NOT NULL,"
     "                          record BLOB NOT NULL);";
+constexpr const char* kAddArchiveArrays =
+    "ALTER TABLE job_archive ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX job_archive_array ON job_archive (array_job_id) WHERE array_job_id != 0;";
 
 // Archived jobs fetched per lock hold in ScanArchive.
 constexpr int kArchiveChunk = 512;
@@ -187,10 +192,10 @@ class SqliteStore final : public Store {
     GANTRY_RETURN_IF_ERROR(Exec("PRAGMA synchronous=FULL", "set synchronous"));
 
     if (fresh) {
-      std::string create = std::string("BEGIN IMMEDIATE;") + kCreateSchema + kCreateArchive +
-                           "PRAGMA application_id=" + std::to_string(kSqliteStoreApplicationId) +
-                           ";PRAGMA user_version=" + std::to_string(kSqliteStoreSchemaVersion) +
-                           ";COMMIT;";
+      std::string create =
+          std::string("BEGIN IMMEDIATE;") + kCreateSchema + kCreateArchive + kAddArchiveArrays +
+          "PRAGMA application_id=" + std::to_string(kSqliteStoreApplicationId) +
+          ";PRAGMA user_version=" + std::to_string(kSqliteStoreSchemaVersion) + ";COMMIT;";
       Status created = Exec(create.c_str(), "create schema");
       if (!created.ok()) {
         RollbackIfActive();
@@ -198,8 +203,9 @@ class SqliteStore final : public Store {
       }
       if (!existed) GANTRY_RETURN_IF_ERROR(SyncParentDirectory());
     } else if (version < kSqliteStoreSchemaVersion) {
-      // Version 1 -> 2; also takes the write lock, as below.
-      std::string upgrade = std::string("BEGIN IMMEDIATE;") + kCreateArchive +
+      // Version 1 or 2 -> 3; also takes the write lock, as below.
+      std::string upgrade = std::string("BEGIN IMMEDIATE;") + (version < 2 ? kCreateArchive : "") +
+                            kAddArchiveArrays +
                             "PRAGMA user_version=" + std::to_string(kSqliteStoreSchemaVersion) +
                             ";COMMIT;";
       Status upgraded = Exec(upgrade.c_str(), "add the job archive");
@@ -228,16 +234,16 @@ class SqliteStore final : public Store {
     GANTRY_RETURN_IF_ERROR(Prepare("DELETE FROM kv WHERE key = ?1", delete_kv_));
     GANTRY_RETURN_IF_ERROR(
         Prepare("INSERT OR REPLACE INTO job_archive (job_id, submit_time, end_time, user_id, "
-                "record) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "record, array_job_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 upsert_archive_));
     GANTRY_RETURN_IF_ERROR(
-        Prepare("SELECT job_id, submit_time, end_time, user_id, record FROM job_archive "
-                "WHERE job_id > ?1 AND end_time >= ?2 AND submit_time <= ?3 "
+        Prepare("SELECT job_id, submit_time, end_time, user_id, record, array_job_id "
+                "FROM job_archive WHERE job_id > ?1 AND end_time >= ?2 AND submit_time <= ?3 "
                 "ORDER BY job_id LIMIT ?4",
                 select_archive_));
     GANTRY_RETURN_IF_ERROR(
-        Prepare("SELECT job_id, submit_time, end_time, user_id, record FROM job_archive "
-                "WHERE job_id = ?1",
+        Prepare("SELECT job_id, submit_time, end_time, user_id, record, array_job_id "
+                "FROM job_archive WHERE job_id = ?1 OR array_job_id = ?1",
                 select_archived_job_));
 
     // Records after the snapshot are never deleted, so the last seq is the larger of the newest
@@ -377,8 +383,11 @@ class SqliteStore final : public Store {
     auto wanted = [&](const ArchivedJob& job) {
       return job.end_time >= query.ended_at_or_after &&
              job.submit_time <= query.submitted_at_or_before &&
-             (query.job_ids.empty() || std::find(query.job_ids.begin(), query.job_ids.end(),
-                                                 job.job_id) != query.job_ids.end()) &&
+             (query.job_ids.empty() ||
+              std::find(query.job_ids.begin(), query.job_ids.end(), job.job_id) !=
+                  query.job_ids.end() ||
+              (job.array_job_id != 0 && std::find(query.job_ids.begin(), query.job_ids.end(),
+                                                  job.array_job_id) != query.job_ids.end())) &&
              (query.user_ids.empty() || std::find(query.user_ids.begin(), query.user_ids.end(),
                                                   job.user_id) != query.user_ids.end());
     };
@@ -386,22 +395,22 @@ class SqliteStore final : public Store {
       std::vector<uint32_t> ids = query.job_ids;
       std::sort(ids.begin(), ids.end());
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      std::set<uint32_t> done;  // an array task may be named by its id and its array's
       for (uint32_t id : ids) {
-        std::optional<ArchivedJob> job;
+        std::vector<ArchivedJob> jobs;
         {
           std::lock_guard<std::mutex> lock(db_mu_);
           GANTRY_RETURN_IF_ERROR(broken_);
           sqlite3_stmt* stmt = select_archived_job_.get();
           StmtScope scope(stmt);
           sqlite3_bind_int64(stmt, 1, id);
-          const int rc = sqlite3_step(stmt);
-          if (rc == SQLITE_ROW) {
-            job = ArchivedRow(stmt);
-          } else if (rc != SQLITE_DONE) {
-            return Error("read archived job " + std::to_string(id), rc);
-          }
+          int rc;
+          while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) jobs.push_back(ArchivedRow(stmt));
+          if (rc != SQLITE_DONE) return Error("read archived job " + std::to_string(id), rc);
         }
-        if (job && wanted(*job)) GANTRY_RETURN_IF_ERROR(fn(*job));
+        for (const ArchivedJob& job : jobs) {
+          if (done.insert(job.job_id).second && wanted(job)) GANTRY_RETURN_IF_ERROR(fn(job));
+        }
       }
       return Status::Ok();
     }
@@ -442,6 +451,7 @@ class SqliteStore final : public Store {
     job.end_time = sqlite3_column_int64(stmt, 2);
     job.user_id = static_cast<uint32_t>(sqlite3_column_int64(stmt, 3));
     job.record = ColumnBytes(stmt, 4);
+    job.array_job_id = static_cast<uint32_t>(sqlite3_column_int64(stmt, 5));
     return job;
   }
 
@@ -694,6 +704,7 @@ class SqliteStore final : public Store {
       sqlite3_bind_int64(put, 3, job.end_time);
       sqlite3_bind_int64(put, 4, job.user_id);
       sqlite3_bind_blob64(put, 5, job.record.data(), job.record.size(), SQLITE_STATIC);
+      sqlite3_bind_int64(put, 6, job.array_job_id);
       GANTRY_RETURN_IF_ERROR(StepDone(put, "archive job " + std::to_string(job.job_id)));
     }
     last_seq = seq;

@@ -31,7 +31,7 @@ namespace gantry::store {
 // "GANT": the PRAGMA application_id of every Gantry store.
 inline constexpr int32_t kSqliteStoreApplicationId = 0x47414E54;
 // The schema version this build writes and the newest it can open.
-inline constexpr int32_t kSqliteStoreSchemaVersion = 2;  // 2: job_archive
+inline constexpr int32_t kSqliteStoreSchemaVersion = 3;  // 2: job_archive, 3: its array ids
 
 struct SqliteStoreOptions {
   // Create the file (and the schema) when it does not exist; otherwise NotFound.

@@ -619,8 +619,8 @@ TEST(SqliteStoreTest, StoreFromANewerSchemaVersionIsRejected) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(store.status().message(),
-              HasSubstr("written with store schema version 3, newer than the newest this build "
-                        "reads (2)"));
+              HasSubstr("written with store schema version 4, newer than the newest this build "
+                        "reads (3)"));
 }
 
 TEST(SqliteStoreTest, EmptyExistingFileBecomesAStore) {
@@ -795,7 +795,8 @@ TEST(SqliteStoreEnqueueTest, InvalidBatchFailsInWaitAndWritesNothing) {
 // ---- job archive ------------------------------------------------------------------------------
 
 ArchivedJob Archived(uint32_t id, int64_t submit, int64_t end, uint32_t uid) {
-  return ArchivedJob{id, submit, end, uid, "job-" + std::to_string(id) + "-" + std::to_string(end)};
+  return ArchivedJob{id, submit, end, uid, "job-" + std::to_string(id) + "-" + std::to_string(end),
+                     0};
 }
 
 std::vector<uint32_t> ScanIds(Store& store, const ArchiveQuery& query) {
@@ -891,6 +892,43 @@ TEST(SqliteStoreArchiveTest, AVersion1StoreGetsTheArchiveWhenOpened) {
   EXPECT_EQ(ReadAll(*store).size(), 1u);
   MustArchive(*store, {Archived(7, 1, 2, 0)});
   EXPECT_THAT(ScanIds(*store, {}), ElementsAre(7u));
+}
+
+TEST(SqliteStoreArchiveTest, AVersion2StoreGetsArrayIdsWhenOpened) {
+  TempDir dir;
+  const std::string path = dir.File("state.db");
+  {
+    auto store = MustOpen(path);
+    ASSERT_NE(store, nullptr);
+    MustArchive(*store, {Archived(7, 1, 2, 0)});
+  }
+  RunSql(path,
+         "DROP INDEX job_archive_array; ALTER TABLE job_archive DROP COLUMN array_job_id;"
+         "PRAGMA user_version=2;");
+  auto store = MustOpen(path);
+  ASSERT_NE(store, nullptr);
+  EXPECT_THAT(ScanIds(*store, {}), ElementsAre(7u));
+  ArchivedJob task = Archived(9, 1, 2, 0);
+  task.array_job_id = 7;
+  MustArchive(*store, {task});
+  ArchiveQuery array;
+  array.job_ids = {7};
+  EXPECT_THAT(ScanIds(*store, array), ElementsAre(7u, 9u));
+}
+
+TEST(SqliteStoreArchiveTest, AnArrayIdNamesEveryTaskOfTheArray) {
+  TempDir dir;
+  auto store = MustOpen(dir.File("state.db"));
+  ASSERT_NE(store, nullptr);
+  std::vector<ArchivedJob> jobs = {Archived(10, 1, 5, 0), Archived(11, 1, 3, 0),
+                                   Archived(12, 1, 4, 0), Archived(13, 2, 6, 0)};
+  jobs[0].array_job_id = jobs[1].array_job_id = jobs[2].array_job_id = 10;
+  MustArchive(*store, jobs);
+  ArchiveQuery query;
+  query.job_ids = {10, 11};
+  EXPECT_THAT(ScanIds(*store, query), ElementsAre(10u, 11u, 12u));
+  query.job_ids = {12};
+  EXPECT_THAT(ScanIds(*store, query), ElementsAre(12u));
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ struct ArchivedJob {
   int64_t submit_time = 0;
   int64_t end_time = 0;
   uint32_t user_id = 0;
-  std::string record;  // opaque (the controller's serialised job)
+  std::string record;         // opaque (the controller's serialised job)
+  uint32_t array_job_id = 0;  // the job array it belongs to; 0 = none
 
   friend bool operator==(const ArchivedJob&, const ArchivedJob&) = default;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,14 @@ Result<std::vector<uint32_t>> ParseItems(std::string_view text, uint64_t limit) 
   return tasks;
 }
 
+std::optional<uint32_t> ParseJobNumber(std::string_view text) {
+  uint32_t id = 0;
+  if (text.empty()) return std::nullopt;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size() || id == 0) return std::nullopt;
+  return id;
+}
+
 }  // namespace
 
 Result<ArraySpec> ParseArraySpec(std::string_view text, uint32_t max_array_size) {
@@ -83,6 +92,25 @@ Result<ArraySpec> ParseArraySpec(std::string_view text, uint32_t max_array_size)
 
 Result<std::vector<uint32_t>> ParseTaskIds(std::string_view text) {
   return ParseItems(text, uint64_t{UINT32_MAX} + 1);
+}
+
+std::optional<ParsedJobId> ParseJobIdText(std::string_view text) {
+  ParsedJobId parsed;
+  const size_t underscore = text.find('_');
+  const std::optional<uint32_t> id = ParseJobNumber(text.substr(0, underscore));
+  if (!id) return std::nullopt;
+  parsed.job_id = *id;
+  if (underscore == std::string_view::npos) return parsed;
+  std::string_view tasks = text.substr(underscore + 1);
+  if (tasks == "*") return parsed;
+  if (tasks.size() >= 2 && tasks.front() == '[' && tasks.back() == ']') {
+    tasks = tasks.substr(1, tasks.size() - 2);
+  }
+  Result<std::vector<uint32_t>> ids = ParseTaskIds(tasks);
+  if (!ids.ok()) return std::nullopt;
+  parsed.whole = false;
+  parsed.tasks = std::move(ids).value();
+  return parsed;
 }
 
 std::string FormatTaskIds(std::span<const uint32_t> tasks) {

@@ -7,6 +7,7 @@
 #define GANTRY_TEXT_ARRAY_SPEC_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,6 +32,15 @@ std::string FormatTaskIds(std::span<const uint32_t> tasks);
 // Parses what FormatTaskIds prints (also with `:step` items), for job ids like `12_[1-3,7]`;
 // no throttle. Ids are not bounded here.
 Result<std::vector<uint32_t>> ParseTaskIds(std::string_view text);
+
+// A job id as users type it: "N", "N_T", "N_[list]" (also "N_[T]"), "N_*". Nullopt when the
+// text is none of these (or N is 0).
+struct ParsedJobId {
+  uint32_t job_id = 0;
+  bool whole = true;            // "N" or "N_*"
+  std::vector<uint32_t> tasks;  // ascending; empty when whole
+};
+std::optional<ParsedJobId> ParseJobIdText(std::string_view text);
 
 // The SLURM_ARRAY_TASK_{COUNT,MIN,MAX,STEP} values of an array: STEP is the common distance
 // between consecutive ids when there is one, else 1.
