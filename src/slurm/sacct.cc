@@ -7,10 +7,12 @@
 // Users: -u, else every user with -a, -j or -N or for root, else the caller's own jobs.
 // Unlike Slurm, --help, --usage and --helpformat answer without contacting the controller.
 #include <algorithm>
+#include <utility>
 #include <ostream>
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/job_view.h"
 #include "slurm/sacct_format.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
@@ -531,8 +533,13 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
 
   std::string out = opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output);
   std::vector<v1::Job> jobs(reply->jobs().begin(), reply->jobs().end());
+  // By job id; an array's tasks by task id at the array's id, its pending record last.
+  auto order = [](const v1::Job& j) {
+    return std::pair(ArrayJobIdOf(j),
+                     j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE});
+  };
   std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const v1::Job& a, const v1::Job& b) { return a.job_id() < b.job_id(); });
+                   [&order](const v1::Job& a, const v1::Job& b) { return order(a) < order(b); });
   for (const SacctRow& row : SelectSacctRows(jobs, filter)) {
     out += RenderSacctLine(format.columns, row, print, opt.output);
   }
