@@ -399,6 +399,10 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
       it->second.set_last_sched_eval(now);
     }
   }
+  for (const sched::DependencyChange& change : decisions.dependencies) {
+    auto it = state_.jobs.find(change.job_id);
+    if (it != state_.jobs.end()) it->second.set_dependency_status(change.status);
+  }
   for (uint32_t id : decisions.cancels) {
     const v1::Job* job = state_.FindJob(id);
     if (job == nullptr) continue;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -250,21 +251,40 @@ class Pass {
     }
   }
 
-  // ',' needs every term, '?' any one; a term that can never hold decides accordingly.
-  DependencyState EvaluateDependency(const v1::Job& job, std::optional<uint32_t> task) const {
+  // ',' needs every term, '?' any one; a term that can never hold decides accordingly. Also
+  // records the job's dependency status (the open terms, as scontrol prints them).
+  DependencyState EvaluateDependency(const v1::Job& job, std::optional<uint32_t> task) {
     Result<text::Dependency> dep = text::ParseDependency(job.request().dependency());
     if (!dep.ok()) return DependencyState::kNever;  // admission checked it: a damaged record
     bool waiting = false;
     bool never = false;
+    bool any_met = false;
+    std::string status;
     for (const text::DependencyTerm& term : dep->terms) {
       const DependencyState t = EvaluateTerm(job, term, task);
-      if (dep->any && t == DependencyState::kSatisfied) return t;
       waiting |= t == DependencyState::kWaiting;
       never |= t == DependencyState::kNever;
+      any_met |= t == DependencyState::kSatisfied;
+      if (t == DependencyState::kSatisfied) continue;
+      if (!status.empty()) status += dep->any ? "?" : ",";
+      status += text::FormatDependencyTerm(term) +
+                (t == DependencyState::kNever ? "(failed)" : "(unfulfilled)");
     }
-    if (dep->any) return waiting ? DependencyState::kWaiting : DependencyState::kNever;
-    if (never) return DependencyState::kNever;
-    return waiting ? DependencyState::kWaiting : DependencyState::kSatisfied;
+    DependencyState result;
+    if (dep->any) {
+      result = any_met ? DependencyState::kSatisfied
+                       : (waiting ? DependencyState::kWaiting : DependencyState::kNever);
+    } else {
+      result = never ? DependencyState::kNever
+                     : (waiting ? DependencyState::kWaiting : DependencyState::kSatisfied);
+    }
+    if (result == DependencyState::kSatisfied) status.clear();
+    if (!job.has_dependency_status() || job.dependency_status() != status) {
+      if (reported_.insert(job.job_id()).second) {
+        out_.dependencies.push_back({job.job_id(), std::move(status)});
+      }
+    }
+    return result;
   }
 
   static bool IsArrayRecord(const v1::Job& job) {
@@ -528,6 +548,7 @@ class Pass {
   std::vector<PartitionInfo> parts_;
   std::map<ShapeKey, Eligibility> shapes_;
   std::deque<std::string> dynamic_;  // reasons built in this pass (ReqNodeNotAvail, ...)
+  std::set<uint32_t> reported_;      // jobs whose dependency status this pass gave
   Decisions out_;
 };
 

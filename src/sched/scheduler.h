@@ -9,9 +9,11 @@
 //  * A job whose begin time is after `now` waits with "BeginTime".
 //  * A job with a dependency (text/dependency.h) waits with "Dependency" until it holds, or
 //    with "DependencyNeverSatisfied" once it cannot (afterok on a job that failed...), or is
-//    cancelled then when it asked for --kill-on-invalid-dep=yes. A job the state no longer
-//    holds satisfies any term; singleton waits for running jobs and pending ones with lower ids
-//    of the same user and name.
+//    cancelled then when it asked for --kill-on-invalid-dep=yes. Each pass also gives the
+//    job's dependency status as scontrol prints it (DependencyChange, when it changed): the
+//    terms still open, "(unfulfilled)" or "(failed)" each, joined by ',' or '?'; "" once met.
+//    A job the state no longer holds satisfies any term; singleton waits for running jobs and
+//    pending ones with lower ids of the same user and name.
 //  * An array's record (pending tasks not yet split off) starts its tasks in task order, as
 //    many as fit, at most array_task_throttle running at once ("JobArrayTaskLimit"); each
 //    Start names its task. Dependencies on an array wait for all its records (or one task:
@@ -70,9 +72,15 @@ struct ReasonChange {
   std::string reason;
 };
 
+struct DependencyChange {
+  uint32_t job_id;
+  std::string status;  // Job.dependency_status
+};
+
 struct Decisions {
   std::vector<Start> starts;
   std::vector<ReasonChange> reasons;
+  std::vector<DependencyChange> dependencies;
   // Pending jobs to cancel: their dependency can never be satisfied and they asked for that
   // (--kill-on-invalid-dep=yes).
   std::vector<uint32_t> cancels;

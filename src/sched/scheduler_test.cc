@@ -463,6 +463,38 @@ TEST(ScheduleTest, DependenciesOnArrays) {
   }
 }
 
+std::map<uint32_t, std::string> DependencyStatus(const Decisions& d) {
+  std::map<uint32_t, std::string> out;
+  for (const DependencyChange& c : d.dependencies) out[c.job_id] = c.status;
+  return out;
+}
+
+TEST(ScheduleTest, DependencyStatusListsTheOpenTerms) {
+  ClusterState s = MakeCluster(2);
+  Occupy(&s, 1, {"n1"});
+  Submit(&s, PendingJob(2));
+  MustApply(&s, HoldEvent(2, true));
+  auto with = [&](uint32_t id, const std::string& dep) {
+    v1::Job job = PendingJob(id);
+    job.mutable_request()->set_dependency(dep);
+    Submit(&s, job);
+  };
+  with(3, "afterok:1,afterany:99,after:2+5");
+  with(4, "afternotok:1?afterok:2");
+  with(5, "singleton");
+  Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(DependencyStatus(d), (std::map<uint32_t, std::string>{
+                                     {3, "afterok:1(unfulfilled),after:2+5(unfulfilled)"},
+                                     {4, "afternotok:1(unfulfilled)?afterok:2(unfulfilled)"},
+                                     {5, ""}}));
+  // Job 1 fails: afterok can never hold; afternotok holds, so 4's '?' is met.
+  MustApply(&s, EndEvent(1, JobBaseState::kFailed, kNow + 1, 256));
+  MustApply(&s, ReleaseEvent(1, "n1", kNow + 1));
+  d = Schedule(s, kNow + 2);
+  EXPECT_EQ(DependencyStatus(d)[3], "afterok:1(failed),after:2+5(unfulfilled)");
+  EXPECT_EQ(DependencyStatus(d)[4], "");
+}
+
 TEST(ScheduleTest, LeavesHeldAndCompletingJobsAlone) {
   ClusterState s = MakeCluster(2);
   v1::Job held = PendingJob(1);

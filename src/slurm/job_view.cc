@@ -8,6 +8,7 @@
 #include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
+#include "text/dependency.h"
 #include "text/hostlist.h"
 #include "text/tres.h"
 
@@ -118,6 +119,21 @@ std::string StdoutPath(const v1::Job& job) {
   if (!job.batch_flag()) return "";
   if (job.array_job_id() != 0) return ExpandPath(job, "slurm-%A_%a.out");
   return job.request().work_dir() + "/slurm-" + std::to_string(job.job_id()) + ".out";
+}
+
+std::string DependencyText(const v1::Job& job) {
+  if (job.has_dependency_status()) {
+    return job.dependency_status().empty() ? "(null)" : job.dependency_status();
+  }
+  if (job.request().dependency().empty()) return "(null)";
+  Result<text::Dependency> dep = text::ParseDependency(job.request().dependency());
+  if (!dep.ok()) return job.request().dependency();
+  std::string out;
+  for (const text::DependencyTerm& term : dep->terms) {
+    if (!out.empty()) out += dep->any ? "?" : ",";
+    out += text::FormatDependencyTerm(term) + "(unfulfilled)";
+  }
+  return out;
 }
 
 std::string ArrayTaskText(const v1::Job& job) {

@@ -57,6 +57,10 @@ uint32_t ArrayJobIdOf(const v1::Job& job);
 // An array record as one record per pending task (squeue -r); any other job as itself.
 std::vector<v1::Job> ExpandArrayTasks(const v1::Job& job);
 
+// Dependency= / squeue %E: the scheduler's status of the open terms ("afterok:12(unfulfilled)"),
+// every term unfulfilled before the scheduler looked, "(null)" when there is none left.
+std::string DependencyText(const v1::Job& job);
+
 std::string StdoutPath(const v1::Job& job);
 std::string StderrPath(const v1::Job& job);
 std::string StdinPath(const v1::Job& job);

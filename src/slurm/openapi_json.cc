@@ -251,7 +251,7 @@ Json JobToOpenapi(const v1::Job& job, const OpenapiJobContext& ctx) {
   j["cpus_per_tres"] = "";
   j["deadline"] = 0;
   j["delay_boot"] = 0;
-  j["dependency"] = r.dependency();
+  j["dependency"] = DependencyText(job) == "(null)" ? std::string() : DependencyText(job);
   j["derived_exit_code"] = RawExit(job.derived_exit_status());
   j["eligible_time"] = job.eligible_time();
   j["end_time"] = job.end_time();

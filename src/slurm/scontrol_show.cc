@@ -87,7 +87,7 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
       << " Account=" << OrNull(r.account()) << " QOS=" << OrNull(r.qos());
   out.EndLine();
   out << "JobState=" << model::JobStateName(state) << " Reason=" << NoSpaces(Reason(job))
-      << " Dependency=" << OrNull(r.dependency());
+      << " Dependency=" << DependencyText(job);
   out.EndLine();
   out << "Requeue=" << (job.requeue() ? "1" : "0") << " Restarts=" << std::to_string(job.restarts())
       << " BatchFlag=" << (job.batch_flag() ? "1" : "0")

@@ -85,7 +85,7 @@ const JobField kFields[] = {
        return PrintTime(j.end_time(), c);
      }},
     {"Dependency", 'E', "DEPENDENCY", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().dependency()); }},
+     [](const v1::Job& j, const Ctx&) { return DependencyText(j); }},
     {"Feature", 'f', "FEATURES", true, true,
      [](const v1::Job& j, const Ctx&) { return OrNull(j.request().features()); }},
     {"ArrayJobId", 'F', "ARRAY_JOB_ID", true, true,

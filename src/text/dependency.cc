@@ -99,4 +99,13 @@ Result<Dependency> ParseDependency(std::string_view text) {
   return dep;
 }
 
+std::string FormatDependencyTerm(const DependencyTerm& term) {
+  std::string out(DependencyTypeName(term.type));
+  if (term.type == DependencyType::kSingleton) return out;
+  out += ":" + std::to_string(term.job_id);
+  if (!term.array_task.empty()) out += "_" + term.array_task;
+  if (term.minutes != 0) out += "+" + std::to_string(term.minutes);
+  return out;
+}
+
 }  // namespace gantry::text

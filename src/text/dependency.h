@@ -44,6 +44,9 @@ Result<Dependency> ParseDependency(std::string_view text);
 // The keyword Slurm prints for a type ("afterok").
 std::string_view DependencyTypeName(DependencyType type);
 
+// One term as Slurm prints it: "afterok:12", "after:12+5", "aftercorr:12_3", "singleton".
+std::string FormatDependencyTerm(const DependencyTerm& term);
+
 }  // namespace gantry::text
 
 #endif  // GANTRY_TEXT_DEPENDENCY_H_

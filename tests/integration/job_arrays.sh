@@ -68,8 +68,11 @@ touch "$WORK/go-1"
 sleep 1
 [ "$(job_state "$after")" = PENDING ] || fail "dependent job is $(job_state "$after")"
 [ "$(job_field "$after" Reason)" = Dependency ] || fail "reason $(job_field "$after" Reason)"
+[ "$(job_field "$after" Dependency)" = "afterok:$array(unfulfilled)" ] ||
+  fail "dependency $(job_field "$after" Dependency)"
 touch "$WORK/go-2"
 wait_state "$after" COMPLETED
+[ "$(job_field "$after" Dependency)" = "(null)" ] || fail "met: $(job_field "$after" Dependency)"
 
 # 4. A bad --array is refused with Slurm's text and nothing is queued.
 before=$(squeue -h | wc -l)
