@@ -52,9 +52,9 @@ Result<std::string> HandleCommand(Controller* controller, const std::string& ver
     }
     case wire::Method::kGetJobs: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobsRequest>(request));
-      v1::GetJobsReply reply;
-      GANTRY_RETURN_IF_ERROR(controller->GetJobs(r, &reply));
-      return reply.SerializeAsString();
+      std::string reply;
+      GANTRY_RETURN_IF_ERROR(controller->GetJobsSerialized(r, &reply));
+      return reply;
     }
     case wire::Method::kGetNodes: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetNodesRequest>(request));

@@ -822,14 +822,17 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
   return std::nullopt;
 }
 
-Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
-  if (request.history()) return GetJobHistory(request, reply);
-  std::shared_lock lock(mu_);
-  reply->set_now(clock_->Now());
+void Controller::VisitLiveJobsLocked(const v1::GetJobsRequest& request,
+                                     const std::function<void(const v1::Job&)>& fn) const {
+  const auto& users = request.user_ids();
+  auto wanted = [&](const v1::Job& job) {
+    return users.empty() || std::find(users.begin(), users.end(), job.user_id()) != users.end();
+  };
   if (request.job_ids().empty()) {
-    reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
-    for (const auto& [id, job] : state_.jobs) *reply->add_jobs() = job;
-    return Status::Ok();
+    for (const auto& [id, job] : state_.jobs) {
+      if (wanted(job)) fn(job);
+    }
+    return;
   }
   std::set<uint32_t> ids;  // an array's id names all its records
   for (uint32_t id : request.job_ids()) {
@@ -841,8 +844,48 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
     }
   }
   for (uint32_t id : ids) {
-    if (const v1::Job* job = state_.FindJob(id)) *reply->add_jobs() = *job;
+    const v1::Job* job = state_.FindJob(id);
+    if (job != nullptr && wanted(*job)) fn(*job);
   }
+}
+
+Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  if (request.history()) return GetJobHistory(request, reply);
+  std::shared_lock lock(mu_);
+  reply->set_now(clock_->Now());
+  if (request.job_ids().empty()) reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
+  VisitLiveJobsLocked(request, [reply](const v1::Job& job) { *reply->add_jobs() = job; });
+  return Status::Ok();
+}
+
+Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const {
+  if (request.history()) {
+    v1::GetJobsReply reply;
+    GANTRY_RETURN_IF_ERROR(GetJobHistory(request, &reply));
+    *out = reply.SerializeAsString();
+    return Status::Ok();
+  }
+  // GetJobsReply's wire form written straight from the records: field 1 (jobs) once per job,
+  // then field 2 (now). No copy of the records, which is most of a large listing's cost.
+  out->clear();
+  std::shared_lock lock(mu_);
+  auto put_varint = [out](uint64_t v) {
+    while (v >= 0x80) {
+      out->push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out->push_back(static_cast<char>(v));
+  };
+  VisitLiveJobsLocked(request, [&](const v1::Job& job) {
+    const size_t size = job.ByteSizeLong();
+    out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited
+    put_varint(size);
+    const size_t at = out->size();
+    out->resize(at + size);
+    job.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + at));
+  });
+  out->push_back(static_cast<char>(0x10));  // field 2, varint
+  put_varint(static_cast<uint64_t>(clock_->Now()));
   return Status::Ok();
 }
 

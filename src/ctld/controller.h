@@ -67,6 +67,9 @@ class Controller {
   // With request.history (sacct): also the jobs the store archived, sorted by id. Fails only
   // when the archive cannot be read.
   Status GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  // The same reply in its wire form, written from the records without copying them (the local
+  // command socket's large listings).
+  Status GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const;
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
   void GetConfig(v1::GetConfigReply* reply) const;
@@ -102,6 +105,10 @@ class Controller {
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  // Calls fn for each live job the request selects (ids, an array's id naming all its records,
+  // user_ids). Call with mu_ held (shared is enough).
+  void VisitLiveJobsLocked(const v1::GetJobsRequest& request,
+                           const std::function<void(const v1::Job&)>& fn) const;
   // Why one job of an UpdateJob request was not changed: Slurm's text and error number.
   struct JobRefusal {
     std::string message;

@@ -102,6 +102,15 @@ Result<v1::UpdateJobReply> ControllerClient::UpdateJob(const v1::UpdateJobReques
 Result<v1::GetJobsReply> ControllerClient::GetJobs(const v1::GetJobsRequest& request) {
   return Call<v1::GetJobsReply>(wire::Method::kGetJobs, request);
 }
+Result<v1::GetJobsReply*> ControllerClient::GetJobs(const v1::GetJobsRequest& request,
+                                                     google::protobuf::Arena* arena) {
+  GANTRY_ASSIGN_OR_RETURN(std::string bytes, transport_->Call(wire::Method::kGetJobs,
+                                                              request.SerializeAsString(),
+                                                              timeout_seconds));
+  auto* reply = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(arena);
+  if (!reply->ParseFromString(bytes)) return Internal(kUnexpectedMessage);
+  return reply;
+}
 Result<v1::GetNodesReply> ControllerClient::GetNodes(const v1::GetNodesRequest& request) {
   return Call<v1::GetNodesReply>(wire::Method::kGetNodes, request);
 }

@@ -1,5 +1,6 @@
 // squeue: lists jobs (see squeue_format.h for the listing itself).
 #include <cstdio>
+#include <memory>
 #include <ostream>
 
 #include "slurm/command_util.h"
@@ -398,7 +399,18 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   v1::GetJobsRequest request;
   if (single) request.add_job_ids(*single);
-  Result<v1::GetJobsReply> reply = client->GetJobs(request);
+  // -u: only those users' jobs come back.
+  if (filter.user_filter && !filter.user_ids.empty()) {
+    for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
+  }
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = 1 << 20;
+  arena_options.max_block_size = 16 << 20;
+  // Kept until the next listing in this process: gantry-slurm leaves with _exit right after
+  // printing, so a large reply is never taken apart record by record.
+  static std::unique_ptr<google::protobuf::Arena> arena;
+  arena = std::make_unique<google::protobuf::Arena>(arena_options);
+  Result<v1::GetJobsReply*> reply = client->GetJobs(request, arena.get());
   if (!reply.ok()) {
     *ctx.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
     return 1;
@@ -406,7 +418,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   // -r (and task ids) list every pending task of an array record on its own line.
   std::vector<v1::Job> expanded;
   if (opt.expand_arrays) {
-    for (const v1::Job& job : reply->jobs()) {
+    for (const v1::Job& job : (*reply)->jobs()) {
       for (v1::Job& one : ExpandArrayTasks(job)) expanded.push_back(std::move(one));
     }
   }
@@ -414,7 +426,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   if (opt.expand_arrays) {
     for (const v1::Job& job : expanded) all.push_back(&job);
   } else {
-    for (const v1::Job& job : reply->jobs()) all.push_back(&job);
+    for (const v1::Job& job : (*reply)->jobs()) all.push_back(&job);
   }
   if (single) {
     // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
@@ -429,7 +441,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
       return 1;
     }
   }
-  const UnixTime now = reply->now() != 0 ? reply->now() : ctx.now;
+  const UnixTime now = (*reply)->now() != 0 ? (*reply)->now() : ctx.now;
   const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
 
   SortAsSlurmctldLists(&all);
@@ -445,7 +457,10 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   if (opt.long_list && !opt.no_header) *ctx.out << CtimeLine(now, tz);
   if (!opt.no_header) *ctx.out << RenderJobHeader(format);
   const JobPrintContext print{now, &tz, cluster};
-  for (const v1::Job* job : jobs) *ctx.out << RenderJobLine(format, *job, print);
+  std::string text;
+  text.reserve(jobs.size() * 96);
+  for (const v1::Job* job : jobs) AppendJobLine(format, *job, print, &text);
+  *ctx.out << text;
   return 0;
 }
 

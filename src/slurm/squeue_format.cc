@@ -5,6 +5,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <utility>
 
 #include "slurm/format_spec.h"
@@ -282,11 +283,29 @@ constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
     {"packjoboffset", "HetJobOffset"}, {"packjobidset", "HetJobIDSet"},
 };
 
-std::string RenderValue(const JobColumn& c, const v1::Job& job, const JobPrintContext& ctx) {
-  if (c.field->letter == 'R' && ShowsReason(job)) {
-    return PadField("(" + Reason(job) + ")", c.width, c.right, true);
+// PadField's result appended to *out.
+void AppendPadded(std::string* out, std::string_view value, int width, bool right, bool cut) {
+  if (width <= 0) {
+    out->append(value);
+    return;
   }
-  return PadField(c.field->value(job, ctx), c.width, c.right, c.field->cut);
+  const size_t w = static_cast<size_t>(width);
+  if (value.size() >= w) {
+    out->append(right && !cut ? value : value.substr(0, w));
+    return;
+  }
+  if (right) out->append(w - value.size(), ' ');
+  out->append(value);
+  if (!right) out->append(w - value.size(), ' ');
+}
+
+void AppendValue(std::string* out, const JobColumn& c, const v1::Job& job,
+                 const JobPrintContext& ctx) {
+  if (c.field->letter == 'R' && ShowsReason(job)) {
+    AppendPadded(out, "(" + Reason(job) + ")", c.width, c.right, true);
+    return;
+  }
+  AppendPadded(out, c.field->value(job, ctx), c.width, c.right, c.field->cut);
 }
 
 // Jobs without an expected start sort after every job with one, as in the reference
@@ -303,6 +322,18 @@ bool InList(const std::vector<std::string>& list, const std::string& value, bool
   }
   return false;
 }
+
+// One job's value of a sort key: a number pair or a text.
+struct SortKey {
+  int64_t first = 0;
+  int64_t second = 0;
+  std::string text;
+  friend bool operator<(const SortKey& a, const SortKey& b) {
+    if (a.first != b.first) return a.first < b.first;
+    if (a.second != b.second) return a.second < b.second;
+    return a.text < b.text;
+  }
+};
 
 }  // namespace
 
@@ -387,16 +418,24 @@ std::string RenderJobHeader(const JobFormat& format) {
   return line + "\n";
 }
 
-std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx) {
-  std::string line = format.prefix;
+void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx,
+                   std::string* out) {
+  out->append(format.prefix);
   for (const JobColumn& c : format.columns) {
     if (c.field == nullptr) {
-      line += c.literal;
+      out->append(c.literal);
       continue;
     }
-    line += RenderValue(c, job, ctx) + c.suffix;
+    AppendValue(out, c, job, ctx);
+    out->append(c.suffix);
   }
-  return line + "\n";
+  out->push_back('\n');
+}
+
+std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx) {
+  std::string line;
+  AppendJobLine(format, job, ctx, &line);
+  return line;
 }
 
 bool JobMatches(const JobFilter& filter, const v1::Job& job) {
@@ -471,16 +510,20 @@ void SortAsSlurmctldLists(std::vector<const v1::Job*>* jobs) {
 }
 
 Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now) {
-  using Cmp = std::function<int(const v1::Job&, const v1::Job&)>;
-  auto three_way = [](auto a, auto b) { return a < b ? -1 : (a > b ? 1 : 0); };
-  auto by_string = [three_way](auto get) -> Cmp {
-    return [get, three_way](const v1::Job& a, const v1::Job& b) {
-      return three_way(std::string(get(a)), std::string(get(b)));
-    };
+  // Each key is computed once per job and pass (a number pair or a text), then compared.
+  using Cmp = std::function<SortKey(const v1::Job&)>;
+  auto by_string = [](auto get) -> Cmp {
+    return [get](const v1::Job& j) { return SortKey{0, 0, std::string(get(j))}; };
   };
-  auto by_number = [three_way](auto get) -> Cmp {
-    return
-        [get, three_way](const v1::Job& a, const v1::Job& b) { return three_way(get(a), get(b)); };
+  auto by_number = [](auto get) -> Cmp {
+    return [get](const v1::Job& j) {
+      const auto v = get(j);
+      if constexpr (std::is_integral_v<decltype(v)>) {
+        return SortKey{static_cast<int64_t>(v), 0, {}};
+      } else {
+        return SortKey{static_cast<int64_t>(v.first), static_cast<int64_t>(v.second), {}};
+      }
+    };
   };
   auto key_for = [&](char letter) -> std::optional<Cmp> {
     switch (letter) {
@@ -548,24 +591,52 @@ Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTi
         return std::nullopt;
     }
   };
-  auto apply = [jobs](const Cmp& cmp, bool reverse) {
-    std::stable_sort(jobs->begin(), jobs->end(), [&](const v1::Job* a, const v1::Job* b) {
-      const int d = cmp(*a, *b);
-      return reverse ? d > 0 : d < 0;
-    });
-  };
-  // Latest expected start first, as squeue does before applying the keys.
-  apply(*key_for('S'), true);
-  for (int i = static_cast<int>(sort.size()) - 1; i >= 0; --i) {
-    const char c = sort[static_cast<size_t>(i)];
+  // One stable sort on the whole key list: the spec's keys in order, then the expected start
+  // (latest first), which is what squeue's passes from the last key to the first amount to.
+  std::vector<std::pair<Cmp, bool>> keys;  // key, reversed
+  for (size_t i = 0; i < sort.size(); ++i) {
+    const char c = sort[i];
     if (c == ',' || c == '+' || c == '-') continue;
     // Letters squeue accepts without sorting on them.
     if (std::string_view("bcdfhnOvzHIJ").find(c) != std::string_view::npos) continue;
-    const bool reverse = i > 0 && sort[static_cast<size_t>(i) - 1] == '-';
     std::optional<Cmp> cmp = key_for(c);
     if (!cmp) return InvalidArgument("Invalid sort specification: " + std::string(1, c));
-    apply(*cmp, reverse);
+    keys.emplace_back(std::move(*cmp), i > 0 && sort[i - 1] == '-');
   }
+  keys.emplace_back(*key_for('S'), true);
+  // Keys flattened to number pairs (texts replaced by their rank among the column's values),
+  // two per key and job, so the sort compares integers only.
+  const size_t n = jobs->size();
+  const size_t width = keys.size() * 2;
+  std::vector<int64_t> flat(n * width);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    std::vector<SortKey> column;
+    column.reserve(n);
+    bool text = false;
+    for (const v1::Job* job : *jobs) {
+      column.push_back(keys[k].first(*job));
+      text = text || !column.back().text.empty();
+    }
+    std::map<std::string_view, int64_t> ranks;
+    if (text) {
+      for (const SortKey& key : column) ranks.emplace(key.text, 0);
+      int64_t rank = 0;
+      for (auto& [value, r] : ranks) r = rank++;
+    }
+    const int64_t sign = keys[k].second ? -1 : 1;
+    for (size_t i = 0; i < n; ++i) {
+      flat[i * width + 2 * k] = sign * (text ? ranks[column[i].text] : column[i].first);
+      flat[i * width + 2 * k + 1] = sign * column[i].second;
+    }
+  }
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&flat, width](uint32_t a, uint32_t b) {
+    return std::lexicographical_compare(flat.begin() + a * width, flat.begin() + (a + 1) * width,
+                                        flat.begin() + b * width, flat.begin() + (b + 1) * width);
+  });
+  const std::vector<const v1::Job*> before = *jobs;
+  for (size_t i = 0; i < n; ++i) (*jobs)[i] = before[order[i]];
   return Status::Ok();
 }
 

@@ -78,6 +78,9 @@ JobFormat ParseJobLongFormat(std::string_view format);
 std::string RenderJobHeader(const JobFormat& format);
 // One line per job (each with '\n').
 std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx);
+// The same line appended to *out (long listings build one buffer).
+void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx,
+                   std::string* out);
 
 // What squeue's options select. Empty lists select everything.
 struct JobFilter {
