@@ -853,22 +853,16 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
   if (request.history()) return GetJobHistory(request, reply);
   std::shared_lock lock(mu_);
   reply->set_now(clock_->Now());
-  if (request.job_ids().empty()) reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
+  if (request.job_ids().empty())
+    reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
   VisitLiveJobsLocked(request, [reply](const v1::Job& job) { *reply->add_jobs() = job; });
   return Status::Ok();
 }
 
 Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const {
-  if (request.history()) {
-    v1::GetJobsReply reply;
-    GANTRY_RETURN_IF_ERROR(GetJobHistory(request, &reply));
-    *out = reply.SerializeAsString();
-    return Status::Ok();
-  }
   // GetJobsReply's wire form written straight from the records: field 1 (jobs) once per job,
   // then field 2 (now). No copy of the records, which is most of a large listing's cost.
   out->clear();
-  std::shared_lock lock(mu_);
   auto put_varint = [out](uint64_t v) {
     while (v >= 0x80) {
       out->push_back(static_cast<char>(v | 0x80));
@@ -876,6 +870,20 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
     }
     out->push_back(static_cast<char>(v));
   };
+  if (request.history()) {
+    UnixTime now = 0;
+    std::vector<std::pair<uint32_t, std::string>> records;
+    GANTRY_RETURN_IF_ERROR(HistoryRecords(request, &now, &records));
+    for (const auto& [id, bytes] : records) {
+      out->push_back(static_cast<char>(0x0A));
+      put_varint(bytes.size());
+      out->append(bytes);
+    }
+    out->push_back(static_cast<char>(0x10));
+    put_varint(static_cast<uint64_t>(now));
+    return Status::Ok();
+  }
+  std::shared_lock lock(mu_);
   VisitLiveJobsLocked(request, [&](const v1::Job& job) {
     const size_t size = job.ByteSizeLong();
     out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited
@@ -889,7 +897,8 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
   return Status::Ok();
 }
 
-Status Controller::GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,
+                                  std::vector<std::pair<uint32_t, std::string>>* out) const {
   store::ArchiveQuery query;
   query.job_ids.assign(request.job_ids().begin(), request.job_ids().end());
   query.user_ids.assign(request.user_ids().begin(), request.user_ids().end());
@@ -906,28 +915,46 @@ Status Controller::GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsR
            job.submit_time() <= query.submitted_at_or_before &&
            (job.end_time() == 0 || job.end_time() >= query.ended_at_or_after);
   };
-  std::set<uint32_t> live;
+  std::vector<uint32_t> live;  // ascending (the state's map order)
+  std::vector<std::pair<uint32_t, std::string>> current;
   {
     std::shared_lock lock(mu_);
-    reply->set_now(clock_->Now());
+    *now = clock_->Now();
+    live.reserve(state_.jobs.size());
     for (const auto& [id, job] : state_.jobs) {
-      live.insert(id);
-      if (wanted(job)) *reply->add_jobs() = job;
+      live.push_back(id);
+      if (wanted(job)) current.emplace_back(id, job.SerializeAsString());
     }
   }
-  // Jobs still held in memory are newer than their archived copy.
-  GANTRY_RETURN_IF_ERROR(store_->ScanArchive(query, [&](const store::ArchivedJob& archived) {
-    if (live.contains(archived.job_id)) return Status::Ok();
-    v1::Job job;
-    if (!job.ParseFromString(archived.record)) {
-      Log("archive: the record of job " + std::to_string(archived.job_id) + " does not parse");
-      return Status::Ok();
+  // Jobs still held in memory are newer than their archived copy. The archive comes in id
+  // order (ScanArchive), as does the state.
+  std::vector<std::pair<uint32_t, std::string>> archived;
+  GANTRY_RETURN_IF_ERROR(store_->ScanArchive(query, [&](const store::ArchivedJob& job) {
+    if (!std::binary_search(live.begin(), live.end(), job.job_id)) {
+      archived.emplace_back(job.job_id, job.record);
     }
-    *reply->add_jobs() = std::move(job);
     return Status::Ok();
   }));
-  std::sort(reply->mutable_jobs()->begin(), reply->mutable_jobs()->end(),
-            [](const v1::Job& a, const v1::Job& b) { return a.job_id() < b.job_id(); });
+  out->clear();
+  out->reserve(current.size() + archived.size());
+  std::merge(std::make_move_iterator(current.begin()), std::make_move_iterator(current.end()),
+             std::make_move_iterator(archived.begin()), std::make_move_iterator(archived.end()),
+             std::back_inserter(*out),
+             [](const auto& a, const auto& b) { return a.first < b.first; });
+  return Status::Ok();
+}
+
+Status Controller::GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  UnixTime now = 0;
+  std::vector<std::pair<uint32_t, std::string>> records;
+  GANTRY_RETURN_IF_ERROR(HistoryRecords(request, &now, &records));
+  reply->set_now(now);
+  for (const auto& [id, bytes] : records) {
+    if (!reply->add_jobs()->ParseFromString(bytes)) {
+      Log("archive: the record of job " + std::to_string(id) + " does not parse");
+      reply->mutable_jobs()->RemoveLast();
+    }
+  }
   return Status::Ok();
 }
 

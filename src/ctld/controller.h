@@ -24,6 +24,7 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -105,6 +106,10 @@ class Controller {
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  // The jobs a history request selects (live ones, then the archive for the rest), as
+  // (id, serialized v1::Job) in id order; *now = the controller's clock.
+  Status HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,
+                        std::vector<std::pair<uint32_t, std::string>>* out) const;
   // Calls fn for each live job the request selects (ids, an array's id naming all its records,
   // user_ids). Call with mu_ held (shared is enough).
   void VisitLiveJobsLocked(const v1::GetJobsRequest& request,

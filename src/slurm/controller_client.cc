@@ -103,10 +103,10 @@ Result<v1::GetJobsReply> ControllerClient::GetJobs(const v1::GetJobsRequest& req
   return Call<v1::GetJobsReply>(wire::Method::kGetJobs, request);
 }
 Result<v1::GetJobsReply*> ControllerClient::GetJobs(const v1::GetJobsRequest& request,
-                                                     google::protobuf::Arena* arena) {
-  GANTRY_ASSIGN_OR_RETURN(std::string bytes, transport_->Call(wire::Method::kGetJobs,
-                                                              request.SerializeAsString(),
-                                                              timeout_seconds));
+                                                    google::protobuf::Arena* arena) {
+  GANTRY_ASSIGN_OR_RETURN(
+      std::string bytes,
+      transport_->Call(wire::Method::kGetJobs, request.SerializeAsString(), timeout_seconds));
   auto* reply = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(arena);
   if (!reply->ParseFromString(bytes)) return Internal(kUnexpectedMessage);
   return reply;

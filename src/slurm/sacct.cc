@@ -7,8 +7,9 @@
 // Users: -u, else every user with -a, -j or -N or for root, else the caller's own jobs.
 // Unlike Slurm, --help, --usage and --helpformat answer without contacting the controller.
 #include <algorithm>
-#include <utility>
+#include <memory>
 #include <ostream>
+#include <utility>
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
@@ -512,14 +513,21 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   for (const SacctJobSelector& s : filter.jobs) {
     if (!every_id) request.add_job_ids(s.job_id);
   }
-  Result<v1::GetJobsReply> reply = client->GetJobs(request);
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = 1 << 20;
+  arena_options.max_block_size = 16 << 20;
+  // Kept until the next listing in this process: gantry-slurm leaves with _exit right after
+  // printing, so a large reply is never taken apart record by record.
+  static std::unique_ptr<google::protobuf::Arena> arena;
+  arena = std::make_unique<google::protobuf::Arena>(arena_options);
+  Result<v1::GetJobsReply*> reply = client->GetJobs(request, arena.get());
   if (!reply.ok()) {
     *ctx.err << kDatabase << reply.status().message() << "\n";
     return 1;
   }
 
   SacctPrintContext print;
-  print.now = reply->now() != 0 ? reply->now() : ctx.now;
+  print.now = (*reply)->now() != 0 ? (*reply)->now() : ctx.now;
   print.tz = &tz;
   print.no_convert = opt.no_convert;
   print.user_name = ctx.user_name;
@@ -532,14 +540,16 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   }
 
   std::string out = opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output);
-  std::vector<v1::Job> jobs(reply->jobs().begin(), reply->jobs().end());
+  std::vector<const v1::Job*> jobs;
+  jobs.reserve((*reply)->jobs_size());
+  for (const v1::Job& job : (*reply)->jobs()) jobs.push_back(&job);
   // By job id; an array's tasks by task id at the array's id, its pending record last.
-  auto order = [](const v1::Job& j) {
-    return std::pair(ArrayJobIdOf(j),
-                     j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE});
+  auto order = [](const v1::Job* j) {
+    return std::pair(ArrayJobIdOf(*j),
+                     j->has_array_task_id() ? j->array_task_id() : uint32_t{0xFFFFFFFE});
   };
   std::stable_sort(jobs.begin(), jobs.end(),
-                   [&order](const v1::Job& a, const v1::Job& b) { return order(a) < order(b); });
+                   [&order](const v1::Job* a, const v1::Job* b) { return order(a) < order(b); });
   for (const SacctRow& row : SelectSacctRows(jobs, filter)) {
     out += RenderSacctLine(format.columns, row, print, opt.output);
   }

@@ -856,11 +856,20 @@ Result<SacctWindow> ComputeSacctWindow(std::optional<UnixTime> start, std::optio
 }
 
 std::vector<SacctRow> SelectSacctRows(std::span<const v1::Job> jobs, const SacctFilter& filter) {
+  std::vector<const v1::Job*> pointers;
+  pointers.reserve(jobs.size());
+  for (const v1::Job& job : jobs) pointers.push_back(&job);
+  return SelectSacctRows(pointers, filter);
+}
+
+std::vector<SacctRow> SelectSacctRows(const std::vector<const v1::Job*>& jobs,
+                                      const SacctFilter& filter) {
   const bool every_id =
       filter.jobs.empty() || std::any_of(filter.jobs.begin(), filter.jobs.end(),
                                          [](const SacctJobSelector& s) { return s.job_id == 0; });
   std::vector<SacctRow> rows;
-  for (const v1::Job& job : jobs) {
+  for (const v1::Job* job_ptr : jobs) {
+    const v1::Job& job = *job_ptr;
     bool whole = every_id;
     bool named = every_id;
     bool batch = false;

@@ -183,6 +183,8 @@ struct SacctFilter {
 
 // The lines to print for `jobs` (in the order given), as described above.
 std::vector<SacctRow> SelectSacctRows(std::span<const v1::Job> jobs, const SacctFilter& filter);
+std::vector<SacctRow> SelectSacctRows(const std::vector<const v1::Job*>& jobs,
+                                      const SacctFilter& filter);
 
 // The error line for a -S/-E value ParsePastTime refused, as Slurm prints it:
 // "Invalid time specification (pos=5): 12:00xyz". The position is where Slurm's parser stopped
