@@ -14,6 +14,10 @@
 #   ctld_kib_per_job  controller RSS growth per queued (held) job                   KiB
 #   ctld_rss_queue    controller RSS with the queue filled (Gantry 100k, Slurm N_SLURM_QUEUE) MiB
 #   squeue_queue      `squeue >/dev/null` with that queue                            ms
+#   sacct_queue       `sacct >/dev/null` with that queue (every job listed)          ms
+#   squeue_user       `squeue -u nobody` with that queue (server-side user filter)   ms
+#   scontrol_job      `scontrol show job <a queued id>` with that queue              ms
+#   sinfo_queue       `sinfo >/dev/null` with that queue                             ms
 #
 # usage: bench/cluster_bench.sh [BIN_DIR]      (default build/bin; needs root for Slurm)
 # Sizes: N_SUBMIT (1000) N_E2E (1000) N_QUEUE (100000) N_SLURM_QUEUE (10000)
@@ -126,6 +130,10 @@ after=$(rss_kib "$gpid")
 G[ctld_kib_per_job]=$(calc "($after - $before) / $N_QUEUE")
 G[ctld_rss_queue]=$(calc "$after / 1024")
 G[squeue_queue]=$(median_ms "$BIN/squeue")
+G[sacct_queue]=$(median_ms "$BIN/sacct")
+G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
+G[scontrol_job]=$(median_ms "$BIN/scontrol" show job "$((N_QUEUE / 2))")
+G[sinfo_queue]=$(median_ms "$BIN/sinfo")
 "$BIN/gantry" down --state-dir "$state" >/dev/null
 
 # ---- Slurm --------------------------------------------------------------------------------
@@ -161,24 +169,31 @@ if [ "$slurm_ok" = 1 ]; then
   S[ctld_kib_per_job]=$(calc "($after - $before) / $N_SLURM_QUEUE")
   S[ctld_rss_queue]=$(calc "$after / 1024")
   S[squeue_queue]=$(median_ms /usr/bin/squeue)
+  S[sacct_queue]=$(median_ms /usr/bin/sacct)
+  S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
+  S[scontrol_job]=$(median_ms /usr/bin/scontrol show job "$(/usr/bin/squeue -h -n bench-q -o %i | head -1)")
+  S[sinfo_queue]=$(median_ms /usr/bin/sinfo)
   /usr/bin/scancel -n bench-q >/dev/null 2>&1
 fi
 
 # ---- report -------------------------------------------------------------------------------
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
-for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job ctld_rss_queue squeue_queue; do
+for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job \
+  ctld_rss_queue squeue_queue sacct_queue squeue_user scontrol_job sinfo_queue; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}
   case $f in
     sbatch_*|e2e_*) unit=jobs/s; better=higher ;;
     ctld_kib_per_job) unit=KiB; better=lower ;;
     ctld_rss_queue) unit=MiB; better=lower ;;
-    squeue_queue) unit=ms; better=lower ;;
+    squeue_queue|sacct_queue|squeue_user|scontrol_job|sinfo_queue) unit=ms; better=lower ;;
   esac
   ratio=n/a
   same_size=1
-  case $f in ctld_rss_queue|squeue_queue) [ "$N_QUEUE" = "$N_SLURM_QUEUE" ] || same_size=0 ;; esac
+  case $f in ctld_rss_queue|squeue_queue|sacct_queue|squeue_user|scontrol_job|sinfo_queue)
+    [ "$N_QUEUE" = "$N_SLURM_QUEUE" ] || same_size=0 ;;
+  esac
   if [ "$s" != n/a ] && [ "$g" != n/a ] && [ "$same_size" = 1 ]; then
     if [ "$better" = higher ]; then ratio=$(calc "$g / max($s, 0.001)")x; else
       ratio=$(calc "$s / max($g, 0.001)")x; fi
