@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/cluster_commands.h"
+#include "cli/explain_command.h"
 #include "cli/lifecycle_commands.h"
 #include "cli/spec_commands.h"
 
@@ -33,6 +34,8 @@ constexpr char kUsage[] =
     "  status                                     what runs (exit 3 when not everything)\n"
     "  env [--unset]                              shell lines pointing the Slurm commands at\n"
     "                                             the cluster: eval \"$(gantry env)\"\n"
+    "  explain JOBID                              why a job waits (or runs, or ended), what\n"
+    "                                             would let it run, its expected start\n"
     "  version                                    print the version\n"
     "\n"
     "The cluster and lifecycle commands take --state-dir DIR; without it they use\n"
@@ -60,6 +63,9 @@ int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostre
   }
   if (args[0] == "cluster") {
     return RunClusterCommand(std::vector<std::string>(args.begin() + 1, args.end()), in, out, err);
+  }
+  if (args[0] == "explain") {
+    return RunExplainCommand(std::vector<std::string>(args.begin() + 1, args.end()), err);
   }
   if (IsLifecycleCommand(args[0])) {
     return RunLifecycleCommand(args[0], std::vector<std::string>(args.begin() + 1, args.end()), out,

@@ -24,6 +24,8 @@ int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSacct(const std::vector<std::string>& args, CommandContext& ctx);
 // srun inside a job allocation: one task on this node (srun.cc).
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
+// `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.
+int RunExplain(const std::vector<std::string>& args, CommandContext& ctx);
 
 // `name` is "sbatch", "squeue", "scancel", "sinfo", "scontrol" or "sacct"; anything else prints the
 // list of commands and returns 2.

@@ -2,7 +2,7 @@
 # Job arrays on a real local cluster (4 nodes): tasks run under the %throttle with their own
 # ids, SLURM_ARRAY_* and %A/%a file names; squeue collapses the pending tasks; scancel and
 # scontrol act on the whole array or on single tasks; sacct lists every task; a job that
-# depends on the array waits for all of it; a bad --array is refused.
+# depends on the array waits for all of it (and gantry explain says so); a bad --array is refused.
 # usage: job_arrays.sh BIN_DIR SOURCE_ROOT
 source "$(dirname "$0")/lib.sh" "$@"
 start_cluster
@@ -70,6 +70,10 @@ sleep 1
 [ "$(job_field "$after" Reason)" = Dependency ] || fail "reason $(job_field "$after" Reason)"
 [ "$(job_field "$after" Dependency)" = "afterok:$array(unfulfilled)" ] ||
   fail "dependency $(job_field "$after" Dependency)"
+# gantry explain spells it out, with the state of each task it waits for.
+explained=$("$BIN/gantry" explain "$after") || fail "gantry explain $after"
+grep -qx "  Dependency: afterok:$array(unfulfilled)." <<<"$explained" || fail "explain: $explained"
+grep -q "^  afterok:$array: .*${array}_2 RUNNING" <<<"$explained" || fail "explain: $explained"
 touch "$WORK/go-2"
 wait_state "$after" COMPLETED
 [ "$(job_field "$after" Dependency)" = "(null)" ] || fail "met: $(job_field "$after" Dependency)"
