@@ -50,6 +50,10 @@ Result<std::string> HandleCommand(Controller* controller, const std::string& ver
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateJobRequest>(request));
       return Serialized(controller->UpdateJob(caller, r));
     }
+    case wire::Method::kJobStep: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::JobStepRequest>(request));
+      return Serialized(controller->JobStep(caller, r));
+    }
     case wire::Method::kGetJobs: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobsRequest>(request));
       std::string reply;

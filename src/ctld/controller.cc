@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <charconv>
@@ -764,6 +765,59 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   }
   GANTRY_RETURN_IF_ERROR(Finish(std::move(commits.back()), std::move(after)));
   Kick();
+  return reply;
+}
+
+Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
+                                             const v1::JobStepRequest& request) {
+  std::unique_lock lock(mu_);
+  const v1::Job* job = state_.FindJob(request.job_id());
+  if (job == nullptr) return InvalidArgument("Invalid job id specified");
+  if (!IsOperator(caller) && job->user_id() != caller.uid) {
+    return PermissionDenied("Access/permission denied");
+  }
+  const UnixTime now = clock_->Now();
+  v1::JobStep step;
+  if (!request.end()) {
+    if (Base(*job) != JobBaseState::kRunning) {
+      return FailedPrecondition("Job is not running: step cannot be created");
+    }
+    step.set_step_id(static_cast<uint32_t>(job->steps_size()));
+    step.set_name(request.name());
+    step.set_start_time(now);
+    step.set_exit_status(-1);
+    step.set_state(static_cast<uint32_t>(JobBaseState::kRunning));
+    step.set_node(request.node());
+    step.set_num_tasks(std::max<uint32_t>(request.num_tasks(), 1));
+    step.set_num_cpus(job->num_cpus() / static_cast<uint32_t>(std::max(job->nodes_size(), 1)));
+  } else {
+    if (request.step_id() >= static_cast<uint32_t>(job->steps_size())) {
+      return InvalidArgument("Invalid job step id " + std::to_string(request.step_id()));
+    }
+    step = job->steps(static_cast<int>(request.step_id()));
+    if (step.end_time() != 0) {  // ended already (with the job): keep that end
+      v1::JobStepReply reply;
+      reply.set_step_id(step.step_id());
+      return reply;
+    }
+    const int status = request.exit_status();
+    step.set_end_time(now);
+    step.set_exit_status(status);
+    const bool signaled = WIFSIGNALED(status);
+    step.set_state(static_cast<uint32_t>(status == 0 ? JobBaseState::kCompleted
+                                         : signaled  ? JobBaseState::kCancelled
+                                                     : JobBaseState::kFailed));
+  }
+  v1::Event event = NewEvent();
+  event.mutable_job_step_changed()->set_job_id(job->job_id());
+  *event.mutable_job_step_changed()->mutable_step() = step;
+  std::vector<v1::Event> events;
+  events.push_back(std::move(event));
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  v1::JobStepReply reply;
+  reply.set_step_id(step.step_id());
   return reply;
 }
 

@@ -65,6 +65,10 @@ class Controller {
   Result<v1::SubmitJobReply> Submit(const Caller& caller, const v1::SubmitJobRequest& request);
   Result<v1::SignalJobReply> Signal(const Caller& caller, const v1::SignalJobRequest& request);
   Result<v1::UpdateJobReply> UpdateJob(const Caller& caller, const v1::UpdateJobRequest& request);
+  // srun in a running job: a new step (its id) or the end of one. Only the job's owner, root
+  // or an operator; errors: "Invalid job id specified", "Access/permission denied", "Job is
+  // not running" (InvalidArgument / PermissionDenied / FailedPrecondition).
+  Result<v1::JobStepReply> JobStep(const Caller& caller, const v1::JobStepRequest& request);
   // With request.history (sacct): also the jobs the store archived, sorted by id. Fails only
   // when the archive cannot be read.
   Status GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;

@@ -95,6 +95,14 @@ grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context,
   });
 }
 
+grpc::Status ControllerService::JobStep(grpc::ServerContext* context,
+                                        const v1::JobStepRequest* request,
+                                        v1::JobStepReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->JobStep(caller, *request), reply);
+  });
+}
+
 grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
                                           v1::GetConfigReply* reply) {
   return Authenticated(auth_, context, [&](const Caller&) {

@@ -42,6 +42,8 @@ class ControllerService final : public v1::Controller::Service {
                          v1::SignalJobReply* reply) override;
   grpc::Status UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
                          v1::UpdateJobReply* reply) override;
+  grpc::Status JobStep(grpc::ServerContext* context, const v1::JobStepRequest* request,
+                       v1::JobStepReply* reply) override;
   grpc::Status GetJobs(grpc::ServerContext* context, const v1::GetJobsRequest* request,
                        v1::GetJobsReply* reply) override;
   grpc::Status GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,

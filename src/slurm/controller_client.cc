@@ -111,6 +111,9 @@ Result<v1::GetJobsReply*> ControllerClient::GetJobs(const v1::GetJobsRequest& re
   if (!reply->ParseFromString(bytes)) return Internal(kUnexpectedMessage);
   return reply;
 }
+Result<v1::JobStepReply> ControllerClient::JobStep(const v1::JobStepRequest& request) {
+  return Call<v1::JobStepReply>(wire::Method::kJobStep, request);
+}
 Result<v1::GetNodesReply> ControllerClient::GetNodes(const v1::GetNodesRequest& request) {
   return Call<v1::GetNodesReply>(wire::Method::kGetNodes, request);
 }

@@ -60,6 +60,7 @@ class ControllerClient {
   Result<v1::SignalJobReply> SignalJob(const v1::SignalJobRequest& request);
   Result<v1::UpdateJobReply> UpdateJob(const v1::UpdateJobRequest& request);
   Result<v1::GetJobsReply> GetJobs(const v1::GetJobsRequest& request);
+  Result<v1::JobStepReply> JobStep(const v1::JobStepRequest& request);
   // The same, parsed into `arena` (which owns the reply): a listing of many jobs then costs no
   // heap allocation or destruction per record.
   Result<v1::GetJobsReply*> GetJobs(const v1::GetJobsRequest& request,

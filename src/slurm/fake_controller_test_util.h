@@ -255,6 +255,8 @@ class FakeController final : public v1::Controller::Service {
         return Invoke<v1::UpdateNodeRequest, v1::UpdateNodeReply>(body, &Self::UpdateNode);
       case wire::Method::kGetConfig:
         return Invoke<v1::GetConfigRequest, v1::GetConfigReply>(body, &Self::GetConfig);
+      case wire::Method::kJobStep:
+        break;  // srun steps are not served by the fake
     }
     return InvalidArgument("unknown method");
   }

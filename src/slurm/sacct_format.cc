@@ -165,11 +165,25 @@ std::string DateText(UnixTime t, const Ctx& ctx) {
 
 std::string Number(int64_t n) { return std::to_string(n); }
 
+// Seconds a line's job or step ran (until now while it runs).
+int64_t RowElapsed(const Row& r, UnixTime now) {
+  if (r.step == nullptr) return ElapsedOf(*r.job, now);
+  const UnixTime end = r.step->end_time() != 0 ? r.step->end_time() : now;
+  return std::max<int64_t>(0, end - r.step->start_time());
+}
+
+// ".batch" or ".<step id>" after the job id, "" for the job's own line.
+std::string StepSuffix(const Row& r) {
+  if (r.step != nullptr) return "." + std::to_string(r.step->step_id());
+  return r.batch_step ? ".batch" : "";
+}
+
 // ---- Field values -------------------------------------------------------------------------
 
 std::string Account(const Row& r, const Ctx&) { return r.job->request().account(); }
 
 std::string AllocCpus(const Row& r, const Ctx&) {
+  if (r.step != nullptr) return Number(r.step->num_cpus());
   return Number(r.batch_step ? BatchCpus(*r.job) : CpuCount(*r.job));
 }
 
@@ -210,14 +224,17 @@ std::string Constraints(const Row& r, const Ctx&) {
   return r.batch_step ? "" : r.job->request().features();
 }
 
+int64_t RowCpus(const Row& r) {
+  if (r.step != nullptr) return r.step->num_cpus();
+  return r.batch_step ? BatchCpus(*r.job) : CpuCount(*r.job);
+}
+
 std::string CpuTimeRaw(const Row& r, const Ctx& ctx) {
-  const int64_t cpus = r.batch_step ? BatchCpus(*r.job) : CpuCount(*r.job);
-  return Number(ElapsedOf(*r.job, ctx.now) * cpus);
+  return Number(RowElapsed(r, ctx.now) * RowCpus(r));
 }
 
 std::string CpuTime(const Row& r, const Ctx& ctx) {
-  const int64_t cpus = r.batch_step ? BatchCpus(*r.job) : CpuCount(*r.job);
-  return text::FormatDurationSeconds(ElapsedOf(*r.job, ctx.now) * cpus);
+  return text::FormatDurationSeconds(RowElapsed(r, ctx.now) * RowCpus(r));
 }
 
 std::string DerivedExitCode(const Row& r, const Ctx&) {
@@ -234,18 +251,27 @@ std::string DerivedExitCode(const Row& r, const Ctx&) {
 }
 
 std::string ElapsedText(const Row& r, const Ctx& ctx) {
-  return text::FormatDurationSeconds(ElapsedOf(*r.job, ctx.now));
+  return text::FormatDurationSeconds(RowElapsed(r, ctx.now));
 }
 
-std::string ElapsedRaw(const Row& r, const Ctx& ctx) { return Number(ElapsedOf(*r.job, ctx.now)); }
+std::string ElapsedRaw(const Row& r, const Ctx& ctx) { return Number(RowElapsed(r, ctx.now)); }
+
+// A step line's start, else the batch line's (the job's start), else the job's field.
+UnixTime StepStart(const Row& r, UnixTime job_value) {
+  if (r.step != nullptr) return r.step->start_time();
+  return r.batch_step ? r.job->start_time() : job_value;
+}
 
 std::string Eligible(const Row& r, const Ctx& ctx) {
-  return DateText(r.batch_step ? r.job->start_time() : r.job->eligible_time(), ctx);
+  return DateText(StepStart(r, r.job->eligible_time()), ctx);
 }
 
-std::string End(const Row& r, const Ctx& ctx) { return DateText(EndOf(*r.job), ctx); }
+std::string End(const Row& r, const Ctx& ctx) {
+  return DateText(r.step != nullptr ? r.step->end_time() : EndOf(*r.job), ctx);
+}
 
 std::string ExitCode(const Row& r, const Ctx&) {
+  if (r.step != nullptr) return r.step->exit_status() < 0 ? "0:0" : ExitText(r.step->exit_status());
   if (r.batch_step) return BatchStepEnd(*r.job).exit_code;
   const JobBaseState base = BaseOf(*r.job);
   if (!model::IsFinished(base) || EndedByController(base)) return "0:0";
@@ -261,15 +287,14 @@ std::string Group(const Row& r, const Ctx& ctx) {
   return "";
 }
 
-std::string JobId(const Row& r, const Ctx&) {
-  return JobIdText(*r.job) + (r.batch_step ? ".batch" : "");
-}
+std::string JobId(const Row& r, const Ctx&) { return JobIdText(*r.job) + StepSuffix(r); }
 
 std::string JobIdRaw(const Row& r, const Ctx&) {
-  return std::to_string(r.job->job_id()) + (r.batch_step ? ".batch" : "");
+  return std::to_string(r.job->job_id()) + StepSuffix(r);
 }
 
 std::string JobName(const Row& r, const Ctx&) {
+  if (r.step != nullptr) return r.step->name();
   return r.batch_step ? "batch" : r.job->request().name();
 }
 
@@ -280,12 +305,16 @@ std::string NNodes(const Row& r, const Ctx&) {
 }
 
 std::string NodeListText(const Row& r, const Ctx&) {
+  if (r.step != nullptr) return r.step->node();
   const v1::Job& job = *r.job;
   if (job.nodes_size() == 0) return r.batch_step ? "" : "None assigned";
   return r.batch_step ? job.nodes(0) : NodeList(job);
 }
 
-std::string NTasks(const Row& r, const Ctx&) { return r.batch_step ? "1" : ""; }
+std::string NTasks(const Row& r, const Ctx&) {
+  if (r.step != nullptr) return Number(r.step->num_tasks());
+  return r.batch_step ? "1" : "";
+}
 
 std::string Partition(const Row& r, const Ctx&) {
   if (r.batch_step) return "";
@@ -370,12 +399,17 @@ std::string ResvCpuRaw(const Row& r, const Ctx& ctx) {
 }
 
 std::string Start(const Row& r, const Ctx& ctx) {
+  if (r.step != nullptr) return DateText(r.step->start_time(), ctx);
   const v1::Job& job = *r.job;
   if (job.start_time() == 0 && EndOf(job) != 0) return "None";
   return DateText(job.start_time(), ctx);
 }
 
 std::string StateText(const Row& r, const Ctx&) {
+  if (r.step != nullptr) {
+    return std::string(model::JobBaseStateName(static_cast<JobBaseState>(
+        std::min<uint32_t>(r.step->state(), model::kJobBaseStateCount - 1))));
+  }
   if (r.batch_step) return BatchStepEnd(*r.job).state;
   const JobBaseState base = BaseOf(*r.job);
   std::string out(model::JobBaseStateName(base));
@@ -386,7 +420,7 @@ std::string StateText(const Row& r, const Ctx&) {
 }
 
 std::string Submit(const Row& r, const Ctx& ctx) {
-  return DateText(r.batch_step ? r.job->start_time() : r.job->submit_time(), ctx);
+  return DateText(StepStart(r, r.job->submit_time()), ctx);
 }
 
 std::string Suspended(const Row& r, const Ctx& ctx) {
@@ -885,11 +919,14 @@ std::vector<SacctRow> SelectSacctRows(const std::vector<const v1::Job*>& jobs,
     }
     if (!named || !MatchesFilter(job, filter)) continue;
     if (filter.allocations) {
-      rows.push_back({&job, false});
+      rows.push_back({&job, false, nullptr});
       continue;
     }
-    if (whole) rows.push_back({&job, false});
-    if ((whole || batch) && HasBatchStep(job)) rows.push_back({&job, true});
+    if (whole) rows.push_back({&job, false, nullptr});
+    if ((whole || batch) && HasBatchStep(job)) rows.push_back({&job, true, nullptr});
+    if (whole) {
+      for (const v1::JobStep& step : job.steps()) rows.push_back({&job, true, &step});
+    }
   }
   return rows;
 }

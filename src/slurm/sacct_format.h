@@ -66,7 +66,8 @@ inline constexpr char kSacctLongFields[] =
 // One printed line: a job, or its batch step.
 struct SacctRow {
   const v1::Job* job = nullptr;
-  bool batch_step = false;
+  bool batch_step = false;            // the N.batch line (also set for the lines of srun steps)
+  const v1::JobStep* step = nullptr;  // an srun step's N.<id> line
 };
 
 struct SacctPrintContext {

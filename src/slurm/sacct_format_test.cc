@@ -595,6 +595,44 @@ TEST(SacctFormatTest, ABatchScriptTheControllerKilledIsCancelledBySigterm) {
   }
 }
 
+// The anchor's job 21421 ran `srun sleep 2; srun false; srun hostname` (sacct-steps-format-P).
+TEST(SacctFormatTest, StepLinesFollowTheBatchLineAsSlurms) {
+  v1::Job job = AnchorJobs()[0];
+  job.set_job_id(21421);
+  job.mutable_request()->set_account("root");
+  const UnixTime start = job.start_time();
+  struct StepSpec {
+    const char* name;
+    int64_t from;
+    int64_t to;
+    int32_t status;
+    JobBaseState state;
+  };
+  const StepSpec specs[] = {{"sleep", 0, 2, 0, JobBaseState::kCompleted},
+                            {"false", 2, 2, 1 << 8, JobBaseState::kFailed},
+                            {"hostname", 3, 4, 0, JobBaseState::kCompleted}};
+  for (const StepSpec& spec : specs) {
+    v1::JobStep* step = job.add_steps();
+    step->set_step_id(static_cast<uint32_t>(job.steps_size() - 1));
+    step->set_name(spec.name);
+    step->set_start_time(start + spec.from);
+    step->set_end_time(start + spec.to);
+    step->set_exit_status(spec.status);
+    step->set_state(static_cast<uint32_t>(spec.state));
+    step->set_num_cpus(4);
+    step->set_num_tasks(1);
+  }
+  const std::string out = Render({job}, ByIds({21421}),
+                                 "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode,Elapsed",
+                                 SacctLayout::kParsable2);
+  EXPECT_NE(out.find("21421.0|sleep||root|4|COMPLETED|0:0|00:00:02\n"
+                     "21421.1|false||root|4|FAILED|1:0|00:00:00\n"
+                     "21421.2|hostname||root|4|COMPLETED|0:0|00:00:01\n"),
+            std::string::npos)
+      << out;
+  EXPECT_LT(out.find("21421.batch|"), out.find("21421.0|")) << out;
+}
+
 TEST(SacctFormatTest, TimeErrorsNameWhereParsingStopped) {
   const UnixTime now = At("2026-12-03T06:49:57");
   struct Case {

@@ -3,11 +3,13 @@
 // the task inherits the environment plus the step's SLURM_* variables, srun forwards SIGINT,
 // SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 to it, waits, and exits with its exit code (128+signal
 // when a signal ended it), saying "srun: error: NODE: task 0: ..." as Slurm does when the task
-// failed. Workflow engines (Snakemake's slurm executor) wrap every rule in exactly this.
+// failed. Workflow engines (Snakemake's slurm executor) wrap every rule in exactly this. Each
+// run is a job step recorded with the controller (its id in SLURM_STEP_ID, sacct's N.0, N.1...
+// lines with the step's end); srun fails when the controller cannot record it.
 //
-// Not yet (the distributed-training issue): more than one task or node, steps registered with
-// the controller (sacct N.0 lines), an allocation of its own outside a job, per-step output
-// files. Those options are refused with a clear error rather than ignored.
+// Not yet (the distributed-training issue): more than one task or node, an allocation of its
+// own outside a job, per-step output files. Those options are refused with a clear error rather
+// than ignored.
 #include <signal.h>
 #include <string.h>
 #include <sys/types.h>
@@ -18,12 +20,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/controller_client.h"
 
 namespace gantry::slurm {
 namespace {
@@ -207,6 +212,32 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   const std::string node = ctx.GetEnv("SLURMD_NODENAME").value_or(ctx.hostname);
 
+  // The step is recorded with the controller (sacct's N.0, N.1...), which gives its id.
+  const std::optional<uint64_t> job_number = ParseUnsigned(*job_id);
+  std::unique_ptr<ControllerClient> client = ConnectOrReport(ctx, "srun", "srun: error: ");
+  if (!client) return 1;
+  v1::JobStepRequest start;
+  start.set_job_id(static_cast<uint32_t>(job_number.value_or(0)));
+  const std::string& program = parsed.operands[0];
+  start.set_name(!step_name.empty() ? step_name : program.substr(program.rfind('/') + 1));
+  start.set_node(node);
+  start.set_num_tasks(1);
+  Result<v1::JobStepReply> step = client->JobStep(start);
+  if (!step.ok()) {
+    *ctx.err << "srun: error: Unable to create step for job " << *job_id << ": "
+             << step.status().message() << "\n";
+    return 1;
+  }
+  const std::string step_id = std::to_string(step->step_id());
+  auto end_step = [&](int status) {
+    v1::JobStepRequest end;
+    end.set_job_id(start.job_id());
+    end.set_end(true);
+    end.set_step_id(step->step_id());
+    end.set_exit_status(status);
+    (void)client->JobStep(end);  // the step's end is best effort: the job's end closes it too
+  };
+
   ctx.out->flush();
   ctx.err->flush();
   const pid_t pid = fork();
@@ -215,8 +246,8 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     return 1;
   }
   if (pid == 0) {
-    setenv("SLURM_STEP_ID", "0", 1);
-    setenv("SLURM_STEPID", "0", 1);
+    setenv("SLURM_STEP_ID", step_id.c_str(), 1);
+    setenv("SLURM_STEPID", step_id.c_str(), 1);
     setenv("SLURM_PROCID", "0", 1);
     setenv("SLURM_LOCALID", "0", 1);
     setenv("SLURM_NODEID", "0", 1);
@@ -250,9 +281,11 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
       *ctx.err << "srun: error: waitpid: " << std::strerror(errno) << "\n";
+      end_step(SIGKILL);
       return 1;
     }
   }
+  end_step(status);
   if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
     if (code != 0) {

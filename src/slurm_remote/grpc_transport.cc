@@ -43,6 +43,9 @@ class Transport final : public ControllerTransport {
       case wire::Method::kGetConfig:
         return Forward<v1::GetConfigRequest, v1::GetConfigReply>(request, timeout_seconds,
                                                                  &Stub::GetConfig);
+      case wire::Method::kJobStep:
+        return Forward<v1::JobStepRequest, v1::JobStepReply>(request, timeout_seconds,
+                                                             &Stub::JobStep);
     }
     return Internal(kUnexpectedMessage);
   }

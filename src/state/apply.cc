@@ -1,6 +1,7 @@
 // Apply: one event at a time. Every handler first checks everything that can fail, then changes
 // the state; nothing fails after the first change, so an error leaves the state as it was.
 #include <algorithm>
+#include <csignal>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -346,6 +347,32 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
   if (e.has_cancelled_by_uid()) job->set_cancelled_by_uid(e.cancelled_by_uid());
+  // Steps still running end with the job: cancelled, as slurmstepd reports them.
+  for (v1::JobStep& step : *job->mutable_steps()) {
+    if (step.end_time() != 0) continue;
+    step.set_end_time(time);
+    step.set_state(static_cast<uint32_t>(
+        to == JobBaseState::kCompleted ? JobBaseState::kCompleted : JobBaseState::kCancelled));
+    step.set_exit_status(to == JobBaseState::kCompleted ? 0 : SIGKILL);
+  }
+  return Status::Ok();
+}
+
+Status ApplyJobStepChanged(ClusterState* s, const v1::JobStepChanged& e) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  for (v1::JobStep& step : *job->mutable_steps()) {
+    if (step.step_id() == e.step().step_id()) {
+      step = e.step();
+      return Status::Ok();
+    }
+  }
+  if (e.step().step_id() != static_cast<uint32_t>(job->steps_size())) {
+    return InvalidArgument("JobStepChanged: " + JobName(e.job_id()) + " has " +
+                           std::to_string(job->steps_size()) + " steps, not step " +
+                           std::to_string(e.step().step_id()) + " next");
+  }
+  *job->add_steps() = e.step();
   return Status::Ok();
 }
 
@@ -678,6 +705,8 @@ Status Apply(ClusterState* state, const v1::Event& event) {
   switch (event.change_case()) {
     case v1::Event::kJobSubmitted:
       return ApplyJobSubmitted(state, event.job_submitted());
+    case v1::Event::kJobStepChanged:
+      return ApplyJobStepChanged(state, event.job_step_changed());
     case v1::Event::kJobArraySplit:
       return ApplyJobArraySplit(state, event.job_array_split());
     case v1::Event::kJobStarted:

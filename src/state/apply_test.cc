@@ -114,6 +114,26 @@ TEST(ApplyTest, ArrayTasksSplitOffAndTheLastKeepsTheArrayId) {
   EXPECT_EQ(copy->arrays, s.arrays);
 }
 
+TEST(ApplyTest, StepsCountFromZeroAndEndWithTheJob) {
+  ClusterState s = BaseState();  // job 2 runs on n1
+  v1::Event e;
+  e.set_time(kNow + 1);
+  e.mutable_job_step_changed()->set_job_id(2);
+  v1::JobStep* step = e.mutable_job_step_changed()->mutable_step();
+  step->set_step_id(1);
+  step->set_name("sleep");
+  EXPECT_FALSE(Apply(&s, e).ok());  // step 0 comes first
+  step->set_step_id(0);
+  step->set_start_time(kNow + 1);
+  step->set_exit_status(-1);
+  step->set_state(static_cast<uint32_t>(JobBaseState::kRunning));
+  MustApply(&s, e);
+  MustApply(&s, EndEvent(2, JobBaseState::kCancelled, kNow + 9));
+  ASSERT_EQ(Job(s, 2).steps_size(), 1);
+  EXPECT_EQ(Job(s, 2).steps(0).end_time(), kNow + 9);
+  EXPECT_EQ(Job(s, 2).steps(0).state(), static_cast<uint32_t>(JobBaseState::kCancelled));
+}
+
 TEST(ApplyTest, ArrayRecordsKeepTheirArrayIds) {
   ClusterState s = MakeCluster();
   EXPECT_FALSE(Apply(&s, SubmitEvent(PendingArray(5, {}))).ok());  // no tasks

@@ -26,6 +26,9 @@
 //   JobArraySplit     one pending task of an array record becomes its own PENDING job (a copy
 //                     with array_task_id set and a new id), or, for the record's last pending
 //                     task, the record itself turns into that task.
+//   JobStepChanged    adds the job's next step (ids count from 0) or replaces one (its end);
+//                     JobEnded ends the steps still running (CANCELLED, or COMPLETED with
+//                     the job).
 //   JobUpdated        replaces the record; it may not change the base state or the nodes.
 //   JobPriorityChanged  priority and (when given) reason.
 //   NodeRegistered    address/hostname/boot time/version/os; clears NOT_RESPONDING; an UNKNOWN
