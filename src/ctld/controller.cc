@@ -470,8 +470,12 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
           job->time_limit_min() == 0) {
         continue;
       }
-      const UnixTime deadline =
-          job->start_time() + static_cast<UnixTime>(job->time_limit_min()) * 60;
+      // The limit counts running time only: after a resume, from the resume less the time run
+      // before the suspend.
+      const UnixTime since = job->suspend_time() != 0
+                                 ? job->suspend_time() - job->pre_suspend_secs()
+                                 : job->start_time();
+      const UnixTime deadline = since + static_cast<UnixTime>(job->time_limit_min()) * 60;
       if (now >= deadline) {
         Log("job " + std::to_string(id) + " reached its time limit");
         EndJobLocked(*job, JobBaseState::kTimeout, 0, "time limit", events, after);
@@ -666,8 +670,9 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
 Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
                                                  const v1::UpdateJobRequest& request) {
   const std::string& action = request.action();
+  const bool suspend_op = action == "suspend" || action == "resume";
   if (action != "hold" && action != "uhold" && action != "release" && action != "requeue" &&
-      action != "requeuehold" && action != "update") {
+      action != "requeuehold" && action != "update" && !suspend_op) {
     return InvalidArgument("Unsupported job update: " + action);
   }
   v1::UpdateJobReply reply;
@@ -678,8 +683,9 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
     std::optional<uint32_t> id = ParseJobId(text);
     const v1::Job* job = id ? state_.FindJob(*id) : nullptr;
     const std::optional<JobRefusal> refused =
-        job == nullptr ? JobRefusal{"Invalid job id specified", 5}
-                       : UpdateOneJobLocked(caller, request, *job, &events, &after);
+        suspend_op       ? SuspendOneJobLocked(caller, action == "suspend", text, &events, &after)
+        : job == nullptr ? JobRefusal{"Invalid job id specified", 5}
+                         : UpdateOneJobLocked(caller, request, *job, &events, &after);
     if (refused) {
       v1::JobError* error = reply.add_errors();
       error->set_job_id(text);
@@ -955,6 +961,12 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
       after.push_back([this, name = request.node(), address = request.address(), terminate] {
         agents_->TerminateJob(name, address, terminate);
       });
+    }
+    // A suspended job stays stopped: the agent may have missed the suspend while away (after a
+    // prolog asked again, so that the agent holds the job by then).
+    if (Base(*job) == JobBaseState::kSuspended &&
+        (held.contains(job_id) || prolog != prologs_.end())) {
+      SignalOnNodesLocked(*job, SIGSTOP, &after, request.node());
     }
   }
   reply.set_cluster_name(config_.cluster_name);

@@ -60,6 +60,7 @@ class ControllerClient {
   Result<v1::GetJobsReply> GetJobs(const v1::GetJobsRequest& request);
   Result<v1::GetNodesReply> GetNodes(const v1::GetNodesRequest& request);
   Result<v1::UpdateNodeReply> UpdateNode(const v1::UpdateNodeRequest& request);
+  Result<v1::UpdatePartitionReply> UpdatePartition(const v1::UpdatePartitionRequest& request);
   Result<v1::GetConfigReply> GetConfig(const v1::GetConfigRequest& request);
 
   // The controller's host for messages ("Slurmctld(primary) at <host> is UP"); empty when it is

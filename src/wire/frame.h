@@ -32,6 +32,7 @@ enum class Method : uint8_t {
   kGetNodes = 6,
   kUpdateNode = 7,
   kGetConfig = 8,
+  kUpdatePartition = 9,
 };
 
 // The Method a request's tag byte names, if any.

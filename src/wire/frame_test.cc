@@ -75,8 +75,9 @@ TEST_F(FrameTest, LengthOutsideTheLimitIsRefusedWithoutReadingIt) {
 TEST(FrameCodesTest, MethodsAndReplyCodes) {
   EXPECT_EQ(MethodFromTag(1), Method::kPing);
   EXPECT_EQ(MethodFromTag(8), Method::kGetConfig);
+  EXPECT_EQ(MethodFromTag(9), Method::kUpdatePartition);
   EXPECT_EQ(MethodFromTag(0), std::nullopt);
-  EXPECT_EQ(MethodFromTag(9), std::nullopt);
+  EXPECT_EQ(MethodFromTag(10), std::nullopt);
   const Frame ok = ReplyFrame(Status::Ok(), "reply");
   EXPECT_EQ(ok.tag, 0);
   EXPECT_EQ(ok.body, "reply");
