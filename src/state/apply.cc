@@ -351,7 +351,9 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   if (model::IsActive(current.base)) StartCompleting(s, job, current.base);
   if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
   SetJobState(job, state);
-  job->set_end_time(time);
+  // Slurm: a job that ends while suspended ended when it was suspended (its run time stays).
+  const bool was_suspended = current.base == JobBaseState::kSuspended && job->suspend_time() != 0;
+  job->set_end_time(was_suspended ? job->suspend_time() : time);
   job->set_exit_status(e.exit_status());
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());

@@ -11,6 +11,7 @@
 //                     clears CONFIGURING with a JobUpdated once every prolog is done
 //                     (JobConfiguredEvent() in state/events.h builds it).
 //   JobEnded          a final base state (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL...);
+//                     the end time is the event's (the suspend time for a suspended job);
 //                     a job that had nodes becomes COMPLETING, its nodes COMPLETING, and
 //                     `completing` lists the nodes that must still release it. Its CPUs and
 //                     memory are released at once (as Slurm's select plugin does).

@@ -113,6 +113,7 @@ TEST(SuspendTest, CancelOfSuspendedJobReleasesItsMemoryOnce) {
   MustApply(&s, SuspendEvent(2, kNow + 30));
   MustApply(&s, EndEvent(2, JobBaseState::kCancelled, kNow + 40));
   EXPECT_EQ(model::JobStateComplete(JobStateOf(*s.FindJob(2))), "CANCELLED,COMPLETING");
+  EXPECT_EQ(s.FindJob(2)->end_time(), kNow + 30);  // Slurm: ended when it was suspended
   EXPECT_EQ(s.FindNode("n1")->alloc_cpus(), 0u);
   EXPECT_EQ(s.FindNode("n1")->alloc_mem_mb(), 0u);
   EXPECT_EQ(NodeComplete(s, "n1"), "IDLE+COMPLETING");
