@@ -122,6 +122,10 @@ std::vector<pid_t> CgroupProcs(const std::string& dir) {
 
 bool CgroupKill(const std::string& dir) { return WriteText(dir + "/cgroup.kill", "1"); }
 
+bool CgroupFreeze(const std::string& dir, bool frozen) {
+  return WriteText(dir + "/cgroup.freeze", frozen ? "1" : "0");
+}
+
 Status RemoveCgroup(const std::string& dir) {
   if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return Status::Ok();
   return Unavailable("rmdir(" + dir + "): " + ErrnoText(errno));

@@ -57,6 +57,10 @@ std::vector<pid_t> CgroupProcs(const std::string& dir);
 // SIGKILLs every process in the cgroup and its descendants at once (cgroup.kill, Linux 5.14);
 // false when the kernel lacks it or the cgroup is gone.
 bool CgroupKill(const std::string& dir);
+// Freezes (true) or thaws (false) every process in the cgroup (cgroup.freeze, Linux 5.2): frozen
+// processes stop running until thawed, without noticing, and cannot fork meanwhile; a fatal
+// signal still kills them. False when the kernel lacks it or the cgroup is gone.
+bool CgroupFreeze(const std::string& dir, bool frozen);
 // Removes an empty cgroup directory (a missing one is fine).
 Status RemoveCgroup(const std::string& dir);
 

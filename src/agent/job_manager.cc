@@ -295,6 +295,10 @@ Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
     entry.launched = true;
     entry.batch_running = true;
     entry.procs = *started;
+    if (entry.suspended) {  // suspended while its prolog ran: it starts stopped
+      Log(JobName(job_id) + ": suspended " + std::to_string(StopJobProcesses(entry.procs)) +
+          " process(es) at launch");
+    }
     const pid_t pid = started->leader;
     StartWorker([this, job_id, epoch, pid] { WaitBatch(job_id, epoch, pid); });
   } else if (!entry.stale) {
@@ -415,9 +419,18 @@ Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool b
       return NotFound(JobName(job_id) + " (epoch " + std::to_string(epoch) +
                       ") is not running on " + options_.node);
     }
+    const bool whole_job = !batch_only && (signal == SIGSTOP || signal == SIGCONT);
+    if (whole_job) it->second.suspended = signal == SIGSTOP;
     if (!it->second.launched) return Status::Ok();  // nothing started here yet
     procs = it->second.procs;
     batch_running = it->second.batch_running;
+    if (whole_job) {
+      // Under mu_, so that a launch or termination sees the job's processes stopped or not.
+      const int count = signal == SIGSTOP ? StopJobProcesses(procs) : ContinueJobProcesses(procs);
+      Log(JobName(job_id) + (signal == SIGSTOP ? ": suspended " : ": resumed ") +
+          std::to_string(count) + " process(es)");
+      return Status::Ok();
+    }
     if (batch_only) {
       // The script is our unreaped child while batch_running: its pid cannot be reused.
       if (batch_running) kill(procs.leader, signal);

@@ -10,7 +10,10 @@
 //   LaunchBatch  -> script (with payload.argv as its arguments) started as the user (returns
 //                   once started) -> BATCH_ENDED (raw wait
 //                   status) when it exits, or LAUNCH_FAILED when it could not start
-//   SignalJob    -> every process of the job (or only the script, batch_only)
+//   SignalJob    -> every process of the job (or only the script, batch_only). SIGSTOP
+//                   suspends the job (scontrol suspend: cgroup freezer, else SIGSTOP; a job
+//                   still in its prolog is stopped as soon as its script starts) and SIGCONT
+//                   resumes it (thaw + SIGCONT), as Slurm's proctrack plugins do.
 //   TerminateJob -> SIGCONT+SIGTERM, kill_wait, SIGKILL until none remain, epilog scripts
 //                   -> EPILOG_OK | EPILOG_FAILED; the job is then forgotten. Also for a job that
 //                   never ran here (the epilog still runs).
@@ -133,6 +136,7 @@ class JobManager {
     bool launching = false;
     bool launched = false;       // the script was started
     bool batch_running = false;  // its process has not been reaped yet
+    bool suspended = false;      // SIGSTOP (scontrol suspend) seen, no SIGCONT since
     JobProcesses procs;
     bool terminating = false;
     bool stale = false;  // killed as stale: no epilog, no reports

@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "agent/launcher.h"
 #include "agent/test_support.h"
@@ -460,4 +462,56 @@ TEST_F(JobManagerTest, CleanUpLeavesAReusedPidAlone) {
 }
 
 }  // namespace
+// scontrol suspend/resume reach the agent as SIGSTOP/SIGCONT for the whole job: the script and
+// its children stop (cgroup freezer, else SIGSTOP) and continue; a suspended job still ends.
+// `setsid`: the child leaves the job's session (only a cgroup still finds it).
+void CheckSuspendAndResume(JobManager& manager, testing::RecordingSink& sink,
+                           const std::string& work, uint32_t id, const std::string& node,
+                           bool setsid) {
+  gantry::v1::JobContext context = MakeJob(id, node, work);
+  ASSERT_TRUE(manager.PrepareJob(context).ok());
+  ASSERT_TRUE(sink.WaitFor(id, JobReport::PROLOG_OK).has_value());
+  // Suspended while "configuring": the script starts stopped.
+  ASSERT_TRUE(manager.SignalJob(id, 1, SIGSTOP, false).ok());
+  ASSERT_TRUE(manager
+                  .LaunchBatch(context, MakePayload(std::string("#!/bin/bash\n") +
+                                                    (setsid ? "setsid " : "") +
+                                                    "bash -c 'i=0; while :; do "
+                                                    "i=$((i+1)); echo $i > child.n; sleep 0.05; "
+                                                    "done' &\n"
+                                                    "i=0; while :; do i=$((i+1)); echo $i > "
+                                                    "script.n; sleep 0.05; done\n"))
+                  .ok());
+  auto value = [&](const char* name) { return ReadFile(work + "/" + name); };
+  auto still = [&](const char* name) {
+    const std::string a = value(name);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return a == value(name);
+  };
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(still("script.n"));
+  ASSERT_TRUE(manager.SignalJob(id, 1, SIGCONT, false).ok());
+  ASSERT_TRUE(Eventually([&] { return !value("child.n").empty() && !still("child.n"); }));
+  EXPECT_FALSE(still("script.n"));
+  ASSERT_TRUE(manager.SignalJob(id, 1, SIGSTOP, false).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(still("script.n"));
+  EXPECT_TRUE(still("child.n"));
+  // Terminating a suspended job: thaw/SIGCONT, SIGTERM, and everything goes.
+  ASSERT_TRUE(manager.TerminateJob(id, 1, 1, {}).ok());
+  ASSERT_TRUE(sink.WaitFor(id, JobReport::EPILOG_OK).has_value());
+  EXPECT_TRUE(still("child.n"));
+}
+
+TEST_F(JobManagerTest, SuspendStopsEveryProcessBySignalAndResumeContinues) {
+  Start("none");
+  CheckSuspendAndResume(*manager_, sink_, work_, 44, node_, /*setsid=*/false);
+}
+
+TEST_F(JobManagerTest, SuspendFreezesTheJobsCgroup) {
+  if (!testing::CgroupsUsable()) GTEST_SKIP() << "no writable cgroup v2 hierarchy";
+  Start("");
+  CheckSuspendAndResume(*manager_, sink_, work_, 45, node_, /*setsid=*/true);
+}
+
 }  // namespace gantry::agent

@@ -47,8 +47,26 @@ int SignalJobProcesses(const JobProcesses& job, int sig) {
 }
 
 void KillJobProcesses(const JobProcesses& job) {
-  if (!job.cgroup.empty()) CgroupKill(job.cgroup);
+  if (!job.cgroup.empty()) {
+    CgroupFreeze(job.cgroup, false);
+    CgroupKill(job.cgroup);
+  }
   SignalJobProcesses(job, SIGKILL);
+}
+
+int StopJobProcesses(const JobProcesses& job) {
+  if (!job.cgroup.empty() && CgroupFreeze(job.cgroup, true)) {
+    return static_cast<int>(LiveJobProcesses(job).size());
+  }
+  // By signal: a process forked while the others are being stopped is caught by a second pass.
+  int stopped = SignalJobProcesses(job, SIGSTOP);
+  stopped = std::max(stopped, SignalJobProcesses(job, SIGSTOP));
+  return stopped;
+}
+
+int ContinueJobProcesses(const JobProcesses& job) {
+  if (!job.cgroup.empty()) CgroupFreeze(job.cgroup, false);
+  return SignalJobProcesses(job, SIGCONT);
 }
 
 bool WaitJobProcessesGone(const JobProcesses& job, std::chrono::milliseconds timeout) {
@@ -64,6 +82,7 @@ bool WaitJobProcessesGone(const JobProcesses& job, std::chrono::milliseconds tim
 
 bool EndJobProcesses(const JobProcesses& job, std::chrono::milliseconds kill_wait,
                      std::chrono::milliseconds give_up) {
+  if (!job.cgroup.empty()) CgroupFreeze(job.cgroup, false);
   SignalJobProcesses(job, SIGCONT);
   SignalJobProcesses(job, SIGTERM);
   if (WaitJobProcessesGone(job, kill_wait)) return true;

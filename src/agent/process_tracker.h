@@ -35,10 +35,19 @@ bool LeaderReused(const JobProcesses& job);
 // Sends `sig` to every live process of the job; returns how many were signalled.
 int SignalJobProcesses(const JobProcesses& job, int sig);
 
-// SIGKILLs everything (cgroup.kill when available, then each process).
+// SIGKILLs everything (cgroup.kill when available, then each process); a frozen cgroup is thawed
+// first.
 void KillJobProcesses(const JobProcesses& job);
 
-// Ends the job's processes as Slurm does: SIGCONT and SIGTERM to all, up to `kill_wait` for
+// Suspends the job (scontrol suspend, scancel -s STOP): freezes its cgroup when it has one and
+// the kernel can (nothing runs or forks until thawed), else SIGSTOP to every process, as
+// Slurm's proctrack plugins do. Returns how many processes it stopped.
+int StopJobProcesses(const JobProcesses& job);
+// Resumes it: thaws the cgroup, then SIGCONT to every process (a stop by signal ends too).
+// Returns how many processes it signalled.
+int ContinueJobProcesses(const JobProcesses& job);
+
+// Ends the job's processes as Slurm does: thaw, SIGCONT and SIGTERM to all, up to `kill_wait` for
 // them to exit, then SIGKILL (repeated, for processes forked meanwhile) until none remain or
 // `give_up` has passed since the SIGKILL. Returns true when none remain.
 bool EndJobProcesses(const JobProcesses& job, std::chrono::milliseconds kill_wait,

@@ -71,6 +71,11 @@ Result<std::string> HandleCommand(Controller* controller, const std::string& ver
       GANTRY_RETURN_IF_ERROR(controller->UpdateNode(caller, r));
       return v1::UpdateNodeReply().SerializeAsString();
     }
+    case wire::Method::kUpdatePartition: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdatePartitionRequest>(request));
+      GANTRY_RETURN_IF_ERROR(controller->UpdatePartition(caller, r));
+      return v1::UpdatePartitionReply().SerializeAsString();
+    }
     case wire::Method::kGetConfig: {
       v1::GetConfigReply reply;
       controller->GetConfig(&reply);

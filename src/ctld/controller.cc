@@ -471,8 +471,12 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
           job->time_limit_min() == 0) {
         continue;
       }
-      const UnixTime deadline =
-          job->start_time() + static_cast<UnixTime>(job->time_limit_min()) * 60;
+      // The limit counts running time only: after a resume, from the resume less the time run
+      // before the suspend.
+      const UnixTime since = job->suspend_time() != 0
+                                 ? job->suspend_time() - job->pre_suspend_secs()
+                                 : job->start_time();
+      const UnixTime deadline = since + static_cast<UnixTime>(job->time_limit_min()) * 60;
       if (now >= deadline) {
         Log("job " + std::to_string(id) + " reached its time limit");
         EndJobLocked(*job, JobBaseState::kTimeout, 0, "time limit", events, after);
@@ -702,8 +706,9 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
 Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
                                                  const v1::UpdateJobRequest& request) {
   const std::string& action = request.action();
+  const bool suspend_op = action == "suspend" || action == "resume";
   if (action != "hold" && action != "uhold" && action != "release" && action != "requeue" &&
-      action != "requeuehold" && action != "update") {
+      action != "requeuehold" && action != "update" && !suspend_op) {
     return InvalidArgument("Unsupported job update: " + action);
   }
   v1::UpdateJobReply reply;
@@ -711,8 +716,20 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   std::vector<v1::Event> events;
   std::vector<std::unique_ptr<store::PendingWrite>> commits;
   AfterCommit after;
+  auto report = [&reply](const std::string& text, const JobRefusal& refusal) {
+    v1::JobError* error = reply.add_errors();
+    error->set_job_id(text);
+    error->set_message(refusal.message);
+    error->set_code(refusal.code);
+  };
   for (const std::string& text : request.job_ids()) {
     std::optional<JobRefusal> refused;
+    if (suspend_op) {
+      // Slurm's suspend/resume read the id themselves (and answer an unknown one differently).
+      refused = SuspendOneJobLocked(caller, action == "suspend", text, &events, &after);
+      if (refused) report(text, *refused);
+      continue;
+    }
     Result<std::vector<state::JobTarget>> resolved = state::ResolveJobId(state_, text);
     if (!resolved.ok()) refused = JobRefusal{resolved.status().message(), 5};
     const std::vector<state::JobTarget> targets =
@@ -751,12 +768,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
         changed = true;
       }
     }
-    if (refused && !changed) {
-      v1::JobError* error = reply.add_errors();
-      error->set_job_id(text);
-      error->set_message(refused->message);
-      error->set_code(refused->code);
-    }
+    if (refused && !changed) report(text, *refused);
   }
   commits.push_back(CommitLocked(std::move(events)));
   lock.unlock();
@@ -1164,6 +1176,12 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
       after.push_back([this, name = request.node(), address = request.address(), terminate] {
         agents_->TerminateJob(name, address, terminate);
       });
+    }
+    // A suspended job stays stopped: the agent may have missed the suspend while away (after a
+    // prolog asked again, so that the agent holds the job by then).
+    if (Base(*job) == JobBaseState::kSuspended &&
+        (held.contains(job_id) || prolog != prologs_.end())) {
+      SignalOnNodesLocked(*job, SIGSTOP, &after, request.node());
     }
   }
   reply.set_cluster_name(config_.cluster_name);

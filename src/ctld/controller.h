@@ -77,6 +77,8 @@ class Controller {
   Status GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const;
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
+  // scontrol update PartitionName=: operators only (else "Invalid user id", as Slurm 22.05).
+  Status UpdatePartition(const Caller& caller, const v1::UpdatePartitionRequest& request);
   void GetConfig(v1::GetConfigReply* reply) const;
   bool IsOperator(const Caller& caller) const;
 
@@ -128,6 +130,14 @@ class Controller {
                                                const v1::UpdateJobRequest& request,
                                                const v1::Job& job, std::vector<v1::Event>* events,
                                                AfterCommit* after);
+
+  // Under mu_: scontrol suspend/resume of one job id as typed (controller_suspend.cc).
+  std::optional<JobRefusal> SuspendOneJobLocked(const Caller& caller, bool suspend,
+                                                const std::string& text,
+                                                std::vector<v1::Event>* events, AfterCommit* after);
+  // Under mu_: `sig` to the job's processes on each of its nodes once the change is durable.
+  void SignalOnNodesLocked(const v1::Job& job, int sig, AfterCommit* after,
+                           const std::string& only_node = "");
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;

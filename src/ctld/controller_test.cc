@@ -591,5 +591,138 @@ TEST_F(ControllerTest, NodeUpdatesNeedAKnownNodeAndAReason) {
   EXPECT_EQ(controller_->UpdateNode(kRoot, r).code(), StatusCode::kInvalidArgument);
 }
 
+// scontrol suspend/resume: one job id per call, Slurm's texts per refused id.
+std::vector<std::string> SuspendErrors(Controller& c, const Caller& who, const std::string& action,
+                                       std::vector<std::string> ids) {
+  v1::UpdateJobRequest r;
+  r.set_action(action);
+  for (const std::string& id : ids) r.add_job_ids(id);
+  Result<v1::UpdateJobReply> reply = c.UpdateJob(who, r);
+  EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+  std::vector<std::string> out;
+  if (reply.ok()) {
+    for (const v1::JobError& e : reply->errors()) out.push_back(e.job_id() + ": " + e.message());
+  }
+  return out;
+}
+
+TEST_F(ControllerTest, SuspendStopsTheJobAndItsClockAndResumeMovesTheEndTime) {
+  RegisterAll();
+  v1::SubmitJobRequest r;
+  r.mutable_request()->set_time_limit_min(2);
+  r.mutable_request()->set_work_dir("/tmp");
+  const uint32_t id = controller_->Submit(kAlice, r)->job_id();
+  controller_->RunOnce();
+  PrologsDone(id);
+  agents_.Take();
+  const int64_t start = Job(id).start_time();
+
+  clock_.now += 30;
+  EXPECT_TRUE(SuspendErrors(*controller_, kRoot, "suspend", {std::to_string(id)}).empty());
+  EXPECT_EQ(State(id), JobBaseState::kSuspended);
+  EXPECT_EQ(Job(id).pre_suspend_secs(), 30);
+  std::vector<FakeAgents::Call> calls = agents_.TakeCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].what, "Signal");
+  EXPECT_EQ(calls[0].signal, SIGSTOP);
+  // Suspending it again changes nothing and is no error (Slurm 22.05).
+  EXPECT_TRUE(SuspendErrors(*controller_, kRoot, "suspend", {std::to_string(id)}).empty());
+  EXPECT_TRUE(agents_.Take().empty());
+
+  // Well past the time limit while suspended: it keeps its time.
+  clock_.now += 600;
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kSuspended);
+
+  // The state is durable.
+  Open();
+  EXPECT_EQ(State(id), JobBaseState::kSuspended);
+  agents_.Take();
+  // An agent that still holds it is told again to keep it stopped.
+  RegisterAll({id});
+  EXPECT_EQ(State(id), JobBaseState::kSuspended);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Signal n0 1"));
+
+  EXPECT_TRUE(SuspendErrors(*controller_, kRoot, "resume", {std::to_string(id)}).empty());
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  EXPECT_EQ(Job(id).end_time(), clock_.now + 120 - 30);
+  EXPECT_GT(Job(id).end_time(), start + 120);
+  calls = agents_.TakeCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].signal, SIGCONT);
+
+  // 90 s of running time are left.
+  clock_.now += 89;
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  clock_.now += 1;
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kTimeout);
+}
+
+TEST_F(ControllerTest, SuspendAndResumeRefuseWithSlurmsTexts) {
+  RegisterAll();
+  const uint32_t running = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(running);
+  const uint32_t pending = Submit(kAlice, 3);
+  const std::string r = std::to_string(running);
+  const std::string p = std::to_string(pending);
+  EXPECT_THAT(SuspendErrors(*controller_, kAlice, "suspend", {r, "999"}),
+              ElementsAre(r + ": Access/permission denied", "999: Unexpected message received"));
+  EXPECT_THAT(SuspendErrors(*controller_, kRoot, "suspend", {p, "0", r + "_1"}),
+              ElementsAre(p + ": Job is pending execution", "0: Unexpected message received",
+                          r + "_1: Invalid job id specified"));
+  EXPECT_THAT(SuspendErrors(*controller_, kRoot, "resume", {r, p}),
+              ElementsAre(r + ": Job is not suspended", p + ": Job is pending execution"));
+  EXPECT_EQ(State(running), JobBaseState::kRunning);
+
+  // A cancelled suspended job ends: its processes get SIGCONT and SIGTERM from TerminateJob.
+  EXPECT_TRUE(SuspendErrors(*controller_, kRoot, "suspend", {r}).empty());
+  agents_.Take();
+  v1::SignalJobRequest cancel;
+  cancel.add_job_ids(r);
+  ASSERT_TRUE(controller_->Signal(kAlice, cancel).ok());
+  EXPECT_EQ(State(running), JobBaseState::kCancelled);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
+  EXPECT_THAT(SuspendErrors(*controller_, kRoot, "resume", {r}),
+              ElementsAre(r + ": Job/step already completing or completed"));
+}
+
+TEST_F(ControllerTest, PartitionUpdatesAreForOperatorsAndSurviveARestart) {
+  v1::UpdatePartitionRequest r;
+  r.set_name("batch");
+  r.set_state("drain");
+  EXPECT_EQ(controller_->UpdatePartition(kAlice, r).message(), "Invalid user id");
+  r.set_name("nosuch");
+  EXPECT_EQ(controller_->UpdatePartition(kRoot, r).message(), "Invalid partition name specified");
+  r.set_name("batch");
+  ASSERT_TRUE(controller_->UpdatePartition(kRoot, r).ok());
+  r.clear_state();
+  r.set_max_time_min(30);
+  ASSERT_TRUE(controller_->UpdatePartition(kRoot, r).ok());
+  auto batch = [&] {
+    v1::GetNodesReply reply;
+    controller_->GetNodes(v1::GetNodesRequest(), &reply);
+    return reply.partitions(0);
+  };
+  EXPECT_EQ(batch().state(), "DRAIN");
+  // DRAIN refuses new jobs (Slurm's text) ...
+  RegisterAll();
+  v1::SubmitJobRequest submit;
+  submit.mutable_request()->set_work_dir("/tmp");
+  EXPECT_EQ(controller_->Submit(kAlice, submit).status().message(),
+            "Required partition not available (inactive or drain)");
+  Open();  // ... also after a restart
+  EXPECT_EQ(batch().state(), "DRAIN");
+  EXPECT_EQ(batch().max_time_min(), 30u);
+  r.set_state("UP");
+  ASSERT_TRUE(controller_->UpdatePartition(kRoot, r).ok());
+  EXPECT_TRUE(controller_->Submit(kAlice, submit).ok());
+}
+
 }  // namespace
 }  // namespace gantry::ctld

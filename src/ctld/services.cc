@@ -103,6 +103,14 @@ grpc::Status ControllerService::JobStep(grpc::ServerContext* context,
   });
 }
 
+grpc::Status ControllerService::UpdatePartition(grpc::ServerContext* context,
+                                                const v1::UpdatePartitionRequest* request,
+                                                v1::UpdatePartitionReply*) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return controller_->UpdatePartition(caller, *request);
+  });
+}
+
 grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
                                           v1::GetConfigReply* reply) {
   return Authenticated(auth_, context, [&](const Caller&) {

@@ -50,6 +50,9 @@ class ControllerService final : public v1::Controller::Service {
                         v1::GetNodesReply* reply) override;
   grpc::Status UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
                           v1::UpdateNodeReply* reply) override;
+  grpc::Status UpdatePartition(grpc::ServerContext* context,
+                               const v1::UpdatePartitionRequest* request,
+                               v1::UpdatePartitionReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
                          v1::GetConfigReply* reply) override;
 

@@ -176,7 +176,9 @@ inline constexpr JobTransition kJobTransitions[] = {
      "requeue (scontrol requeue, node failure, preemption, prolog failure)"},
 
     {JobBaseState::kSuspended, JobBaseState::kRunning, "scontrol resume, gang or preemptor done"},
+    {JobBaseState::kSuspended, JobBaseState::kCompleted, "its processes ended while stopped"},
     {JobBaseState::kSuspended, JobBaseState::kCancelled, "scancel"},
+    {JobBaseState::kSuspended, JobBaseState::kFailed, "its processes were killed while stopped"},
     {JobBaseState::kSuspended, JobBaseState::kPreempted, "preempted while suspended"},
     {JobBaseState::kSuspended, JobBaseState::kNodeFail, "an allocated node failed"},
     {JobBaseState::kSuspended, JobBaseState::kPending, "requeue (the job is then held)"},

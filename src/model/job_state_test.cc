@@ -246,7 +246,7 @@ TEST(JobTransitionTest, TableAllowsExactlyTheseChanges) {
       //  PD R S CD CA F TO NF PR BF DL OOM
       ".x..xx....x.",  // PENDING: start, cancel, fail before start, deadline
       "x.xxxxxxxxxx",  // RUNNING: requeue, suspend, and every end
-      "xx..x..xx...",  // SUSPENDED: requeue, resume, cancel, node fail, preempt
+      "xx.xxx.xx...",  // SUSPENDED: requeue, resume, end (killed while stopped), node fail...
       "x...........",  // COMPLETED
       "x...........",  // CANCELLED
       "x...........",  // FAILED

@@ -302,7 +302,8 @@ NodeState WithMixed(NodeState state, int64_t alloc_cpus, int64_t effective_cpus,
                     bool has_alloc_tres) {
   const int64_t idle_cpus = effective_cpus - alloc_cpus;
   const bool partly_used = idle_cpus > 0 && idle_cpus < effective_cpus;
-  const bool only_other_tres = has_alloc_tres && idle_cpus == effective_cpus;
+  const bool only_other_tres =
+      has_alloc_tres && idle_cpus == effective_cpus && state.base == NodeBaseState::kAllocated;
   if (partly_used || only_other_tres) state.base = NodeBaseState::kMixed;
   return state;
 }

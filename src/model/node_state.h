@@ -115,8 +115,9 @@ bool IsDraining(const NodeState& state);
 bool IsDrained(const NodeState& state);
 
 // What scontrol and sinfo show for a partly used node (node_info.c _set_node_mixed_op): the base
-// becomes MIXED when some but not all effective CPUs are allocated, or when no CPU is allocated
-// but other TRES are (memory, GRES). Flags are kept.
+// becomes MIXED when some but not all effective CPUs are allocated, or when an ALLOCATED node has
+// no CPU allocated but other TRES (memory, GRES). An IDLE node with memory allocated (a
+// suspended job's, whose CPUs are free) stays IDLE, as on the reference cluster. Flags are kept.
 NodeState WithMixed(NodeState state, int64_t alloc_cpus, int64_t effective_cpus,
                     bool has_alloc_tres);
 

@@ -193,7 +193,9 @@ TEST(NodeStateTest, WithMixedMarksPartlyUsedNodes) {
   const std::vector<Case> cases = {
       {State(B::kAllocated), 64, 64, true, "ALLOCATED"},  // anchor: every CPU allocated
       {State(B::kAllocated), 32, 64, true, "MIXED"},
-      {State(B::kIdle), 0, 64, true, "MIXED"},  // memory or GRES only
+      {State(B::kAllocated), 0, 64, true, "MIXED"},  // memory or GRES only
+      // anchor: the node of a suspended job (CPUAlloc=0, AllocTRES=mem=2000M) shows IDLE
+      {State(B::kIdle), 0, 64, true, "IDLE"},
       {State(B::kIdle), 0, 64, false, "IDLE"},
       {State(B::kAllocated, {F::kDrain}), 32, 64, true, "DRAINING"},
       {State(B::kAllocated, {F::kCompleting}), 16, 64, true, "COMPLETING"},

@@ -234,6 +234,58 @@ TEST(CommandsGoldenTest, Scontrol) {
   EXPECT_EQ(updates[2].fields().at("TimeLimit"), "10");
 }
 
+// scontrol suspend/resume and update PartitionName=: the texts and exit codes were taken from
+// the reference cluster (Slurm 22.05) running the same commands.
+TEST(CommandsGoldenTest, ScontrolSuspendAndPartitionUpdate) {
+  FakeController fake;
+  CheckGolden(
+      "cmd-scontrol-suspend.txt",
+      Transcript(fake,
+                 {
+                     {"root", "scontrol suspend 21438"},
+                     {"root", "squeue -j 21438 -o '%i %t'"},
+                     {"root", "scontrol suspend 21438"},
+                     {"root", "scontrol resume 21438"},
+                     {"root", "scontrol resume 21438"},
+                     {"alice", "scontrol suspend 21439"},
+                     {"alice", "scontrol suspend 999999"},
+                     {"root", "scontrol suspend 21442"},
+                     {"root", "scontrol resume 21442"},
+                     {"root", "scontrol suspend 999999"},
+                     {"root", "scontrol resume 0"},
+                     {"root", "scontrol suspend abc"},
+                     {"root", "scontrol suspend abc,21438"},
+                     {"root", "scontrol suspend 21438_1"},
+                     {"root", "scontrol suspend"},
+                     {"root", "scontrol -Q resume 21440"},
+                     {"root", "scontrol su jobid=21438,21440,"},
+                     {"root", "scontrol res 21438 21440 21438"},
+                     {"root", "scontrol re 21438"},
+                     {"root", "scontrol update PartitionName=high State=DRAIN"},
+                     {"root", "sinfo -p high"},
+                     {"root", "scontrol show partition high"},
+                     {"alice", "scontrol update PartitionName=high State=UP"},
+                     {"root", "scontrol update PartitionName=nosuch State=DOWN"},
+                     {"root", "scontrol update PartitionName=high State=BOGUS"},
+                     {"root", "scontrol update PartitionName=high State="},
+                     {"root", "scontrol update PartitionName=high Foo=bar"},
+                     {"root", "scontrol update PartitionName=high"},
+                     {"root", "scontrol update PartitionName=high MaxTime=abc"},
+                     {"root", "scontrol update PartitionName=high DefaultTime=NONE"},
+                     {"root", "scontrol update State=inactive PartitionName=high"},
+                     {"root", "sinfo -p high"},
+                     {"root", "scontrol update PartitionName=high MaxTime=1:00:00"},
+                     {"root", "scontrol update partition=high State=down"},
+                     {"root", "sinfo -p high"},
+                     {"root", "scontrol update PartitionName=high DefaultTime=10 MaxTime=INFINITE"},
+                     {"root", "scontrol update PartitionName=high State=UP"},
+                     {"root", "scontrol show partition high"},
+                 }));
+  const std::vector<v1::UpdateJobRequest> updates = fake.update_jobs();
+  ASSERT_FALSE(updates.empty());
+  EXPECT_EQ(updates[0].action(), "suspend");
+}
+
 TEST(CommandsGoldenTest, Sbatch) {
   FakeController fake;
   std::ofstream(fake.dir() + "/job.sh") << "#!/bin/bash\n"

@@ -120,6 +120,10 @@ Result<v1::GetNodesReply> ControllerClient::GetNodes(const v1::GetNodesRequest& 
 Result<v1::UpdateNodeReply> ControllerClient::UpdateNode(const v1::UpdateNodeRequest& request) {
   return Call<v1::UpdateNodeReply>(wire::Method::kUpdateNode, request);
 }
+Result<v1::UpdatePartitionReply> ControllerClient::UpdatePartition(
+    const v1::UpdatePartitionRequest& request) {
+  return Call<v1::UpdatePartitionReply>(wire::Method::kUpdatePartition, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

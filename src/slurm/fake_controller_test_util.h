@@ -152,6 +152,10 @@ class FakeController final : public v1::Controller::Service {
                          v1::UpdateJobReply* reply) override {
     std::lock_guard<std::mutex> lock(mu_);
     update_jobs_.push_back(*request);
+    if (request->action() == "suspend" || request->action() == "resume") {
+      SuspendJobs(*request, reply);
+      return grpc::Status::OK;
+    }
     for (const std::string& id : request->job_ids()) {
       const v1::Job* job = Find(static_cast<uint32_t>(std::strtoul(id.c_str(), nullptr, 10)));
       if (job == nullptr) {
@@ -217,6 +221,22 @@ class FakeController final : public v1::Controller::Service {
     return grpc::Status::OK;
   }
 
+  // The controller's texts (ctld/controller_suspend.cc) for the same refusals.
+  grpc::Status UpdatePartition(grpc::ServerContext*, const v1::UpdatePartitionRequest* request,
+                               v1::UpdatePartitionReply*) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (caller_uid != 0) return {grpc::StatusCode::PERMISSION_DENIED, "Invalid user id"};
+    auto it = std::find_if(partitions_.begin(), partitions_.end(),
+                           [&](const v1::Partition& p) { return p.name() == request->name(); });
+    if (it == partitions_.end()) {
+      return {grpc::StatusCode::NOT_FOUND, "Invalid partition name specified"};
+    }
+    if (request->has_state()) it->set_state(request->state());
+    if (request->has_max_time_min()) it->set_max_time_min(request->max_time_min());
+    if (request->has_default_time_min()) it->set_default_time_min(request->default_time_min());
+    return grpc::Status::OK;
+  }
+
   grpc::Status GetConfig(grpc::ServerContext*, const v1::GetConfigRequest*,
                          v1::GetConfigReply* reply) override {
     reply->set_cluster_name("anchor");
@@ -257,6 +277,9 @@ class FakeController final : public v1::Controller::Service {
         return Invoke<v1::GetConfigRequest, v1::GetConfigReply>(body, &Self::GetConfig);
       case wire::Method::kJobStep:
         break;  // srun steps are not served by the fake
+      case wire::Method::kUpdatePartition:
+        return Invoke<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(body,
+                                                                            &Self::UpdatePartition);
     }
     return InvalidArgument("unknown method");
   }
@@ -299,6 +322,37 @@ class FakeController final : public v1::Controller::Service {
       if (j.job_id() == id) return &j;
     }
     return nullptr;
+  }
+  // scontrol suspend/resume with the controller's checks, in its order. Under mu_.
+  void SuspendJobs(const v1::UpdateJobRequest& request, v1::UpdateJobReply* reply) {
+    const bool suspend = request.action() == "suspend";
+    for (const std::string& id : request.job_ids()) {
+      v1::Job* job = nullptr;
+      for (v1::Job& j : jobs_) {
+        if (std::to_string(j.job_id()) == id) job = &j;
+      }
+      if (job == nullptr) {
+        AddError(reply->add_errors(), id,
+                 id.find('_') != std::string::npos ? "Invalid job id specified"
+                                                   : "Unexpected message received",
+                 grpc::NOT_FOUND);
+        continue;
+      }
+      const auto base = static_cast<model::JobBaseState>(job->state());
+      if (caller_uid != 0) {
+        AddError(reply->add_errors(), id, "Access/permission denied", grpc::PERMISSION_DENIED);
+      } else if (base == model::JobBaseState::kPending) {
+        AddError(reply->add_errors(), id, "Job is pending execution", grpc::FAILED_PRECONDITION);
+      } else if (model::IsFinished(base)) {
+        AddError(reply->add_errors(), id, "Job/step already completing or completed",
+                 grpc::FAILED_PRECONDITION);
+      } else if (!suspend && base != model::JobBaseState::kSuspended) {
+        AddError(reply->add_errors(), id, "Job is not suspended", grpc::FAILED_PRECONDITION);
+      } else {
+        job->set_state(static_cast<uint32_t>(suspend ? model::JobBaseState::kSuspended
+                                                     : model::JobBaseState::kRunning));
+      }
+    }
   }
   static void AddError(v1::JobError* e, const std::string& id, const std::string& message,
                        grpc::StatusCode code) {

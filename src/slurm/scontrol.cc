@@ -1,5 +1,6 @@
-// scontrol: show job|node|partition|config|hostnames|hostlist, update NodeName=/JobId=, hold,
-// uhold, release, requeue, requeuehold, ping, version. Keywords may be abbreviated as in Slurm
+// scontrol: show job|node|partition|config|hostnames|hostlist, update
+// NodeName=/JobId=/PartitionName=, hold, uhold, release, requeue, requeuehold, suspend, resume,
+// ping, version. Keywords may be abbreviated as in Slurm
 // ("sho", "j", "n", "pa"). Records are printed by scontrol_show.h.
 #include <algorithm>
 #include <map>
@@ -11,6 +12,7 @@
 #include "slurm/scontrol_show.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
+#include "text/duration.h"
 #include "text/hostlist.h"
 
 namespace gantry::slurm {
@@ -69,10 +71,12 @@ constexpr char kHelpText[] =
     "     release <job_list>       permit specified jobs to start\n"
     "     requeue <job_id>         re-queue a batch job\n"
     "     requeuehold <job_id>     re-queue and hold a batch job\n"
+    "     resume <jobid_list>      resume previously suspended job (see suspend)\n"
     "     show <ENTITY> [<ID>]     display state of identified entity, default\n"
     "                              is all records\n"
+    "     suspend <job_list>       susend specified job (see resume)\n"
     "     uhold <job_list>         place user hold on jobs in job_list\n"
-    "     update <SPECIFICATIONS>  update job or node configuration\n"
+    "     update <SPECIFICATIONS>  update job, node or partition configuration\n"
     "     version                  display tool version number\n"
     "\n"
     "  <ENTITY> may be \"config\", \"hostlist\", \"hostlistsorted\", \"hostnames\",\n"
@@ -80,7 +84,9 @@ constexpr char kHelpText[] =
     "\n"
     "  Node update: NodeName=<hostlist> State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN|FAIL\n"
     "               Reason=<text>\n"
-    "  Job update:  JobId=<id> <Key>=<value> ...\n";
+    "  Job update:  JobId=<id> <Key>=<value> ...\n"
+    "  Partition update: PartitionName=<name> State=UP|DOWN|DRAIN|INACTIVE\n"
+    "               MaxTime=<time> DefaultTime=<time>\n";
 
 struct Flags {
   bool all = false;
@@ -116,6 +122,9 @@ class Scontrol {
   int UpdateNode(const std::map<std::string, std::string>& fields, const std::string& names);
   int UpdateJob(const std::vector<std::pair<std::string, std::string>>& fields,
                 const std::string& ids);
+  int UpdatePartition(const std::vector<std::pair<std::string, std::string>>& fields,
+                      const std::string& name);
+  int Suspend(bool suspend, const std::vector<std::string>& args);
   int JobAction(const std::string& action, const std::vector<std::string>& args);
   int Ping();
 
@@ -158,6 +167,13 @@ int Scontrol::Run(const std::vector<std::string>& words) {
       }
       return JobAction(text::AsciiToLower(tag), rest);
     }
+  }
+  if (Keyword(tag, "suspend", 2) || Keyword(tag, "resume", 3)) {
+    if (rest.empty()) {
+      *ctx_.err << "too few arguments for keyword:" << tag << "\n";
+      return 1;
+    }
+    return Suspend(Keyword(tag, "suspend", 2), rest);
   }
   if (Keyword(tag, "ping", 3)) return Ping();
   if (Keyword(tag, "version", 4)) {
@@ -378,6 +394,7 @@ int Scontrol::Update(const std::vector<std::string>& args) {
       return UpdateNode(node_fields, value);
     }
     if (text::EqualsIgnoreCase(key, "JobId")) return UpdateJob(fields, value);
+    if (Keyword(key, "PartitionName", 3)) return UpdatePartition(fields, value);
   }
   *ctx_.err << "No valid entity in update command\n"
                "Input line must include \"NodeName\", \"PartitionName\", \"Reservation\", "
@@ -459,6 +476,104 @@ int Scontrol::UpdateJob(const std::vector<std::pair<std::string, std::string>>& 
     *ctx_.err << e.message() << " for job " << e.job_id() << "\n";
   }
   return reply->errors().empty() ? 0 : 1;
+}
+
+// Slurm 22.05's scontrol_update_part for the keys Gantry can change: State, MaxTime,
+// DefaultTime. Its refusals end with "slurm_update error: No error" (errno is not set).
+int Scontrol::UpdatePartition(const std::vector<std::pair<std::string, std::string>>& fields,
+                              const std::string& name) {
+  v1::UpdatePartitionRequest request;
+  request.set_name(name);
+  auto refuse = [&](const std::string& lines) {
+    *ctx_.err << lines << "slurm_update error: No error\n";
+    return 1;
+  };
+  for (const auto& [key, value] : fields) {
+    if (Keyword(key, "PartitionName", 3)) continue;
+    if (Keyword(key, "State", 2)) {
+      std::optional<std::string> state;
+      for (const char* s : {"UP", "DOWN", "DRAIN", "INACTIVE"}) {
+        if (!value.empty() && Keyword(value, s, 2)) state = s;
+      }
+      if (!state) {
+        return refuse("scontrol: error: Invalid input: State=" + value +
+                      "\nscontrol: error: Acceptable State values are UP, DOWN, DRAIN and "
+                      "INACTIVE\n");
+      }
+      request.set_state(*state);
+    } else if (Keyword(key, "MaxTime", 4) || Keyword(key, "DefaultTime", 8)) {
+      Result<int64_t> minutes = text::ParseDurationMinutes(value);
+      if (!minutes.ok() || *minutes > 0xFFFFFFFE) {
+        return refuse("scontrol: error: Invalid input " + key + "=" + value + "\n");
+      }
+      const uint32_t limit =
+          *minutes == text::kInfiniteDuration ? 0xFFFFFFFFu : static_cast<uint32_t>(*minutes);
+      if (Keyword(key, "MaxTime", 4)) {
+        request.set_max_time_min(limit);
+      } else {
+        request.set_default_time_min(limit);
+      }
+    } else {
+      return refuse("scontrol: error: Update of this parameter is not supported: " + key + "=" +
+                    value + "\n\nscontrol: error: Request aborted\n");
+    }
+  }
+  if (!request.has_state() && !request.has_max_time_min() && !request.has_default_time_min()) {
+    *ctx_.err << "scontrol: error: No changes specified\n";
+    return 1;
+  }
+  ControllerClient* client = Client("slurm_update error: ");
+  if (client == nullptr) return 1;
+  Result<v1::UpdatePartitionReply> reply = client->UpdatePartition(request);
+  if (!reply.ok()) {
+    *ctx_.err << "slurm_update error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+// scontrol suspend|resume: each argument is a comma-separated job list, sent on its own (as
+// Slurm's scontrol_suspend); an argument that is not a list of job ids is refused whole.
+// Errors: "<text> for job <id>" ("<id>: <text>" for an array task), nothing with -Q.
+int Scontrol::Suspend(bool suspend, const std::vector<std::string>& args) {
+  int rc = 0;
+  auto report = [&](const std::string& line) {
+    rc = 1;
+    if (!flags_.quiet) *ctx_.err << line << "\n";
+  };
+  for (std::string arg : args) {
+    if (text::StartsWithIgnoreCase(arg, "jobid=")) {
+      arg = arg.substr(6);
+    } else if (text::StartsWithIgnoreCase(arg, "job=")) {
+      arg = arg.substr(4);
+    }
+    const std::vector<std::string> ids = SplitList(arg);
+    const bool valid = std::all_of(ids.begin(), ids.end(), [](const std::string& id) {
+      const size_t underscore = id.find('_');
+      if (!ParseUnsigned(id.substr(0, underscore))) return false;
+      return underscore == std::string::npos || ParseUnsigned(id.substr(underscore + 1));
+    });
+    if (!valid) {
+      report("Invalid job id specified for job " + arg);
+      continue;
+    }
+    if (ids.empty()) continue;
+    ControllerClient* client = Client("slurm_suspend error: ");
+    if (client == nullptr) return 1;
+    v1::UpdateJobRequest request;
+    request.set_action(suspend ? "suspend" : "resume");
+    for (const std::string& id : ids) request.add_job_ids(id);
+    Result<v1::UpdateJobReply> reply = client->UpdateJob(request);
+    if (!reply.ok()) {
+      report(reply.status().message() + " for job " + arg);
+      continue;
+    }
+    for (const v1::JobError& e : reply->errors()) {
+      report(e.job_id().find('_') != std::string::npos ? e.job_id() + ": " + e.message()
+                                                       : e.message() + " for job " + e.job_id());
+    }
+  }
+  return rc;
 }
 
 int Scontrol::JobAction(const std::string& action, const std::vector<std::string>& args) {

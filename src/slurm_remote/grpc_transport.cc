@@ -40,6 +40,9 @@ class Transport final : public ControllerTransport {
       case wire::Method::kUpdateNode:
         return Forward<v1::UpdateNodeRequest, v1::UpdateNodeReply>(request, timeout_seconds,
                                                                    &Stub::UpdateNode);
+      case wire::Method::kUpdatePartition:
+        return Forward<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(
+            request, timeout_seconds, &Stub::UpdatePartition);
       case wire::Method::kGetConfig:
         return Forward<v1::GetConfigRequest, v1::GetConfigReply>(request, timeout_seconds,
                                                                  &Stub::GetConfig);

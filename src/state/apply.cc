@@ -123,8 +123,8 @@ void AddGres(const std::string& request, std::vector<text::GresSpec>* sum) {
 }
 
 // Recomputes a node's base state and COMPLETING flag from the jobs it holds: ALLOCATED while a
-// job runs (or is suspended) there, else IDLE; COMPLETING while a job still has to release it.
-// DOWN, UNKNOWN and FUTURE nodes keep their base state.
+// job runs there, else IDLE (a suspended job keeps only its memory, as in Slurm); COMPLETING
+// while a job still has to release it. DOWN, UNKNOWN and FUTURE nodes keep their base state.
 // Also sums the GRES its running jobs asked for per node into alloc_gres ("gpu:4").
 void RefreshNode(ClusterState* s, v1::Node* node) {
   bool active = false;
@@ -132,7 +132,7 @@ void RefreshNode(ClusterState* s, v1::Node* node) {
   std::vector<text::GresSpec> gres;
   for (uint32_t id : node->job_ids()) {
     if (const v1::Job* job = s->FindJob(id)) {
-      if (model::IsActive(JobStateOf(*job).base)) {
+      if (JobStateOf(*job).base == JobBaseState::kRunning) {
         active = true;
         AddGres(job->request().gres(), &gres);
       }
@@ -168,22 +168,32 @@ void RemoveJobId(v1::Node* node, uint32_t id) {
   }
 }
 
-// Gives back a running job's CPUs and memory on its nodes.
-void ReleaseResources(ClusterState* s, const v1::Job& job) {
+// Gives back a job's CPUs and/or memory on its nodes.
+void ReleaseShares(ClusterState* s, const v1::Job& job, bool cpus, bool mem) {
   const NodeShares shares = SharesOf(*s, job);
   for (size_t k = 0; k < shares.nodes.size(); ++k) {
     v1::Node& node = s->nodes[shares.nodes[k]];
-    node.set_alloc_cpus(static_cast<uint32_t>(
-        node.alloc_cpus() > shares.cpus[k] ? node.alloc_cpus() - shares.cpus[k] : 0));
-    node.set_alloc_mem_mb(node.alloc_mem_mb() > shares.mem[k] ? node.alloc_mem_mb() - shares.mem[k]
-                                                              : 0);
+    if (cpus) {
+      node.set_alloc_cpus(static_cast<uint32_t>(
+          node.alloc_cpus() > shares.cpus[k] ? node.alloc_cpus() - shares.cpus[k] : 0));
+    }
+    if (mem) {
+      node.set_alloc_mem_mb(
+          node.alloc_mem_mb() > shares.mem[k] ? node.alloc_mem_mb() - shares.mem[k] : 0);
+    }
   }
+}
+
+// Gives back an active job's CPUs (a suspended job gave them back already) and memory; `from` is
+// the job's base state before it ended.
+void ReleaseResources(ClusterState* s, const v1::Job& job, JobBaseState from) {
+  ReleaseShares(s, job, from != JobBaseState::kSuspended, true);
 }
 
 // A job leaves its nodes (end or requeue): resources back, and every node it ran on must
 // release it (epilog) before the job and the nodes lose COMPLETING.
-void StartCompleting(ClusterState* s, v1::Job* job) {
-  ReleaseResources(s, *job);
+void StartCompleting(ClusterState* s, v1::Job* job, JobBaseState from) {
+  ReleaseResources(s, *job, from);
   if (job->nodes().empty()) return;
   std::set<std::string>& waiting = s->completing[job->job_id()];
   for (const std::string& name : job->nodes()) waiting.insert(name);
@@ -339,10 +349,12 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);
   SetJobState(job, state);
   // Nodes see the job finished, so they turn COMPLETING rather than staying ALLOCATED.
-  if (model::IsActive(current.base)) StartCompleting(s, job);
+  if (model::IsActive(current.base)) StartCompleting(s, job, current.base);
   if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
   SetJobState(job, state);
-  job->set_end_time(time);
+  // Slurm: a job that ends while suspended ended when it was suspended (its run time stays).
+  const bool was_suspended = current.base == JobBaseState::kSuspended && job->suspend_time() != 0;
+  job->set_end_time(was_suspended ? job->suspend_time() : time);
   job->set_exit_status(e.exit_status());
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
@@ -415,7 +427,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);
   state.Clear(JobFlag::kCompleting);
   SetJobState(job, state);
-  if (model::IsActive(current.base)) StartCompleting(s, job);
+  if (model::IsActive(current.base)) StartCompleting(s, job, current.base);
   if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
   if (e.hold() && state.Has(JobFlag::kCompleting)) state.Set(JobFlag::kRequeueHold);
   SetJobState(job, state);
@@ -643,6 +655,8 @@ Status ApplyNodeLost(ClusterState* s, const v1::NodeLost& e, int64_t time) {
 
 // --- configuration --------------------------------------------------------------------------
 
+void ReapplyPartitionOverrides(ClusterState* s);
+
 void CopyDefinition(const v1::Node& def, v1::Node* node) {
   node->set_pool(def.pool());
   node->set_cpus(def.cpus());
@@ -692,10 +706,138 @@ Status ApplyConfigLoaded(ClusterState* s, const v1::ConfigLoaded& e) {
   s->nodes = std::move(nodes);
   s->partitions.assign(e.partitions().begin(), e.partitions().end());
   RebuildIndexes(s);
+  ReapplyPartitionOverrides(s);
   for (size_t p = 0; p < s->partitions.size(); ++p) {
     for (uint32_t i : s->partition_nodes[p]) s->nodes[i].add_partitions(s->partitions[p].name());
   }
   return Status::Ok();
+}
+
+// --- suspend/resume and partition updates ----------------------------------------------------
+
+// Refreshes every configured node of a job.
+void RefreshJobNodes(ClusterState* s, const v1::Job& job) {
+  for (const std::string& name : job.nodes()) {
+    const int i = s->NodeIndex(name);
+    if (i >= 0) RefreshNode(s, &s->nodes[i]);
+  }
+}
+
+Status ApplyJobSuspended(ClusterState* s, const v1::JobSuspended& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  model::JobState state = JobStateOf(*job);
+  if (state.base != JobBaseState::kRunning) {
+    GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(state.base, JobBaseState::kSuspended));
+    return FailedPrecondition(JobName(e.job_id()) + " is " +
+                              std::string(model::JobBaseStateName(state.base)) +
+                              ": only a running job can be suspended");
+  }
+  // Slurm: pre_sus_time += now - (last resume, else start).
+  const int64_t since = job->suspend_time() != 0 ? job->suspend_time() : job->start_time();
+  job->set_pre_suspend_secs(job->pre_suspend_secs() + std::max<int64_t>(0, time - since));
+  job->set_suspend_time(time);
+  state.base = JobBaseState::kSuspended;
+  SetJobState(job, state);
+  ReleaseShares(s, *job, /*cpus=*/true, /*mem=*/false);
+  RefreshJobNodes(s, *job);
+  return Status::Ok();
+}
+
+Status ApplyJobResumed(ClusterState* s, const v1::JobResumed& e, int64_t time) {
+  v1::Job* job = MutableJob(s, e.job_id());
+  if (job == nullptr) return UnknownJob(e.job_id());
+  model::JobState state = JobStateOf(*job);
+  if (state.base != JobBaseState::kSuspended) {
+    return FailedPrecondition(JobName(e.job_id()) + " is " +
+                              std::string(model::JobBaseStateName(state.base)) +
+                              ": only a suspended job can resume");
+  }
+  job->set_suspend_time(time);
+  const uint32_t limit = job->time_limit_min();
+  if (limit != kUnlimited && limit != 0) {
+    job->set_end_time(time + int64_t{limit} * 60 - job->pre_suspend_secs());
+  }
+  state.base = JobBaseState::kRunning;
+  SetJobState(job, state);
+  const NodeShares shares = SharesOf(*s, *job);
+  for (size_t k = 0; k < shares.nodes.size(); ++k) {
+    v1::Node& node = s->nodes[shares.nodes[k]];
+    node.set_alloc_cpus(static_cast<uint32_t>(node.alloc_cpus() + shares.cpus[k]));
+  }
+  RefreshJobNodes(s, *job);
+  return Status::Ok();
+}
+
+bool IsPartitionState(const std::string& state) {
+  return state == "UP" || state == "DOWN" || state == "DRAIN" || state == "INACTIVE";
+}
+
+Status ApplyPartitionUpdated(ClusterState* s, const v1::PartitionUpdated& e) {
+  const int p = s->PartitionIndex(e.name());
+  if (p < 0) return NotFound("unknown partition \"" + e.name() + "\"");
+  if (e.has_state() && !IsPartitionState(e.state())) {
+    return InvalidArgument("partition state \"" + e.state() +
+                           "\" is not UP, DOWN, DRAIN or INACTIVE");
+  }
+  v1::Partition& part = s->partitions[p];
+  v1::PartitionOverride& o = s->partition_overrides[e.name()];
+  if (e.has_state()) {
+    if (!o.has_state()) o.set_spec_state(part.state());
+    o.set_state(e.state());
+    part.set_state(e.state());
+  }
+  if (e.has_max_time_min()) {
+    if (!o.has_max_time_min()) o.set_spec_max_time_min(part.max_time_min());
+    o.set_max_time_min(e.max_time_min());
+    part.set_max_time_min(e.max_time_min());
+  }
+  if (e.has_default_time_min()) {
+    if (!o.has_default_time_min()) o.set_spec_default_time_min(part.default_time_min());
+    o.set_default_time_min(e.default_time_min());
+    part.set_default_time_min(e.default_time_min());
+  }
+  return Status::Ok();
+}
+
+// After ConfigLoaded: scontrol's partition changes apply again over the new definitions, except
+// for a field the spec changed meanwhile (the spec wins; the change is dropped).
+void ReapplyPartitionOverrides(ClusterState* s) {
+  for (auto it = s->partition_overrides.begin(); it != s->partition_overrides.end();) {
+    const int p = s->PartitionIndex(it->first);
+    if (p < 0) {
+      it = s->partition_overrides.erase(it);
+      continue;
+    }
+    v1::Partition& part = s->partitions[p];
+    v1::PartitionOverride& o = it->second;
+    if (o.has_state()) {
+      if (part.state() == o.spec_state()) {
+        part.set_state(o.state());
+      } else {
+        o.clear_state();
+      }
+    }
+    if (o.has_max_time_min()) {
+      if (part.max_time_min() == o.spec_max_time_min()) {
+        part.set_max_time_min(o.max_time_min());
+      } else {
+        o.clear_max_time_min();
+      }
+    }
+    if (o.has_default_time_min()) {
+      if (part.default_time_min() == o.spec_default_time_min()) {
+        part.set_default_time_min(o.default_time_min());
+      } else {
+        o.clear_default_time_min();
+      }
+    }
+    if (!o.has_state() && !o.has_max_time_min() && !o.has_default_time_min()) {
+      it = s->partition_overrides.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 }  // namespace
@@ -731,6 +873,12 @@ Status Apply(ClusterState* state, const v1::Event& event) {
       return ApplyNodeLost(state, event.node_lost(), t);
     case v1::Event::kConfigLoaded:
       return ApplyConfigLoaded(state, event.config_loaded());
+    case v1::Event::kJobSuspended:
+      return ApplyJobSuspended(state, event.job_suspended(), t);
+    case v1::Event::kJobResumed:
+      return ApplyJobResumed(state, event.job_resumed(), t);
+    case v1::Event::kPartitionUpdated:
+      return ApplyPartitionUpdated(state, event.partition_updated());
     case v1::Event::CHANGE_NOT_SET:
       break;
   }

@@ -11,6 +11,7 @@
 //                     clears CONFIGURING with a JobUpdated once every prolog is done
 //                     (JobConfiguredEvent() in state/events.h builds it).
 //   JobEnded          a final base state (COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL...);
+//                     the end time is the event's (the suspend time for a suspended job);
 //                     a job that had nodes becomes COMPLETING, its nodes COMPLETING, and
 //                     `completing` lists the nodes that must still release it. Its CPUs and
 //                     memory are released at once (as Slurm's select plugin does).
@@ -40,6 +41,17 @@
 //   NodeLost          DOWN+NOT_RESPONDING; reason "Not responding" unless a reason is set.
 //   ConfigLoaded      new node and partition definitions; nodes keep their runtime state, new
 //                     nodes start UNKNOWN+NOT_RESPONDING; a node that still has jobs cannot go.
+//                     scontrol's partition changes (partition_overrides) apply again, except a
+//                     field whose spec value changed since (the spec wins).
+//   JobSuspended      RUNNING -> SUSPENDED (scontrol suspend): pre_suspend_secs += the time run
+//                     since the start or last resume, suspend_time = now; its CPUs and GRES are
+//                     released (memory stays allocated) and its nodes turn IDLE when no other job
+//                     runs there (Slurm's operator suspend). Time limits do not run meanwhile.
+//   JobResumed        SUSPENDED -> RUNNING: suspend_time = now, end time = now + time limit -
+//                     pre_suspend_secs; the CPUs are taken again (even when another job took
+//                     them meanwhile, as in Slurm).
+//   PartitionUpdated  scontrol update PartitionName=: State (UP, DOWN, DRAIN, INACTIVE), MaxTime,
+//                     DefaultTime; recorded in partition_overrides so a ConfigLoaded keeps them.
 // An event that does not fit the state (unknown job or node, illegal job-state transition per
 // model::CheckJobTransition, a node released twice...) returns an error and changes nothing.
 //
@@ -92,6 +104,8 @@ struct ClusterState {
   std::vector<v1::Node> nodes;                           // config order (compute pools, spec order)
   std::vector<v1::Partition> partitions;                 // spec order
   std::map<uint32_t, std::set<std::string>> completing;  // job -> nodes that must still release it
+  // scontrol update PartitionName= changes by partition name, kept over the spec's definitions.
+  std::map<std::string, v1::PartitionOverride> partition_overrides;
   int32_t return_to_service = 0;  // slurm.conf ReturnToService (0,1,2); configuration, set by
                                   // the caller (ReturnToServiceFromConfig), not by events
 

@@ -19,6 +19,8 @@ v1::ClusterSnapshot ToSnapshot(const ClusterState& state) {
     v1::NodeNames& entry = (*out.mutable_completing())[id];
     for (const std::string& name : names) entry.add_names(name);
   }
+  for (const auto& [name, o] : state.partition_overrides)
+    (*out.mutable_partition_overrides())[name] = o;
   return out;
 }
 
@@ -46,6 +48,7 @@ Result<ClusterState> FromSnapshot(const v1::ClusterSnapshot& snapshot) {
     if (entry.names().empty()) continue;
     state.completing[id] = std::set<std::string>(entry.names().begin(), entry.names().end());
   }
+  for (const auto& [name, o] : snapshot.partition_overrides()) state.partition_overrides[name] = o;
   RebuildIndexes(&state);
   return state;
 }

@@ -48,7 +48,8 @@ Status WriteAll(int fd, const char* data, size_t size) {
 }  // namespace
 
 std::optional<Method> MethodFromTag(uint8_t tag) {
-  if (tag < static_cast<uint8_t>(Method::kPing) || tag > static_cast<uint8_t>(Method::kJobStep)) {
+  if (tag < static_cast<uint8_t>(Method::kPing) ||
+      tag > static_cast<uint8_t>(Method::kUpdatePartition)) {
     return std::nullopt;
   }
   return static_cast<Method>(tag);

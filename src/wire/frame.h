@@ -33,6 +33,7 @@ enum class Method : uint8_t {
   kUpdateNode = 7,
   kGetConfig = 8,
   kJobStep = 9,
+  kUpdatePartition = 10,
 };
 
 // The Method a request's tag byte names, if any.

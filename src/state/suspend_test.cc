@@ -1,0 +1,195 @@
+// Apply of JobSuspended, JobResumed and PartitionUpdated (scontrol suspend/resume and update
+// PartitionName=), with Slurm 22.05's bookkeeping.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/job_state.h"
+#include "model/node_state.h"
+#include "state/cluster_state.h"
+#include "state/records.h"
+#include "state/testing.h"
+
+namespace gantry::state {
+namespace {
+
+using model::JobBaseState;
+using namespace testing;  // NOLINT(google-build-using-namespace): the builders
+
+void MustApply(ClusterState* s, const v1::Event& e) {
+  const Status status = Apply(s, e);
+  ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << e.DebugString();
+}
+
+v1::Event SuspendEvent(uint32_t id, int64_t time) {
+  v1::Event e;
+  e.set_time(time);
+  e.mutable_job_suspended()->set_job_id(id);
+  return e;
+}
+
+v1::Event ResumeEvent(uint32_t id, int64_t time) {
+  v1::Event e;
+  e.set_time(time);
+  e.mutable_job_resumed()->set_job_id(id);
+  return e;
+}
+
+v1::Event PartitionEvent(const std::string& name, std::optional<std::string> state,
+                         std::optional<uint32_t> max_time = std::nullopt,
+                         std::optional<uint32_t> default_time = std::nullopt) {
+  v1::Event e;
+  e.set_time(kNow);
+  v1::PartitionUpdated& u = *e.mutable_partition_updated();
+  u.set_name(name);
+  if (state) u.set_state(*state);
+  if (max_time) u.set_max_time_min(*max_time);
+  if (default_time) u.set_default_time_min(*default_time);
+  return e;
+}
+
+std::string NodeComplete(const ClusterState& s, const std::string& name) {
+  return model::NodeStateComplete(NodeStateOf(*s.FindNode(name)));
+}
+
+// Job 2 runs on n1 since kNow with a 60-minute limit, all of the node's CPUs and memory.
+ClusterState RunningJob() {
+  ClusterState s = MakeCluster(2);
+  MustApply(&s, SubmitEvent(PendingJob(2)));
+  MustApply(&s, StartEvent(2, {"n1"}, kNow, 64, 256000, 60));
+  return s;
+}
+
+TEST(SuspendTest, SuspendCountsTimeRunAndFreesCpusButNotMemory) {
+  ClusterState s = RunningJob();
+  MustApply(&s, SuspendEvent(2, kNow + 30));
+  const v1::Job& job = *s.FindJob(2);
+  EXPECT_EQ(JobStateOf(job).base, JobBaseState::kSuspended);
+  EXPECT_EQ(job.suspend_time(), kNow + 30);
+  EXPECT_EQ(job.pre_suspend_secs(), 30);
+  EXPECT_EQ(job.end_time(), kNow + 3600);  // unchanged while suspended, as scontrol shows it
+  const v1::Node& n1 = *s.FindNode("n1");
+  // Slurm: the node is IDLE with CPUAlloc=0 and the job's memory still allocated.
+  EXPECT_EQ(NodeComplete(s, "n1"), "IDLE");
+  EXPECT_EQ(n1.alloc_cpus(), 0u);
+  EXPECT_EQ(n1.alloc_mem_mb(), 256000u);
+  EXPECT_EQ(n1.alloc_gres(), "");
+  EXPECT_EQ(std::vector<uint32_t>(n1.job_ids().begin(), n1.job_ids().end()),
+            std::vector<uint32_t>{2});
+}
+
+TEST(SuspendTest, ResumeMovesEndTimeBySuspendedTime) {
+  ClusterState s = RunningJob();
+  MustApply(&s, SuspendEvent(2, kNow + 30));
+  MustApply(&s, ResumeEvent(2, kNow + 100));
+  const v1::Job& job = *s.FindJob(2);
+  EXPECT_EQ(JobStateOf(job).base, JobBaseState::kRunning);
+  EXPECT_EQ(job.suspend_time(), kNow + 100);
+  EXPECT_EQ(job.pre_suspend_secs(), 30);
+  // Slurm: end = resume + limit - time run before.
+  EXPECT_EQ(job.end_time(), kNow + 100 + 3600 - 30);
+  EXPECT_EQ(NodeComplete(s, "n1"), "ALLOCATED");
+  EXPECT_EQ(s.FindNode("n1")->alloc_cpus(), 64u);
+  EXPECT_EQ(s.FindNode("n1")->alloc_mem_mb(), 256000u);
+
+  // A second suspend counts from the resume.
+  MustApply(&s, SuspendEvent(2, kNow + 110));
+  EXPECT_EQ(s.FindJob(2)->pre_suspend_secs(), 40);
+  EXPECT_EQ(s.FindJob(2)->suspend_time(), kNow + 110);
+}
+
+TEST(SuspendTest, UnlimitedJobKeepsNoEndTime) {
+  ClusterState s = MakeCluster(1);
+  MustApply(&s, SubmitEvent(PendingJob(2)));
+  MustApply(&s, StartEvent(2, {"n1"}, kNow, 64, 256000, kUnlimited));
+  MustApply(&s, SuspendEvent(2, kNow + 5));
+  MustApply(&s, ResumeEvent(2, kNow + 9));
+  EXPECT_EQ(s.FindJob(2)->end_time(), 0);
+}
+
+TEST(SuspendTest, CancelOfSuspendedJobReleasesItsMemoryOnce) {
+  ClusterState s = RunningJob();
+  MustApply(&s, SuspendEvent(2, kNow + 30));
+  MustApply(&s, EndEvent(2, JobBaseState::kCancelled, kNow + 40));
+  EXPECT_EQ(model::JobStateComplete(JobStateOf(*s.FindJob(2))), "CANCELLED,COMPLETING");
+  EXPECT_EQ(s.FindJob(2)->end_time(), kNow + 30);  // Slurm: ended when it was suspended
+  EXPECT_EQ(s.FindNode("n1")->alloc_cpus(), 0u);
+  EXPECT_EQ(s.FindNode("n1")->alloc_mem_mb(), 0u);
+  EXPECT_EQ(NodeComplete(s, "n1"), "IDLE+COMPLETING");
+  MustApply(&s, ReleaseEvent(2, "n1", kNow + 41));
+  EXPECT_EQ(NodeComplete(s, "n1"), "IDLE");
+}
+
+TEST(SuspendTest, SuspendedJobCanBeRequeuedOrEndOnItsOwn) {
+  ClusterState s = RunningJob();
+  MustApply(&s, SuspendEvent(2, kNow + 30));
+  MustApply(&s, RequeueEvent(2, /*hold=*/true));
+  EXPECT_EQ(s.FindJob(2)->pre_suspend_secs(), 0);
+  EXPECT_EQ(s.FindJob(2)->suspend_time(), 0);
+  EXPECT_EQ(s.FindNode("n1")->alloc_mem_mb(), 0u);
+
+  // Its processes killed while stopped: the script's end is recorded.
+  ClusterState t = RunningJob();
+  MustApply(&t, SuspendEvent(2, kNow + 30));
+  MustApply(&t, EndEvent(2, JobBaseState::kFailed, kNow + 40, 9));
+  EXPECT_EQ(JobStateOf(*t.FindJob(2)).base, JobBaseState::kFailed);
+}
+
+TEST(SuspendTest, OnlyRunningJobsSuspendAndOnlySuspendedOnesResume) {
+  ClusterState s = RunningJob();
+  MustApply(&s, SubmitEvent(PendingJob(3)));
+  const ClusterState before = s;
+  EXPECT_EQ(Apply(&s, SuspendEvent(3, kNow)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Apply(&s, ResumeEvent(3, kNow)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Apply(&s, ResumeEvent(2, kNow)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Apply(&s, SuspendEvent(9, kNow)).code(), StatusCode::kNotFound);
+  MustApply(&s, SuspendEvent(2, kNow + 1));
+  EXPECT_EQ(Apply(&s, SuspendEvent(2, kNow + 2)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(s.FindJob(2)->suspend_time(), kNow + 1);
+  EXPECT_EQ(before.FindJob(3)->state(), s.FindJob(3)->state());
+}
+
+TEST(PartitionUpdateTest, ChangesStateAndLimits) {
+  ClusterState s = MakeCluster(2);
+  MustApply(&s, PartitionEvent("batch", "DRAIN"));
+  EXPECT_EQ(s.FindPartition("batch")->state(), "DRAIN");
+  MustApply(&s, PartitionEvent("batch", std::nullopt, 60, 10));
+  EXPECT_EQ(s.FindPartition("batch")->state(), "DRAIN");
+  EXPECT_EQ(s.FindPartition("batch")->max_time_min(), 60u);
+  EXPECT_EQ(s.FindPartition("batch")->default_time_min(), 10u);
+  EXPECT_EQ(Apply(&s, PartitionEvent("nosuch", "DOWN")).code(), StatusCode::kNotFound);
+  EXPECT_EQ(Apply(&s, PartitionEvent("batch", "BOGUS")).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(PartitionUpdateTest, ChangesSurviveReloadAndSnapshotUntilTheSpecChangesTheField) {
+  ClusterState s = MakeCluster(2);
+  MustApply(&s, PartitionEvent("batch", "INACTIVE", 60));
+  // A restart: the same spec again. scontrol's values stay.
+  std::vector<v1::Node> nodes = {MakeNode("n1"), MakeNode("n2")};
+  v1::Partition batch = MakePartition("batch", {"n1", "n2"}, true);
+  MustApply(&s, ConfigEvent(nodes, {batch}));
+  EXPECT_EQ(s.FindPartition("batch")->state(), "INACTIVE");
+  EXPECT_EQ(s.FindPartition("batch")->max_time_min(), 60u);
+
+  Result<ClusterState> restored = FromSnapshot(ToSnapshot(s));
+  ASSERT_TRUE(restored.ok());
+  MustApply(&*restored, ConfigEvent(nodes, {batch}));
+  EXPECT_EQ(restored->FindPartition("batch")->state(), "INACTIVE");
+
+  // The spec now sets MaxTime itself: it wins; the state change stays.
+  batch.set_max_time_min(120);
+  MustApply(&s, ConfigEvent(nodes, {batch}));
+  EXPECT_EQ(s.FindPartition("batch")->max_time_min(), 120u);
+  EXPECT_EQ(s.FindPartition("batch")->state(), "INACTIVE");
+  batch.set_max_time_min(kUnlimited);
+  MustApply(&s, ConfigEvent(nodes, {batch}));
+  EXPECT_EQ(s.FindPartition("batch")->max_time_min(), kUnlimited);
+
+  // A partition the spec removes forgets its changes.
+  MustApply(&s, ConfigEvent(nodes, {MakePartition("other", {"n1", "n2"}, true)}));
+  EXPECT_TRUE(s.partition_overrides.empty());
+}
+
+}  // namespace
+}  // namespace gantry::state
