@@ -835,7 +835,14 @@ Result<std::vector<SacctJobSelector>> ParseSacctJobList(std::string_view text) {
           return InvalidArgument("Bad step specified: " + std::string(id_text));
         }
         if (s.part == SacctJobSelector::Part::kJob) {
-          s.part = step == "batch" ? SacctJobSelector::Part::kBatch : SacctJobSelector::Part::kNone;
+          if (step == "batch") {
+            s.part = SacctJobSelector::Part::kBatch;
+          } else if (AllDigits(step) && step.size() <= 9) {
+            s.part = SacctJobSelector::Part::kStep;
+            s.step_id = static_cast<uint32_t>(std::stoul(std::string(step)));
+          } else {
+            s.part = SacctJobSelector::Part::kNone;
+          }
         }
       }
     }
@@ -907,6 +914,7 @@ std::vector<SacctRow> SelectSacctRows(const std::vector<const v1::Job*>& jobs,
     bool whole = every_id;
     bool named = every_id;
     bool batch = false;
+    std::vector<uint32_t> steps;  // steps named alone (12.0)
     for (const SacctJobSelector& s : filter.jobs) {
       const bool selected = s.array_task
                                 ? job.array_job_id() == s.job_id && job.has_array_task_id() &&
@@ -916,6 +924,7 @@ std::vector<SacctRow> SelectSacctRows(const std::vector<const v1::Job*>& jobs,
       named = true;
       whole = whole || s.part == SacctJobSelector::Part::kJob;
       batch = batch || s.part == SacctJobSelector::Part::kBatch;
+      if (s.part == SacctJobSelector::Part::kStep) steps.push_back(s.step_id);
     }
     if (!named || !MatchesFilter(job, filter)) continue;
     if (filter.allocations) {
@@ -924,8 +933,10 @@ std::vector<SacctRow> SelectSacctRows(const std::vector<const v1::Job*>& jobs,
     }
     if (whole) rows.push_back({&job, false, nullptr});
     if ((whole || batch) && HasBatchStep(job)) rows.push_back({&job, true, nullptr});
-    if (whole) {
-      for (const v1::JobStep& step : job.steps()) rows.push_back({&job, true, &step});
+    for (const v1::JobStep& step : job.steps()) {
+      if (whole || std::find(steps.begin(), steps.end(), step.step_id()) != steps.end()) {
+        rows.push_back({&job, true, &step});
+      }
     }
   }
   return rows;

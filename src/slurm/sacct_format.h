@@ -137,11 +137,18 @@ struct SacctJobSelector {
   enum class Part {
     kJob,    // the whole job
     kBatch,  // its batch step
-    kNone,   // a step or hetjob component Gantry does not have
+    kStep,   // one srun step (step_id)
+    kNone,   // a step kind or hetjob component Gantry does not have
   };
+  SacctJobSelector() = default;
+  SacctJobSelector(uint32_t id, Part p, std::optional<uint32_t> task = std::nullopt,
+                   uint32_t step = 0)
+      : job_id(id), part(p), array_task(task), step_id(step) {}
+
   uint32_t job_id = 0;  // a job, or every task of the array with that id
   Part part = Part::kJob;
   std::optional<uint32_t> array_task;  // `12_3`: task 3 of array 12
+  uint32_t step_id = 0;                // kStep: `12.0`
 
   friend bool operator==(const SacctJobSelector&, const SacctJobSelector&) = default;
 };

@@ -356,10 +356,10 @@ TEST(SacctFormatTest, ParsesJobLists) {
   };
   const Case cases[] = {
       {"12", {{12, P::kJob, {}}}, ""},
-      {"12,13.batch,,14.0", {{12, P::kJob, {}}, {13, P::kBatch, {}}, {14, P::kNone, {}}}, ""},
+      {"12,13.batch,,14.0", {{12, P::kJob, {}}, {13, P::kBatch, {}}, {14, P::kStep, {}}}, ""},
       {"12.extern,12.9999999999", {{12, P::kNone, {}}, {12, P::kNone, {}}}, ""},
       {"12_3,12+0,12_3.batch,12_3.0",
-       {{12, P::kJob, 3}, {12, P::kNone, {}}, {12, P::kBatch, 3}, {12, P::kNone, 3}},
+       {{12, P::kJob, 3}, {12, P::kNone, {}}, {12, P::kBatch, 3}, {12, P::kStep, 3}},
        ""},
       {"1_2_3", {{1, P::kNone, {}}}, ""},  // Slurm reads the leading digits
       {"12_x", {}, "Bad job/step specified: 12_x"},
@@ -631,6 +631,10 @@ TEST(SacctFormatTest, StepLinesFollowTheBatchLineAsSlurms) {
             std::string::npos)
       << out;
   EXPECT_LT(out.find("21421.batch|"), out.find("21421.0|")) << out;
+  SacctFilter one_step = ByIds({});
+  one_step.jobs.push_back({21421, SacctJobSelector::Part::kStep, std::nullopt, 1});
+  EXPECT_EQ(Render({job}, one_step, "JobID,State", SacctLayout::kParsable2),
+            "JobID|State\n21421.1|FAILED\n");
 }
 
 TEST(SacctFormatTest, TimeErrorsNameWhereParsingStopped) {
