@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "slurm/anchor_records_test_util.h"
+#include "slurm/job_view.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {
@@ -68,6 +70,63 @@ TEST(SqueueAnchorTest, StartListingMatchesSlurm) {
   const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), {}};
   for (const v1::Job* j : jobs) out += RenderJobLine(parsed, *j, ctx);
   EXPECT_EQ(out, (ReadGolden("cmd-anchor-squeue-start.txt")));
+}
+
+// The lines of a listing, sorted: the reference lists jobs whose sort keys tie (these held
+// arrays) newest first, Gantry oldest first (see the README's compatibility notes).
+std::vector<std::string> SortedLines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+// Held arrays as the reference cluster listed them (captured 2026-12-03 with `sbatch -H
+// --array=0-15:4`, `--array=1-7:2,20%3`, `--array=5`): the array ids, %A, %a (the account),
+// %F and %K, squeue's cut of a long id, and -r.
+TEST(SqueueAnchorTest, HeldArraysMatchSlurm) {
+  std::vector<v1::Job> jobs;
+  auto array = [&](uint32_t id, std::vector<uint32_t> tasks, uint32_t throttle) {
+    v1::Job job = AnchorJob(21445);  // held, root, a4
+    job.set_job_id(id);
+    job.mutable_request()->set_name("wrap");
+    job.mutable_request()->set_account("root");
+    job.set_array_job_id(id);
+    for (uint32_t t : tasks) job.add_array_pending_tasks(t);
+    job.set_array_task_throttle(throttle);
+    jobs.push_back(job);
+  };
+  array(26322, {0, 4, 8, 12}, 0);
+  array(26323, {1, 3, 5, 7, 20}, 3);
+  array(26324, {5}, 0);
+  JobFilter none;
+  EXPECT_EQ(
+      SortedLines(Render(jobs, kSqueueDefaultFormat, none, false)),
+      SortedLines(
+          "         26324_[5]        a4     wrap     root PD       0:00      1 (JobHeldUser)\n"
+          "26323_[1,3,5,7,20%        a4     wrap     root PD       0:00      1 (JobHeldUser)\n"
+          "  26322_[0,4,8,12]        a4     wrap     root PD       0:00      1 (JobHeldUser)\n"));
+  EXPECT_EQ(SortedLines(Render(jobs, "%i|%A|%a|%F|%K|%j", none, false)),
+            SortedLines("26324_[5]|26324|root|26324|5|wrap\n"
+                        "26323_[1,3,5,7,20%3]|26323|root|26323|1,3,5,7,20%3|wrap\n"
+                        "26322_[0,4,8,12]|26322|root|26322|0,4,8,12|wrap\n"));
+  EXPECT_EQ(RenderJobHeader(ParseJobFormat("%i|%A|%a|%F|%K|%j")),
+            "JOBID|JOBID|ACCOUNT|ARRAY_JOB_ID|ARRAY_TASK_ID|NAME\n");
+  std::vector<v1::Job> tasks;
+  for (const v1::Job& job : jobs) {
+    for (v1::Job& task : ExpandArrayTasks(job)) tasks.push_back(std::move(task));
+  }
+  EXPECT_EQ(SortedLines(Render(tasks, "%i|%A|%F|%K", none, false)),
+            SortedLines("26324_5|26324|26324|5\n"
+                        "26323_1|26323|26323|1\n26323_3|26323|26323|3\n26323_5|26323|26323|5\n"
+                        "26323_7|26323|26323|7\n26323_20|26323|26323|20\n"
+                        "26322_0|26322|26322|0\n26322_4|26322|26322|4\n26322_8|26322|26322|8\n"
+                        "26322_12|26322|26322|12\n"));
 }
 
 TEST(SqueueFormatTest, WidthsCutAndJustify) {
