@@ -42,7 +42,7 @@ class Explainer {
   void Line(const std::string& text) { out_ += text + "\n"; }
   void Item(const std::string& text) { out_ += "  " + text + "\n"; }
   std::string Time(UnixTime t) const { return TimeText(t, *in_.tz, "Unknown"); }
-  std::string Minutes(uint32_t minutes) const {
+  static std::string Minutes(uint32_t minutes) {
     return minutes == kUnlimited ? "UNLIMITED" : text::FormatDurationMinutes(minutes);
   }
 

@@ -59,9 +59,8 @@ Result<std::vector<uint32_t>> ParseItems(std::string_view text, uint64_t limit) 
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
-  std::ranges::sort(tasks);
-  const auto [first, last] = std::ranges::unique(tasks);
-  tasks.erase(first, last);
+  std::sort(tasks.begin(), tasks.end());
+  tasks.erase(std::unique(tasks.begin(), tasks.end()), tasks.end());
   return tasks;
 }
 
