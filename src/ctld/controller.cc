@@ -23,6 +23,7 @@
 #include "sys/system_time.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
+#include "wire/frame.h"
 
 namespace gantry::ctld {
 namespace {
@@ -950,6 +951,10 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
     return Status::Ok();
   }
   std::shared_lock lock(mu_);
+  if (request.job_ids().empty()) {  // a listing: room for every record, in huge pages
+    out->reserve(state_.jobs.size() * 320);
+    wire::AdviseHugePages(out->data(), out->capacity());
+  }
   VisitLiveJobsLocked(request, [&](const v1::Job& job) {
     const size_t size = job.ByteSizeLong();
     out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited

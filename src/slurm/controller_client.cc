@@ -1,6 +1,10 @@
 #include "slurm/controller_client.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
+
+#include <memory>
+#include <new>
 
 #include "slurm/slurm_errors.h"
 #include "wire/unix_socket.h"
@@ -102,6 +106,35 @@ Result<v1::UpdateJobReply> ControllerClient::UpdateJob(const v1::UpdateJobReques
 Result<v1::GetJobsReply> ControllerClient::GetJobs(const v1::GetJobsRequest& request) {
   return Call<v1::GetJobsReply>(wire::Method::kGetJobs, request);
 }
+namespace {
+
+constexpr size_t kHugePage = 2u << 20;
+
+void* HugeBlock(size_t size) {
+  const size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages stay small
+  return p;
+}
+
+void FreeHugeBlock(void* p, size_t size) {
+  munmap(p, (size + kHugePage - 1) / kHugePage * kHugePage);
+}
+
+}  // namespace
+
+google::protobuf::Arena* ControllerClient::ListingArena() {
+  static std::unique_ptr<google::protobuf::Arena> arena;
+  google::protobuf::ArenaOptions options;
+  options.start_block_size = kHugePage;
+  options.max_block_size = 16 * kHugePage;
+  options.block_alloc = HugeBlock;
+  options.block_dealloc = FreeHugeBlock;
+  arena = std::make_unique<google::protobuf::Arena>(options);
+  return arena.get();
+}
+
 Result<v1::GetJobsReply*> ControllerClient::GetJobs(const v1::GetJobsRequest& request,
                                                     google::protobuf::Arena* arena) {
   GANTRY_ASSIGN_OR_RETURN(

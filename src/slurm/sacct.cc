@@ -513,14 +513,7 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   for (const SacctJobSelector& s : filter.jobs) {
     if (!every_id) request.add_job_ids(s.job_id);
   }
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = 1 << 20;
-  arena_options.max_block_size = 16 << 20;
-  // Kept until the next listing in this process: gantry-slurm leaves with _exit right after
-  // printing, so a large reply is never taken apart record by record.
-  static std::unique_ptr<google::protobuf::Arena> arena;
-  arena = std::make_unique<google::protobuf::Arena>(arena_options);
-  Result<v1::GetJobsReply*> reply = client->GetJobs(request, arena.get());
+  Result<v1::GetJobsReply*> reply = client->GetJobs(request, ControllerClient::ListingArena());
   if (!reply.ok()) {
     *ctx.err << kDatabase << reply.status().message() << "\n";
     return 1;

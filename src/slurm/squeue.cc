@@ -11,6 +11,7 @@
 #include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
+#include "wire/frame.h"
 
 namespace gantry::slurm {
 namespace {
@@ -403,14 +404,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   if (filter.user_filter && !filter.user_ids.empty()) {
     for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
   }
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = 1 << 20;
-  arena_options.max_block_size = 16 << 20;
-  // Kept until the next listing in this process: gantry-slurm leaves with _exit right after
-  // printing, so a large reply is never taken apart record by record.
-  static std::unique_ptr<google::protobuf::Arena> arena;
-  arena = std::make_unique<google::protobuf::Arena>(arena_options);
-  Result<v1::GetJobsReply*> reply = client->GetJobs(request, arena.get());
+  Result<v1::GetJobsReply*> reply = client->GetJobs(request, ControllerClient::ListingArena());
   if (!reply.ok()) {
     *ctx.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
     return 1;
@@ -459,6 +453,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   const JobPrintContext print{now, &tz, cluster};
   std::string text;
   text.reserve(jobs.size() * 96);
+  wire::AdviseHugePages(text.data(), text.capacity());
   for (const v1::Job* job : jobs) AppendJobLine(format, *job, print, &text);
   *ctx.out << text;
   return 0;

@@ -1,5 +1,6 @@
 #include "wire/frame.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -47,6 +48,14 @@ Status WriteAll(int fd, const char* data, size_t size) {
 
 }  // namespace
 
+void AdviseHugePages(void* data, size_t size) {
+  constexpr uintptr_t kHuge = 2u << 20;
+  if (size < 2 * kHuge) return;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 std::optional<Method> MethodFromTag(uint8_t tag) {
   if (tag < static_cast<uint8_t>(Method::kPing) ||
       tag > static_cast<uint8_t>(Method::kUpdatePartition)) {
@@ -84,6 +93,8 @@ Result<Frame> ReadFrame(int fd, uint32_t max_bytes) {
   }
   Frame frame;
   frame.tag = head[4];
+  frame.body.reserve(length - 1);
+  AdviseHugePages(frame.body.data(), length - 1);  // before the pages are first touched
   frame.body.resize(length - 1);
   GANTRY_RETURN_IF_ERROR(ReadAll(fd, frame.body.data(), frame.body.size(), false));
   return frame;
