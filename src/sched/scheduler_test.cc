@@ -25,11 +25,6 @@ using state::kBasePriority;
 using state::kUnlimited;
 using namespace state::testing;  // NOLINT(google-build-using-namespace): the builders
 
-void MustApply(ClusterState* s, const v1::Event& e) {
-  const Status status = state::Apply(s, e);
-  ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << e.DebugString();
-}
-
 // Applies the decisions as gantryd does (JobStarted, JobPriorityChanged).
 void ApplyDecisions(ClusterState* s, const Decisions& d, int64_t now) {
   for (const Start& start : d.starts) {

@@ -24,11 +24,6 @@ using namespace testing;  // NOLINT(google-build-using-namespace): the builders
 
 constexpr int64_t kLater = kNow + 100;
 
-void MustApply(ClusterState* s, const v1::Event& e) {
-  const Status status = Apply(s, e);
-  ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << e.DebugString();
-}
-
 const v1::Job& Job(const ClusterState& s, uint32_t id) { return *s.FindJob(id); }
 const v1::Node& Node(const ClusterState& s, const std::string& name) { return *s.FindNode(name); }
 std::string NodeLong(const ClusterState& s, const std::string& name) {

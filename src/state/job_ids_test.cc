@@ -11,15 +11,11 @@ namespace gantry::state {
 namespace {
 
 using testing::MakeCluster;
+using testing::MustApply;
 using testing::PendingArray;
 using testing::PendingJob;
 using testing::SplitEvent;
 using testing::SubmitEvent;
-
-void MustApply(ClusterState* s, const v1::Event& e) {
-  const Status st = Apply(s, e);
-  ASSERT_TRUE(st.ok()) << st.message();
-}
 
 // Array 10 with tasks 1-4: 2 split off as job 11; plain job 20.
 ClusterState State() {

@@ -13,11 +13,6 @@ namespace {
 using model::JobBaseState;
 using namespace testing;  // NOLINT(google-build-using-namespace): the builders
 
-void MustApply(ClusterState* s, const v1::Event& e) {
-  const Status status = Apply(s, e);
-  ASSERT_TRUE(status.ok()) << status.ToString();
-}
-
 ClusterState Busy() {
   ClusterState s = MakeCluster(4);
   for (uint32_t id = 1; id <= 5; ++id) MustApply(&s, SubmitEvent(PendingJob(id)));

@@ -17,11 +17,6 @@ namespace {
 using model::JobBaseState;
 using namespace testing;  // NOLINT(google-build-using-namespace): the builders
 
-void MustApply(ClusterState* s, const v1::Event& e) {
-  const Status status = Apply(s, e);
-  ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << e.DebugString();
-}
-
 v1::Event SuspendEvent(uint32_t id, int64_t time) {
   v1::Event e;
   e.set_time(time);

@@ -1,7 +1,10 @@
 // Builders for tests of src/state and src/sched (and gantryd's): node, partition and job
-// records and the events that change them, with small fixed defaults. Test-only; header-only.
+// records and the events that change them, with small fixed defaults, and MustApply. Test-only;
+// header-only.
 #ifndef GANTRY_STATE_TESTING_H_
 #define GANTRY_STATE_TESTING_H_
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
@@ -232,6 +235,12 @@ inline std::vector<std::string> NodeNames(int count, const std::string& prefix =
 
 // A cluster of `count` registered, IDLE nodes n1..n<count> (64 CPUs, 256000 MiB, gpu:8) in one
 // default partition "batch", built through Apply.
+// Applies `e`, failing the test (with the event) when Apply refuses it.
+inline void MustApply(ClusterState* s, const v1::Event& e) {
+  const Status status = Apply(s, e);
+  ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << e.DebugString();
+}
+
 inline ClusterState MakeCluster(int count = 4, int32_t return_to_service = 2) {
   ClusterState s;
   s.return_to_service = return_to_service;
