@@ -19,6 +19,16 @@ constexpr uint32_t kUnlimited = 0xFFFFFFFFu;
 
 std::string Id(const v1::Job& job) { return JobIdText(job); }
 
+model::NodeState StateOfNode(const v1::Node& node) {
+  return {static_cast<model::NodeBaseState>(node.state()), node.state_flags()};
+}
+
+// Not down, drained or silent: a node that can take the job once it is free.
+bool Usable(const model::NodeState& s) {
+  return s.base != model::NodeBaseState::kDown && !s.Has(model::NodeFlag::kDrain) &&
+         !s.Has(model::NodeFlag::kNoRespond);
+}
+
 class Explainer {
  public:
   explicit Explainer(const ExplainInput& in) : in_(in), job_(*in.job) {}
@@ -198,10 +208,8 @@ class Explainer {
   void Unavailable() {
     std::vector<std::string> down;
     for (const v1::Node& node : in_.nodes->nodes()) {
-      const model::NodeState s{static_cast<model::NodeBaseState>(node.state()), node.state_flags()};
-      const bool usable = s.base != model::NodeBaseState::kDown &&
-                          !s.Has(model::NodeFlag::kDrain) && !s.Has(model::NodeFlag::kNoRespond);
-      if (!usable &&
+      const model::NodeState s = StateOfNode(node);
+      if (!Usable(s) &&
           std::ranges::find(node.partitions(), job_.partition()) != node.partitions().end()) {
         down.push_back(node.name() + " " + model::NodeStateString(s) +
                        (node.reason().empty() ? "" : " (" + node.reason() + ")"));
@@ -225,12 +233,8 @@ class Explainer {
     for (const std::string& name : part->nodes()) {
       const v1::Node* node = Node(name);
       if (node == nullptr) continue;
-      const model::NodeState s{static_cast<model::NodeBaseState>(node->state()),
-                               node->state_flags()};
-      if (s.base == model::NodeBaseState::kDown || s.Has(model::NodeFlag::kDrain) ||
-          s.Has(model::NodeFlag::kNoRespond)) {
-        continue;
-      }
+      const model::NodeState s = StateOfNode(*node);
+      if (!Usable(s)) continue;
       ++up;
       // Whole nodes: the node frees up when the last job on it reaches its time limit.
       bool busy = s.base != model::NodeBaseState::kIdle;
@@ -261,7 +265,7 @@ class Explainer {
     for (const v1::Job* other : in_.jobs) {
       // Only jobs that compete for nodes now (not held, waiting on a dependency or a time).
       const std::string& why = other->reason();
-      if (other == in_.job || other->job_id() == job_.job_id() || !IsPendingJob(*other) ||
+      if (other->job_id() == job_.job_id() || !IsPendingJob(*other) ||
           other->partition() != job_.partition() || other->priority() == 0 ||
           (why != "Resources" && why != "Priority" && why != "None")) {
         continue;
