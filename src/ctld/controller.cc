@@ -997,8 +997,7 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
       if (wanted(job)) current.emplace_back(id, job.SerializeAsString());
     }
   }
-  // Jobs still held in memory are newer than their archived copy. The archive comes in id
-  // order (ScanArchive), as does the state.
+  // Jobs still held in memory are newer than their archived copy.
   std::vector<std::pair<uint32_t, std::string>> archived;
   GANTRY_RETURN_IF_ERROR(store_->ScanArchive(query, [&](const store::ArchivedJob& job) {
     if (!std::binary_search(live.begin(), live.end(), job.job_id)) {
@@ -1006,12 +1005,16 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
     }
     return Status::Ok();
   }));
+  // Named ids come back per id (an array's tasks after it): put them in id order for the merge.
+  auto by_id = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(archived.begin(), archived.end(), by_id)) {
+    std::sort(archived.begin(), archived.end(), by_id);
+  }
   out->clear();
   out->reserve(current.size() + archived.size());
   std::merge(std::make_move_iterator(current.begin()), std::make_move_iterator(current.end()),
              std::make_move_iterator(archived.begin()), std::make_move_iterator(archived.end()),
-             std::back_inserter(*out),
-             [](const auto& a, const auto& b) { return a.first < b.first; });
+             std::back_inserter(*out), by_id);
   return Status::Ok();
 }
 
