@@ -927,8 +927,10 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
 }
 
 Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const {
-  // GetJobsReply's wire form written straight from the records: field 1 (jobs) once per job,
-  // then field 2 (now). No copy of the records, which is most of a large listing's cost.
+  // GetJobsReply's wire form written straight from the records: the head (now, jobs_at_most)
+  // first, so that a reader can handle each job as it arrives (ControllerClient::ListJobs),
+  // then field 1 (jobs) once per job. No copy of the records, which is most of a large listing's
+  // cost.
   out->clear();
   auto put_varint = [out](uint64_t v) {
     while (v >= 0x80) {
@@ -937,17 +939,22 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
     }
     out->push_back(static_cast<char>(v));
   };
+  auto put_head = [&](UnixTime now, size_t jobs_at_most) {
+    out->push_back(static_cast<char>(0x10));  // field 2 (now), varint
+    put_varint(static_cast<uint64_t>(now));
+    out->push_back(static_cast<char>(0x18));  // field 3 (jobs_at_most), varint
+    put_varint(jobs_at_most);
+  };
   if (request.history()) {
     UnixTime now = 0;
     std::vector<std::pair<uint32_t, std::string>> records;
     GANTRY_RETURN_IF_ERROR(HistoryRecords(request, &now, &records));
+    put_head(now, records.size());
     for (const auto& [id, bytes] : records) {
-      out->push_back(static_cast<char>(0x0A));
+      out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited
       put_varint(bytes.size());
       out->append(bytes);
     }
-    out->push_back(static_cast<char>(0x10));
-    put_varint(static_cast<uint64_t>(now));
     return Status::Ok();
   }
   std::shared_lock lock(mu_);
@@ -955,16 +962,15 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
     out->reserve(state_.jobs.size() * 320);
     wire::AdviseHugePages(out->data(), out->capacity());
   }
+  put_head(clock_->Now(), request.job_ids().empty() ? state_.jobs.size() : 0);
   VisitLiveJobsLocked(request, [&](const v1::Job& job) {
     const size_t size = job.ByteSizeLong();
-    out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited
+    out->push_back(static_cast<char>(0x0A));
     put_varint(size);
     const size_t at = out->size();
     out->resize(at + size);
     job.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + at));
   });
-  out->push_back(static_cast<char>(0x10));  // field 2, varint
-  put_varint(static_cast<uint64_t>(clock_->Now()));
   return Status::Ok();
 }
 

@@ -73,7 +73,7 @@ class Controller {
   // when the archive cannot be read.
   Status GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
   // The same reply in its wire form, written from the records without copying them (the local
-  // command socket's large listings).
+  // command socket's large listings), with `now` before the jobs.
   Status GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const;
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);

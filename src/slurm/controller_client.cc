@@ -1,10 +1,8 @@
 #include "slurm/controller_client.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <memory>
-#include <new>
 
 #include "slurm/slurm_errors.h"
 #include "wire/unix_socket.h"
@@ -27,6 +25,41 @@ class SocketTransport final : public ControllerTransport {
 
   Result<std::string> Call(wire::Method method, const std::string& request,
                            int timeout_seconds) override {
+    GANTRY_RETURN_IF_ERROR(Send(method, request, timeout_seconds));
+    Result<wire::Frame> reply = wire::ReadFrame(fd_, wire::kMaxReplyBytes);
+    if (!reply.ok()) return Broken(reply.status());
+    const StatusCode code = wire::ReplyCode(reply->tag);
+    if (code == StatusCode::kOk) return std::move(reply->body);
+    return Refusal(code, std::move(reply->body));
+  }
+
+  Status CallInPieces(wire::Method method, const std::string& request, int timeout_seconds,
+                      const std::function<Status(std::string_view piece)>& on_piece) override {
+    constexpr size_t kPieceBytes = 1u << 20;
+    GANTRY_RETURN_IF_ERROR(Send(method, request, timeout_seconds));
+    std::string refusal;  // an error reply's text, which comes whole
+    Status caller;        // on_piece's error
+    Result<uint8_t> tag = wire::ReadFrameInPieces(fd_, wire::kMaxReplyBytes, kPieceBytes,
+                                                  [&](uint8_t code, std::string_view piece) {
+                                                    if (code != 0) {
+                                                      refusal.append(piece);
+                                                      return Status::Ok();
+                                                    }
+                                                    caller = on_piece(piece);
+                                                    return caller;
+                                                  });
+    if (!caller.ok()) {  // the rest of the reply is still on the way: the connection is done
+      Disconnect();
+      return caller;
+    }
+    if (!tag.ok()) return Broken(tag.status());
+    const StatusCode code = wire::ReplyCode(*tag);
+    return code == StatusCode::kOk ? Status::Ok() : Refusal(code, std::move(refusal));
+  }
+
+ private:
+  // Connects on the first call and sends the request.
+  Status Send(wire::Method method, const std::string& request, int timeout_seconds) {
     if (fd_ < 0) {
       Result<int> fd = wire::ConnectUnix(path_);
       if (!fd.ok()) return Unavailable(kConnectFailure);
@@ -34,28 +67,40 @@ class SocketTransport final : public ControllerTransport {
     }
     wire::SetTimeouts(fd_, timeout_seconds);
     Status sent = wire::WriteFrame(fd_, static_cast<uint8_t>(method), request);
-    Result<wire::Frame> reply =
-        sent.ok() ? wire::ReadFrame(fd_, wire::kMaxReplyBytes) : Result<wire::Frame>(sent);
-    if (!reply.ok()) {
-      close(fd_);
-      fd_ = -1;
-      return Unavailable(wire::IsTimeout(reply.status()) ? kSocketTimeout : kConnectFailure);
-    }
-    const StatusCode code = wire::ReplyCode(reply->tag);
-    if (code == StatusCode::kOk) return std::move(reply->body);
-    std::string& message = reply->body;
+    return sent.ok() ? sent : Broken(sent);
+  }
+
+  void Disconnect() {
+    close(fd_);
+    fd_ = -1;
+  }
+
+  // A failed exchange: the connection goes, the error in Slurm's client-side terms.
+  Status Broken(const Status& status) {
+    Disconnect();
+    return Unavailable(wire::IsTimeout(status) ? kSocketTimeout : kConnectFailure);
+  }
+
+  // The controller's refusal; an empty text gets the client's.
+  static Status Refusal(StatusCode code, std::string message) {
     if (message.empty()) {
       message = code == StatusCode::kPermissionDenied ? kAccessDenied : kUnexpectedMessage;
     }
     return Status(code, std::move(message));
   }
 
- private:
   std::string path_;
   int fd_ = -1;
 };
 
 }  // namespace
+
+Status ControllerTransport::CallInPieces(
+    wire::Method method, const std::string& request, int timeout_seconds,
+    const std::function<Status(std::string_view piece)>& on_piece) {
+  GANTRY_ASSIGN_OR_RETURN(const std::string reply, Call(method, request, timeout_seconds));
+  return on_piece(reply);
+}
 
 void SetRemoteConnector(RemoteConnector connector) { Remote() = std::move(connector); }
 bool HasRemoteConnector() { return static_cast<bool>(Remote()); }
@@ -106,43 +151,18 @@ Result<v1::UpdateJobReply> ControllerClient::UpdateJob(const v1::UpdateJobReques
 Result<v1::GetJobsReply> ControllerClient::GetJobs(const v1::GetJobsRequest& request) {
   return Call<v1::GetJobsReply>(wire::Method::kGetJobs, request);
 }
-namespace {
-
-constexpr size_t kHugePage = 2u << 20;
-
-void* HugeBlock(size_t size) {
-  const size_t rounded = (size + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
-  madvise(p, rounded, MADV_HUGEPAGE);  // advice only: without THP the pages stay small
-  return p;
-}
-
-void FreeHugeBlock(void* p, size_t size) {
-  munmap(p, (size + kHugePage - 1) / kHugePage * kHugePage);
-}
-
-}  // namespace
-
-google::protobuf::Arena* ControllerClient::ListingArena() {
-  static std::unique_ptr<google::protobuf::Arena> arena;
-  google::protobuf::ArenaOptions options;
-  options.start_block_size = kHugePage;
-  options.max_block_size = 16 * kHugePage;
-  options.block_alloc = HugeBlock;
-  options.block_dealloc = FreeHugeBlock;
-  arena = std::make_unique<google::protobuf::Arena>(options);
-  return arena.get();
-}
-
-Result<v1::GetJobsReply*> ControllerClient::GetJobs(const v1::GetJobsRequest& request,
-                                                    google::protobuf::Arena* arena) {
-  GANTRY_ASSIGN_OR_RETURN(
-      std::string bytes,
-      transport_->Call(wire::Method::kGetJobs, request.SerializeAsString(), timeout_seconds));
-  auto* reply = google::protobuf::Arena::CreateMessage<v1::GetJobsReply>(arena);
-  if (!reply->ParseFromString(bytes)) return Internal(kUnexpectedMessage);
-  return reply;
+Result<JobsReplyHead> ControllerClient::ListJobs(const v1::GetJobsRequest& request,
+                                                 const JobsReplyVisitor& visitor) {
+  JobsReplyReader reader(visitor);
+  Status read_error;  // the reader's, told apart from the transport's
+  Status called = transport_->CallInPieces(wire::Method::kGetJobs, request.SerializeAsString(),
+                                           timeout_seconds, [&](std::string_view piece) {
+                                             read_error = reader.Feed(piece);
+                                             return read_error;
+                                           });
+  if (!read_error.ok()) return read_error;
+  GANTRY_RETURN_IF_ERROR(called);
+  return reader.Finish();
 }
 Result<v1::JobStepReply> ControllerClient::JobStep(const v1::JobStepRequest& request) {
   return Call<v1::JobStepReply>(wire::Method::kJobStep, request);

@@ -16,15 +16,16 @@
 #ifndef GANTRY_SLURM_CONTROLLER_CLIENT_H_
 #define GANTRY_SLURM_CONTROLLER_CLIENT_H_
 
-#include <google/protobuf/arena.h>
-
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
+#include "base/time.h"
 #include "gantry/v1/controller.pb.h"
 #include "slurm/client_config.h"
+#include "slurm/jobs_reply_reader.h"
 #include "wire/frame.h"
 
 namespace gantry::slurm {
@@ -36,6 +37,10 @@ class ControllerTransport {
   virtual ~ControllerTransport() = default;
   virtual Result<std::string> Call(wire::Method method, const std::string& request,
                                    int timeout_seconds) = 0;
+  // The same, handing the reply out in pieces as it arrives (in order; together they are the
+  // serialized reply). This default hands it out whole, as one piece, once it is in.
+  virtual Status CallInPieces(wire::Method method, const std::string& request, int timeout_seconds,
+                              const std::function<Status(std::string_view piece)>& on_piece);
 };
 
 // Makes the transport for an endpoint the command socket cannot serve (Endpoint::frames false).
@@ -60,16 +65,14 @@ class ControllerClient {
   Result<v1::SignalJobReply> SignalJob(const v1::SignalJobRequest& request);
   Result<v1::UpdateJobReply> UpdateJob(const v1::UpdateJobRequest& request);
   Result<v1::GetJobsReply> GetJobs(const v1::GetJobsRequest& request);
+  // GetJobs for large listings (squeue, sacct): the reply's head, then each job as soon as its
+  // record has arrived (slurm/jobs_reply_reader.h: one message reused for every job, so keep
+  // nothing that points into it). Nothing of the reply is kept, and the caller works while the
+  // rest is still on the way. An error (transport, malformed reply, or the first one the visitor
+  // returns) ends the listing.
+  Result<JobsReplyHead> ListJobs(const v1::GetJobsRequest& request,
+                                 const JobsReplyVisitor& visitor);
   Result<v1::JobStepReply> JobStep(const v1::JobStepRequest& request);
-  // The same, parsed into `arena` (which owns the reply): a listing of many jobs then costs no
-  // heap allocation or destruction per record.
-  Result<v1::GetJobsReply*> GetJobs(const v1::GetJobsRequest& request,
-                                    google::protobuf::Arena* arena);
-  // A fresh arena for one large listing (squeue, sacct), replacing the previous one: its blocks
-  // are large and backed by transparent huge pages where the kernel allows (a 100k-job reply
-  // is ~25 MB, whose page faults otherwise cost a third of the listing). Kept until the next
-  // call: gantry-slurm leaves with _exit right after printing, never taking it apart.
-  static google::protobuf::Arena* ListingArena();
   Result<v1::GetNodesReply> GetNodes(const v1::GetNodesRequest& request);
   Result<v1::UpdateNodeReply> UpdateNode(const v1::UpdateNodeRequest& request);
   Result<v1::UpdatePartitionReply> UpdatePartition(const v1::UpdatePartitionRequest& request);

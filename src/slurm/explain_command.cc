@@ -1,5 +1,4 @@
 // `gantry explain JOBID`: loads the jobs and nodes and prints ExplainJob (slurm/explain.h).
-#include <google/protobuf/arena.h>
 
 #include <memory>
 #include <optional>
@@ -27,8 +26,7 @@ int RunExplain(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   std::unique_ptr<ControllerClient> client = ConnectOrReport(ctx, "gantry explain", "");
   if (!client) return 1;
-  google::protobuf::Arena arena;
-  Result<v1::GetJobsReply*> jobs = client->GetJobs(v1::GetJobsRequest(), &arena);
+  Result<v1::GetJobsReply> jobs = client->GetJobs(v1::GetJobsRequest());
   Result<v1::GetNodesReply> nodes = jobs.ok() ? client->GetNodes(v1::GetNodesRequest())
                                               : Result<v1::GetNodesReply>(jobs.status());
   if (!jobs.ok() || !nodes.ok()) {
@@ -37,7 +35,7 @@ int RunExplain(const std::vector<std::string>& args, CommandContext& ctx) {
     return 1;
   }
   ExplainInput in;
-  for (const v1::Job& job : (*jobs)->jobs()) in.jobs.push_back(&job);
+  for (const v1::Job& job : jobs->jobs()) in.jobs.push_back(&job);
   // The job itself; a task still pending in its array's record is that record's view of it.
   std::optional<v1::Job> view;
   for (const v1::Job* job : in.jobs) {
@@ -52,9 +50,9 @@ int RunExplain(const std::vector<std::string>& args, CommandContext& ctx) {
     v1::GetJobsRequest request;
     request.set_history(true);
     request.add_job_ids(id->job_id);
-    Result<v1::GetJobsReply*> old = client->GetJobs(request, &arena);
+    Result<v1::GetJobsReply> old = client->GetJobs(request);
     if (old.ok()) {
-      for (const v1::Job& job : (*old)->jobs()) {
+      for (const v1::Job& job : old->jobs()) {
         if (id->whole ? job.job_id() == id->job_id
                       : job.array_job_id() == id->job_id && job.has_array_task_id() &&
                             job.array_task_id() == id->tasks[0]) {
@@ -69,7 +67,7 @@ int RunExplain(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   in.job = &*view;
   in.nodes = &*nodes;
-  in.now = (*jobs)->now() != 0 ? (*jobs)->now() : ctx.now;
+  in.now = jobs->now() != 0 ? jobs->now() : ctx.now;
   in.tz = ctx.time_zone ? ctx.time_zone : &TimeZone::Utc();
   *ctx.out << ExplainJob(in);
   return 0;

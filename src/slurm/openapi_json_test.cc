@@ -14,6 +14,7 @@
 #include "slurm/job_view.h"
 #include "slurm/sinfo_format.h"
 #include "slurm/squeue_format.h"
+#include "slurm/squeue_sort.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {

@@ -513,14 +513,7 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   for (const SacctJobSelector& s : filter.jobs) {
     if (!every_id) request.add_job_ids(s.job_id);
   }
-  Result<v1::GetJobsReply*> reply = client->GetJobs(request, ControllerClient::ListingArena());
-  if (!reply.ok()) {
-    *ctx.err << kDatabase << reply.status().message() << "\n";
-    return 1;
-  }
-
   SacctPrintContext print;
-  print.now = (*reply)->now() != 0 ? (*reply)->now() : ctx.now;
   print.tz = &tz;
   print.no_convert = opt.no_convert;
   print.user_name = ctx.user_name;
@@ -532,19 +525,43 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
     break;
   }
 
-  std::string out = opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output);
-  std::vector<const v1::Job*> jobs;
-  jobs.reserve((*reply)->jobs_size());
-  for (const v1::Job& job : (*reply)->jobs()) jobs.push_back(&job);
-  // By job id; an array's tasks by task id at the array's id, its pending record last.
-  auto order = [](const v1::Job* j) {
-    return std::pair(ArrayJobIdOf(*j),
-                     j->has_array_task_id() ? j->array_task_id() : uint32_t{0xFFFFFFFE});
+  // Each job's lines are printed as it arrives, then put in order: by job id, an array's tasks
+  // by task id at the array's id, its pending record last.
+  std::string text;
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, size_t>> blocks;  // order, end in text
+  JobsReplyVisitor visitor;
+  visitor.start = [&](const JobsReplyHead& head) {
+    print.now = head.now != 0 ? head.now : ctx.now;
+    blocks.reserve(head.jobs_at_most);
+    text.reserve(head.jobs_at_most * 2 * 80);  // a job line and its batch line
   };
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [&order](const v1::Job* a, const v1::Job* b) { return order(a) < order(b); });
-  for (const SacctRow& row : SelectSacctRows(jobs, filter)) {
-    out += RenderSacctLine(format.columns, row, print, opt.output);
+  visitor.job = [&](const v1::Job& job) {
+    const size_t begin = text.size();
+    for (const SacctRow& row : SelectSacctRows(std::span(&job, 1), filter)) {
+      text += RenderSacctLine(format.columns, row, print, opt.output);
+    }
+    if (text.size() > begin) {
+      blocks.emplace_back(
+          std::pair(ArrayJobIdOf(job),
+                    job.has_array_task_id() ? job.array_task_id() : uint32_t{0xFFFFFFFE}),
+          text.size());
+    }
+    return Status::Ok();
+  };
+  Result<JobsReplyHead> listed = client->ListJobs(request, visitor);
+  if (!listed.ok()) {
+    *ctx.err << kDatabase << listed.status().message() << "\n";
+    return 1;
+  }
+  std::vector<uint32_t> order(blocks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return blocks[a].first < blocks[b].first; });
+  std::string out = opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output);
+  out.reserve(out.size() + text.size());
+  for (uint32_t i : order) {
+    const size_t begin = i == 0 ? 0 : blocks[i - 1].second;
+    out.append(text, begin, blocks[i].second - begin);
   }
   *ctx.out << out;
   return 0;

@@ -8,10 +8,10 @@
 #include "slurm/job_view.h"
 #include "slurm/openapi_json.h"
 #include "slurm/squeue_format.h"
+#include "slurm/squeue_sort.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
-#include "wire/frame.h"
 
 namespace gantry::slurm {
 namespace {
@@ -404,58 +404,75 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   if (filter.user_filter && !filter.user_ids.empty()) {
     for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
   }
-  Result<v1::GetJobsReply*> reply = client->GetJobs(request, ControllerClient::ListingArena());
-  if (!reply.ok()) {
-    *ctx.err << "slurm_load_jobs error: " << reply.status().message() << "\n";
-    return 1;
-  }
-  // -r (and task ids) list every pending task of an array record on its own line.
-  std::vector<v1::Job> expanded;
-  if (opt.expand_arrays) {
-    for (const v1::Job& job : (*reply)->jobs()) {
-      for (v1::Job& one : ExpandArrayTasks(job)) expanded.push_back(std::move(one));
-    }
-  }
-  std::vector<const v1::Job*> all;
-  if (opt.expand_arrays) {
-    for (const v1::Job& job : expanded) all.push_back(&job);
-  } else {
-    for (const v1::Job& job : (*reply)->jobs()) all.push_back(&job);
-  }
-  if (single) {
-    // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
-    JobFilter only;
-    only.job_ids = filter.job_ids;
-    only.array_tasks = filter.array_tasks;
-    only.states = model::JobStateFilter{};
-    only.states->all = true;
-    if (std::none_of(all.begin(), all.end(),
-                     [&](const v1::Job* job) { return JobMatches(only, *job); })) {
-      *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
-      return 1;
-    }
-  }
-  const UnixTime now = (*reply)->now() != 0 ? (*reply)->now() : ctx.now;
-  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
+  JobFilter only;
+  only.job_ids = filter.job_ids;
+  only.array_tasks = filter.array_tasks;
+  only.states = model::JobStateFilter{};
+  only.states->all = true;
+  bool found = false;
 
-  SortAsSlurmctldLists(&all);
-  std::vector<const v1::Job*> jobs;
-  for (const v1::Job* job : all) {
-    if (JobMatches(filter, *job)) jobs.push_back(job);
-  }
-  if (Status sorted = SortJobs(&jobs, opt.sort ? *opt.sort : kSqueueDefaultSort, now);
-      !sorted.ok()) {
-    *ctx.err << "squeue: error: " << sorted.message() << "\n";
+  // Each job is keyed and printed as it arrives; only its keys and its line are kept.
+  Result<JobSorter> sorter = JobSorter::Create(opt.sort ? *opt.sort : kSqueueDefaultSort);
+  std::vector<ListedRecord> records;  // every record, for slurmctld's order
+  std::vector<uint32_t> rows;         // the records listed (indexes into `records`)
+  std::string text;                   // their lines, one after another
+  std::vector<size_t> line_end;
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  UnixTime now = ctx.now;
+  auto add = [&](const v1::Job& job) {
+    records.push_back(ListedRecordOf(job));
+    found = found || (single && JobMatches(only, job));
+    if (!sorter.ok() || !JobMatches(filter, job)) return;
+    rows.push_back(static_cast<uint32_t>(records.size() - 1));
+    sorter->Add(job, now);
+    AppendJobLine(format, job, JobPrintContext{now, &tz, cluster}, &text);
+    line_end.push_back(text.size());
+  };
+  JobsReplyVisitor visitor;
+  visitor.start = [&](const JobsReplyHead& head) {
+    if (head.now != 0) now = head.now;
+    records.reserve(head.jobs_at_most);
+    rows.reserve(head.jobs_at_most);
+    line_end.reserve(head.jobs_at_most);
+    text.reserve(head.jobs_at_most * 96);
+    if (sorter.ok()) sorter->Reserve(head.jobs_at_most);
+  };
+  visitor.job = [&](const v1::Job& job) {
+    if (!opt.expand_arrays) {
+      add(job);
+    } else {  // -r (and task ids): every pending task of an array record on its own line
+      for (const v1::Job& one : ExpandArrayTasks(job)) add(one);
+    }
+    return Status::Ok();
+  };
+  Result<JobsReplyHead> listed = client->ListJobs(request, visitor);
+  if (!listed.ok()) {
+    *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
     return 1;
   }
-  if (opt.long_list && !opt.no_header) *ctx.out << CtimeLine(now, tz);
-  if (!opt.no_header) *ctx.out << RenderJobHeader(format);
-  const JobPrintContext print{now, &tz, cluster};
-  std::string text;
-  text.reserve(jobs.size() * 96);
-  wire::AdviseHugePages(text.data(), text.capacity());
-  for (const v1::Job* job : jobs) AppendJobLine(format, *job, print, &text);
-  *ctx.out << text;
+  if (single && !found) {
+    *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  if (!sorter.ok()) {
+    *ctx.err << "squeue: error: " << sorter.status().message() << "\n";
+    return 1;
+  }
+  std::vector<ListedRecord> listed_rows;
+  listed_rows.reserve(rows.size());
+  for (uint32_t r : rows) listed_rows.push_back(records[r]);
+  const std::vector<uint32_t> order = sorter->Order(SlurmctldListKeys(records, listed_rows));
+
+  std::string out;
+  if (opt.long_list && !opt.no_header) out += CtimeLine(now, tz);
+  if (!opt.no_header) out += RenderJobHeader(format);
+  out.reserve(out.size() + text.size());
+  for (uint32_t i : order) {
+    const size_t begin = i == 0 ? 0 : line_end[i - 1];
+    out.append(text, begin, line_end[i] - begin);
+  }
+  *ctx.out << out;
   return 0;
 }
 

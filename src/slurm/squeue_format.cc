@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <functional>
-#include <limits>
-#include <map>
-#include <type_traits>
 #include <utility>
 
 #include "slurm/format_spec.h"
@@ -308,32 +304,12 @@ void AppendValue(std::string* out, const JobColumn& c, const v1::Job& job,
   AppendPadded(out, c.field->value(job, ctx), c.width, c.right, c.field->cut);
 }
 
-// Jobs without an expected start sort after every job with one, as in the reference
-// (squeue --start lists the BeginTime job first).
-UnixTime StartKey(const v1::Job& job, UnixTime now) {
-  if (job.start_time() == 0) return std::numeric_limits<UnixTime>::max();
-  if (IsPendingJob(job) && job.start_time() < now) return now;
-  return job.start_time();
-}
-
 bool InList(const std::vector<std::string>& list, const std::string& value, bool ignore_case) {
   for (const std::string& item : list) {
     if (ignore_case ? text::EqualsIgnoreCase(item, value) : item == value) return true;
   }
   return false;
 }
-
-// One job's value of a sort key: a number pair or a text.
-struct SortKey {
-  int64_t first = 0;
-  int64_t second = 0;
-  std::string text;
-  friend bool operator<(const SortKey& a, const SortKey& b) {
-    if (a.first != b.first) return a.first < b.first;
-    if (a.second != b.second) return a.second < b.second;
-    return a.text < b.text;
-  }
-};
 
 }  // namespace
 
@@ -479,165 +455,6 @@ bool JobMatches(const JobFilter& filter, const v1::Job& job) {
     if (!in) return false;
   }
   return true;
-}
-
-// slurmctld lists jobs in the order their records were created. A job array's record is
-// replaced each time a task splits off: the task keeps the old record (created when the
-// array was submitted, or at the previous split) and a new record for the remaining tasks goes
-// to the end of the list. So a record sorts at the id it was created after: a split task after
-// the task split before it (the array's first task at the array's id), the array's record (and
-// the last task, which takes it) after the newest split task.
-void SortAsSlurmctldLists(std::vector<const v1::Job*>* jobs) {
-  std::map<uint32_t, std::vector<uint32_t>> splits;
-  for (const v1::Job* job : *jobs) {
-    if (job->has_array_task_id() && job->job_id() != job->array_job_id()) {
-      splits[job->array_job_id()].push_back(job->job_id());
-    }
-  }
-  for (auto& [array, ids] : splits) std::sort(ids.begin(), ids.end());
-  auto key = [&splits](const v1::Job* job) -> std::pair<uint32_t, int> {
-    if (job->array_job_id() == 0) return {job->job_id(), 0};
-    const auto it = splits.find(job->array_job_id());
-    if (it == splits.end()) return {job->array_job_id(), 0};
-    const std::vector<uint32_t>& ids = it->second;
-    if (job->job_id() == job->array_job_id()) return {ids.back(), 1};
-    const auto self = std::lower_bound(ids.begin(), ids.end(), job->job_id());
-    if (self == ids.begin()) return {job->array_job_id(), 0};
-    return {*(self - 1), 1};
-  };
-  std::stable_sort(jobs->begin(), jobs->end(),
-                   [&key](const v1::Job* a, const v1::Job* b) { return key(a) < key(b); });
-}
-
-Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now) {
-  // Each key is computed once per job and pass (a number pair or a text), then compared.
-  using Cmp = std::function<SortKey(const v1::Job&)>;
-  auto by_string = [](auto get) -> Cmp {
-    return [get](const v1::Job& j) { return SortKey{0, 0, std::string(get(j))}; };
-  };
-  auto by_number = [](auto get) -> Cmp {
-    return [get](const v1::Job& j) {
-      const auto v = get(j);
-      if constexpr (std::is_integral_v<decltype(v)>) {
-        return SortKey{static_cast<int64_t>(v), 0, {}};
-      } else {
-        return SortKey{static_cast<int64_t>(v.first), static_cast<int64_t>(v.second), {}};
-      }
-    };
-  };
-  auto key_for = [&](char letter) -> std::optional<Cmp> {
-    switch (letter) {
-      case 'a':
-        return by_string([](const v1::Job& j) { return j.request().account(); });
-      case 'i':  // an array task sorts by its array's id, then its task id
-        return by_number([](const v1::Job& j) {
-          return std::pair(ArrayJobIdOf(j),
-                           j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE});
-        });
-      case 'A':
-        return by_number([](const v1::Job& j) { return j.job_id(); });
-      case 'j':
-        return by_string([](const v1::Job& j) { return j.request().name(); });
-      case 'P':
-        return by_string([](const v1::Job& j) { return j.partition(); });
-      case 'q':
-        return by_string([](const v1::Job& j) { return j.request().qos(); });
-      case 't':
-        return by_string([](const v1::Job& j) { return model::JobStateCode(StateOf(j)); });
-      case 'T':
-        return by_string([](const v1::Job& j) { return model::JobStateName(StateOf(j)); });
-      case 'p':
-      case 'Q':
-        return by_number([](const v1::Job& j) { return j.priority(); });
-      case 'u':
-        return by_string([](const v1::Job& j) { return UserLabel(j); });
-      case 'U':
-        return by_number([](const v1::Job& j) { return j.user_id(); });
-      case 'M':
-        return by_number([now](const v1::Job& j) { return TimeUsed(j, now); });
-      case 'l':
-        return by_number([](const v1::Job& j) { return j.time_limit_min(); });
-      case 'L':
-        return by_number([now](const v1::Job& j) -> int64_t {
-          if (j.time_limit_min() == kInfiniteMinutes || j.time_limit_min() == 0) {
-            return kInfiniteMinutes;
-          }
-          return static_cast<int64_t>(j.time_limit_min()) * 60 - TimeUsed(j, now);
-        });
-      case 'D':
-        return by_number([](const v1::Job& j) { return NodeCount(j); });
-      case 'C':
-        return by_number([](const v1::Job& j) { return CpuCount(j); });
-      case 'N':
-        return by_string([](const v1::Job& j) { return NodeList(j); });
-      case 'S':
-        return by_number([now](const v1::Job& j) { return StartKey(j, now); });
-      case 'V':
-        return by_number([](const v1::Job& j) { return j.submit_time(); });
-      case 'e':
-        return by_number([](const v1::Job& j) { return j.end_time(); });
-      case 'B':
-        return by_string(
-            [](const v1::Job& j) { return j.nodes_size() > 0 ? j.nodes(0) : std::string(); });
-      case 'g':
-        return by_string([](const v1::Job& j) { return GroupLabel(j); });
-      case 'G':
-        return by_number([](const v1::Job& j) { return j.group_id(); });
-      case 'm':
-        return by_number([](const v1::Job& j) {
-          return std::max(j.request().mem_per_cpu_mb(), j.request().mem_per_node_mb());
-        });
-      default:
-        return std::nullopt;
-    }
-  };
-  // One stable sort on the whole key list: the spec's keys in order, then the expected start
-  // (latest first), which is what squeue's passes from the last key to the first amount to.
-  std::vector<std::pair<Cmp, bool>> keys;  // key, reversed
-  for (size_t i = 0; i < sort.size(); ++i) {
-    const char c = sort[i];
-    if (c == ',' || c == '+' || c == '-') continue;
-    // Letters squeue accepts without sorting on them.
-    if (std::string_view("bcdfhnOvzHIJ").find(c) != std::string_view::npos) continue;
-    std::optional<Cmp> cmp = key_for(c);
-    if (!cmp) return InvalidArgument("Invalid sort specification: " + std::string(1, c));
-    keys.emplace_back(std::move(*cmp), i > 0 && sort[i - 1] == '-');
-  }
-  keys.emplace_back(*key_for('S'), true);
-  // Keys flattened to number pairs (texts replaced by their rank among the column's values),
-  // two per key and job, so the sort compares integers only.
-  const size_t n = jobs->size();
-  const size_t width = keys.size() * 2;
-  std::vector<int64_t> flat(n * width);
-  for (size_t k = 0; k < keys.size(); ++k) {
-    std::vector<SortKey> column;
-    column.reserve(n);
-    bool text = false;
-    for (const v1::Job* job : *jobs) {
-      column.push_back(keys[k].first(*job));
-      text = text || !column.back().text.empty();
-    }
-    std::map<std::string_view, int64_t> ranks;
-    if (text) {
-      for (const SortKey& key : column) ranks.emplace(key.text, 0);
-      int64_t rank = 0;
-      for (auto& [value, r] : ranks) r = rank++;
-    }
-    const int64_t sign = keys[k].second ? -1 : 1;
-    for (size_t i = 0; i < n; ++i) {
-      flat[i * width + 2 * k] = sign * (text ? ranks[column[i].text] : column[i].first);
-      flat[i * width + 2 * k + 1] = sign * column[i].second;
-    }
-  }
-  std::vector<uint32_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&flat, width](uint32_t a, uint32_t b) {
-    return std::lexicographical_compare(flat.begin() + a * width, flat.begin() + (a + 1) * width,
-                                        flat.begin() + b * width, flat.begin() + (b + 1) * width);
-  });
-  const std::vector<const v1::Job*> before = *jobs;
-  for (size_t i = 0; i < n; ++i) (*jobs)[i] = before[order[i]];
-  return Status::Ok();
 }
 
 }  // namespace gantry::slurm

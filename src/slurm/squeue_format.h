@@ -5,11 +5,7 @@
 // cut to a right-justified width, times (%M %l %L) and node lists (%N, %R for running jobs) are
 // not; unset strings print "(null)". %R prints "(<reason>)" for pending, failed and timed-out jobs
 // that are not completing, else the node list.
-//
-// Sorting follows squeue: first by expected start time (latest first), then by each key of the
-// sort spec from last to first with a stable sort; keys are letters (i j P t T p Q u U M l L D
-// C N S V e a q), '-' before a key reverses it, ',' and '+' are ignored. The default is "P,t,-p"
-// (partition, compact state as text, priority descending); --start uses "S".
+// The order is squeue_sort.h's.
 // Pure functions; thread-safe.
 #ifndef GANTRY_SLURM_SQUEUE_FORMAT_H_
 #define GANTRY_SLURM_SQUEUE_FORMAT_H_
@@ -21,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
 #include "model/job_state.h"
@@ -98,16 +93,6 @@ struct JobFilter {
   std::optional<model::JobStateFilter> states;  // unset: squeue's default states
 };
 bool JobMatches(const JobFilter& filter, const v1::Job& job);
-
-// Puts jobs in the order slurmctld lists them, which squeue's sort keeps for ties: creation
-// order of the records. A job array's record is replaced at each split (the task keeps the old
-// record, the remaining tasks get a new one at the end), so the array's record sorts after its
-// newest split task and each split task after the one split before it. Call it on the whole
-// reply, before filtering. Stable.
-void SortAsSlurmctldLists(std::vector<const v1::Job*>* jobs);
-
-// Sorts in place. Errors: InvalidArgument "Invalid sort specification: z".
-Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTime now);
 
 }  // namespace gantry::slurm
 

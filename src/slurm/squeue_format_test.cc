@@ -1,4 +1,5 @@
 #include "slurm/squeue_format.h"
+#include "slurm/squeue_sort.h"
 
 #include <gtest/gtest.h>
 

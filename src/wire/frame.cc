@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -11,22 +12,27 @@ namespace {
 
 constexpr char kTimedOut[] = "timed out";
 
-// Reads exactly `size` bytes. `at_start` tells a clean close before any byte from a torn frame.
-Status ReadAll(int fd, char* data, size_t size, bool at_start) {
-  size_t done = 0;
-  while (done < size) {
-    const ssize_t n = read(fd, data + done, size - done);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-      continue;
-    }
-    if (n == 0) {
-      return at_start && done == 0 ? OutOfRange("connection closed")
-                                   : Unavailable("connection closed in the middle of a frame");
-    }
+// Reads what is there, at most `size` bytes (at least one): 0 when the peer closed.
+Result<size_t> ReadSome(int fd, char* data, size_t size) {
+  for (;;) {
+    const ssize_t n = read(fd, data, size);
+    if (n >= 0) return static_cast<size_t>(n);
     if (errno == EINTR) continue;
     if (errno == EAGAIN || errno == EWOULDBLOCK) return Unavailable(kTimedOut);
     return Unavailable(std::string("read: ") + std::strerror(errno));
+  }
+}
+
+constexpr char kTornFrame[] = "connection closed in the middle of a frame";
+
+// Reads exactly `size` bytes. `at_start` tells a clean close before any byte from a torn frame.
+Status ReadAll(int fd, char* data, size_t size, bool at_start) {
+  for (size_t done = 0; done < size;) {
+    GANTRY_ASSIGN_OR_RETURN(const size_t n, ReadSome(fd, data + done, size - done));
+    if (n == 0) {
+      return at_start && done == 0 ? OutOfRange("connection closed") : Unavailable(kTornFrame);
+    }
+    done += n;
   }
   return Status::Ok();
 }
@@ -44,6 +50,19 @@ Status WriteAll(int fd, const char* data, size_t size) {
     return Unavailable(std::string("write: ") + std::strerror(n < 0 ? errno : EIO));
   }
   return Status::Ok();
+}
+
+// Reads a frame's header: the tag and the announced length (the body's + 1).
+Result<std::pair<uint8_t, uint32_t>> ReadHead(int fd, uint32_t max_bytes) {
+  unsigned char head[5];
+  GANTRY_RETURN_IF_ERROR(ReadAll(fd, reinterpret_cast<char*>(head), sizeof(head), true));
+  uint32_t length = 0;
+  for (int i = 0; i < 4; ++i) length |= static_cast<uint32_t>(head[i]) << (8 * i);
+  if (length == 0 || length > max_bytes) {
+    return InvalidArgument("frame length " + std::to_string(length) + " is outside 1.." +
+                           std::to_string(max_bytes));
+  }
+  return std::pair(head[4], length);
 }
 
 }  // namespace
@@ -83,21 +102,31 @@ Status WriteFrame(int fd, uint8_t tag, std::string_view body) {
 }
 
 Result<Frame> ReadFrame(int fd, uint32_t max_bytes) {
-  unsigned char head[5];
-  GANTRY_RETURN_IF_ERROR(ReadAll(fd, reinterpret_cast<char*>(head), sizeof(head), true));
-  uint32_t length = 0;
-  for (int i = 0; i < 4; ++i) length |= static_cast<uint32_t>(head[i]) << (8 * i);
-  if (length == 0 || length > max_bytes) {
-    return InvalidArgument("frame length " + std::to_string(length) + " is outside 1.." +
-                           std::to_string(max_bytes));
-  }
+  GANTRY_ASSIGN_OR_RETURN(auto head, ReadHead(fd, max_bytes));
+  const uint32_t length = head.second;
   Frame frame;
-  frame.tag = head[4];
+  frame.tag = head.first;
   frame.body.reserve(length - 1);
   AdviseHugePages(frame.body.data(), length - 1);  // before the pages are first touched
   frame.body.resize(length - 1);
   GANTRY_RETURN_IF_ERROR(ReadAll(fd, frame.body.data(), frame.body.size(), false));
   return frame;
+}
+
+Result<uint8_t> ReadFrameInPieces(
+    int fd, uint32_t max_bytes, size_t piece_bytes,
+    const std::function<Status(uint8_t tag, std::string_view piece)>& on_piece) {
+  GANTRY_ASSIGN_OR_RETURN(auto head, ReadHead(fd, max_bytes));
+  const auto [tag, length] = head;
+  std::string buffer(std::min<size_t>(piece_bytes, length - 1), '\0');
+  for (size_t left = length - 1; left > 0;) {
+    GANTRY_ASSIGN_OR_RETURN(const size_t n,
+                            ReadSome(fd, buffer.data(), std::min(left, buffer.size())));
+    if (n == 0) return Unavailable(kTornFrame);
+    left -= n;
+    GANTRY_RETURN_IF_ERROR(on_piece(tag, std::string_view(buffer.data(), n)));
+  }
+  return tag;
 }
 
 bool IsTimeout(const Status& status) {

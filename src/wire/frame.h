@@ -15,6 +15,7 @@
 #define GANTRY_WIRE_FRAME_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,16 @@ Status WriteFrame(int fd, uint8_t tag, std::string_view body);
 // read error; InvalidArgument when the announced length is 0 or over `max_bytes` (nothing more
 // is read: the connection is unusable after that).
 Result<Frame> ReadFrame(int fd, uint32_t max_bytes);
+
+// Reads one frame like ReadFrame, but hands its body out in pieces as they arrive (each at most
+// `piece_bytes`, reusing one buffer) instead of collecting it: a caller that consumes a large
+// reply as it comes keeps little of it in memory and works while the rest is still on the way.
+// `on_piece` gets the frame's tag with every piece; an error it returns ends the read (the
+// connection is unusable after that). Returns the tag (also for an empty body). Errors as
+// ReadFrame's.
+Result<uint8_t> ReadFrameInPieces(
+    int fd, uint32_t max_bytes, size_t piece_bytes,
+    const std::function<Status(uint8_t tag, std::string_view piece)>& on_piece);
 
 // True when `status` is ReadFrame's timeout.
 bool IsTimeout(const Status& status);

@@ -88,5 +88,41 @@ TEST(FrameCodesTest, MethodsAndReplyCodes) {
   EXPECT_EQ(ReplyCode(250), StatusCode::kInternal);
 }
 
+TEST_F(FrameTest, InPiecesHandsOutTheBodyInOrderWithItsTag) {
+  std::string big(3 << 20, 'x');
+  for (size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>('a' + i % 26);
+  std::thread writer([&] { EXPECT_TRUE(WriteFrame(fds_[0], 0, big).ok()); });
+  std::string got;
+  size_t pieces = 0;
+  Result<uint8_t> tag =
+      ReadFrameInPieces(fds_[1], kMaxReplyBytes, 1 << 20, [&](uint8_t t, std::string_view piece) {
+        EXPECT_EQ(t, 0);
+        EXPECT_LE(piece.size(), size_t{1} << 20);
+        got.append(piece);
+        ++pieces;
+        return Status::Ok();
+      });
+  writer.join();
+  ASSERT_TRUE(tag.ok()) << tag.status().ToString();
+  EXPECT_EQ(*tag, 0);
+  EXPECT_EQ(got, big);
+  EXPECT_GE(pieces, 3u);
+}
+
+TEST_F(FrameTest, InPiecesReportsTheTagOfAnEmptyBodyAndStopsOnTheCallersError) {
+  ASSERT_TRUE(WriteFrame(fds_[0], 5, "").ok());
+  Result<uint8_t> empty = ReadFrameInPieces(fds_[1], kMaxReplyBytes, 64, [](uint8_t, auto) {
+    ADD_FAILURE() << "an empty body has no pieces";
+    return Status::Ok();
+  });
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(*empty, 5);
+
+  ASSERT_TRUE(WriteFrame(fds_[0], 0, "abcdef").ok());
+  Result<uint8_t> stopped = ReadFrameInPieces(
+      fds_[1], kMaxReplyBytes, 2, [](uint8_t, auto) { return InvalidArgument("enough"); });
+  EXPECT_EQ(stopped.status().message(), "enough");
+}
+
 }  // namespace
 }  // namespace gantry::wire

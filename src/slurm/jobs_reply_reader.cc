@@ -1,0 +1,175 @@
+#include "slurm/jobs_reply_reader.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <algorithm>
+
+namespace gantry::slurm {
+namespace {
+
+constexpr uint32_t kJobsField = 1;    // GetJobsReply.jobs, length-delimited
+constexpr uint32_t kNowField = 2;     // GetJobsReply.now, varint
+constexpr uint32_t kAtMostField = 3;  // GetJobsReply.jobs_at_most, varint
+
+constexpr int kVarint = 0;
+constexpr int kFixed64 = 1;
+constexpr int kLengthDelimited = 2;
+constexpr int kFixed32 = 5;
+
+struct Field {
+  uint32_t number = 0;
+  int type = 0;
+  uint64_t value = 0;      // a varint's value
+  std::string_view bytes;  // a length-delimited field's contents
+  size_t end = 0;          // where the next field starts
+};
+
+// A varint at data[*at]; false when the data ends first. Sets *bad for one over 10 bytes.
+bool ReadVarint(std::string_view data, size_t* at, uint64_t* value, bool* bad) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (*at >= data.size()) return false;
+    const auto byte = static_cast<uint8_t>(data[(*at)++]);
+    v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      *value = v;
+      return true;
+    }
+  }
+  *bad = true;
+  return false;
+}
+
+// The field that starts at data[at]: nullopt while it is not complete yet.
+Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
+  const Status malformed = InvalidArgument("the controller's job list is malformed");
+  bool bad = false;
+  uint64_t tag = 0;
+  Field f;
+  if (!ReadVarint(data, &at, &tag, &bad)) {
+    if (bad) return malformed;
+    return std::optional<Field>();
+  }
+  f.number = static_cast<uint32_t>(tag >> 3);
+  f.type = static_cast<int>(tag & 7);
+  size_t need = 0;
+  switch (f.type) {
+    case kVarint:
+      if (!ReadVarint(data, &at, &f.value, &bad)) {
+        if (bad) return malformed;
+        return std::optional<Field>();
+      }
+      break;
+    case kFixed64:
+      need = 8;
+      break;
+    case kFixed32:
+      need = 4;
+      break;
+    case kLengthDelimited: {
+      uint64_t length = 0;
+      if (!ReadVarint(data, &at, &length, &bad)) {
+        if (bad) return malformed;
+        return std::optional<Field>();
+      }
+      if (length > (uint64_t{1} << 32)) return malformed;
+      need = static_cast<size_t>(length);
+      break;
+    }
+    default:
+      return malformed;  // groups are not used by any Gantry message
+  }
+  if (f.number == 0) return malformed;
+  if (data.size() - at < need) return std::optional<Field>();
+  f.bytes = data.substr(at, need);
+  f.end = at + need;
+  return std::optional<Field>(f);
+}
+
+}  // namespace
+
+Status JobsReplyReader::Feed(std::string_view piece) {
+  if (buffer_.empty()) {  // the usual case: records in the piece are handled where they lie
+    GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(piece, false));
+    buffer_.assign(piece.substr(used));
+    scanned_ = scanned_ > used ? scanned_ - used : 0;
+    return Status::Ok();
+  }
+  buffer_.append(piece);
+  GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(buffer_, false));
+  buffer_.erase(0, used);
+  scanned_ = scanned_ > used ? scanned_ - used : 0;
+  return Status::Ok();
+}
+
+Result<JobsReplyHead> JobsReplyReader::Finish() {
+  GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(buffer_, true));
+  if (used != buffer_.size()) {
+    return InvalidArgument("the controller's job list ended in the middle of a record");
+  }
+  buffer_.clear();
+  Start();
+  return head_;
+}
+
+void JobsReplyReader::Start() {
+  if (started_) return;
+  started_ = true;
+  if (visitor_.start) visitor_.start(head_);
+}
+
+Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
+  size_t at = 0;
+  for (;;) {
+    GANTRY_ASSIGN_OR_RETURN(std::optional<Field> f, NextField(data, at));
+    if (!f) break;
+    if (f->number == kNowField && f->type == kVarint) {
+      head_.now = static_cast<UnixTime>(f->value);
+      has_now_ = true;
+    } else if (f->number == kAtMostField && f->type == kVarint) {
+      head_.jobs_at_most = static_cast<uint32_t>(f->value);
+    } else if (f->number == kJobsField && f->type == kLengthDelimited) {
+      if (!has_now_ && !at_end) {  // look ahead for `now` among the complete fields
+        size_t ahead = std::max(scanned_, f->end);
+        for (;;) {
+          GANTRY_ASSIGN_OR_RETURN(std::optional<Field> next, NextField(data, ahead));
+          if (!next) break;
+          ahead = next->end;
+          if (next->number == kNowField && next->type == kVarint) {
+            head_.now = static_cast<UnixTime>(next->value);
+            has_now_ = true;
+            break;
+          }
+        }
+        scanned_ = ahead;
+        if (!has_now_) break;  // the jobs wait here for more of the reply
+      }
+      Start();
+      GANTRY_RETURN_IF_ERROR(ParseReusing(f->bytes));
+      GANTRY_RETURN_IF_ERROR(visitor_.job(job_));
+    }
+    at = f->end;
+  }
+  return at;
+}
+
+Status JobsReplyReader::ParseReusing(std::string_view bytes) {
+  // Clear() would delete the request message (and its strings) of a message without an arena:
+  // it is taken out first, cleared, and put back, so each record reuses the last one's memory.
+  v1::JobRequest* request = job_.release_request();
+  job_.Clear();
+  if (request == nullptr) {
+    request = new v1::JobRequest;  // NOLINT(cppcoreguidelines-owning-memory): the job owns it
+  } else {
+    request->Clear();
+  }
+  job_.set_allocated_request(request);
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                            static_cast<int>(bytes.size()));
+  if (!job_.MergeFromCodedStream(&in)) {
+    return InvalidArgument("the controller's job list has a malformed record");
+  }
+  return Status::Ok();
+}
+
+}  // namespace gantry::slurm

@@ -1,0 +1,64 @@
+// Reads a GetJobsReply's wire form piece by piece, handing out each job as soon as its record
+// is in, so that a listing of 100k jobs never holds the whole reply or one message per job.
+//
+// The reply's head (`now` and `jobs_at_most`) goes to `start` once, before the first job (at
+// Finish when there is none). gantryd writes the head before the jobs on the command socket;
+// where `now` comes last (a reply serialized the usual way, e.g. over gRPC) the records wait in
+// the buffer until it is found, and `jobs_at_most` may then be missed (0). Unknown fields are
+// skipped. Each job is parsed into one message that the next record reuses, keeping its
+// allocations; its request is always there (empty when the record has none).
+// Thread-compatible.
+#ifndef GANTRY_SLURM_JOBS_REPLY_READER_H_
+#define GANTRY_SLURM_JOBS_REPLY_READER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "gantry/v1/job.pb.h"
+
+namespace gantry::slurm {
+
+struct JobsReplyHead {
+  UnixTime now = 0;           // 0 when the reply has none
+  uint32_t jobs_at_most = 0;  // 0 when not given
+};
+
+struct JobsReplyVisitor {
+  std::function<void(const JobsReplyHead& head)> start;  // may be empty
+  std::function<Status(const v1::Job& job)> job;
+};
+
+class JobsReplyReader {
+ public:
+  explicit JobsReplyReader(JobsReplyVisitor visitor) : visitor_(std::move(visitor)) {}
+
+  // The next piece of the reply. Errors: InvalidArgument for bytes that are no GetJobsReply;
+  // the visitor's error.
+  Status Feed(std::string_view piece);
+  // After the last piece. InvalidArgument when the reply ends inside a field.
+  Result<JobsReplyHead> Finish();
+
+ private:
+  // Handles the complete fields at the start of `data`; returns how many bytes they took. With
+  // `at_end`, jobs do not wait for `now` any longer.
+  Result<size_t> Drain(std::string_view data, bool at_end);
+  void Start();
+  Status ParseReusing(std::string_view bytes);
+
+  JobsReplyVisitor visitor_;
+  std::string buffer_;  // bytes not handled yet
+  size_t scanned_ = 0;  // how far buffer_ was searched for `now`
+  JobsReplyHead head_;
+  bool has_now_ = false;
+  bool started_ = false;
+  v1::Job job_;  // reused for every record
+};
+
+}  // namespace gantry::slurm
+
+#endif  // GANTRY_SLURM_JOBS_REPLY_READER_H_
