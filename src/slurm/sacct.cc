@@ -14,6 +14,7 @@
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/job_view.h"
+#include "slurm/listing_text.h"
 #include "slurm/sacct_format.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
@@ -527,24 +528,21 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
 
   // Each job's lines are printed as it arrives, then put in order: by job id, an array's tasks
   // by task id at the array's id, its pending record last.
-  std::string text;
-  std::vector<std::pair<std::pair<uint32_t, uint32_t>, size_t>> blocks;  // order, end in text
+  ListingText lines;                                     // each job's lines, one piece
+  std::vector<std::pair<uint32_t, uint32_t>> positions;  // each piece's place in the order
   JobsReplyVisitor visitor;
   visitor.start = [&](const JobsReplyHead& head) {
     print.now = head.now != 0 ? head.now : ctx.now;
-    blocks.reserve(head.jobs_at_most);
-    text.reserve(head.jobs_at_most * 2 * 80);  // a job line and its batch line
+    positions.reserve(head.jobs_at_most);
+    lines.Reserve(head.jobs_at_most, 2 * 80);  // a job line and its batch line
   };
   visitor.job = [&](const v1::Job& job) {
-    const size_t begin = text.size();
     for (const SacctRow& row : SelectSacctRows(std::span(&job, 1), filter)) {
-      text += RenderSacctLine(format.columns, row, print, opt.output);
+      *lines.text() += RenderSacctLine(format.columns, row, print, opt.output);
     }
-    if (text.size() > begin) {
-      blocks.emplace_back(
-          std::pair(ArrayJobIdOf(job),
-                    job.has_array_task_id() ? job.array_task_id() : uint32_t{0xFFFFFFFE}),
-          text.size());
+    if (lines.EndPiece()) {
+      positions.emplace_back(ArrayJobIdOf(job),
+                             job.has_array_task_id() ? job.array_task_id() : uint32_t{0xFFFFFFFE});
     }
     return Status::Ok();
   };
@@ -553,17 +551,12 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
     *ctx.err << kDatabase << listed.status().message() << "\n";
     return 1;
   }
-  std::vector<uint32_t> order(blocks.size());
+  std::vector<uint32_t> order(positions.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return blocks[a].first < blocks[b].first; });
-  std::string out = opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output);
-  out.reserve(out.size() + text.size());
-  for (uint32_t i : order) {
-    const size_t begin = i == 0 ? 0 : blocks[i - 1].second;
-    out.append(text, begin, blocks[i].second - begin);
-  }
-  *ctx.out << out;
+                   [&](uint32_t a, uint32_t b) { return positions[a] < positions[b]; });
+  *ctx.out << lines.Ordered(opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output),
+                            order);
   return 0;
 }
 

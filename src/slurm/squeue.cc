@@ -6,6 +6,7 @@
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/job_view.h"
+#include "slurm/listing_text.h"
 #include "slurm/openapi_json.h"
 #include "slurm/squeue_format.h"
 #include "slurm/squeue_sort.h"
@@ -416,8 +417,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   Result<JobSorter> sorter = JobSorter::Create(opt.sort ? *opt.sort : kSqueueDefaultSort);
   std::vector<ListedRecord> records;  // every record, for slurmctld's order
   std::vector<uint32_t> rows;         // the records listed (indexes into `records`)
-  std::string text;                   // their lines, one after another
-  std::vector<size_t> line_end;
+  ListingText lines;                  // their lines, one piece each
   const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
   UnixTime now = ctx.now;
   auto add = [&](const v1::Job& job) {
@@ -426,16 +426,15 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
     if (!sorter.ok() || !JobMatches(filter, job)) return;
     rows.push_back(static_cast<uint32_t>(records.size() - 1));
     sorter->Add(job, now);
-    AppendJobLine(format, job, JobPrintContext{now, &tz, cluster}, &text);
-    line_end.push_back(text.size());
+    AppendJobLine(format, job, JobPrintContext{now, &tz, cluster}, lines.text());
+    lines.EndPiece();
   };
   JobsReplyVisitor visitor;
   visitor.start = [&](const JobsReplyHead& head) {
     if (head.now != 0) now = head.now;
     records.reserve(head.jobs_at_most);
     rows.reserve(head.jobs_at_most);
-    line_end.reserve(head.jobs_at_most);
-    text.reserve(head.jobs_at_most * 96);
+    lines.Reserve(head.jobs_at_most, 96);
     if (sorter.ok()) sorter->Reserve(head.jobs_at_most);
   };
   visitor.job = [&](const v1::Job& job) {
@@ -464,15 +463,10 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   for (uint32_t r : rows) listed_rows.push_back(records[r]);
   const std::vector<uint32_t> order = sorter->Order(SlurmctldListKeys(records, listed_rows));
 
-  std::string out;
-  if (opt.long_list && !opt.no_header) out += CtimeLine(now, tz);
-  if (!opt.no_header) out += RenderJobHeader(format);
-  out.reserve(out.size() + text.size());
-  for (uint32_t i : order) {
-    const size_t begin = i == 0 ? 0 : line_end[i - 1];
-    out.append(text, begin, line_end[i] - begin);
-  }
-  *ctx.out << out;
+  std::string head;
+  if (opt.long_list && !opt.no_header) head += CtimeLine(now, tz);
+  if (!opt.no_header) head += RenderJobHeader(format);
+  *ctx.out << lines.Ordered(std::move(head), order);
   return 0;
 }
 

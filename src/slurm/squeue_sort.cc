@@ -23,39 +23,40 @@ UnixTime StartKey(const v1::Job& job, UnixTime now) {
 
 std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
   using Job = v1::Job;
+  // A text the job holds, or one made into `scratch`.
   auto by_text = [](auto get) {
     Key key;
-    key.text = [get](const Job& j) { return std::string(get(j)); };
-    return key;
-  };
-  auto by_number = [](auto get) {
-    Key key;
-    key.number = [get](const Job& j, UnixTime now) -> std::pair<int64_t, int64_t> {
-      const auto v = get(j, now);
-      if constexpr (std::is_integral_v<decltype(v)>) {
-        return {static_cast<int64_t>(v), 0};
+    key.text = [get](const Job& j, std::string* scratch) -> std::string_view {
+      if constexpr (std::is_same_v<decltype(get(j)), std::string>) {
+        *scratch = get(j);
+        return *scratch;
       } else {
-        return {static_cast<int64_t>(v.first), static_cast<int64_t>(v.second)};
+        return get(j);
       }
     };
     return key;
   };
+  auto by_number = [](auto get) {
+    Key key;
+    key.number = [get](const Job& j, UnixTime now) { return static_cast<int64_t>(get(j, now)); };
+    return key;
+  };
   switch (letter) {
     case 'a':
-      return by_text([](const Job& j) { return j.request().account(); });
+      return by_text([](const Job& j) -> const std::string& { return j.request().account(); });
     case 'i':  // an array task sorts by its array's id, then its task id
       return by_number([](const Job& j, UnixTime) {
-        return std::pair(ArrayJobIdOf(j),
-                         j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE});
+        const uint32_t task = j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE};
+        return (static_cast<int64_t>(ArrayJobIdOf(j)) << 32) | task;
       });
     case 'A':
       return by_number([](const Job& j, UnixTime) { return j.job_id(); });
     case 'j':
-      return by_text([](const Job& j) { return j.request().name(); });
+      return by_text([](const Job& j) -> const std::string& { return j.request().name(); });
     case 'P':
-      return by_text([](const Job& j) { return j.partition(); });
+      return by_text([](const Job& j) -> const std::string& { return j.partition(); });
     case 'q':
-      return by_text([](const Job& j) { return j.request().qos(); });
+      return by_text([](const Job& j) -> const std::string& { return j.request().qos(); });
     case 't':
       return by_text([](const Job& j) { return model::JobStateCode(StateOf(j)); });
     case 'T':
@@ -91,7 +92,9 @@ std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
     case 'e':
       return by_number([](const Job& j, UnixTime) { return j.end_time(); });
     case 'B':
-      return by_text([](const Job& j) { return j.nodes_size() > 0 ? j.nodes(0) : std::string(); });
+      return by_text([](const Job& j) {
+        return j.nodes_size() > 0 ? std::string_view(j.nodes(0)) : std::string_view();
+      });
     case 'g':
       return by_text([](const Job& j) { return GroupLabel(j); });
     case 'G':
@@ -120,54 +123,52 @@ Result<JobSorter> JobSorter::Create(std::string_view sort) {
   }
   sorter.keys_.push_back(*KeyFor('S'));
   sorter.keys_.back().reversed = true;
-  sorter.text_ids_.resize(sorter.keys_.size());
   return sorter;
 }
 
 void JobSorter::Add(const v1::Job& job, UnixTime now) {
   for (size_t k = 0; k < keys_.size(); ++k) {
-    const Key& key = keys_[k];
+    Key& key = keys_[k];
     if (key.number) {
-      const auto [first, second] = key.number(job, now);
-      flat_.push_back(first);
-      flat_.push_back(second);
+      flat_.push_back(key.number(job, now));
       continue;
     }
-    auto& ids = text_ids_[k];
-    const std::string text = key.text(job);
-    auto it = ids.find(text);
-    if (it == ids.end()) it = ids.emplace(text, static_cast<int64_t>(ids.size())).first;
-    flat_.push_back(it->second);
-    flat_.push_back(0);
+    const std::string_view text = key.text(job, &key.scratch);
+    if (!key.last_id || text != key.last_text) {  // neighbours often share the text
+      auto it = key.ids.find(text);
+      if (it == key.ids.end()) {
+        it = key.ids.emplace(std::string(text), static_cast<int64_t>(key.ids.size())).first;
+      }
+      key.last_text = text;
+      key.last_id = it->second;
+    }
+    flat_.push_back(*key.last_id);
   }
   ++rows_;
 }
 
 std::vector<uint32_t> JobSorter::Order(std::span<const uint64_t> ties) const {
-  // Texts become their rank among the column's values; reversed keys change sign. Then every
-  // key is an integer pair and one stable sort compares integers only.
-  const size_t width = keys_.size() * 2;
+  // Texts become their rank among the column's values and reversed keys change sign: then one
+  // stable sort compares integers only.
+  const size_t width = keys_.size();
   std::vector<int64_t> flat = flat_;
-  for (size_t k = 0; k < keys_.size(); ++k) {
-    std::vector<int64_t> rank_of_id;
-    if (!keys_[k].number) {
-      rank_of_id.resize(text_ids_[k].size());
-      int64_t rank = 0;
-      for (const auto& [text, id] : text_ids_[k]) rank_of_id[id] = rank++;  // map: text order
-    }
-    const int64_t sign = keys_[k].reversed ? -1 : 1;
+  for (size_t k = 0; k < width; ++k) {
+    const Key& key = keys_[k];
+    std::vector<int64_t> rank_of_id(key.ids.size());
+    int64_t rank = 0;
+    for (const auto& [text, id] : key.ids) rank_of_id[id] = rank++;  // the map is in text order
+    const int64_t sign = key.reversed ? -1 : 1;
     for (size_t row = 0; row < rows_; ++row) {
-      int64_t& first = flat[row * width + 2 * k];
-      if (!keys_[k].number) first = rank_of_id[first];
-      first *= sign;
-      flat[row * width + 2 * k + 1] *= sign;
+      int64_t& value = flat[row * width + k];
+      if (!key.number) value = rank_of_id[value];
+      value *= sign;
     }
   }
   std::vector<uint32_t> order(rows_);
   for (size_t i = 0; i < rows_; ++i) order[i] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const auto* fa = flat.data() + a * width;
-    const auto* fb = flat.data() + b * width;
+    const int64_t* fa = flat.data() + a * width;
+    const int64_t* fb = flat.data() + b * width;
     for (size_t i = 0; i < width; ++i) {
       if (fa[i] != fb[i]) return fa[i] < fb[i];
     }

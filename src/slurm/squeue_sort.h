@@ -42,7 +42,7 @@ class JobSorter {
   void Add(const v1::Job& job, UnixTime now);
   size_t size() const { return rows_; }
   // Room for this many rows (a hint; more may come).
-  void Reserve(size_t rows) { flat_.reserve(rows * keys_.size() * 2); }
+  void Reserve(size_t rows) { flat_.reserve(rows * keys_.size()); }
 
   // The rows in sorted order. Ties go by `ties` (one value per row, smaller first) when given,
   // then by the order added.
@@ -50,17 +50,22 @@ class JobSorter {
 
  private:
   struct Key {
-    // One of the two: a number pair, or a text (ranked among the column's texts when sorting).
-    std::function<std::pair<int64_t, int64_t>(const v1::Job&, UnixTime now)> number;
-    std::function<std::string(const v1::Job&)> text;
+    // One of the two: a number, or a text (ranked among the column's texts when sorting; the
+    // view is into the job or into `scratch`).
+    std::function<int64_t(const v1::Job&, UnixTime now)> number;
+    std::function<std::string_view(const v1::Job&, std::string* scratch)> text;
     bool reversed = false;
+    // A text key's values: text -> id (in the order first seen), and the last one looked up.
+    std::map<std::string, int64_t, std::less<>> ids;
+    std::string scratch;
+    std::string last_text;
+    std::optional<int64_t> last_id;
   };
   static std::optional<Key> KeyFor(char letter);
 
   std::vector<Key> keys_;
   size_t rows_ = 0;
-  std::vector<int64_t> flat_;  // per row, per key: a number pair, or (text id, 0)
-  std::vector<std::map<std::string, int64_t, std::less<>>> text_ids_;  // per key
+  std::vector<int64_t> flat_;  // per row, per key: the number or the text's id
 };
 
 // What slurmctld's listing order needs of a record.
