@@ -992,6 +992,10 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
            job.submit_time() <= query.submitted_at_or_before &&
            (job.end_time() == 0 || job.end_time() >= query.ended_at_or_after);
   };
+  auto eligible = [&](const v1::Job& job) {
+    return !request.eligible_in_window() ||
+           (job.eligible_time() > 0 && job.eligible_time() <= query.submitted_at_or_before);
+  };
   std::vector<uint32_t> live;  // ascending (the state's map order)
   std::vector<std::pair<uint32_t, std::string>> current;
   {
@@ -1000,7 +1004,7 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
     live.reserve(state_.jobs.size());
     for (const auto& [id, job] : state_.jobs) {
       live.push_back(id);
-      if (wanted(job)) current.emplace_back(id, job.SerializeAsString());
+      if (wanted(job) && eligible(job)) current.emplace_back(id, job.SerializeAsString());
     }
   }
   // Jobs still held in memory are newer than their archived copy.

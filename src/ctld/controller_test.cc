@@ -351,6 +351,35 @@ TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
   EXPECT_TRUE(reply.jobs(0).has_cancelled_by_uid());
 }
 
+TEST_F(ControllerTest, HistoryCanLeaveOutJobsThatNeverBecameEligible) {
+  const uint32_t eligible = Submit(kAlice);
+  v1::SubmitJobRequest held_request;
+  held_request.mutable_request()->set_hold(true);
+  held_request.mutable_request()->set_work_dir("/tmp");
+  held_request.mutable_payload()->set_script("#!/bin/sh\n");
+  Result<v1::SubmitJobReply> held = controller_->Submit(kAlice, held_request);
+  ASSERT_TRUE(held.ok());
+  clock_.now += 100;
+  const uint32_t later = Submit(kAlice);
+
+  auto ids = [&](int64_t window_end) {
+    v1::GetJobsRequest r;
+    r.set_history(true);
+    r.set_window_end(window_end);
+    r.set_eligible_in_window(true);
+    std::string bytes;
+    EXPECT_TRUE(controller_->GetJobsSerialized(r, &bytes).ok());
+    v1::GetJobsReply reply;
+    EXPECT_TRUE(reply.ParseFromString(bytes));
+    std::vector<uint32_t> out;
+    for (const v1::Job& job : reply.jobs()) out.push_back(job.job_id());
+    return out;
+  };
+  EXPECT_THAT(ids(0), ElementsAre(eligible, later));
+  EXPECT_THAT(ids(kNow + 50), ElementsAre(eligible));  // `later` became eligible after the end
+  EXPECT_THAT(HistoryIds(0, 0), ElementsAre(eligible, held->job_id(), later));
+}
+
 TEST_F(ControllerTest, JobsWaitForTheirDependenciesOrAreCancelledWhenThoseFail) {
   RegisterAll();
   const uint32_t first = Submit(kAlice);

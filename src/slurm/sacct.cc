@@ -509,6 +509,7 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   request.set_window_start(filter.window.start);
   request.set_window_end(filter.window.end);
   for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
+  request.set_eligible_in_window(!filter.jobs_given && filter.states.empty());
   bool every_id = false;
   for (const SacctJobSelector& s : filter.jobs) every_id = every_id || s.job_id == 0;
   for (const SacctJobSelector& s : filter.jobs) {
