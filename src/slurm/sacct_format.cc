@@ -423,11 +423,15 @@ std::string Submit(const Row& r, const Ctx& ctx) {
   return DateText(StepStart(r, r.job->submit_time()), ctx);
 }
 
+// Every second the job spent suspended. pre_suspend_secs is the time it ran until its last
+// suspend (or, once resumed, until its last resume), and suspend_time is that moment: what is
+// not run time between the start and then was spent suspended.
 std::string Suspended(const Row& r, const Ctx& ctx) {
   const v1::Job& job = *r.job;
   int64_t secs = 0;
-  if (BaseOf(job) == JobBaseState::kSuspended && job.suspend_time() > 0) {
-    secs = std::max<int64_t>(0, ctx.now - job.suspend_time());
+  if (job.suspend_time() > 0 && job.start_time() > 0) {
+    const UnixTime until = BaseOf(job) == JobBaseState::kSuspended ? ctx.now : job.suspend_time();
+    secs = std::max<int64_t>(0, until - job.start_time() - job.pre_suspend_secs());
   }
   return text::FormatDurationSeconds(secs);
 }

@@ -575,6 +575,19 @@ TEST(SacctFormatTest, RunningAndSuspendedJobs) {
   const SacctFormat g = ParseSacctFormat("state,elapsed,suspended");
   EXPECT_EQ(RenderSacctLine(g.columns, {&running, false}, ctx, out),
             "SUSPENDED|00:00:10|00:00:07\n");
+  // Resumed 13 s later: the 20 s suspended stay counted, the run time goes on.
+  running.set_state(static_cast<uint32_t>(JobBaseState::kRunning));
+  running.set_suspend_time(ctx.now + 13);
+  ctx.now += 20;
+  EXPECT_EQ(RenderSacctLine(g.columns, {&running, false}, ctx, out),
+            "RUNNING|00:00:17|00:00:20\n");
+  // Suspended again 5 s after: both suspensions count.
+  running.set_state(static_cast<uint32_t>(JobBaseState::kSuspended));
+  running.set_pre_suspend_secs(15);
+  running.set_suspend_time(ctx.now - 2);
+  ctx.now += 4;
+  EXPECT_EQ(RenderSacctLine(g.columns, {&running, false}, ctx, out),
+            "SUSPENDED|00:00:15|00:00:26\n");
 }
 
 TEST(SacctFormatTest, ABatchScriptTheControllerKilledIsCancelledBySigterm) {
