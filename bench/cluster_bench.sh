@@ -14,10 +14,14 @@
 #   ctld_kib_per_job  controller RSS growth per queued (held) job                   KiB
 #   ctld_rss_queue    controller RSS with the queue filled (Gantry 100k, Slurm N_SLURM_QUEUE) MiB
 #   squeue_queue      `squeue >/dev/null` with that queue                            ms
-#   sacct_queue       `sacct >/dev/null` with that queue (every job listed)          ms
+#   sacct_queue       `sacct >/dev/null` with that queue (held jobs never became eligible, so
+#                     both leave them out: the cost of finding that out)             ms
 #   squeue_user       `squeue -u nobody` with that queue (server-side user filter)   ms
 #   scontrol_job      `scontrol show job <a queued id>` with that queue              ms
 #   sinfo_queue       `sinfo >/dev/null` with that queue                             ms
+#   e2e_queue         e2e_trivial with that queue in the controller                 jobs/s
+#   e2e_queue_polled  the same while 4 clients list the whole queue (`squeue`) in loops:
+#                     how much polling slows scheduling                              jobs/s
 #
 # usage: bench/cluster_bench.sh [BIN_DIR]      (default build/bin; needs root for Slurm)
 # Sizes: N_SUBMIT (1000) N_E2E (1000) N_QUEUE (100000) N_SLURM_QUEUE (10000)
@@ -74,6 +78,18 @@ e2e() {
   while [ "$("$squeue" -h -n "$name" -o %i 2>/dev/null | wc -l)" -gt 0 ]; do sleep 0.2; done
   t1=$(now)
   calc "$n / ($t1 - $t0)"
+}
+
+# e2e_polled SBATCH SQUEUE N NAME: e2e while 4 clients run SQUEUE (the whole queue) in loops.
+e2e_polled() {
+  local pids=() k
+  for ((k = 0; k < 4; k++)); do
+    (while :; do "$2" >/dev/null 2>&1; done) &
+    pids+=($!)
+  done
+  e2e "$@"
+  kill "${pids[@]}" 2>/dev/null
+  wait "${pids[@]}" 2>/dev/null
 }
 
 median_ms() {
@@ -134,6 +150,10 @@ G[sacct_queue]=$(median_ms "$BIN/sacct")
 G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
 G[scontrol_job]=$(median_ms "$BIN/scontrol" show job "$((N_QUEUE / 2))")
 G[sinfo_queue]=$(median_ms "$BIN/sinfo")
+until [ "$("$BIN/sinfo" -h -N -t idle -o %N | wc -l)" = 4 ]; do sleep 0.2; done
+echo "# gantry: end to end with that queue, $N_E2E trivial jobs, then with 4 pollers" >&2
+G[e2e_queue]=$(e2e "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-eq)
+G[e2e_queue_polled]=$(e2e_polled "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-ep)
 "$BIN/gantry" down --state-dir "$state" >/dev/null
 
 # ---- Slurm --------------------------------------------------------------------------------
@@ -173,6 +193,9 @@ if [ "$slurm_ok" = 1 ]; then
   S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
   S[scontrol_job]=$(median_ms /usr/bin/scontrol show job "$(/usr/bin/squeue -h -n bench-q -o %i | head -1)")
   S[sinfo_queue]=$(median_ms /usr/bin/sinfo)
+  echo "# slurm: end to end with that queue, $N_SLURM_E2E trivial jobs, then with 4 pollers" >&2
+  S[e2e_queue]=$(e2e /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-eq)
+  S[e2e_queue_polled]=$(e2e_polled /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-ep)
   /usr/bin/scancel -n bench-q >/dev/null 2>&1
 fi
 
@@ -180,7 +203,8 @@ fi
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
 for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job \
-  ctld_rss_queue squeue_queue sacct_queue squeue_user scontrol_job sinfo_queue; do
+  ctld_rss_queue squeue_queue sacct_queue squeue_user scontrol_job sinfo_queue e2e_queue \
+  e2e_queue_polled; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}
   case $f in
@@ -191,7 +215,7 @@ for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib
   esac
   ratio=n/a
   same_size=1
-  case $f in ctld_rss_queue|squeue_queue|sacct_queue|squeue_user|scontrol_job|sinfo_queue)
+  case $f in ctld_rss_queue|squeue_queue|sacct_queue|squeue_user|scontrol_job|sinfo_queue|e2e_queue*)
     [ "$N_QUEUE" = "$N_SLURM_QUEUE" ] || same_size=0 ;;
   esac
   if [ "$s" != n/a ] && [ "$g" != n/a ] && [ "$same_size" = 1 ]; then
