@@ -92,6 +92,19 @@ e2e_polled() {
   wait "${pids[@]}" 2>/dev/null
 }
 
+# wait_idle PID: until the process used under 2 % of a CPU for a second (at most 60 s), so that
+# queries are measured against a controller done with the queue's arrival (snapshots, scheduling
+# passes), as a cluster's users meet it.
+wait_idle() {
+  local a b k
+  for ((k = 0; k < 60; k++)); do
+    a=$(awk '{print $14 + $15}' "/proc/$1/stat")
+    sleep 1
+    b=$(awk '{print $14 + $15}' "/proc/$1/stat")
+    [ $((b - a)) -le 2 ] && return 0
+  done
+}
+
 median_ms() {
   local ts=() a b
   for _ in 1 2 3 4 5; do
@@ -145,6 +158,7 @@ sleep 2
 after=$(rss_kib "$gpid")
 G[ctld_kib_per_job]=$(calc "($after - $before) / $N_QUEUE")
 G[ctld_rss_queue]=$(calc "$after / 1024")
+wait_idle "$gpid"
 G[squeue_queue]=$(median_ms "$BIN/squeue")
 G[sacct_queue]=$(median_ms "$BIN/sacct")
 G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
@@ -188,6 +202,7 @@ if [ "$slurm_ok" = 1 ]; then
   after=$(rss_kib "$spid")
   S[ctld_kib_per_job]=$(calc "($after - $before) / $N_SLURM_QUEUE")
   S[ctld_rss_queue]=$(calc "$after / 1024")
+  wait_idle "$spid"
   S[squeue_queue]=$(median_ms /usr/bin/squeue)
   S[sacct_queue]=$(median_ms /usr/bin/sacct)
   S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
