@@ -121,6 +121,7 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
       }
     }
   }
+  ForgetChangedRecordsLocked();
   events_applied_ += batch.records.size();
   events_since_snapshot_ += batch.records.size();
   batch.puts = std::move(puts);
@@ -170,6 +171,8 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
     ++replayed;
     return Status::Ok();
   }));
+  records_.clear();
+  state_.changed_jobs.clear();
   Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
       std::to_string(after) + ", " + std::to_string(replayed) + " events replayed); next job id " +
       std::to_string(state_.next_job_id));
@@ -302,6 +305,7 @@ void Controller::PurgeLocked(UnixTime now) {
   }
   if (!erases.empty() || !arrays.empty()) {
     state::PurgeFinishedJobs(&state_, ended_before);
+    ForgetChangedRecordsLocked();
     // An array's tasks share its payload: it goes with the array's last record.
     for (uint32_t array : arrays) {
       if (!state_.arrays.contains(array)) erases.push_back(PayloadKey(array));
@@ -399,12 +403,17 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
     if (it != state_.jobs.end()) {
       it->second.set_reason(change.reason);
       it->second.set_last_sched_eval(now);
+      state_.changed_jobs.push_back(change.job_id);
     }
   }
   for (const sched::DependencyChange& change : decisions.dependencies) {
     auto it = state_.jobs.find(change.job_id);
-    if (it != state_.jobs.end()) it->second.set_dependency_status(change.status);
+    if (it != state_.jobs.end()) {
+      it->second.set_dependency_status(change.status);
+      state_.changed_jobs.push_back(change.job_id);
+    }
   }
+  ForgetChangedRecordsLocked();
   for (uint32_t id : decisions.cancels) {
     const v1::Job* job = state_.FindJob(id);
     if (job == nullptr) continue;
@@ -963,15 +972,32 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
     wire::AdviseHugePages(out->data(), out->capacity());
   }
   put_head(clock_->Now(), request.job_ids().empty() ? state_.jobs.size() : 0);
+  std::lock_guard records(records_mu_);
+  std::string scratch;
   VisitLiveJobsLocked(request, [&](const v1::Job& job) {
-    const size_t size = job.ByteSizeLong();
+    const std::string& bytes = RecordBytesLocked(job, &scratch);
     out->push_back(static_cast<char>(0x0A));
-    put_varint(size);
-    const size_t at = out->size();
-    out->resize(at + size);
-    job.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(out->data() + at));
+    put_varint(bytes.size());
+    out->append(bytes);
   });
   return Status::Ok();
+}
+
+void Controller::ForgetChangedRecordsLocked() {
+  for (uint32_t id : state_.changed_jobs) records_.erase(id);
+  state_.changed_jobs.clear();
+}
+
+const std::string& Controller::RecordBytesLocked(const v1::Job& job, std::string* scratch) const {
+  auto it = records_.find(job.job_id());
+  if (it != records_.end()) return it->second;
+  // Changed since the last write section forgot its changes: not worth keeping.
+  const auto& changed = state_.changed_jobs;
+  if (std::find(changed.begin(), changed.end(), job.job_id()) != changed.end()) {
+    job.SerializeToString(scratch);
+    return *scratch;
+  }
+  return records_.emplace(job.job_id(), job.SerializeAsString()).first->second;
 }
 
 Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,
@@ -1000,11 +1026,13 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
   std::vector<std::pair<uint32_t, std::string>> current;
   {
     std::shared_lock lock(mu_);
+    std::lock_guard records(records_mu_);
+    std::string scratch;
     *now = clock_->Now();
     live.reserve(state_.jobs.size());
     for (const auto& [id, job] : state_.jobs) {
       live.push_back(id);
-      if (wanted(job) && eligible(job)) current.emplace_back(id, job.SerializeAsString());
+      if (wanted(job) && eligible(job)) current.emplace_back(id, RecordBytesLocked(job, &scratch));
     }
   }
   // Jobs still held in memory are newer than their archived copy.

@@ -24,6 +24,7 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -156,6 +157,12 @@ class Controller {
   void TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
   void MaybeSnapshot(bool force = false);
   void PurgeLocked(UnixTime now);
+  // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
+  // mu_ held exclusively after changing job records.
+  void ForgetChangedRecordsLocked();
+  // The job's record in its wire form, from the cache or made now (and kept unless the job is
+  // in state_.changed_jobs). Call with mu_ held (shared is enough) and records_mu_.
+  const std::string& RecordBytesLocked(const v1::Job& job, std::string* scratch) const;
 
   const ControllerConfig config_;
   store::Store* const store_;
@@ -171,6 +178,11 @@ class Controller {
   UnixTime boot_time_ = 0;
   UnixTime last_purge_ = 0;         // guarded by mu_
   std::string controller_address_;  // guarded by mu_
+  // Each job's record in its wire form, for listings: made when first listed, dropped when the
+  // job changes (ForgetChangedRecordsLocked). Written with mu_ held shared and records_mu_, or
+  // with mu_ held exclusively.
+  mutable std::mutex records_mu_;
+  mutable std::unordered_map<uint32_t, std::string> records_;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

@@ -92,6 +92,7 @@ class ControllerTest : public ::testing::Test {
     Open();
   }
   void TearDown() override {
+    if (controller_) ExpectListingsAgree();
     controller_.reset();
     store_.reset();
     std::filesystem::remove_all(dir_);
@@ -142,7 +143,26 @@ class ControllerTest : public ::testing::Test {
     return reply.ok() ? reply->job_id() : 0;
   }
 
+  // The command socket's listings (serialized records, cached between changes) say what the
+  // records say: a cached record that missed a change shows here. Job() checks every time.
+  void ExpectListingsAgree() {
+    v1::GetJobsReply live;
+    ASSERT_TRUE(controller_->GetJobs(v1::GetJobsRequest(), &live).ok());
+    std::string bytes;
+    ASSERT_TRUE(controller_->GetJobsSerialized(v1::GetJobsRequest(), &bytes).ok());
+    v1::GetJobsReply listed;
+    ASSERT_TRUE(listed.ParseFromString(bytes));
+    ASSERT_EQ(listed.jobs_size(), live.jobs_size());
+    for (int i = 0; i < live.jobs_size(); ++i) {
+      EXPECT_EQ(listed.jobs(i).SerializeAsString(), live.jobs(i).SerializeAsString())
+          << "job " << live.jobs(i).job_id() << " listed as\n"
+          << listed.jobs(i).DebugString() << "but is\n"
+          << live.jobs(i).DebugString();
+    }
+  }
+
   v1::Job Job(uint32_t id) {
+    ExpectListingsAgree();
     v1::GetJobsRequest r;
     r.add_job_ids(id);
     v1::GetJobsReply reply;

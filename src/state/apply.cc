@@ -34,9 +34,12 @@ Status UnknownNode(std::string_view name) {
   return NotFound("unknown node \"" + std::string(name) + "\"");
 }
 
+// Every change to a job record goes through here (or adds a record): changed_jobs hears of it.
 v1::Job* MutableJob(ClusterState* s, uint32_t id) {
   const auto it = s->jobs.find(id);
-  return it == s->jobs.end() ? nullptr : &it->second;
+  if (it == s->jobs.end()) return nullptr;
+  s->changed_jobs.push_back(id);
+  return &it->second;
 }
 
 // Keeps the pending index right around a change of a job's state, priority or submit time.
@@ -235,6 +238,7 @@ Status ApplyJobSubmitted(ClusterState* s, const v1::JobSubmitted& e) {
                            " must be its own array record with pending tasks");
   }
   const v1::Job& stored = s->jobs.emplace(id, job).first->second;
+  s->changed_jobs.push_back(id);
   MovePastId(s, id);
   Index(s, stored);
   if (job.array_job_id() != 0) s->arrays[id].insert(id);
@@ -273,6 +277,7 @@ Status ApplyJobArraySplit(ClusterState* s, const v1::JobArraySplit& e) {
   copy.clear_array_pending_tasks();
   copy.set_array_task_id(e.task_id());
   const v1::Job& stored = s->jobs.emplace(e.new_job_id(), std::move(copy)).first->second;
+  s->changed_jobs.push_back(e.new_job_id());
   MovePastId(s, e.new_job_id());
   Index(s, stored);
   s->arrays[e.job_id()].insert(e.new_job_id());

@@ -87,6 +87,7 @@ size_t PurgeFinishedJobs(ClusterState* state, int64_t ended_before) {
           if (array->second.empty()) state->arrays.erase(array);
         }
       }
+      state->changed_jobs.push_back(job.job_id());
       it = state->jobs.erase(it);
       ++purged;
     } else {

@@ -119,6 +119,12 @@ struct ClusterState {
   // Job arrays: array_job_id -> the ids of the records it still has (its own record while it
   // has pending tasks or once it became the last task, and every task split off).
   std::map<uint32_t, std::set<uint32_t>> arrays;
+  // The ids of the job records Apply added, changed or may have changed, and those
+  // PurgeFinishedJobs removed, in order, repeats included: for what the owner keeps beside the
+  // state (gantryd's serialized records). The owner clears it; an owner that keeps nothing
+  // may ignore it (it grows by an id per job an event touches). Code that edits a record
+  // directly adds its id here itself.
+  std::vector<uint32_t> changed_jobs;
 
   const v1::Node* FindNode(std::string_view name) const;
   const v1::Partition* FindPartition(std::string_view name) const;
