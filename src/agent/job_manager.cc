@@ -372,6 +372,7 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
   spec.stdin_path = in_path;
   spec.stdout_path = *out_path;
   spec.stderr_path = err_path;
+  spec.append = req.open_append();  // --open-mode=append
   if (cgroups_) {
     if (Result<std::string> dir = cgroups_->CreateJob(job.job_id()); dir.ok()) {
       spec.cgroup = *dir;

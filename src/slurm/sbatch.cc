@@ -1,12 +1,21 @@
 #include "slurm/sbatch.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <istream>
 #include <iterator>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
+#include "model/job_state.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/sbatch_script.h"
@@ -56,6 +65,68 @@ int Report(const CommandContext& ctx, const OptionResult& r) {
 
 bool Unsupported(int id) { return id >= kOptUnsupported && id < kOptUnsupported + 0x100; }
 
+// --export-file's content: a descriptor number from 3 on, else a file name (relative to `cwd`).
+Result<std::string> ReadExportFile(const std::string& name, const std::string& cwd) {
+  int fd = -1;
+  bool own = true;
+  if (!name.empty() && std::all_of(name.begin(), name.end(), text::IsAsciiDigit) &&
+      name.size() < 6 && std::stoi(name) >= 3) {
+    fd = std::stoi(name);
+    own = false;
+  } else {
+    fd = open(Absolute(name, cwd).c_str(), O_RDONLY | O_CLOEXEC);
+  }
+  if (fd < 0) return NotFound(name);
+  std::string content;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n > 0) {
+      content.append(buffer, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (own) close(fd);
+    if (n < 0) return NotFound(name);
+    return content;
+  }
+}
+
+// -W/--wait: polls the job (every record of an array) until all have ended and returns the
+// highest exit code among them, 1 for a record a signal ended, as sbatch does. Gantry polls
+// from 0.1 s on (doubling up to 2 s); sbatch's first look is after 2 s.
+int WaitForJob(ControllerClient& client, uint32_t job_id, CommandContext& ctx) {
+  v1::GetJobsRequest request;
+  request.add_job_ids(job_id);
+  request.set_include_all(true);
+  auto delay = std::chrono::milliseconds(100);
+  for (;;) {
+    std::this_thread::sleep_for(delay);
+    delay = std::min(delay * 2, std::chrono::milliseconds(2000));
+    Result<v1::GetJobsReply> reply = client.GetJobs(request);
+    if (!reply.ok()) {
+      if (reply.status().code() == StatusCode::kNotFound) break;
+      *ctx.err << "sbatch: error: Currently unable to load job state information, retrying: "
+               << reply.status().message() << "\n";
+      continue;
+    }
+    if (reply->jobs().empty()) break;
+    int code = 0;
+    bool ended = true;
+    for (const v1::Job& job : reply->jobs()) {
+      if (!model::IsFinished(static_cast<model::JobBaseState>(job.state()))) {
+        ended = false;
+        break;
+      }
+      const int status = job.exit_status();
+      code = std::max(code, status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    }
+    if (ended) return code;
+  }
+  *ctx.err << "sbatch: error: Job " << job_id << " no longer found and exit code not found\n";
+  return 0;
+}
+
 }  // namespace
 
 std::vector<std::string> BatchEnvironment(const std::vector<std::string>& environment,
@@ -81,6 +152,17 @@ std::vector<std::string> BatchEnvironment(const std::vector<std::string>& enviro
     }
   }
   return env;
+}
+
+std::vector<std::string> ParseExportFile(std::string_view content) {
+  const char separator = content.find('\0') != std::string_view::npos ? '\0' : '\n';
+  std::vector<std::string> out;
+  for (std::string_view entry : text::Split(content, separator)) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    out.emplace_back(entry);
+  }
+  return out;
 }
 
 v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& o, const BatchScript& script,
@@ -143,7 +225,13 @@ v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& o, const BatchScrip
   SetVar(&env, "SLURM_SUBMIT_HOST", ctx.hostname);
   SetVar(&env, "SLURM_UMASK", Octal(ctx.umask), /*overwrite=*/false);
   if (o.export_env) SetVar(&env, "SLURM_EXPORT_ENV", *o.export_env);
-  for (const std::string& entry : BatchEnvironment(env, export_spec)) p->add_environment(entry);
+  std::vector<std::string> exported = BatchEnvironment(env, export_spec);
+  for (const std::string& entry : o.export_file_env) {
+    const size_t eq = entry.find('=');
+    SetVar(&exported, entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  for (const std::string& entry : exported) p->add_environment(entry);
+  r->set_open_append(o.open_append);
   p->set_script(script.text);
   p->set_export_spec(export_spec);
   for (const std::string& arg : script.args) p->add_argv(arg);
@@ -245,6 +333,16 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
     return r.exit_code;
   }
 
+  if (options.export_file) {
+    Result<std::string> content = ReadExportFile(*options.export_file, ctx.cwd);
+    if (!content.ok()) {
+      *ctx.err << "sbatch: error: Could not open user environment file " << *options.export_file
+               << "\n";
+      return 1;
+    }
+    options.export_file_env = ParseExportFile(*content);
+  }
+
   const v1::SubmitJobRequest request = BuildSubmitRequest(options, script, ctx);
   std::unique_ptr<ControllerClient> client =
       ConnectOrReport(ctx, "sbatch", "sbatch: error: Batch job submission failed: ");
@@ -262,13 +360,15 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   if (!options.quiet) {
     for (const std::string& w : reply->warnings()) *ctx.err << "sbatch: warning: " << w << "\n";
+    if (options.parsable) {
+      *ctx.out << reply->job_id() << "\n";
+    } else {
+      *ctx.out << "Submitted batch job " << reply->job_id() << "\n";
+    }
   }
-  if (options.parsable) {
-    *ctx.out << reply->job_id() << "\n";
-  } else {
-    *ctx.out << "Submitted batch job " << reply->job_id() << "\n";
-  }
-  return 0;
+  if (!options.wait) return 0;
+  ctx.out->flush();
+  return WaitForJob(*client, reply->job_id(), ctx);
 }
 
 }  // namespace gantry::slurm

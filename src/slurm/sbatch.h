@@ -12,6 +12,8 @@
 //    sets it; ALL in the list keeps everything). sbatch first adds SLURM_PRIO_PROCESS,
 //    SLURM_SUBMIT_DIR, SLURM_SUBMIT_HOST, SLURM_UMASK (unless set) and, when --export was given,
 //    SLURM_EXPORT_ENV, as Slurm does;
+//    --export-file's definitions are added after that, whatever --export says;
+//  * request.open_append: --open-mode=append;
 //  * payload.script and payload.argv (the script's arguments).
 #ifndef GANTRY_SLURM_SBATCH_H_
 #define GANTRY_SLURM_SBATCH_H_
@@ -38,6 +40,10 @@ v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& options, const Batc
 // The environment the job gets (see above), "K=V" each, in the caller's order.
 std::vector<std::string> BatchEnvironment(const std::vector<std::string>& environment,
                                           const std::string& export_spec);
+
+// The definitions in an --export-file's content: NAME=value entries separated by NUL bytes, or
+// by newlines when the content has no NUL; entries without '=' or a name are skipped.
+std::vector<std::string> ParseExportFile(std::string_view content);
 
 }  // namespace gantry::slurm
 

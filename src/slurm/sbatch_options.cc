@@ -59,9 +59,9 @@ constexpr LongOption kLong[] = {
     {"exclude", A::kRequired, 'x'},
     {"exclusive", A::kOptional, kOptExclusive},
     {"export", A::kRequired, kOptExport},
-    {"export-file", A::kRequired, U + 15},
+    {"export-file", A::kRequired, kOptExportFile},
     {"extra-node-info", A::kRequired, 'B'},
-    {"get-user-env", A::kOptional, U + 16},
+    {"get-user-env", A::kOptional, kOptGetUserEnv},
     {"gid", A::kRequired, U + 17},
     {"gpu-bind", A::kRequired, U + 18},
     {"gpu-freq", A::kRequired, U + 19},
@@ -100,7 +100,7 @@ constexpr LongOption kLong[] = {
     {"ntasks-per-node", A::kRequired, kOptNtasksPerNode},
     {"ntasks-per-socket", A::kRequired, U + 32},
     {"ntasks-per-tres", A::kRequired, U + 33},
-    {"open-mode", A::kRequired, U + 34},
+    {"open-mode", A::kRequired, kOptOpenMode},
     {"output", A::kRequired, 'o'},
     {"overcommit", A::kNone, 'O'},
     {"oversubscribe", A::kNone, 's'},
@@ -155,7 +155,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_ERROR", 'e'},
     {"SBATCH_EXCLUSIVE", kOptExclusive},
     {"SBATCH_EXPORT", kOptExport},
-    {"SBATCH_GET_USER_ENV", U + 16},
+    {"SBATCH_GET_USER_ENV", kOptGetUserEnv},
     {"SBATCH_GPU_BIND", U + 18},
     {"SBATCH_GPU_FREQ", U + 19},
     {"SBATCH_GPUS", 'G'},
@@ -175,7 +175,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_NETWORK", U + 29},
     {"SBATCH_NO_KILL", 'k'},
     {"SBATCH_NO_REQUEUE", kOptNoRequeue},
-    {"SBATCH_OPEN_MODE", U + 34},
+    {"SBATCH_OPEN_MODE", kOptOpenMode},
     {"SBATCH_OUTPUT", 'o'},
     {"SBATCH_OVERCOMMIT", 'O'},
     {"SBATCH_PARTITION", 'p'},
@@ -291,6 +291,27 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       break;
     case kOptExport:
       o->export_env = v;
+      break;
+    case kOptExportFile:
+      o->export_file = v;
+      break;
+    case kOptGetUserEnv: {
+      // [timeout][S|L]: accepted and checked; jobs get the submitter's environment (--export).
+      std::string_view rest = v;
+      while (!rest.empty() && text::IsAsciiDigit(rest.front())) rest.remove_prefix(1);
+      if (!(rest.empty() || rest == "S" || rest == "s" || rest == "L" || rest == "l")) {
+        return Fail("Invalid --get-user-env specification");
+      }
+      break;
+    }
+    case kOptOpenMode:  // sbatch looks at the first letter only
+      if (!v.empty() && (v[0] == 'a' || v[0] == 'A')) {
+        o->open_append = true;
+      } else if (!v.empty() && (v[0] == 't' || v[0] == 'T')) {
+        o->open_append = false;
+      } else {
+        return Fail("Invalid --open-mode specification");
+      }
       break;
     case kOptGres:
       o->gres = text::EqualsIgnoreCase(v, "none") ? std::string() : GresTresForm(v);
@@ -420,6 +441,9 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       break;
     case 'Q':
       o->quiet = true;
+      break;
+    case 'W':
+      o->wait = true;
       break;
     case 't':
     case kOptTimeMin: {

@@ -49,6 +49,9 @@ enum SbatchOptionId : int {
   kOptGpusPerNode = 0x210,
   kOptKillOnInvalidDep = 0x211,
   kOptTasksPerNode = 0x212,
+  kOptExportFile = 0x213,
+  kOptGetUserEnv = 0x214,
+  kOptOpenMode = 0x215,
   kOptUnsupported = 0x400,  // + index in the table for options not implemented yet
 };
 
@@ -96,6 +99,10 @@ struct SbatchOptions {
   std::optional<std::string> mail_type;
   std::optional<std::string> mail_user;
   bool quiet = false;
+  bool wait = false;                         // -W/--wait: until the job ends, exit with its code
+  std::optional<std::string> export_file;    // --export-file: a file name or a descriptor number
+  std::vector<std::string> export_file_env;  // its definitions ("K=V"), read by RunSbatch
+  bool open_append = false;                  // --open-mode=append
   std::optional<std::string> wrap;
   std::optional<std::string> dependency;
   std::optional<std::string> array;  // -a/--array, checked by the controller

@@ -49,7 +49,26 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{kOptMemPerCpu, "x", "Invalid --mem-per-cpu specification", 255},
         ErrorCase{'b', "abc", "Invalid --begin specification", 255},
         ErrorCase{kOptMailType, "foo", "Invalid --mail-type specification", 255},
-        ErrorCase{kOptExclusive, "foo", "Invalid --exclusive specification", 255}));
+        ErrorCase{kOptExclusive, "foo", "Invalid --exclusive specification", 255},
+        ErrorCase{kOptOpenMode, "x", "Invalid --open-mode specification", 255},
+        ErrorCase{kOptOpenMode, "", "Invalid --open-mode specification", 255},
+        ErrorCase{kOptGetUserEnv, "x", "Invalid --get-user-env specification", 255},
+        ErrorCase{kOptGetUserEnv, "10X", "Invalid --get-user-env specification", 255}));
+
+TEST(SbatchOptionsTest, OpenModeWaitExportFileAndGetUserEnv) {
+  SbatchOptions o;
+  ASSERT_TRUE(Apply(&o, kOptOpenMode, "APP").ok);  // sbatch reads the first letter
+  EXPECT_TRUE(o.open_append);
+  ASSERT_TRUE(Apply(&o, kOptOpenMode, "truncate").ok);
+  EXPECT_FALSE(o.open_append);
+  ASSERT_TRUE(Apply(&o, 'W', std::nullopt).ok);
+  EXPECT_TRUE(o.wait);
+  ASSERT_TRUE(Apply(&o, kOptExportFile, "env.txt").ok);
+  EXPECT_EQ(*o.export_file, "env.txt");
+  for (const char* ok : {"", "10", "10L", "S"}) {
+    EXPECT_TRUE(Apply(&o, kOptGetUserEnv, std::string(ok)).ok) << ok;
+  }
+}
 
 TEST(SbatchOptionsTest, ValuesAreStored) {
   SbatchOptions o;
@@ -155,6 +174,26 @@ TEST(SbatchRequestTest, ExportModes) {
                       "SLURM_CONF=/x", "SLURM_PRIO_PROCESS=0", "SLURM_SUBMIT_DIR=/home/alice/exp",
                       "SLURM_SUBMIT_HOST=login1", "SLURM_UMASK=022", "SLURM_EXPORT_ENV=NONE"}));
   EXPECT_EQ(r.request().export_env(), "NONE");
+  EXPECT_FALSE(r.request().open_append());
+}
+
+TEST(SbatchRequestTest, ExportFileDefinitionsComeOnTopOfExport) {
+  EXPECT_EQ(ParseExportFile(std::string("A=1\0B=x=y\0junk\0=v\0C=\0", 21)),
+            (std::vector<std::string>{"A=1", "B=x=y", "C="}));
+  EXPECT_EQ(ParseExportFile("A=1\nB=two words\n\n"),
+            (std::vector<std::string>{"A=1", "B=two words"}));
+  SbatchOptions o;
+  o.export_env = "NONE";
+  o.export_file_env = {"FOO=from file", "SLURM_CONF=/y"};
+  o.open_append = true;
+  const v1::SubmitJobRequest r = BuildSubmitRequest(o, {"#!/bin/sh\n", "", {}, true}, Ctx());
+  const std::vector<std::string> sent(r.payload().environment().begin(),
+                                      r.payload().environment().end());
+  EXPECT_EQ(sent, (std::vector<std::string>{"SLURM_CONF=/y", "SLURM_PRIO_PROCESS=0",
+                                            "SLURM_SUBMIT_DIR=/home/alice/exp",
+                                            "SLURM_SUBMIT_HOST=login1", "SLURM_UMASK=022",
+                                            "SLURM_EXPORT_ENV=NONE", "FOO=from file"}));
+  EXPECT_TRUE(r.request().open_append());
 }
 
 }  // namespace

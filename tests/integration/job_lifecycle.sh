@@ -83,4 +83,23 @@ scancel -s USR1 "$id" || fail "scancel -s USR1"
 wait_state "$id" COMPLETED
 grep -qx got-usr1 "$WORK/sig-$id.out" || fail "USR1 not delivered: $(cat "$WORK/sig-$id.out")"
 
+# 7. sbatch --wait exits with the job's code (1 for a signal), -Q prints nothing,
+# --open-mode=append keeps the output file, --export-file adds variables even with NONE.
+printf 'FROM_FILE=a b\0OTHER=x=y\0' >"$WORK/env.nul"
+echo "kept" >"$WORK/append.out"
+out=$(LEAK=1 sbatch -Q --wait --export=NONE --export-file="$WORK/env.nul" --open-mode=append \
+  -o "$WORK/append.out" --wrap 'echo "$FROM_FILE|$OTHER|${LEAK:-unset}"; exit 7')
+rc=$?
+[ "$rc" = 7 ] || fail "sbatch --wait exited $rc, not the job's 7"
+[ -z "$out" ] || fail "sbatch -Q printed '$out'"
+[ "$(cat "$WORK/append.out")" = "$(printf 'kept\na b|x=y|unset')" ] ||
+  fail "append/export-file: $(cat "$WORK/append.out")"
+sbatch --wait -o /dev/null --wrap 'kill -9 $$' >/dev/null
+rc=$?
+[ "$rc" = 1 ] || fail "sbatch --wait on a killed job exited $rc"
+sbatch --export-file="$WORK/missing" --wrap true 2>"$WORK/ef.err"
+rc=$?
+[ "$rc" = 1 ] && grep -qx "sbatch: error: Could not open user environment file $WORK/missing" \
+  "$WORK/ef.err" || fail "--export-file missing: rc $rc, $(cat "$WORK/ef.err")"
+
 echo PASS
