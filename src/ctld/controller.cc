@@ -490,9 +490,19 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
       if (now >= deadline) {
         Log("job " + std::to_string(id) + " reached its time limit");
         EndJobLocked(*job, JobBaseState::kTimeout, 0, "time limit", events, after);
+        continue;
+      }
+      // --signal: once, warn_seconds before the limit.
+      const v1::JobRequest& req = job->request();
+      if (req.warn_signal() != 0 && now >= deadline - static_cast<UnixTime>(req.warn_seconds()) &&
+          warned_.emplace(id, job->agent_epoch()).second) {
+        Log("job " + std::to_string(id) + ": signal " + std::to_string(req.warn_signal()) + ", " +
+            std::to_string(deadline - now) + " s before its time limit");
+        SignalOnNodesLocked(*job, req.warn_signal(), after, "", req.warn_batch_only());
       }
     }
   }
+  std::erase_if(warned_, [&seen](const auto& w) { return !seen.contains(w.first); });
   // Silent nodes.
   for (const v1::Node& node : state_.nodes) {
     const bool not_responding =

@@ -136,9 +136,10 @@ class Controller {
   std::optional<JobRefusal> SuspendOneJobLocked(const Caller& caller, bool suspend,
                                                 const std::string& text,
                                                 std::vector<v1::Event>* events, AfterCommit* after);
-  // Under mu_: `sig` to the job's processes on each of its nodes once the change is durable.
+  // Under mu_: `sig` to the job's processes on each of its nodes once the change is durable
+  // (with `batch_only`, to the batch shell on the first node only).
   void SignalOnNodesLocked(const v1::Job& job, int sig, AfterCommit* after,
-                           const std::string& only_node = "");
+                           const std::string& only_node = "", bool batch_only = false);
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;
@@ -176,7 +177,10 @@ class Controller {
   uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
-  UnixTime last_purge_ = 0;         // guarded by mu_
+  UnixTime last_purge_ = 0;  // guarded by mu_
+  // Running jobs (id, epoch) that got their --signal warning; not durable: after a restart a
+  // job may be warned again. Guarded by mu_.
+  std::set<std::pair<uint32_t, uint64_t>> warned_;
   std::string controller_address_;  // guarded by mu_
   // Each job's record in its wire form, for listings: made when first listed, dropped when the
   // job changes (ForgetChangedRecordsLocked). Written with mu_ held shared and records_mu_, or

@@ -38,15 +38,17 @@ void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c
 }  // namespace
 
 void Controller::SignalOnNodesLocked(const v1::Job& job, int sig, AfterCommit* after,
-                                     const std::string& only_node) {
+                                     const std::string& only_node, bool batch_only) {
   for (const std::string& name : job.nodes()) {
     if (!only_node.empty() && name != only_node) continue;
+    if (batch_only && name != job.nodes(0)) continue;
     const v1::Node* node = state_.FindNode(name);
     if (node == nullptr) continue;
     v1::SignalJobOnNodeRequest call;
     call.set_job_id(job.job_id());
     call.set_epoch(job.agent_epoch());
     call.set_signal(sig);
+    call.set_batch_only(batch_only);
     after->push_back(
         [this, name, address = node->address(), call] { agents_->SignalJob(name, address, call); });
   }

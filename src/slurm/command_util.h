@@ -34,6 +34,9 @@ std::unique_ptr<ControllerClient> ConnectOrReport(const CommandContext& ctx,
 std::optional<uint64_t> ParseUnsigned(std::string_view text);
 // strtol-like as Slurm's parse_int uses it: optional sign, digits, nothing else.
 std::optional<int64_t> ParseSigned(std::string_view text);
+// A signal as Slurm's sig_name2num reads it: a number 1-64, or a name from its table with or
+// without "SIG", any case ("USR1", "sigterm").
+std::optional<int> ParseSignal(std::string_view text);
 
 // A user name or number as a uid: the passwd name first, then a plain number.
 std::optional<uint32_t> ResolveUser(const CommandContext& ctx, std::string_view user);

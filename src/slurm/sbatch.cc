@@ -232,6 +232,9 @@ v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& o, const BatchScrip
   }
   for (const std::string& entry : exported) p->add_environment(entry);
   r->set_open_append(o.open_append);
+  r->set_warn_signal(o.warn_signal);
+  r->set_warn_seconds(o.warn_seconds);
+  r->set_warn_batch_only(o.warn_batch_only);
   p->set_script(script.text);
   p->set_export_spec(export_spec);
   for (const std::string& arg : script.args) p->add_argv(arg);

@@ -116,7 +116,7 @@ constexpr LongOption kLong[] = {
     {"reboot", A::kNone, U + 40},
     {"requeue", A::kNone, kOptRequeue},
     {"reservation", A::kRequired, U + 41},
-    {"signal", A::kRequired, U + 42},
+    {"signal", A::kRequired, kOptSignal},
     {"sockets-per-node", A::kRequired, U + 43},
     {"spread-job", A::kNone, U + 44},
     {"switches", A::kRequired, U + 45},
@@ -185,7 +185,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_REQ_SWITCH", U + 45},
     {"SBATCH_REQUEUE", kOptRequeue},
     {"SBATCH_RESERVATION", U + 41},
-    {"SBATCH_SIGNAL", U + 42},
+    {"SBATCH_SIGNAL", kOptSignal},
     {"SBATCH_SPREAD_JOB", U + 44},
     {"SBATCH_THREAD_SPEC", U + 47},
     {"SBATCH_THREADS_PER_CORE", U + 48},
@@ -445,6 +445,32 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     case 'W':
       o->wait = true;
       break;
+    case kOptSignal: {
+      // [{R|B}:]SIG[@SECONDS]. R (a reservation's end) is accepted; Gantry has no reservations.
+      std::string_view rest = v;
+      bool batch_only = false;
+      if (const size_t colon = rest.find(':'); colon != std::string_view::npos) {
+        const std::string_view flags = rest.substr(0, colon);
+        if (flags.empty() || flags.find_first_not_of("RBrb") != std::string_view::npos) {
+          return Fail("Invalid --signal specification");
+        }
+        batch_only = flags.find_first_of("Bb") != std::string_view::npos;
+        rest.remove_prefix(colon + 1);
+      }
+      uint32_t seconds = 60;
+      if (const size_t at = rest.find('@'); at != std::string_view::npos) {
+        const std::optional<uint64_t> secs = ParseUnsigned(rest.substr(at + 1));
+        if (!secs || *secs > 0xFFFF) return Fail("Invalid --signal specification");
+        seconds = static_cast<uint32_t>(*secs);
+        rest = rest.substr(0, at);
+      }
+      const std::optional<int> sig = ParseSignal(rest);
+      if (!sig) return Fail("Invalid --signal specification");
+      o->warn_signal = *sig;
+      o->warn_seconds = seconds;
+      o->warn_batch_only = batch_only;
+      break;
+    }
     case 't':
     case kOptTimeMin: {
       Result<int64_t> minutes = text::ParseDurationMinutes(v);

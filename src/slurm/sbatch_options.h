@@ -52,6 +52,7 @@ enum SbatchOptionId : int {
   kOptExportFile = 0x213,
   kOptGetUserEnv = 0x214,
   kOptOpenMode = 0x215,
+  kOptSignal = 0x216,
   kOptUnsupported = 0x400,  // + index in the table for options not implemented yet
 };
 
@@ -103,6 +104,10 @@ struct SbatchOptions {
   std::optional<std::string> export_file;    // --export-file: a file name or a descriptor number
   std::vector<std::string> export_file_env;  // its definitions ("K=V"), read by RunSbatch
   bool open_append = false;                  // --open-mode=append
+  // --signal=[{R|B}:]SIG[@SECONDS]: SIG this long (60 s by default) before the time limit.
+  int warn_signal = 0;
+  uint32_t warn_seconds = 0;
+  bool warn_batch_only = false;  // B:
   std::optional<std::string> wrap;
   std::optional<std::string> dependency;
   std::optional<std::string> array;  // -a/--array, checked by the controller

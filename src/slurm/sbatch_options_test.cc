@@ -53,7 +53,30 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{kOptOpenMode, "x", "Invalid --open-mode specification", 255},
         ErrorCase{kOptOpenMode, "", "Invalid --open-mode specification", 255},
         ErrorCase{kOptGetUserEnv, "x", "Invalid --get-user-env specification", 255},
-        ErrorCase{kOptGetUserEnv, "10X", "Invalid --get-user-env specification", 255}));
+        ErrorCase{kOptGetUserEnv, "10X", "Invalid --get-user-env specification", 255},
+        ErrorCase{kOptSignal, "bad", "Invalid --signal specification", 255},
+        ErrorCase{kOptSignal, "USR1@x", "Invalid --signal specification", 255},
+        ErrorCase{kOptSignal, "X:USR1", "Invalid --signal specification", 255},
+        ErrorCase{kOptSignal, ":USR1", "Invalid --signal specification", 255},
+        ErrorCase{kOptSignal, "USR1@70000", "Invalid --signal specification", 255}));
+
+TEST(SbatchOptionsTest, SignalTakesFlagsANameOrNumberAndATime) {
+  struct Case {
+    const char* value;
+    int signal;
+    uint32_t seconds;
+    bool batch_only;
+  };
+  for (const Case& c :
+       {Case{"USR1", 10, 60, false}, Case{"B:USR1@90", 10, 90, true}, Case{"R:10", 10, 60, false},
+        Case{"RB:SIGUSR2@0", 12, 0, true}, Case{"b:term@5", 15, 5, true}}) {
+    SbatchOptions o;
+    ASSERT_TRUE(Apply(&o, kOptSignal, std::string(c.value)).ok) << c.value;
+    EXPECT_EQ(o.warn_signal, c.signal) << c.value;
+    EXPECT_EQ(o.warn_seconds, c.seconds) << c.value;
+    EXPECT_EQ(o.warn_batch_only, c.batch_only) << c.value;
+  }
+}
 
 TEST(SbatchOptionsTest, OpenModeWaitExportFileAndGetUserEnv) {
   SbatchOptions o;

@@ -88,30 +88,6 @@ constexpr char kHelpText[] =
     "  --help                          show this help message\n"
     "  --usage                         display brief usage message\n";
 
-struct Signal {
-  std::string_view name;
-  int number;
-};
-// Slurm's sig_name2num table.
-constexpr Signal kSignals[] = {
-    {"HUP", 1},   {"INT", 2},   {"QUIT", 3},  {"ABRT", 6},  {"KILL", 9},  {"ALRM", 14},
-    {"TERM", 15}, {"USR1", 10}, {"USR2", 12}, {"URG", 23},  {"CONT", 18}, {"STOP", 19},
-    {"TSTP", 20}, {"TTIN", 21}, {"TTOU", 22}, {"XCPU", 24},
-};
-
-std::optional<int> ParseSignal(std::string_view text) {
-  if (std::optional<int64_t> n = ParseSigned(text)) {
-    if (*n > 0 && *n < 65) return static_cast<int>(*n);
-    return std::nullopt;
-  }
-  std::string_view name = text;
-  if (text::StartsWithIgnoreCase(name, "SIG")) name.remove_prefix(3);
-  for (const Signal& s : kSignals) {
-    if (text::EqualsIgnoreCase(name, s.name)) return s.number;
-  }
-  return std::nullopt;
-}
-
 // job_id[_array_id][.step_id] (arrays and steps are passed on as written).
 bool ValidJobId(std::string_view id) {
   size_t i = 0;

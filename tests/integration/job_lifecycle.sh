@@ -102,4 +102,14 @@ rc=$?
 [ "$rc" = 1 ] && grep -qx "sbatch: error: Could not open user environment file $WORK/missing" \
   "$WORK/ef.err" || fail "--export-file missing: rc $rc, $(cat "$WORK/ef.err")"
 
+# 8. --signal=B:USR1@57 with a 1-minute limit: the batch shell hears USR1 ~3 s after the start.
+id=$(sbatch --parsable -t 1 --signal=B:USR1@57 -o "$WORK/warn-%j.out" --wrap \
+  'trap "echo warned; exit 0" USR1; for i in $(seq 600); do sleep 0.1; done') || fail "sbatch --signal"
+wait_state "$id" COMPLETED 30
+grep -qx warned "$WORK/warn-$id.out" || fail "no --signal warning: $(cat "$WORK/warn-$id.out")"
+sbatch --signal=USR1@x --wrap true 2>"$WORK/sig.err"
+rc=$?
+[ "$rc" = 255 ] && grep -qx "sbatch: error: Invalid --signal specification" "$WORK/sig.err" ||
+  fail "--signal=USR1@x: rc $rc, $(cat "$WORK/sig.err")"
+
 echo PASS
