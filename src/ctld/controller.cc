@@ -15,6 +15,7 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "sched/scheduler.h"
+#include "sched/will_run.h"
 #include "spec/show_config.h"
 #include "state/admission.h"
 #include "state/events.h"
@@ -551,6 +552,17 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
   GANTRY_ASSIGN_OR_RETURN(v1::Job job,
                           state::AdmitJob(state_, request.request(), who, now, options));
   const uint32_t id = state_.next_job_id;
+  if (request.test_only()) {
+    const std::optional<sched::WillRun> run = sched::WhenWouldItRun(state_, job, now);
+    if (!run) return InvalidArgument("Requested node configuration is not available");
+    v1::SubmitJobReply reply;
+    reply.set_job_id(id);
+    reply.set_start_time(run->start_time);
+    reply.set_partition(run->partition);
+    for (const std::string& node : run->nodes) reply.add_nodes(node);
+    reply.set_num_cpus(run->num_cpus);
+    return reply;
+  }
   job.set_job_id(id);
   if (job.array_pending_tasks_size() > 0) job.set_array_job_id(id);
   v1::Event event = NewEvent();

@@ -52,7 +52,9 @@ enum class Slot : uint8_t {
   kReserved,  // kept free for a job blocked earlier in this pass
 };
 
-bool IsUp(const v1::Node& node) {
+}  // namespace
+
+bool NodeIsUsable(const v1::Node& node) {
   const model::NodeState s = state::NodeStateOf(node);
   if (s.base == NodeBaseState::kDown || s.base == NodeBaseState::kUnknown ||
       s.base == NodeBaseState::kFuture || s.base == NodeBaseState::kError) {
@@ -61,8 +63,10 @@ bool IsUp(const v1::Node& node) {
   return (s.flags & kUnusableFlags) == 0;
 }
 
+namespace {
+
 Slot InitialSlot(const v1::Node& node) {
-  if (!IsUp(node)) return Slot::kDown;
+  if (!NodeIsUsable(node)) return Slot::kDown;
   const model::NodeState s = state::NodeStateOf(node);
   if (s.base != NodeBaseState::kIdle || s.Has(NodeFlag::kCompleting) || !node.job_ids().empty()) {
     return Slot::kBusy;

@@ -89,6 +89,10 @@ struct Decisions {
 // One scheduling pass over a snapshot of the state at `now`. Pure.
 Decisions Schedule(const state::ClusterState& state, int64_t now);
 
+// Whether the node may take jobs at all: up (not DOWN, UNKNOWN, FUTURE, ERROR) and not drained,
+// failed, not responding, in maintenance, rebooting or powered down.
+bool NodeIsUsable(const v1::Node& node);
+
 }  // namespace gantry::sched
 
 #endif  // GANTRY_SCHED_SCHEDULER_H_

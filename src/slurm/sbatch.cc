@@ -20,6 +20,8 @@
 #include "slurm/commands.h"
 #include "slurm/sbatch_script.h"
 #include "text/ascii.h"
+#include "text/begin_time.h"
+#include "text/hostlist.h"
 
 namespace gantry::slurm {
 namespace {
@@ -346,7 +348,8 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
     options.export_file_env = ParseExportFile(*content);
   }
 
-  const v1::SubmitJobRequest request = BuildSubmitRequest(options, script, ctx);
+  v1::SubmitJobRequest request = BuildSubmitRequest(options, script, ctx);
+  request.set_test_only(options.test_only);
   std::unique_ptr<ControllerClient> client =
       ConnectOrReport(ctx, "sbatch", "sbatch: error: Batch job submission failed: ");
   if (!client) return 1;
@@ -358,8 +361,22 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
     for (size_t i = 0; i + 1 < lines.size(); ++i) {
       if (!lines[i].empty()) *ctx.err << "sbatch: error: " << lines[i] << "\n";
     }
-    *ctx.err << "sbatch: error: Batch job submission failed: " << lines.back() << "\n";
+    if (options.test_only) {
+      *ctx.err << "allocation failure: " << lines.back() << "\n";
+    } else {
+      *ctx.err << "sbatch: error: Batch job submission failed: " << lines.back() << "\n";
+    }
     return 1;
+  }
+  if (options.test_only) {
+    if (!options.quiet) {
+      std::vector<std::string> nodes(reply->nodes().begin(), reply->nodes().end());
+      *ctx.err << "sbatch: Job " << reply->job_id() << " to start at "
+               << text::FormatIsoTime(reply->start_time(), tz) << " using " << reply->num_cpus()
+               << " processors on nodes " << text::CompressHostlist(nodes) << " in partition "
+               << reply->partition() << "\n";
+    }
+    return 0;
   }
   if (!options.quiet) {
     for (const std::string& w : reply->warnings()) *ctx.err << "sbatch: warning: " << w << "\n";

@@ -121,7 +121,7 @@ constexpr LongOption kLong[] = {
     {"spread-job", A::kNone, U + 44},
     {"switches", A::kRequired, U + 45},
     {"tasks-per-node", A::kRequired, kOptTasksPerNode},
-    {"test-only", A::kNone, U + 46},
+    {"test-only", A::kNone, kOptTestOnly},
     {"thread-spec", A::kRequired, U + 47},
     {"threads-per-core", A::kRequired, U + 48},
     {"time", A::kRequired, 't'},
@@ -444,6 +444,9 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       break;
     case 'W':
       o->wait = true;
+      break;
+    case kOptTestOnly:
+      o->test_only = true;
       break;
     case kOptSignal: {
       // [{R|B}:]SIG[@SECONDS]. R (a reservation's end) is accepted; Gantry has no reservations.

@@ -53,6 +53,7 @@ enum SbatchOptionId : int {
   kOptGetUserEnv = 0x214,
   kOptOpenMode = 0x215,
   kOptSignal = 0x216,
+  kOptTestOnly = 0x217,
   kOptUnsupported = 0x400,  // + index in the table for options not implemented yet
 };
 
@@ -100,6 +101,7 @@ struct SbatchOptions {
   std::optional<std::string> mail_type;
   std::optional<std::string> mail_user;
   bool quiet = false;
+  bool test_only = false;                    // --test-only: when and where it would start
   bool wait = false;                         // -W/--wait: until the job ends, exit with its code
   std::optional<std::string> export_file;    // --export-file: a file name or a descriptor number
   std::vector<std::string> export_file_env;  // its definitions ("K=V"), read by RunSbatch

@@ -112,4 +112,17 @@ rc=$?
 [ "$rc" = 255 ] && grep -qx "sbatch: error: Invalid --signal specification" "$WORK/sig.err" ||
   fail "--signal=USR1@x: rc $rc, $(cat "$WORK/sig.err")"
 
+# 9. --test-only says when and where, keeps nothing; what cannot run is an allocation failure.
+before=$(squeue -h -t all | wc -l)
+msg=$(sbatch --test-only -N 2 --wrap true 2>&1)
+rc=$?
+[ "$rc" = 0 ] || fail "sbatch --test-only exited $rc: $msg"
+[[ "$msg" =~ ^sbatch:\ Job\ [0-9]+\ to\ start\ at\ [0-9T:-]+\ using\ [0-9]+\ processors\ on\ nodes\ itest-cpu-\[[0-9]-[0-9]\]\ in\ partition\ cpu$ ]] ||
+  fail "sbatch --test-only printed '$msg'"
+[ "$(squeue -h -t all | wc -l)" = "$before" ] || fail "sbatch --test-only left a job"
+msg=$(sbatch --test-only -p nope --wrap true 2>&1)
+rc=$?
+[ "$rc" = 1 ] && [ "$msg" = "allocation failure: Invalid partition name specified" ] ||
+  fail "sbatch --test-only -p nope: rc $rc, '$msg'"
+
 echo PASS
