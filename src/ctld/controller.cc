@@ -582,7 +582,8 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
 Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
                                               const v1::SignalJobRequest& request) {
   if (request.job_ids().empty() && request.user().empty() && request.partition().empty() &&
-      request.name().empty() && request.states().empty()) {
+      request.name().empty() && request.states().empty() && request.account().empty() &&
+      request.qos().empty() && request.nodes().empty()) {
     return InvalidArgument("No job identification provided");
   }
   const bool op = IsOperator(caller);
@@ -615,6 +616,15 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
     if (filter_uid && job.user_id() != *filter_uid) return false;
     if (!request.partition().empty() && job.partition() != request.partition()) return false;
     if (!request.name().empty() && job.request().name() != request.name()) return false;
+    if (!request.account().empty() && job.request().account() != request.account()) return false;
+    if (!request.qos().empty() && job.request().qos() != request.qos()) return false;
+    if (!request.nodes().empty() &&
+        std::none_of(job.nodes().begin(), job.nodes().end(), [&](const std::string& n) {
+          return std::find(request.nodes().begin(), request.nodes().end(), n) !=
+                 request.nodes().end();
+        })) {
+      return false;
+    }
     if (!states.empty()) {
       model::JobState st;
       st.base = Base(job);
@@ -672,6 +682,13 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
         if (seen.insert(job->job_id()).second) targets.push_back(job);
       }
     }
+  }
+  if (request.dry_run()) {
+    for (const auto& [id, tasks] : pending_tasks) {
+      if (!seen.contains(id)) reply.add_signalled(id);
+    }
+    for (const v1::Job* job : targets) reply.add_signalled(job->job_id());
+    return reply;
   }
   // Cancelling some of an array record's pending tasks drops them from it; all of them cancels
   // the record.

@@ -334,6 +334,47 @@ TEST_F(ControllerTest, UserFilterTakesANumericUidRootsZeroIncluded) {
   EXPECT_EQ(controller_->Signal(kRoot, r).status().message(), "Invalid user id: no-such-user-here");
 }
 
+TEST_F(ControllerTest, AccountQosAndNodeFiltersAndADryRun) {
+  auto submit = [&](const std::string& account, const std::string& qos) {
+    v1::SubmitJobRequest r;
+    r.mutable_request()->set_account(account);
+    r.mutable_request()->set_qos(qos);
+    r.mutable_request()->set_work_dir("/tmp");
+    r.mutable_payload()->set_script("#!/bin/sh\n");
+    Result<v1::SubmitJobReply> reply = controller_->Submit(kAlice, r);
+    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
+    return reply.ok() ? reply->job_id() : 0;
+  };
+  const uint32_t a = submit("physics", "normal");
+  const uint32_t b = submit("chem", "high");
+  RegisterAll();  // both start, one node each
+  controller_->RunOnce();
+  ASSERT_EQ(State(a), JobBaseState::kRunning);
+  const std::string b_node = Job(b).nodes(0);
+
+  v1::SignalJobRequest r;
+  r.set_account("physics");
+  r.set_dry_run(true);  // scancel -i asks first: nothing changes
+  Result<v1::SignalJobReply> listed = controller_->Signal(kRoot, r);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_THAT(listed->signalled(), ElementsAre(a));
+  EXPECT_EQ(State(a), JobBaseState::kRunning);
+
+  r.set_dry_run(false);
+  r.set_account("nosuch");
+  ASSERT_TRUE(controller_->Signal(kRoot, r).ok());
+  EXPECT_EQ(State(a), JobBaseState::kRunning);
+  r.clear_account();
+  r.set_qos("high");
+  r.add_nodes("n9");  // b is not there: both filters must hold
+  EXPECT_THAT(controller_->Signal(kRoot, r)->signalled(), ElementsAre());
+  r.add_nodes(b_node);
+  EXPECT_THAT(controller_->Signal(kRoot, r)->signalled(), ElementsAre(b));
+  EXPECT_EQ(Job(b).state_flags() & static_cast<uint32_t>(model::JobFlag::kCompleting),
+            static_cast<uint32_t>(model::JobFlag::kCompleting));
+  EXPECT_EQ(State(a), JobBaseState::kRunning);
+}
+
 TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
   config_.min_job_age_sec = 300;
   Open();

@@ -4,13 +4,16 @@
 // (shown with -v) and do not fail a plain cancel; the exit code is the largest Slurm error number
 // seen, modulo 256 (Access/permission denied = 2002 -> 210, controller unreachable = 1800 -> 8).
 #include <algorithm>
+#include <istream>
 #include <ostream>
+#include <string>
 
 #include "model/job_state.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/slurm_errors.h"
 #include "text/ascii.h"
+#include "text/hostlist.h"
 
 namespace gantry::slurm {
 namespace {
@@ -98,6 +101,29 @@ bool ValidJobId(std::string_view id) {
   return false;
 }
 
+// scancel -i's question for one job: "Cancel job_id=N name=X partition=P [y/n]? " until the
+// answer starts with y or n; no answer (end of input) is no.
+bool Confirm(ControllerClient& client, uint32_t id, CommandContext& ctx) {
+  v1::GetJobsRequest request;
+  request.add_job_ids(id);
+  std::string name, partition;
+  if (Result<v1::GetJobsReply> jobs = client.GetJobs(request); jobs.ok()) {
+    for (const v1::Job& job : jobs->jobs()) {
+      if (job.job_id() != id) continue;
+      name = job.request().name();
+      partition = job.partition();
+    }
+  }
+  for (;;) {
+    *ctx.out << "Cancel job_id=" << id << " name=" << name << " partition=" << partition
+             << " [y/n]? " << std::flush;
+    std::string line;
+    if (ctx.in == nullptr || !std::getline(*ctx.in, line)) return false;
+    if (!line.empty() && (line[0] == 'y' || line[0] == 'Y')) return true;
+    if (!line.empty() && (line[0] == 'n' || line[0] == 'N')) return false;
+  }
+}
+
 }  // namespace
 
 int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
@@ -108,6 +134,7 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
   }
   v1::SignalJobRequest request;
   bool verbose = false;
+  bool interactive = false;
   bool filtered = false;
   for (const ParsedOption& o : parsed.options) {
     const std::string value = o.value.value_or("");
@@ -125,6 +152,26 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'p':
         request.set_partition(value);
         filtered = true;
+        break;
+      case 'A':
+        request.set_account(value);
+        filtered = true;
+        break;
+      case 'q':
+        request.set_qos(value);
+        filtered = true;
+        break;
+      case 'w': {
+        // A list that does not parse matches no job, as in scancel.
+        Result<std::vector<std::string>> nodes = text::ExpandHostlist(value);
+        for (const std::string& n : nodes.ok() ? *nodes : std::vector<std::string>{value}) {
+          request.add_nodes(n);
+        }
+        filtered = true;
+        break;
+      }
+      case 'i':
+        interactive = true;
         break;
       case 's': {
         std::optional<int> sig = ParseSignal(value);
@@ -227,7 +274,38 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
     }
     return connect_failed(kConnectFailure);
   }
-  Result<v1::SignalJobReply> reply = (*client)->SignalJob(request);
+  // -i: the jobs it would signal first (nothing changes), each confirmed on the terminal.
+  std::vector<v1::JobError> listing_errors;
+  if (interactive) {
+    v1::SignalJobRequest dry = request;
+    dry.set_dry_run(true);
+    Result<v1::SignalJobReply> listed = (*client)->SignalJob(dry);
+    if (!listed.ok()) {
+      if (listed.status().code() == StatusCode::kUnavailable) {
+        return connect_failed(listed.status().message());
+      }
+      *ctx.err << "scancel: error: " << listed.status().message() << "\n";
+      return 1;
+    }
+    listing_errors.assign(listed->errors().begin(), listed->errors().end());
+    v1::SignalJobRequest confirmed;
+    confirmed.set_signal(request.signal());
+    confirmed.set_batch_only(request.batch_only());
+    confirmed.set_full(request.full());
+    for (uint32_t id : listed->signalled()) {
+      if (Confirm(**client, id, ctx)) confirmed.add_job_ids(std::to_string(id));
+    }
+    request = std::move(confirmed);
+  }
+  Result<v1::SignalJobReply> reply = !interactive || !request.job_ids().empty()
+                                         ? (*client)->SignalJob(request)
+                                         : Result<v1::SignalJobReply>(v1::SignalJobReply());
+  if (reply.ok() && !listing_errors.empty()) {
+    google::protobuf::RepeatedPtrField<v1::JobError> errors(listing_errors.begin(),
+                                                            listing_errors.end());
+    errors.MergeFrom(reply->errors());
+    *reply->mutable_errors() = std::move(errors);
+  }
   if (!reply.ok()) {
     if (reply.status().code() == StatusCode::kUnavailable) {
       return connect_failed(reply.status().message());
@@ -245,8 +323,10 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
                                                    : e.code() == 9 ? StatusCode::kFailedPrecondition
                                                    : e.code() == 14 ? StatusCode::kUnavailable
                                                                     : StatusCode::kInternal);
-    const bool quiet_error = code == kEslurmInvalidJobId || code == kEslurmAlreadyDone;
-    const int exit_code = code < 0 ? 1 : code;
+    // Unknown and finished jobs are quiet, except with -i (scancel loaded the jobs first).
+    const bool quiet_error =
+        !interactive && (code == kEslurmInvalidJobId || code == kEslurmAlreadyDone);
+    const int exit_code = code < 0 || interactive ? 1 : code;
     if (verbose || !quiet_error) {
       *ctx.err << "scancel: error: Kill job error on job id " << e.job_id() << ": " << e.message()
                << "\n";

@@ -125,4 +125,18 @@ rc=$?
 [ "$rc" = 1 ] && [ "$msg" = "allocation failure: Invalid partition name specified" ] ||
   fail "sbatch --test-only -p nope: rc $rc, '$msg'"
 
+# 10. scancel -i asks for each job; -A and -w pick jobs by account and node.
+id=$(sbatch --parsable -H -J asked -A acct1 --wrap true) || fail "sbatch -H"
+out=$(echo n | scancel -i "$id")
+[ "$out" = "Cancel job_id=$id name=asked partition=cpu [y/n]? " ] || fail "scancel -i asked '$out'"
+[ "$(job_state "$id")" = PENDING ] || fail "scancel -i cancelled after 'n'"
+scancel -A other
+[ "$(job_state "$id")" = PENDING ] || fail "scancel -A other cancelled acct1's job"
+printf 'maybe\ny\n' | scancel -i -A acct1 >/dev/null
+wait_state "$id" CANCELLED
+id=$(sbatch --parsable -o /dev/null --wrap 'sleep 300') || fail "sbatch sleep"
+wait_state "$id" RUNNING
+scancel -w "$(job_field "$id" NodeList)"
+wait_state "$id" CANCELLED
+
 echo PASS
