@@ -1,7 +1,9 @@
 // squeue: lists jobs (see squeue_format.h for the listing itself).
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <ostream>
+#include <thread>
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
@@ -146,6 +148,7 @@ struct SqueueOptions {
   std::optional<std::string> qos;
   std::optional<std::string> nodes;
   bool me = false;
+  uint32_t iterate = 0;  // -i seconds; 0 = once
 };
 
 // squeue --json: every job, whatever the other options say (Slurm 22.05 ignores them).
@@ -173,6 +176,95 @@ int PrintJobsJson(CommandContext& ctx) {
   doc["jobs"] = nlohmann::ordered_json::array();
   for (const v1::Job& job : reply->jobs()) doc["jobs"].push_back(JobToOpenapi(job, json_ctx));
   *ctx.out << DumpSlurmJson(doc);
+  return 0;
+}
+
+// One listing (the whole command without -i).
+int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter& filter,
+             CommandContext& ctx) {
+  std::unique_ptr<ControllerClient> client =
+      ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
+  if (!client) return 1;
+  std::string cluster;
+  for (const JobColumn& c : format.columns) {
+    if (c.field == nullptr || c.field->name != "Cluster") continue;
+    Result<v1::GetConfigReply> config = client->GetConfig(v1::GetConfigRequest());
+    if (config.ok()) cluster = config->cluster_name();
+    break;
+  }
+  // One id (a job, an array or one array task) is loaded alone, as Slurm's single-job load.
+  std::optional<uint32_t> single;
+  if (filter.job_ids.size() + filter.array_tasks.size() == 1) {
+    single = filter.job_ids.empty() ? filter.array_tasks[0].first : filter.job_ids[0];
+  }
+  v1::GetJobsRequest request;
+  if (single) request.add_job_ids(*single);
+  // -u: only those users' jobs come back.
+  if (filter.user_filter && !filter.user_ids.empty()) {
+    for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
+  }
+  // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
+  JobFilter only;
+  only.job_ids = filter.job_ids;
+  only.array_tasks = filter.array_tasks;
+  only.states = model::JobStateFilter{};
+  only.states->all = true;
+  bool found = false;
+
+  // Each job is keyed and printed as it arrives; only its keys and its line are kept.
+  Result<JobSorter> sorter = JobSorter::Create(opt.sort ? *opt.sort : kSqueueDefaultSort);
+  std::vector<ListedRecord> records;  // every record, for slurmctld's order
+  std::vector<uint32_t> rows;         // the records listed (indexes into `records`)
+  ListingText lines;                  // their lines, one piece each
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  UnixTime now = ctx.now;
+  auto add = [&](const v1::Job& job) {
+    records.push_back(ListedRecordOf(job));
+    found = found || (single && JobMatches(only, job));
+    if (!sorter.ok() || !JobMatches(filter, job)) return;
+    rows.push_back(static_cast<uint32_t>(records.size() - 1));
+    sorter->Add(job, now);
+    AppendJobLine(format, job, JobPrintContext{now, &tz, cluster}, lines.text());
+    lines.EndPiece();
+  };
+  JobsReplyVisitor visitor;
+  visitor.start = [&](const JobsReplyHead& head) {
+    if (head.now != 0) now = head.now;
+    records.reserve(head.jobs_at_most);
+    rows.reserve(head.jobs_at_most);
+    lines.Reserve(head.jobs_at_most, 96);
+    if (sorter.ok()) sorter->Reserve(head.jobs_at_most);
+  };
+  visitor.job = [&](const v1::Job& job) {
+    if (!opt.expand_arrays) {
+      add(job);
+    } else {  // -r (and task ids): every pending task of an array record on its own line
+      for (const v1::Job& one : ExpandArrayTasks(job)) add(one);
+    }
+    return Status::Ok();
+  };
+  Result<JobsReplyHead> listed = client->ListJobs(request, visitor);
+  if (!listed.ok()) {
+    *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
+    return 1;
+  }
+  if (single && !found) {
+    *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  if (!sorter.ok()) {
+    *ctx.err << "squeue: error: " << sorter.status().message() << "\n";
+    return 1;
+  }
+  std::vector<ListedRecord> listed_rows;
+  listed_rows.reserve(rows.size());
+  for (uint32_t r : rows) listed_rows.push_back(records[r]);
+  const std::vector<uint32_t> order = sorter->Order(SlurmctldListKeys(records, listed_rows));
+
+  std::string head;
+  if ((opt.long_list || opt.iterate != 0) && !opt.no_header) head += CtimeLine(now, tz);
+  if (!opt.no_header) head += RenderJobHeader(format);
+  *ctx.out << lines.Ordered(std::move(head), order);
   return 0;
 }
 
@@ -260,6 +352,15 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'r':
         opt.expand_arrays = true;
         break;
+      case 'i': {
+        const std::optional<int64_t> seconds = ParseSigned(value);
+        if (!seconds || *seconds <= 0 || *seconds > UINT32_MAX) {
+          *ctx.err << "squeue: error: --iterate=" << value << "\n\n";
+          return 1;
+        }
+        opt.iterate = static_cast<uint32_t>(*seconds);
+        break;
+      }
       case 'a':
       case kHide:
       case kArrayUnique:
@@ -384,90 +485,12 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
                         : ParseJobFormat(opt.long_list ? kSqueueLongFormat : kSqueueDefaultFormat));
   for (const std::string& e : format.errors) *ctx.err << "squeue: error: " << e << "\n";
 
-  std::unique_ptr<ControllerClient> client =
-      ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
-  if (!client) return 1;
-  std::string cluster;
-  for (const JobColumn& c : format.columns) {
-    if (c.field == nullptr || c.field->name != "Cluster") continue;
-    Result<v1::GetConfigReply> config = client->GetConfig(v1::GetConfigRequest());
-    if (config.ok()) cluster = config->cluster_name();
-    break;
+  if (opt.iterate == 0) return ListOnce(opt, format, filter, ctx);
+  for (;;) {  // -i: again every N seconds, each listing followed by an empty line
+    ListOnce(opt, format, filter, ctx);
+    *ctx.out << "\n" << std::flush;
+    std::this_thread::sleep_for(std::chrono::seconds(opt.iterate));
   }
-  // One id (a job, an array or one array task) is loaded alone, as Slurm's single-job load.
-  std::optional<uint32_t> single;
-  if (filter.job_ids.size() + filter.array_tasks.size() == 1) {
-    single = filter.job_ids.empty() ? filter.array_tasks[0].first : filter.job_ids[0];
-  }
-  v1::GetJobsRequest request;
-  if (single) request.add_job_ids(*single);
-  // -u: only those users' jobs come back.
-  if (filter.user_filter && !filter.user_ids.empty()) {
-    for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
-  }
-  // Slurm's single-job load fails for an unknown id, whether or not the controller says so.
-  JobFilter only;
-  only.job_ids = filter.job_ids;
-  only.array_tasks = filter.array_tasks;
-  only.states = model::JobStateFilter{};
-  only.states->all = true;
-  bool found = false;
-
-  // Each job is keyed and printed as it arrives; only its keys and its line are kept.
-  Result<JobSorter> sorter = JobSorter::Create(opt.sort ? *opt.sort : kSqueueDefaultSort);
-  std::vector<ListedRecord> records;  // every record, for slurmctld's order
-  std::vector<uint32_t> rows;         // the records listed (indexes into `records`)
-  ListingText lines;                  // their lines, one piece each
-  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
-  UnixTime now = ctx.now;
-  auto add = [&](const v1::Job& job) {
-    records.push_back(ListedRecordOf(job));
-    found = found || (single && JobMatches(only, job));
-    if (!sorter.ok() || !JobMatches(filter, job)) return;
-    rows.push_back(static_cast<uint32_t>(records.size() - 1));
-    sorter->Add(job, now);
-    AppendJobLine(format, job, JobPrintContext{now, &tz, cluster}, lines.text());
-    lines.EndPiece();
-  };
-  JobsReplyVisitor visitor;
-  visitor.start = [&](const JobsReplyHead& head) {
-    if (head.now != 0) now = head.now;
-    records.reserve(head.jobs_at_most);
-    rows.reserve(head.jobs_at_most);
-    lines.Reserve(head.jobs_at_most, 96);
-    if (sorter.ok()) sorter->Reserve(head.jobs_at_most);
-  };
-  visitor.job = [&](const v1::Job& job) {
-    if (!opt.expand_arrays) {
-      add(job);
-    } else {  // -r (and task ids): every pending task of an array record on its own line
-      for (const v1::Job& one : ExpandArrayTasks(job)) add(one);
-    }
-    return Status::Ok();
-  };
-  Result<JobsReplyHead> listed = client->ListJobs(request, visitor);
-  if (!listed.ok()) {
-    *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
-    return 1;
-  }
-  if (single && !found) {
-    *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
-    return 1;
-  }
-  if (!sorter.ok()) {
-    *ctx.err << "squeue: error: " << sorter.status().message() << "\n";
-    return 1;
-  }
-  std::vector<ListedRecord> listed_rows;
-  listed_rows.reserve(rows.size());
-  for (uint32_t r : rows) listed_rows.push_back(records[r]);
-  const std::vector<uint32_t> order = sorter->Order(SlurmctldListKeys(records, listed_rows));
-
-  std::string head;
-  if (opt.long_list && !opt.no_header) head += CtimeLine(now, tz);
-  if (!opt.no_header) head += RenderJobHeader(format);
-  *ctx.out << lines.Ordered(std::move(head), order);
-  return 0;
 }
 
 }  // namespace gantry::slurm

@@ -139,4 +139,13 @@ wait_state "$id" RUNNING
 scancel -w "$(job_field "$id" NodeList)"
 wait_state "$id" CANCELLED
 
+# 11. squeue -i N lists again every N seconds, each time after a date line and before a blank one.
+id=$(sbatch --parsable -H --wrap true) || fail "sbatch -H"
+out=$(timeout 2.5 squeue -i 1 -j "$id")
+[ "$(grep -c "^ *$id " <<<"$out")" -ge 2 ] || fail "squeue -i listed: $out"
+[ "$(grep -c '^[A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] ' <<<"$out")" -ge 2 ] || fail "no date lines: $out"
+squeue -i 0 2>"$WORK/it.err"
+[ "$?" = 1 ] && grep -qx "squeue: error: --iterate=0" "$WORK/it.err" || fail "squeue -i 0"
+scancel "$id"
+
 echo PASS
