@@ -968,8 +968,9 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
   if (request.history()) return GetJobHistory(request, reply);
   std::shared_lock lock(mu_);
   reply->set_now(clock_->Now());
-  if (request.job_ids().empty())
+  if (request.job_ids().empty()) {
     reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
+  }
   VisitLiveJobsLocked(request, [reply](const v1::Job& job) { *reply->add_jobs() = job; });
   return Status::Ok();
 }

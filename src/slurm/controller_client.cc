@@ -86,7 +86,7 @@ class SocketTransport final : public ControllerTransport {
     if (message.empty()) {
       message = code == StatusCode::kPermissionDenied ? kAccessDenied : kUnexpectedMessage;
     }
-    return Status(code, std::move(message));
+    return {code, std::move(message)};
   }
 
   std::string path_;

@@ -535,7 +535,7 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   visitor.start = [&](const JobsReplyHead& head) {
     print.now = head.now != 0 ? head.now : ctx.now;
     positions.reserve(head.jobs_at_most);
-    lines.Reserve(head.jobs_at_most, 2 * 80);  // a job line and its batch line
+    lines.Reserve(head.jobs_at_most, size_t{160});  // a job line and its batch line
   };
   visitor.job = [&](const v1::Job& job) {
     for (const SacctRow& row : SelectSacctRows(std::span(&job, 1), filter)) {

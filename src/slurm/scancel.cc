@@ -106,7 +106,8 @@ bool ValidJobId(std::string_view id) {
 bool Confirm(ControllerClient& client, uint32_t id, CommandContext& ctx) {
   v1::GetJobsRequest request;
   request.add_job_ids(id);
-  std::string name, partition;
+  std::string name;
+  std::string partition;
   if (Result<v1::GetJobsReply> jobs = client.GetJobs(request); jobs.ok()) {
     for (const v1::Job& job : jobs->jobs()) {
       if (job.job_id() != id) continue;

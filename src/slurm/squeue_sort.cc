@@ -93,7 +93,7 @@ std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
       return by_number([](const Job& j, UnixTime) { return j.end_time(); });
     case 'B':
       return by_text([](const Job& j) {
-        return j.nodes_size() > 0 ? std::string_view(j.nodes(0)) : std::string_view();
+        return j.nodes().empty() ? std::string_view() : std::string_view{j.nodes(0)};
       });
     case 'g':
       return by_text([](const Job& j) { return GroupLabel(j); });
@@ -127,8 +127,7 @@ Result<JobSorter> JobSorter::Create(std::string_view sort) {
 }
 
 void JobSorter::Add(const v1::Job& job, UnixTime now) {
-  for (size_t k = 0; k < keys_.size(); ++k) {
-    Key& key = keys_[k];
+  for (Key& key : keys_) {
     if (key.number) {
       flat_.push_back(key.number(job, now));
       continue;
