@@ -148,4 +148,12 @@ squeue -i 0 2>"$WORK/it.err"
 [ "$?" = 1 ] && grep -qx "squeue: error: --iterate=0" "$WORK/it.err" || fail "squeue -i 0"
 scancel "$id"
 
+# 12. Names and environments need not be UTF-8 (Slurm takes any bytes but NUL).
+name=$(printf 'caf\351')
+id=$(LATIN=$(printf '\377x') sbatch --parsable -J "$name" -o "$WORK/latin-%j.out" \
+  --wrap 'printf "%s" "$LATIN"') || fail "sbatch with a Latin-1 name"
+wait_state "$id" COMPLETED
+[ "$(squeue -h -t all -j "$id" -o %j)" = "$name" ] || fail "squeue name: $(squeue -h -t all -j "$id" -o %j | od -c)"
+[ "$(cat "$WORK/latin-$id.out")" = "$(printf '\377x')" ] || fail "environment: $(od -c "$WORK/latin-$id.out")"
+
 echo PASS
