@@ -579,8 +579,7 @@ TEST(SacctFormatTest, RunningAndSuspendedJobs) {
   running.set_state(static_cast<uint32_t>(JobBaseState::kRunning));
   running.set_suspend_time(ctx.now + 13);
   ctx.now += 20;
-  EXPECT_EQ(RenderSacctLine(g.columns, {&running, false}, ctx, out),
-            "RUNNING|00:00:17|00:00:20\n");
+  EXPECT_EQ(RenderSacctLine(g.columns, {&running, false}, ctx, out), "RUNNING|00:00:17|00:00:20\n");
   // Suspended again 5 s after: both suspensions count.
   running.set_state(static_cast<uint32_t>(JobBaseState::kSuspended));
   running.set_pre_suspend_secs(15);

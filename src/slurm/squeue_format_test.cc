@@ -1,5 +1,4 @@
 #include "slurm/squeue_format.h"
-#include "slurm/squeue_sort.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +8,7 @@
 
 #include "slurm/anchor_records_test_util.h"
 #include "slurm/job_view.h"
+#include "slurm/squeue_sort.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {
