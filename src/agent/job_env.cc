@@ -181,6 +181,8 @@ std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& con
   }
   if (!req.account().empty()) env.Set("SLURM_JOB_ACCOUNT", req.account());
   if (!req.qos().empty()) env.Set("SLURM_JOB_QOS", req.qos());
+  // Only for a job that ran before (requeued), as slurmd does.
+  if (job.restarts() > 0) env.Set("SLURM_RESTART_COUNT", Str(job.restarts()));
   SetArrayValues(job, /*whole_shape=*/true, &env);
 
   // What sbatch puts in the job's environment itself.

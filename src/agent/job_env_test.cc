@@ -260,6 +260,15 @@ TEST(BuildBatchEnvironment, WithoutTasksCountsOneTaskPerCpu) {
   EXPECT_EQ(EnvValue(env, "SLURM_MEM_PER_NODE"), "4096");
   EXPECT_EQ(EnvValue(env, "SLURM_JOB_ACCOUNT"), std::nullopt);
   EXPECT_EQ(EnvValue(env, "CUDA_VISIBLE_DEVICES"), std::nullopt);
+  EXPECT_EQ(EnvValue(env, "SLURM_RESTART_COUNT"), std::nullopt);
+}
+
+TEST(BuildBatchEnvironment, ARequeuedJobGetsItsRestartCount) {
+  JobContext context = TwoNodeJob();
+  context.mutable_job()->set_restarts(2);
+  std::vector<std::string> env =
+      BuildBatchEnvironment(context, JobPayload(), AnchorNode(), UserEnv{"root", "/root", ""});
+  EXPECT_EQ(EnvValue(env, "SLURM_RESTART_COUNT"), "2");
 }
 
 TEST(BuildBatchEnvironment, LayersPayloadPasswdJobAndExtraEnv) {
