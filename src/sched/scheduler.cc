@@ -509,10 +509,14 @@ class Pass {
     e.need = std::move(need).value();
     std::vector<uint32_t> excluded;
     if (required != nullptr) {
-      if (!Resolve(r.exc_nodes(), &excluded) || !Resolve(r.req_nodes(), required)) {
+      std::optional<std::vector<uint32_t>> x = s_.NodeIndexesOf(r.exc_nodes());
+      std::optional<std::vector<uint32_t>> w = s_.NodeIndexesOf(r.req_nodes());
+      if (!x || !w) {
         e.valid = false;
         return e;
       }
+      excluded = *std::move(x);
+      *required = *std::move(w);
     }
     const std::vector<uint32_t>& members = s_.partition_nodes[p];
     for (uint32_t i : members) {
@@ -530,18 +534,6 @@ class Pass {
       }
     }
     return e;
-  }
-
-  bool Resolve(std::string_view expr, std::vector<uint32_t>* out) const {
-    if (expr.empty()) return true;
-    auto names = text::ExpandHostlist(expr);
-    if (!names.ok()) return false;
-    for (const std::string& name : *names) {
-      const int i = s_.NodeIndex(name);
-      if (i < 0) return false;
-      if (!Contains(*out, static_cast<uint32_t>(i))) out->push_back(static_cast<uint32_t>(i));
-    }
-    return true;
   }
 
   const ClusterState& s_;

@@ -8,26 +8,11 @@
 #include "sched/scheduler.h"
 #include "state/resources.h"
 #include "text/ascii.h"
-#include "text/hostlist.h"
 
 namespace gantry::sched {
 namespace {
 
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
-
-// The node indexes a hostlist names; nullopt when it does not parse or names an unknown node.
-std::optional<std::vector<uint32_t>> Resolve(const state::ClusterState& s, std::string_view expr) {
-  std::vector<uint32_t> out;
-  if (expr.empty()) return out;
-  auto names = text::ExpandHostlist(expr);
-  if (!names.ok()) return std::nullopt;
-  for (const std::string& name : *names) {
-    const int i = s.NodeIndex(name);
-    if (i < 0) return std::nullopt;
-    out.push_back(static_cast<uint32_t>(i));
-  }
-  return out;
-}
 
 // From when the node is free of its current jobs.
 int64_t FreeFrom(const state::ClusterState& s, const v1::Node& node, int64_t now) {
@@ -58,8 +43,8 @@ std::optional<WillRun> InPartition(const state::ClusterState& s, const v1::Job& 
     return std::nullopt;
   }
   auto need = state::NodeRequestOf(r);
-  const auto required = Resolve(s, r.req_nodes());
-  const auto excluded = Resolve(s, r.exc_nodes());
+  const auto required = s.NodeIndexesOf(r.req_nodes());
+  const auto excluded = s.NodeIndexesOf(r.exc_nodes());
   if (!need.ok() || !required || !excluded) return std::nullopt;
 
   std::vector<std::pair<int64_t, uint32_t>> free;  // (free from, node index), partition order

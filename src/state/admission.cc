@@ -51,18 +51,9 @@ bool InList(std::string_view list, std::string_view item) {
 
 // Node indexes of a -w/-x hostlist, without repeats.
 Result<std::vector<uint32_t>> ResolveHosts(const ClusterState& state, std::string_view expr) {
-  std::vector<uint32_t> out;
-  if (expr.empty()) return out;
-  auto names = text::ExpandHostlist(expr);
-  if (!names.ok()) return InvalidArgument(kInvalidNodeName);
-  for (const std::string& name : *names) {
-    const int i = state.NodeIndex(name);
-    if (i < 0) return InvalidArgument(kInvalidNodeName);
-    if (std::ranges::find(out, static_cast<uint32_t>(i)) == out.end()) {
-      out.push_back(static_cast<uint32_t>(i));
-    }
-  }
-  return out;
+  std::optional<std::vector<uint32_t>> nodes = state.NodeIndexesOf(expr);
+  if (!nodes) return InvalidArgument(kInvalidNodeName);
+  return *std::move(nodes);
 }
 
 bool Contains(const std::vector<uint32_t>& v, uint32_t x) {

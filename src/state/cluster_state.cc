@@ -1,14 +1,31 @@
 #include "state/cluster_state.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
 #include "state/records.h"
+#include "text/hostlist.h"
 
 namespace gantry::state {
 
 PendingKey PendingKeyOf(const v1::Job& job) {
   return PendingKey{job.priority(), job.submit_time(), job.job_id()};
+}
+
+std::optional<std::vector<uint32_t>> ClusterState::NodeIndexesOf(std::string_view hostlist) const {
+  std::vector<uint32_t> out;
+  if (hostlist.empty()) return out;
+  Result<std::vector<std::string>> names = text::ExpandHostlist(hostlist);
+  if (!names.ok()) return std::nullopt;
+  for (const std::string& name : *names) {
+    const int i = NodeIndex(name);
+    if (i < 0) return std::nullopt;
+    if (std::find(out.begin(), out.end(), static_cast<uint32_t>(i)) == out.end()) {
+      out.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  return out;
 }
 
 int ClusterState::NodeIndex(std::string_view name) const {

@@ -65,6 +65,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -135,6 +136,9 @@ struct ClusterState {
   // Index of the node / partition in `nodes` / `partitions`, or -1.
   int NodeIndex(std::string_view name) const;
   int PartitionIndex(std::string_view name) const;
+  // The indexes of the nodes a hostlist (-w, -x) names, in its order without repeats (none for
+  // ""); nullopt when it does not parse or names an unknown node.
+  std::optional<std::vector<uint32_t>> NodeIndexesOf(std::string_view hostlist) const;
 };
 
 // Recomputes node_index, partition_nodes, pending and arrays from jobs, nodes and partitions.
