@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <mutex>
 
 #include "state/testing.h"
@@ -134,9 +135,15 @@ class ControllerTest : public ::testing::Test {
 
   uint32_t Submit(const Caller& who, uint32_t nodes = 1,
                   const std::string& script = "#!/bin/sh\n") {
+    return SubmitWith(
+        who, [nodes](v1::JobRequest* r) { r->set_min_nodes(nodes); }, script);
+  }
+  // Submits a request in /tmp with `edit` applied; 0 when it is refused.
+  uint32_t SubmitWith(const Caller& who, const std::function<void(v1::JobRequest*)>& edit,
+                      const std::string& script = "#!/bin/sh\n") {
     v1::SubmitJobRequest r;
-    r.mutable_request()->set_min_nodes(nodes);
     r.mutable_request()->set_work_dir("/tmp");
+    edit(r.mutable_request());
     r.mutable_payload()->set_script(script);
     Result<v1::SubmitJobReply> reply = controller_->Submit(who, r);
     EXPECT_TRUE(reply.ok()) << reply.status().ToString();
@@ -336,14 +343,10 @@ TEST_F(ControllerTest, UserFilterTakesANumericUidRootsZeroIncluded) {
 
 TEST_F(ControllerTest, AccountQosAndNodeFiltersAndADryRun) {
   auto submit = [&](const std::string& account, const std::string& qos) {
-    v1::SubmitJobRequest r;
-    r.mutable_request()->set_account(account);
-    r.mutable_request()->set_qos(qos);
-    r.mutable_request()->set_work_dir("/tmp");
-    r.mutable_payload()->set_script("#!/bin/sh\n");
-    Result<v1::SubmitJobReply> reply = controller_->Submit(kAlice, r);
-    EXPECT_TRUE(reply.ok()) << reply.status().ToString();
-    return reply.ok() ? reply->job_id() : 0;
+    return SubmitWith(kAlice, [&](v1::JobRequest* r) {
+      r->set_account(account);
+      r->set_qos(qos);
+    });
   };
   const uint32_t a = submit("physics", "normal");
   const uint32_t b = submit("chem", "high");
@@ -414,12 +417,7 @@ TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
 
 TEST_F(ControllerTest, HistoryCanLeaveOutJobsThatNeverBecameEligible) {
   const uint32_t eligible = Submit(kAlice);
-  v1::SubmitJobRequest held_request;
-  held_request.mutable_request()->set_hold(true);
-  held_request.mutable_request()->set_work_dir("/tmp");
-  held_request.mutable_payload()->set_script("#!/bin/sh\n");
-  Result<v1::SubmitJobReply> held = controller_->Submit(kAlice, held_request);
-  ASSERT_TRUE(held.ok());
+  const uint32_t held = SubmitWith(kAlice, [](v1::JobRequest* r) { r->set_hold(true); });
   clock_.now += 100;
   const uint32_t later = Submit(kAlice);
 
@@ -438,7 +436,7 @@ TEST_F(ControllerTest, HistoryCanLeaveOutJobsThatNeverBecameEligible) {
   };
   EXPECT_THAT(ids(0), ElementsAre(eligible, later));
   EXPECT_THAT(ids(kNow + 50), ElementsAre(eligible));  // `later` became eligible after the end
-  EXPECT_THAT(HistoryIds(0, 0), ElementsAre(eligible, held->job_id(), later));
+  EXPECT_THAT(HistoryIds(0, 0), ElementsAre(eligible, held, later));
 }
 
 TEST_F(ControllerTest, JobsWaitForTheirDependenciesOrAreCancelledWhenThoseFail) {
