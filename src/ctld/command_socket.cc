@@ -13,9 +13,14 @@ Result<Request> Parse(std::string_view bytes) {
 }
 
 template <typename Reply>
-Result<std::string> Serialized(Result<Reply> reply) {
+Result<wire::Slices> Serialized(const Reply& reply) {
+  return wire::Slices::Of(reply.SerializeAsString());
+}
+
+template <typename Reply>
+Result<wire::Slices> Serialized(const Result<Reply>& reply) {
   if (!reply.ok()) return reply.status();
-  return reply->SerializeAsString();
+  return Serialized(*reply);
 }
 
 }  // namespace
@@ -32,12 +37,12 @@ v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
   return reply;
 }
 
-Result<std::string> HandleCommand(Controller* controller, const std::string& version,
-                                  const Caller& caller, wire::Method method,
-                                  std::string_view request) {
+Result<wire::Slices> HandleCommand(Controller* controller, const std::string& version,
+                                   const Caller& caller, wire::Method method,
+                                   std::string_view request) {
   switch (method) {
     case wire::Method::kPing:
-      return MakePingReply(controller, caller, version).SerializeAsString();
+      return Serialized(MakePingReply(controller, caller, version));
     case wire::Method::kSubmitJob: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::SubmitJobRequest>(request));
       return Serialized(controller->Submit(caller, r));
@@ -56,7 +61,7 @@ Result<std::string> HandleCommand(Controller* controller, const std::string& ver
     }
     case wire::Method::kGetJobs: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobsRequest>(request));
-      std::string reply;
+      wire::Slices reply;
       GANTRY_RETURN_IF_ERROR(controller->GetJobsSerialized(r, &reply));
       return reply;
     }
@@ -64,22 +69,22 @@ Result<std::string> HandleCommand(Controller* controller, const std::string& ver
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetNodesRequest>(request));
       v1::GetNodesReply reply;
       controller->GetNodes(r, &reply);
-      return reply.SerializeAsString();
+      return Serialized(reply);
     }
     case wire::Method::kUpdateNode: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateNodeRequest>(request));
       GANTRY_RETURN_IF_ERROR(controller->UpdateNode(caller, r));
-      return v1::UpdateNodeReply().SerializeAsString();
+      return Serialized(v1::UpdateNodeReply());
     }
     case wire::Method::kUpdatePartition: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdatePartitionRequest>(request));
       GANTRY_RETURN_IF_ERROR(controller->UpdatePartition(caller, r));
-      return v1::UpdatePartitionReply().SerializeAsString();
+      return Serialized(v1::UpdatePartitionReply());
     }
     case wire::Method::kGetConfig: {
       v1::GetConfigReply reply;
       controller->GetConfig(&reply);
-      return reply.SerializeAsString();
+      return Serialized(reply);
     }
   }
   return InvalidArgument("unknown method " + std::to_string(static_cast<int>(method)));

@@ -19,11 +19,12 @@ namespace gantry::ctld {
 v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
                             const std::string& version);
 
-// Answers one command-socket request: the serialized reply, or the controller's error.
+// Answers one command-socket request: the serialized reply (slices of kept records for a
+// listing), or the controller's error.
 // A request that does not parse as the method's message is InvalidArgument.
-Result<std::string> HandleCommand(Controller* controller, const std::string& version,
-                                  const Caller& caller, wire::Method method,
-                                  std::string_view request);
+Result<wire::Slices> HandleCommand(Controller* controller, const std::string& version,
+                                   const Caller& caller, wire::Method method,
+                                   std::string_view request);
 
 }  // namespace gantry::ctld
 

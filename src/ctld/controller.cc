@@ -172,7 +172,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
     ++replayed;
     return Status::Ok();
   }));
-  records_.clear();
+  records_.Clear();
   state_.changed_jobs.clear();
   Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
       std::to_string(after) + ", " + std::to_string(replayed) + " events replayed); next job id " +
@@ -975,23 +975,19 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
   return Status::Ok();
 }
 
-Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const {
-  // GetJobsReply's wire form written straight from the records: the head (now, jobs_at_most)
-  // first, so that a reader can handle each job as it arrives (ControllerClient::ListJobs),
-  // then field 1 (jobs) once per job. No copy of the records, which is most of a large listing's
-  // cost.
-  out->clear();
-  auto put_varint = [out](uint64_t v) {
-    while (v >= 0x80) {
-      out->push_back(static_cast<char>(v | 0x80));
-      v >>= 7;
-    }
-    out->push_back(static_cast<char>(v));
+Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Slices* out) const {
+  // GetJobsReply's wire form: the head (now, jobs_at_most) first, so that a reader can handle
+  // each job as it arrives (ControllerClient::ListJobs), then field 1 (jobs) once per job.
+  *out = wire::Slices();
+  std::string head;
+  auto put_varint = [&head](uint64_t v) {
+    for (; v >= 0x80; v >>= 7) head.push_back(static_cast<char>(v | 0x80));
+    head.push_back(static_cast<char>(v));
   };
   auto put_head = [&](UnixTime now, size_t jobs_at_most) {
-    out->push_back(static_cast<char>(0x10));  // field 2 (now), varint
+    head.push_back(static_cast<char>(0x10));  // field 2 (now), varint
     put_varint(static_cast<uint64_t>(now));
-    out->push_back(static_cast<char>(0x18));  // field 3 (jobs_at_most), varint
+    head.push_back(static_cast<char>(0x18));  // field 3 (jobs_at_most), varint
     put_varint(jobs_at_most);
   };
   if (request.history()) {
@@ -1000,44 +996,64 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, std::str
     GANTRY_RETURN_IF_ERROR(HistoryRecords(request, &now, &records));
     put_head(now, records.size());
     for (const auto& [id, bytes] : records) {
-      out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited
+      head.push_back(static_cast<char>(0x0A));  // field 1, length-delimited
       put_varint(bytes.size());
-      out->append(bytes);
+      head.append(bytes);
     }
+    out->Append(std::move(head));
     return Status::Ok();
   }
   std::shared_lock lock(mu_);
-  if (request.job_ids().empty()) {  // a listing: room for every record, in huge pages
-    out->reserve(state_.jobs.size() * 320);
-    wire::AdviseHugePages(out->data(), out->capacity());
+  if (!request.job_ids().empty()) {  // a few named jobs: written now
+    std::string jobs;
+    size_t count = 0;
+    VisitLiveJobsLocked(request, [&](const v1::Job& job) {
+      RecordCache::AppendJobField(job, &jobs);
+      ++count;
+    });
+    put_head(clock_->Now(), count);
+    out->Append(std::move(head));
+    out->Append(std::move(jobs));
+    return Status::Ok();
   }
-  put_head(clock_->Now(), request.job_ids().empty() ? state_.jobs.size() : 0);
-  std::lock_guard records(records_mu_);
-  std::string scratch;
-  VisitLiveJobsLocked(request, [&](const v1::Job& job) {
-    const std::string& bytes = RecordBytesLocked(job, &scratch);
-    out->push_back(static_cast<char>(0x0A));
-    put_varint(bytes.size());
-    out->append(bytes);
-  });
+  // A listing: slices of the kept blocks, every job's or those of the users asked for.
+  const std::vector<std::shared_ptr<const RecordCache::Block>> blocks = RecordBlocksLocked();
+  const auto& users = request.user_ids();
+  std::vector<std::string_view> parts;
+  size_t count = 0;
+  for (const auto& block : blocks) {
+    if (users.empty()) {
+      parts.push_back(block->bytes);
+      count += block->entries.size();
+      continue;
+    }
+    for (const RecordCache::Entry& e : block->entries) {
+      if (std::find(users.begin(), users.end(), e.user_id) == users.end()) continue;
+      const std::string_view field = block->Field(e);
+      if (!parts.empty() && parts.back().data() + parts.back().size() == field.data()) {
+        parts.back() = std::string_view(parts.back().data(), parts.back().size() + field.size());
+      } else {
+        parts.push_back(field);
+      }
+      ++count;
+    }
+  }
+  put_head(clock_->Now(), count);
+  lock.unlock();
+  out->Append(std::move(head));
+  out->parts.insert(out->parts.end(), parts.begin(), parts.end());
+  out->owners.insert(out->owners.end(), blocks.begin(), blocks.end());
   return Status::Ok();
 }
 
 void Controller::ForgetChangedRecordsLocked() {
-  for (uint32_t id : state_.changed_jobs) records_.erase(id);
+  for (uint32_t id : state_.changed_jobs) records_.Forget(id);
   state_.changed_jobs.clear();
 }
 
-const std::string& Controller::RecordBytesLocked(const v1::Job& job, std::string* scratch) const {
-  auto it = records_.find(job.job_id());
-  if (it != records_.end()) return it->second;
-  // Changed since the last write section forgot its changes: not worth keeping.
-  const auto& changed = state_.changed_jobs;
-  if (std::find(changed.begin(), changed.end(), job.job_id()) != changed.end()) {
-    job.SerializeToString(scratch);
-    return *scratch;
-  }
-  return records_.emplace(job.job_id(), job.SerializeAsString()).first->second;
+std::vector<std::shared_ptr<const RecordCache::Block>> Controller::RecordBlocksLocked() const {
+  std::lock_guard records(records_mu_);
+  return records_.Blocks(state_.jobs, state_.changed_jobs);
 }
 
 Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,
@@ -1066,13 +1082,24 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
   std::vector<std::pair<uint32_t, std::string>> current;
   {
     std::shared_lock lock(mu_);
-    std::lock_guard records(records_mu_);
-    std::string scratch;
     *now = clock_->Now();
     live.reserve(state_.jobs.size());
+    // The kept records hold the jobs in the same order as the state's map.
+    const std::vector<std::shared_ptr<const RecordCache::Block>> blocks = RecordBlocksLocked();
+    auto block = blocks.begin();
+    size_t entry = 0;
     for (const auto& [id, job] : state_.jobs) {
       live.push_back(id);
-      if (wanted(job) && eligible(job)) current.emplace_back(id, RecordBytesLocked(job, &scratch));
+      while (block != blocks.end() && entry == (*block)->entries.size()) {
+        ++block;
+        entry = 0;
+      }
+      const bool kept = block != blocks.end() && (*block)->entries[entry].job_id == id;
+      if (wanted(job) && eligible(job)) {
+        current.emplace_back(id, kept ? std::string((*block)->Record((*block)->entries[entry]))
+                                      : job.SerializeAsString());
+      }
+      if (kept) ++entry;
     }
   }
   // Jobs still held in memory are newer than their archived copy.

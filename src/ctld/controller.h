@@ -24,7 +24,6 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,11 +31,13 @@
 #include "base/time.h"
 #include "ctld/agent_link.h"
 #include "ctld/config.h"
+#include "ctld/record_cache.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
 #include "model/job_state.h"
 #include "state/cluster_state.h"
 #include "store/store.h"
+#include "wire/frame.h"
 
 namespace gantry::ctld {
 
@@ -73,9 +74,10 @@ class Controller {
   // With request.history (sacct): also the jobs the store archived, sorted by id. Fails only
   // when the archive cannot be read.
   Status GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
-  // The same reply in its wire form, written from the records without copying them (the local
-  // command socket's large listings), with `now` before the jobs.
-  Status GetJobsSerialized(const v1::GetJobsRequest& request, std::string* out) const;
+  // The same reply in its wire form (the local command socket's listings), `now` and
+  // `jobs_at_most` before the jobs. A listing's records are slices of the kept wire records
+  // (RecordCache), written out after the locks are released.
+  Status GetJobsSerialized(const v1::GetJobsRequest& request, wire::Slices* out) const;
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
   // scontrol update PartitionName=: operators only (else "Invalid user id", as Slurm 22.05).
@@ -161,9 +163,8 @@ class Controller {
   // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
   // mu_ held exclusively after changing job records.
   void ForgetChangedRecordsLocked();
-  // The job's record in its wire form, from the cache or made now (and kept unless the job is
-  // in state_.changed_jobs). Call with mu_ held (shared is enough) and records_mu_.
-  const std::string& RecordBytesLocked(const v1::Job& job, std::string* scratch) const;
+  // Every kept block of wire records, up to date. Call with mu_ held (shared is enough).
+  std::vector<std::shared_ptr<const RecordCache::Block>> RecordBlocksLocked() const;
 
   const ControllerConfig config_;
   store::Store* const store_;
@@ -182,11 +183,11 @@ class Controller {
   // job may be warned again. Guarded by mu_.
   std::set<std::pair<uint32_t, uint64_t>> warned_;
   std::string controller_address_;  // guarded by mu_
-  // Each job's record in its wire form, for listings: made when first listed, dropped when the
-  // job changes (ForgetChangedRecordsLocked). Written with mu_ held shared and records_mu_, or
+  // Each job's record in its wire form, for listings: made when first listed, made again when
+  // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or
   // with mu_ held exclusively.
   mutable std::mutex records_mu_;
-  mutable std::unordered_map<uint32_t, std::string> records_;
+  mutable RecordCache records_;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

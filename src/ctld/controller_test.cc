@@ -155,10 +155,10 @@ class ControllerTest : public ::testing::Test {
   void ExpectListingsAgree() {
     v1::GetJobsReply live;
     ASSERT_TRUE(controller_->GetJobs(v1::GetJobsRequest(), &live).ok());
-    std::string bytes;
+    wire::Slices bytes;
     ASSERT_TRUE(controller_->GetJobsSerialized(v1::GetJobsRequest(), &bytes).ok());
     v1::GetJobsReply listed;
-    ASSERT_TRUE(listed.ParseFromString(bytes));
+    ASSERT_TRUE(listed.ParseFromString(bytes.Flatten()));
     ASSERT_EQ(listed.jobs_size(), live.jobs_size());
     for (int i = 0; i < live.jobs_size(); ++i) {
       EXPECT_EQ(listed.jobs(i).SerializeAsString(), live.jobs(i).SerializeAsString())
@@ -426,10 +426,10 @@ TEST_F(ControllerTest, HistoryCanLeaveOutJobsThatNeverBecameEligible) {
     r.set_history(true);
     r.set_window_end(window_end);
     r.set_eligible_in_window(true);
-    std::string bytes;
+    wire::Slices bytes;
     EXPECT_TRUE(controller_->GetJobsSerialized(r, &bytes).ok());
     v1::GetJobsReply reply;
-    EXPECT_TRUE(reply.ParseFromString(bytes));
+    EXPECT_TRUE(reply.ParseFromString(bytes.Flatten()));
     std::vector<uint32_t> out;
     for (const v1::Job& job : reply.jobs()) out.push_back(job.job_id());
     return out;

@@ -50,7 +50,9 @@ class FakeController final : public v1::Controller::Service {
         wire::FrameServer::Listen(dir_ + "/commands.sock", [this](const wire::PeerIdentity&,
                                                                   wire::Method method,
                                                                   std::string_view body) {
-          return HandleFrame(method, body);
+          Result<std::string> reply = HandleFrame(method, body);
+          if (!reply.ok()) return Result<wire::Slices>(reply.status());
+          return Result<wire::Slices>(wire::Slices::Of(std::move(reply).value()));
         }).value());
     frames_->Start();
     for (const v1::Job& j : AnchorQueue()) jobs_.push_back(j);

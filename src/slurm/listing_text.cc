@@ -1,13 +1,12 @@
 #include "slurm/listing_text.h"
 
-#include "wire/frame.h"
+#include <algorithm>
 
 namespace gantry::slurm {
 
 void ListingText::Reserve(size_t pieces, size_t bytes_each) {
   ends_.reserve(pieces);
   text_.reserve(pieces * bytes_each);
-  wire::AdviseHugePages(text_.data(), text_.capacity());
 }
 
 bool ListingText::EndPiece() {
@@ -17,15 +16,20 @@ bool ListingText::EndPiece() {
   return true;
 }
 
-std::string ListingText::Ordered(std::string head, std::span<const uint32_t> order) const {
-  std::string out = std::move(head);
-  out.reserve(out.size() + text_.size());
-  wire::AdviseHugePages(out.data(), out.capacity());
+void ListingText::WriteOrdered(std::ostream& out, std::string_view head,
+                               std::span<const uint32_t> order) const {
+  constexpr size_t kBuffer = 256 << 10;
+  std::string buffer(head);
+  buffer.reserve(std::max(kBuffer, head.size()));
   for (uint32_t i : order) {
     const size_t begin = i == 0 ? 0 : ends_[i - 1];
-    out.append(text_, begin, ends_[i] - begin);
+    if (buffer.size() + (ends_[i] - begin) > kBuffer) {
+      out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      buffer.clear();
+    }
+    buffer.append(text_, begin, ends_[i] - begin);
   }
-  return out;
+  out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
 }
 
 }  // namespace gantry::slurm

@@ -1,14 +1,14 @@
 // The text of a large listing, printed one job at a time as the jobs arrive and put in order
 // at the end: each job's lines form one piece; Ordered() returns the pieces in a given order.
-// Buffers for large listings ask for transparent huge pages (their page faults are a sizable
-// part of printing 100k lines).
 // Thread-compatible.
 #ifndef GANTRY_SLURM_LISTING_TEXT_H_
 #define GANTRY_SLURM_LISTING_TEXT_H_
 
 #include <cstdint>
+#include <ostream>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gantry::slurm {
@@ -24,8 +24,10 @@ class ListingText {
   bool EndPiece();
   size_t pieces() const { return ends_.size(); }
 
-  // `head`, then the pieces in `order` (indexes in the order they were ended).
-  std::string Ordered(std::string head, std::span<const uint32_t> order) const;
+  // Writes `head`, then the pieces in `order` (indexes in the order they were ended), through
+  // a small buffer: the ordered text is never held whole.
+  void WriteOrdered(std::ostream& out, std::string_view head,
+                    std::span<const uint32_t> order) const;
 
  private:
   std::string text_;

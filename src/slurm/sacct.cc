@@ -556,8 +556,8 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return positions[a] < positions[b]; });
-  *ctx.out << lines.Ordered(opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output),
-                            order);
+  lines.WriteOrdered(*ctx.out, opt.no_header ? "" : RenderSacctHeader(format.columns, opt.output),
+                     order);
   return 0;
 }
 

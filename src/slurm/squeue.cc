@@ -264,7 +264,7 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   std::string head;
   if ((opt.long_list || opt.iterate != 0) && !opt.no_header) head += CtimeLine(now, tz);
   if (!opt.no_header) head += RenderJobHeader(format);
-  *ctx.out << lines.Ordered(std::move(head), order);
+  lines.WriteOrdered(*ctx.out, head, order);
   return 0;
 }
 

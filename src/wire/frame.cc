@@ -1,11 +1,14 @@
 #include "wire/frame.h"
 
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
 
 namespace gantry::wire {
 namespace {
@@ -48,6 +51,36 @@ Status WriteAll(int fd, const char* data, size_t size) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Unavailable(kTimedOut);
     return Unavailable(std::string("write: ") + std::strerror(n < 0 ? errno : EIO));
+  }
+  return Status::Ok();
+}
+
+// Writes every byte of `parts` (writev in batches of at most IOV_MAX slices).
+Status WriteAllSlices(int fd, std::span<const std::string_view> parts) {
+  std::vector<iovec> vec;
+  vec.reserve(std::min<size_t>(parts.size(), IOV_MAX));
+  size_t next = 0;    // the first part not yet in a batch
+  size_t offset = 0;  // bytes of parts[next] already written
+  while (next < parts.size()) {
+    vec.clear();
+    for (size_t i = next; i < parts.size() && vec.size() < IOV_MAX; ++i) {
+      const size_t skip = i == next ? offset : 0;
+      if (parts[i].size() == skip) continue;
+      vec.push_back(iovec{const_cast<char*>(parts[i].data() + skip), parts[i].size() - skip});
+    }
+    if (vec.empty()) break;
+    const ssize_t n = writev(fd, vec.data(), static_cast<int>(vec.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Unavailable(kTimedOut);
+    if (n <= 0) return Unavailable(std::string("write: ") + std::strerror(n < 0 ? errno : EIO));
+    // Past the written bytes: whole parts, then into the next one.
+    size_t left = static_cast<size_t>(n);
+    while (next < parts.size() && left >= parts[next].size() - offset) {
+      left -= parts[next].size() - offset;
+      offset = 0;
+      ++next;
+    }
+    offset += left;
   }
   return Status::Ok();
 }
@@ -99,6 +132,51 @@ Status WriteFrame(int fd, uint8_t tag, std::string_view body) {
   }
   GANTRY_RETURN_IF_ERROR(WriteAll(fd, head.data(), head.size()));
   return WriteAll(fd, body.data(), body.size());
+}
+
+Slices Slices::Of(std::string bytes) {
+  Slices out;
+  out.Append(std::move(bytes));
+  return out;
+}
+
+void Slices::Append(std::string bytes) {
+  auto owned = std::make_shared<const std::string>(std::move(bytes));
+  parts.push_back(*owned);
+  owners.push_back(std::move(owned));
+}
+
+size_t Slices::size() const {
+  size_t n = 0;
+  for (std::string_view p : parts) n += p.size();
+  return n;
+}
+
+std::string Slices::Flatten() const {
+  std::string out;
+  out.reserve(size());
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
+Status WriteFrame(int fd, uint8_t tag, const Slices& body) {
+  if (body.parts.size() <= 1) {
+    return WriteFrame(fd, tag, body.parts.empty() ? std::string_view() : body.parts[0]);
+  }
+  const size_t size = body.size();
+  if (size >= UINT32_MAX) {
+    return InvalidArgument("a frame holds at most 4 GiB; this one has " + std::to_string(size) +
+                           " bytes");
+  }
+  const auto length = static_cast<uint32_t>(size + 1);
+  char head[5];
+  for (int i = 0; i < 4; ++i) head[i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  head[4] = static_cast<char>(tag);
+  std::vector<std::string_view> parts;
+  parts.reserve(body.parts.size() + 1);
+  parts.emplace_back(head, sizeof(head));
+  parts.insert(parts.end(), body.parts.begin(), body.parts.end());
+  return WriteAllSlices(fd, parts);
 }
 
 Result<Frame> ReadFrame(int fd, uint32_t max_bytes) {

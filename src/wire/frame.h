@@ -16,9 +16,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -55,9 +57,26 @@ struct Frame {
   std::string body;
 };
 
+// A frame body given as slices of memory that go out one after another: a large reply is
+// written without first being copied into one buffer. `owners` keep what the slices point into
+// alive until the frame is written (slices may also point into memory the caller keeps).
+struct Slices {
+  std::vector<std::string_view> parts;
+  std::vector<std::shared_ptr<const void>> owners;
+
+  // A body of one slice that owns `bytes`.
+  static Slices Of(std::string bytes);
+  // Adds `bytes` as the next slice, owned by the body.
+  void Append(std::string bytes);
+  size_t size() const;
+  // The body in one string.
+  std::string Flatten() const;
+};
+
 // Writes one frame, retrying short writes and EINTR. Unavailable with strerror on failure;
 // InvalidArgument when the body cannot be framed (over 4 GiB).
 Status WriteFrame(int fd, uint8_t tag, std::string_view body);
+Status WriteFrame(int fd, uint8_t tag, const Slices& body);
 
 // Reads one frame. Errors: OutOfRange "connection closed" at a clean end before a frame;
 // Unavailable "timed out" when the descriptor's receive timeout (SO_RCVTIMEO) expired, or the

@@ -99,13 +99,14 @@ void FrameServer::Serve(int fd, PeerIdentity caller) {
   while (true) {
     Result<Frame> request = ReadFrame(fd, kMaxRequestBytes);
     if (!request.ok()) break;  // closed, idle too long, or not our protocol
-    Result<std::string> reply = InvalidArgument("unknown method " + std::to_string(request->tag));
+    Result<Slices> reply = InvalidArgument("unknown method " + std::to_string(request->tag));
     if (std::optional<Method> method = MethodFromTag(request->tag)) {
       reply = handler_(caller, *method, request->body);
     }
-    const Frame out = reply.ok() ? ReplyFrame(Status::Ok(), std::move(reply).value())
-                                 : ReplyFrame(reply.status(), "");
-    if (!WriteFrame(fd, out.tag, out.body).ok()) break;
+    const Status written = reply.ok() ? WriteFrame(fd, 0, *reply)
+                                      : WriteFrame(fd, static_cast<uint8_t>(reply.status().code()),
+                                                   std::string_view(reply.status().message()));
+    if (!written.ok()) break;
   }
   // Closed under mu_: neither Stop() nor a new accept can see the number in between.
   std::lock_guard<std::mutex> lock(mu_);

@@ -29,9 +29,10 @@ namespace gantry::wire {
 
 class FrameServer {
  public:
-  // Answers one request from `caller`: the reply message, or an error (sent as code + text).
+  // Answers one request from `caller`: the reply message (written after the handler returns,
+  // from the slices it gives), or an error (sent as code + text).
   using Handler =
-      std::function<Result<std::string>(const PeerIdentity& caller, Method, std::string_view)>;
+      std::function<Result<Slices>(const PeerIdentity& caller, Method, std::string_view)>;
 
   struct Options {
     int max_connections = 256;

@@ -17,10 +17,10 @@ class FrameServerTest : public ::testing::Test {
     dir_ = mkdtemp(tmpl);
     Result<std::unique_ptr<FrameServer>> server = FrameServer::Listen(
         dir_ + "/s.sock", [](const PeerIdentity& who, Method method, std::string_view body) {
-          if (body == "fail") return Result<std::string>(NotFound("Invalid job id specified"));
-          return Result<std::string>(std::to_string(who.uid) + "/" +
-                                     std::to_string(static_cast<int>(method)) + "/" +
-                                     std::string(body));
+          if (body == "fail") return Result<Slices>(NotFound("Invalid job id specified"));
+          return Result<Slices>(Slices::Of(std::to_string(who.uid) + "/" +
+                                           std::to_string(static_cast<int>(method)) + "/" +
+                                           std::string(body)));
         });
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(server).value();
@@ -90,7 +90,10 @@ TEST_F(FrameServerTest, ThreadsServeOneConnectionAfterAnotherAndStopWakesTheIdle
   FrameServer::Options options;
   options.keep_idle_threads_seconds = 3600;  // Stop() must not wait for this
   Result<std::unique_ptr<FrameServer>> kept = FrameServer::Listen(
-      path, [](const PeerIdentity&, Method, std::string_view body) { return std::string(body); },
+      path,
+      [](const PeerIdentity&, Method, std::string_view body) {
+        return Result<Slices>(Slices::Of(std::string(body)));
+      },
       options);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   (*kept)->Start();

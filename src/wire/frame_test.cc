@@ -45,6 +45,35 @@ TEST_F(FrameTest, LargeBodiesArriveWhole) {
   EXPECT_EQ(got, big);
 }
 
+TEST_F(FrameTest, SlicesGoOutAsOneBodyInOrder) {
+  // More slices than one writev takes, empty ones among them, and large ones that the socket
+  // takes in several short writes.
+  Slices body;
+  std::string expected;
+  for (int i = 0; i < 3000; ++i) {
+    std::string part = i % 7 == 0 ? "" : std::to_string(i) + ",";
+    if (i % 1000 == 1) part = std::string(300 << 10, static_cast<char>('a' + i % 26));
+    expected += part;
+    body.Append(std::move(part));
+  }
+  EXPECT_EQ(body.size(), expected.size());
+  EXPECT_EQ(body.Flatten(), expected);
+  std::string got;
+  std::thread reader([&] {
+    Result<Frame> f = ReadFrame(fds_[1], kMaxReplyBytes);
+    if (f.ok()) got = f->body;
+  });
+  ASSERT_TRUE(WriteFrame(fds_[0], 0, body).ok());
+  reader.join();
+  EXPECT_EQ(got, expected);
+
+  ASSERT_TRUE(WriteFrame(fds_[0], 3, Slices()).ok());
+  Result<Frame> empty = ReadFrame(fds_[1], kMaxReplyBytes);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->tag, 3);
+  EXPECT_EQ(empty->body, "");
+}
+
 TEST_F(FrameTest, CleanCloseIsOutOfRangeAndTornFrameIsUnavailable) {
   close(fds_[0]);
   fds_[0] = -1;
