@@ -81,6 +81,12 @@ Result<wire::Slices> HandleCommand(Controller* controller, const std::string& ve
       GANTRY_RETURN_IF_ERROR(controller->UpdatePartition(caller, r));
       return Serialized(v1::UpdatePartitionReply());
     }
+    case wire::Method::kGetAccounting:
+      return Serialized(controller->GetAccounting());
+    case wire::Method::kUpdateAccounting: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateAccountingRequest>(request));
+      return Serialized(controller->UpdateAccounting(caller, r));
+    }
     case wire::Method::kGetConfig: {
       v1::GetConfigReply reply;
       controller->GetConfig(&reply);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "ctld/log.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "sched/scheduler.h"
@@ -51,8 +52,6 @@ store::ArchivedJob ArchiveEntry(const v1::Job& job) {
   return store::ArchivedJob{job.job_id(),  job.submit_time(),       job.end_time(),
                             job.user_id(), job.SerializeAsString(), job.array_job_id()};
 }
-
-void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c_str()); }
 
 std::optional<uint32_t> ParseNumber(std::string_view text) {
   uint32_t n = 0;
@@ -97,6 +96,24 @@ std::string Controller::GroupName(gid_t gid) const {
 
 bool Controller::IsOperator(const Caller& caller) const {
   return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
+}
+
+v1::AccountingChange Controller::DefaultAccountingLocked() const {
+  v1::AccountingChange change = state::DefaultAccounting();
+  // The user gantryd runs as (a local cluster started by someone other than root) administers
+  // accounting like root, and may submit under account root.
+  const std::string self = UserName(config_.slurm_user_uid);
+  if (config_.slurm_user_uid != 0 && !self.empty() && self != "root") {
+    v1::AccountingUser* user = change.add_users();
+    user->set_name(self);
+    user->set_default_account("root");
+    user->set_admin_level(state::kAdminAdministrator);
+    v1::Association a = change.associations(change.associations_size() - 1);  // root user's
+    a.set_id(a.id() + 1);
+    a.set_user(self);
+    *change.add_associations() = std::move(a);
+  }
+  return change;
 }
 
 // ---- durability ------------------------------------------------------------------------------
@@ -180,13 +197,19 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
 
   v1::Event config = NewEvent();
   *config.mutable_config_loaded() = nodes_and_partitions;
+  std::vector<v1::Event> events = {config};
+  if (state_.accounting.empty()) {  // a new cluster: root's account, user and QOS normal
+    v1::Event accounting = NewEvent();
+    *accounting.mutable_accounting_changed()->mutable_change() = DefaultAccountingLocked();
+    events.push_back(std::move(accounting));
+  }
   // Ended jobs go to the archive again (idempotent): a store written before the archive
   // existed gets them before the purge forgets them.
   std::vector<store::ArchivedJob> ended;
   for (const auto& [id, job] : state_.jobs) {
     if (job.end_time() > 0 && !IsPending(job) && !IsActive(job)) ended.push_back(ArchiveEntry(job));
   }
-  auto pending = CommitLocked({config}, {}, {}, std::move(ended));
+  auto pending = CommitLocked(std::move(events), {}, {}, std::move(ended));
   // Every node gets a grace period of one timeout to (re)register; jobs waiting for a prolog
   // wait again for the agent to re-register and be asked once more.
   const UnixTime now = clock_->Now();

@@ -80,6 +80,15 @@ class Controller {
   Status GetJobsSerialized(const v1::GetJobsRequest& request, wire::Slices* out) const;
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
+  // sacctmgr: the accounting database (state/accounting.h).
+  v1::AccountingDb GetAccounting() const;
+  // sacctmgr's changes, checked against the database's rules and committed as one event.
+  // Allowed to operators (root, SlurmUser) and to users the database makes Operator or
+  // Administrator (else PermissionDenied "Access/permission denied"). FailedPrecondition when
+  // the database changed since request.expected_version, or when a removed association still
+  // has pending or running jobs ("Job(s) active, cancel job(s) before remove").
+  Result<v1::UpdateAccountingReply> UpdateAccounting(const Caller& caller,
+                                                     const v1::UpdateAccountingRequest& request);
   // scontrol update PartitionName=: operators only (else "Invalid user id", as Slurm 22.05).
   Status UpdatePartition(const Caller& caller, const v1::UpdatePartitionRequest& request);
   void GetConfig(v1::GetConfigReply* reply) const;
@@ -145,6 +154,8 @@ class Controller {
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;
+  // The accounting database a new cluster starts with.
+  v1::AccountingChange DefaultAccountingLocked() const;
   std::string GroupName(gid_t gid) const;
 
   // Job lifecycle pieces, all with mu_ held; they append events and agent calls.

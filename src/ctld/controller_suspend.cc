@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "ctld/controller.h"
+#include "ctld/log.h"
 #include "model/job_state.h"
 #include "text/ascii.h"
 
@@ -32,8 +33,6 @@ std::optional<uint32_t> ParseId(std::string_view text) {
   if (ec != std::errc() || ptr != text.data() + text.size() || n == 0) return std::nullopt;
   return n;
 }
-
-void Log(const std::string& line) { std::fprintf(stderr, "gantryd: %s\n", line.c_str()); }
 
 }  // namespace
 

@@ -119,6 +119,23 @@ grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1
   });
 }
 
+grpc::Status ControllerService::GetAccounting(grpc::ServerContext* context,
+                                              const v1::GetAccountingRequest*,
+                                              v1::AccountingDb* reply) {
+  return Authenticated(auth_, context, [&](const Caller&) {
+    *reply = controller_->GetAccounting();
+    return Status::Ok();
+  });
+}
+
+grpc::Status ControllerService::UpdateAccounting(grpc::ServerContext* context,
+                                                 const v1::UpdateAccountingRequest* request,
+                                                 v1::UpdateAccountingReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller& caller) {
+    return Into(controller_->UpdateAccounting(caller, *request), reply);
+  });
+}
+
 grpc::Status NodeLinkService::Register(grpc::ServerContext* context,
                                        const v1::RegisterRequest* request,
                                        v1::RegisterReply* reply) {

@@ -55,6 +55,11 @@ class ControllerService final : public v1::Controller::Service {
                                v1::UpdatePartitionReply* reply) override;
   grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
                          v1::GetConfigReply* reply) override;
+  grpc::Status GetAccounting(grpc::ServerContext* context, const v1::GetAccountingRequest* request,
+                             v1::AccountingDb* reply) override;
+  grpc::Status UpdateAccounting(grpc::ServerContext* context,
+                                const v1::UpdateAccountingRequest* request,
+                                v1::UpdateAccountingReply* reply) override;
 
  private:
   Controller* controller_;

@@ -1,5 +1,6 @@
 #include "slurm/command_util.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <ostream>
@@ -113,6 +114,11 @@ std::optional<int> ParseSignal(std::string_view text) {
     if (text::EqualsIgnoreCase(name, s.name)) return s.number;
   }
   return std::nullopt;
+}
+
+bool Keyword(std::string_view word, std::string_view keyword, size_t min) {
+  return word.size() >= std::min(min, keyword.size()) && word.size() <= keyword.size() &&
+         text::StartsWithIgnoreCase(keyword, word);
 }
 
 }  // namespace gantry::slurm

@@ -30,6 +30,10 @@ std::unique_ptr<ControllerClient> ConnectOrReport(const CommandContext& ctx,
                                                   std::string_view command,
                                                   std::string_view failure_prefix);
 
+// Slurm's keyword matching (scontrol, sacctmgr): `word` is a prefix of `keyword`, any case, at
+// least `min` characters long (or all of a shorter keyword).
+bool Keyword(std::string_view word, std::string_view keyword, size_t min);
+
 // A decimal number without sign or junk ("12"); nullopt otherwise or on overflow.
 std::optional<uint64_t> ParseUnsigned(std::string_view text);
 // strtol-like as Slurm's parse_int uses it: optional sign, digits, nothing else.

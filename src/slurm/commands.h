@@ -22,6 +22,8 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx);
 int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSacct(const std::vector<std::string>& args, CommandContext& ctx);
+// sacctmgr: accounts, users, associations, QOS (sacctmgr.cc).
+int RunSacctmgr(const std::vector<std::string>& args, CommandContext& ctx);
 // srun inside a job allocation: one task on this node (srun.cc).
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
 // `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.

@@ -177,6 +177,13 @@ Result<v1::UpdatePartitionReply> ControllerClient::UpdatePartition(
     const v1::UpdatePartitionRequest& request) {
   return Call<v1::UpdatePartitionReply>(wire::Method::kUpdatePartition, request);
 }
+Result<v1::AccountingDb> ControllerClient::GetAccounting() {
+  return Call<v1::AccountingDb>(wire::Method::kGetAccounting, v1::GetAccountingRequest());
+}
+Result<v1::UpdateAccountingReply> ControllerClient::UpdateAccounting(
+    const v1::UpdateAccountingRequest& request) {
+  return Call<v1::UpdateAccountingReply>(wire::Method::kUpdateAccounting, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

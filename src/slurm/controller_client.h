@@ -76,6 +76,8 @@ class ControllerClient {
   Result<v1::GetNodesReply> GetNodes(const v1::GetNodesRequest& request);
   Result<v1::UpdateNodeReply> UpdateNode(const v1::UpdateNodeRequest& request);
   Result<v1::UpdatePartitionReply> UpdatePartition(const v1::UpdatePartitionRequest& request);
+  Result<v1::AccountingDb> GetAccounting();
+  Result<v1::UpdateAccountingReply> UpdateAccounting(const v1::UpdateAccountingRequest& request);
   Result<v1::GetConfigReply> GetConfig(const v1::GetConfigRequest& request);
 
   // The controller's host for messages ("Slurmctld(primary) at <host> is UP"); empty when it is

@@ -279,6 +279,9 @@ class FakeController final : public v1::Controller::Service {
         return Invoke<v1::GetConfigRequest, v1::GetConfigReply>(body, &Self::GetConfig);
       case wire::Method::kJobStep:
         break;  // srun steps are not served by the fake
+      case wire::Method::kGetAccounting:
+      case wire::Method::kUpdateAccounting:
+        break;  // sacctmgr is tested against a real gantryd (tests/integration/accounting.sh)
       case wire::Method::kUpdatePartition:
         return Invoke<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(body,
                                                                             &Self::UpdatePartition);

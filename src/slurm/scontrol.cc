@@ -95,12 +95,6 @@ struct Flags {
   bool quiet = false;
 };
 
-// Slurm's keyword matching: `word` is a prefix of `keyword` at least `min` characters long.
-bool Keyword(std::string_view word, std::string_view keyword, size_t min) {
-  return word.size() >= std::min(min, keyword.size()) && word.size() <= keyword.size() &&
-         text::StartsWithIgnoreCase(keyword, word);
-}
-
 class Scontrol {
  public:
   Scontrol(CommandContext& ctx, Flags flags) : ctx_(ctx), flags_(flags) {}

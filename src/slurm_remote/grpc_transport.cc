@@ -46,6 +46,12 @@ class Transport final : public ControllerTransport {
       case wire::Method::kGetConfig:
         return Forward<v1::GetConfigRequest, v1::GetConfigReply>(request, timeout_seconds,
                                                                  &Stub::GetConfig);
+      case wire::Method::kGetAccounting:
+        return Forward<v1::GetAccountingRequest, v1::AccountingDb>(request, timeout_seconds,
+                                                                   &Stub::GetAccounting);
+      case wire::Method::kUpdateAccounting:
+        return Forward<v1::UpdateAccountingRequest, v1::UpdateAccountingReply>(
+            request, timeout_seconds, &Stub::UpdateAccounting);
       case wire::Method::kJobStep:
         return Forward<v1::JobStepRequest, v1::JobStepReply>(request, timeout_seconds,
                                                              &Stub::JobStep);

@@ -38,6 +38,8 @@ constexpr char kInvalidTimeMin[] =
     "Invalid time-min specification (exceeds job's time or other limits)";
 constexpr char kInvalidArray[] = "Invalid job array specification";
 constexpr char kDependencyProblem[] = "Job dependency problem";
+constexpr char kInvalidAccount[] = "Invalid account or account/partition combination specified";
+constexpr char kInvalidQos[] = "Invalid qos specification";
 
 // Slurm's nice range (NICE_OFFSET - 3).
 constexpr int64_t kMaxNice = 2147483645;
@@ -61,6 +63,46 @@ bool Contains(const std::vector<uint32_t>& v, uint32_t x) {
 }
 
 // What the job becomes if it goes to one partition.
+// The job's account and QOS under AccountingStorageEnforce: the account (given, else the user's
+// default), the partitions of `parts` it has an association for (the others are dropped, as
+// slurmctld drops them; none left is an error), and the QOS (given, else the association's
+// default) that the association allows. Without enforcement, a known user's jobs still get its
+// default account and the QOS "normal".
+struct AccountingChoice {
+  std::string account;
+  std::string qos;
+};
+Result<AccountingChoice> ChooseAccounting(const ClusterState& state, const v1::JobRequest& request,
+                                          const Caller& caller, const AdmitOptions& options,
+                                          std::vector<size_t>* parts) {
+  const AccountingDb& db = state.accounting;
+  AccountingChoice out{request.account(), request.qos()};
+  const auto user = db.users.find(caller.user_name);
+  if (out.account.empty() && user != db.users.end()) out.account = user->second.default_account();
+  if (!options.enforce_associations) {
+    if (out.qos.empty() && !db.qos.empty()) out.qos = "normal";
+    return out;
+  }
+  if (user == db.users.end() || !db.accounts.contains(out.account)) {
+    return InvalidArgument(kInvalidAccount);
+  }
+  const v1::Association* first = nullptr;
+  std::erase_if(*parts, [&](size_t p) {
+    const v1::Association* a =
+        FindJobAssociation(db, caller.user_name, out.account, state.partitions[p].name());
+    if (a != nullptr && first == nullptr) first = a;
+    return a == nullptr;
+  });
+  if (parts->empty()) return InvalidArgument(kInvalidAccount);
+  if (out.qos.empty()) out.qos = DefaultQosOf(*first);
+  if (!db.qos.contains(out.qos)) return InvalidArgument(kInvalidQos);
+  if (options.enforce_qos &&
+      std::find(first->qos().begin(), first->qos().end(), out.qos) == first->qos().end()) {
+    return InvalidArgument(kInvalidQos);
+  }
+  return out;
+}
+
 struct Candidate {
   v1::JobRequest request;  // with this partition's defaults
   uint32_t time_limit = 0;
@@ -175,6 +217,15 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config) {
   options.job_requeue_default = config.Get("JobRequeue") != "0";
   const std::string enforce = config.Get("EnforcePartLimits");
   options.enforce_part_limits = !enforce.empty() && !text::EqualsIgnoreCase(enforce, "NO");
+  // AccountingStorageEnforce: limits, qos and safe need associations as well.
+  const std::string enforce_accounting = config.Get("AccountingStorageEnforce");
+  for (std::string_view word : text::Split(enforce_accounting, ',')) {
+    const std::string w = text::AsciiToLower(word);
+    if (w == "associations" || w == "limits" || w == "qos" || w == "safe" || w == "all") {
+      options.enforce_associations = true;
+    }
+    if (w == "qos" || w == "all") options.enforce_qos = true;
+  }
   uint64_t max_array = 0;
   if (ParseNumber(config.Get("MaxArraySize"), &max_array) && max_array <= UINT32_MAX) {
     options.max_array_size = static_cast<uint32_t>(max_array);
@@ -213,6 +264,9 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
     if (p < 0) return InvalidArgument(kInvalidPartition);
     if (std::ranges::find(parts, static_cast<size_t>(p)) == parts.end()) parts.push_back(p);
   }
+
+  GANTRY_ASSIGN_OR_RETURN(const AccountingChoice accounting,
+                          ChooseAccounting(state, request, caller, options, &parts));
 
   const bool privileged = caller.uid == 0 || caller.is_operator;
   if ((request.nice() < 0 && !privileged) || request.nice() > kMaxNice ||
@@ -276,6 +330,8 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   r = std::move(chosen.request);
   if (r.partitions().empty()) r.add_partitions(state.partitions[chosen_part].name());
   if (r.name().empty()) r.set_name("sbatch");
+  r.set_account(accounting.account);
+  r.set_qos(accounting.qos);
   job.set_user_id(caller.uid);
   job.set_group_id(caller.gid);
   job.set_user_name(caller.user_name);

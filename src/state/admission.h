@@ -29,6 +29,14 @@
 //   --time-min above the time limit         Invalid time-min specification (exceeds job's time
 //                                           or other limits)
 //   bad --array                             Invalid job array specification
+//   with AccountingStorageEnforce: unknown user or account, or no association of the user
+//     with the account for any requested
+//     partition (those without one are dropped)  Invalid account or account/partition
+//                                           combination specified
+//   unknown QOS, or (qos enforced) a QOS the
+//     association does not allow             Invalid qos specification
+// The record's account is the one given, else the user's default account; its QOS the one
+// given, else the association's default (state/accounting.h), "normal" without enforcement.
 // As in Slurm with EnforcePartLimits=NO (its default), a job beyond a partition's limits (more
 // nodes than it has, above MaxNodes or MaxTime) is accepted and waits with the scheduler's
 // reason (PartitionConfig, PartitionNodeLimit, PartitionTimeLimit); with
@@ -64,9 +72,13 @@ struct AdmitOptions {
   bool job_requeue_default = true;   // slurm.conf JobRequeue
   bool enforce_part_limits = false;  // slurm.conf EnforcePartLimits other than NO
   uint32_t max_array_size = 1001;    // slurm.conf MaxArraySize
+  // AccountingStorageEnforce: associations (also implied by limits, qos, safe), qos.
+  bool enforce_associations = false;
+  bool enforce_qos = false;
 };
 
-// The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize).
+// The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize,
+// AccountingStorageEnforce).
 AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config);
 
 // Turns a submit request into a PENDING job record WITHOUT an id (the caller sets job_id =

@@ -350,3 +350,86 @@ TEST(AdmitJobTest, ArrayGivesOneRecordWithItsPendingTasks) {
 
 }  // namespace
 }  // namespace gantry::state
+
+namespace gantry::state {
+namespace {
+
+// alice has research on partition short only; bob is in the database without that association.
+ClusterState ClusterWithAccounting() {
+  ClusterState s = Cluster();
+  ApplyAccountingChange(DefaultAccounting(), &s.accounting);
+  v1::AccountingChange change;
+  v1::Account* research = change.add_accounts();
+  research->set_name("research");
+  research->set_parent("root");
+  v1::Qos* fast = change.add_qos();
+  fast->set_id(2);
+  fast->set_name("fast");
+  v1::AccountingUser* alice = change.add_users();
+  alice->set_name("alice");
+  alice->set_default_account("research");
+  uint32_t id = 10;
+  for (const auto& [user, partition] :
+       std::vector<std::pair<std::string, std::string>>{{"", ""}, {"alice", "short"}}) {
+    v1::Association* a = change.add_associations();
+    a->set_id(++id);
+    a->set_account("research");
+    a->set_user(user);
+    a->set_partition(partition);
+    a->add_qos("normal");
+  }
+  ApplyAccountingChange(change, &s.accounting);
+  EXPECT_TRUE(CheckAccounting(s.accounting).ok()) << CheckAccounting(s.accounting).ToString();
+  return s;
+}
+
+TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
+  const ClusterState s = ClusterWithAccounting();
+  const AdmitOptions enforce{.enforce_associations = true, .enforce_qos = true};
+  const std::string kInvalidAccount = "Invalid account or account/partition combination specified";
+  struct Case {
+    std::string name;
+    Caller caller;
+    std::vector<std::string> partitions;
+    std::string account, qos;
+    std::string error;  // "" = accepted
+  };
+  const Caller kBob{1002, 1002, "bob", "bob", false};
+  const std::vector<Case> cases = {
+      {"default account, its partition", kAlice, {"short"}, "", "", ""},
+      {"the default partition has no association", kAlice, {}, "", "", kInvalidAccount},
+      {"a partition without association is dropped", kAlice, {"batch", "short"}, "", "", ""},
+      {"an account without association", kAlice, {"short"}, "root", "", kInvalidAccount},
+      {"an unknown account", kAlice, {"short"}, "nosuch", "", kInvalidAccount},
+      {"a user accounting does not know", kBob, {"short"}, "", "", kInvalidAccount},
+      {"an unknown QOS", kAlice, {"short"}, "", "nosuch", "Invalid qos specification"},
+      {"a QOS the association lacks", kAlice, {"short"}, "", "fast", "Invalid qos specification"},
+      {"root everywhere", kRoot, {"batch"}, "", "", ""},
+  };
+  for (const Case& c : cases) {
+    v1::JobRequest r = Request();
+    for (const std::string& p : c.partitions) r.add_partitions(p);
+    r.set_account(c.account);
+    r.set_qos(c.qos);
+    auto job = AdmitJob(s, r, c.caller, kNow, enforce);
+    if (c.error.empty()) {
+      ASSERT_TRUE(job.ok()) << c.name << ": " << job.status().ToString();
+      EXPECT_EQ(job->request().account(), c.caller.uid == 0 ? "root" : "research") << c.name;
+      EXPECT_EQ(job->request().qos(), "normal") << c.name;
+      if (c.caller.uid != 0) {
+        EXPECT_EQ(job->partition(), "short") << c.name;
+      }
+    } else {
+      EXPECT_EQ(job.status().message(), c.error) << c.name;
+    }
+  }
+  // Not enforced: the same submissions pass, and a known user still gets its default account.
+  v1::JobRequest r = Request();
+  auto job = AdmitJob(s, r, kAlice, kNow, AdmitOptions{});
+  ASSERT_TRUE(job.ok());
+  EXPECT_EQ(job->request().account(), "research");
+  EXPECT_TRUE(AdmitJob(s, r, kBob, kNow, AdmitOptions{}).ok());
+}
+
+}  // namespace
+}  // namespace gantry::state

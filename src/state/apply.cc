@@ -884,6 +884,9 @@ Status Apply(ClusterState* state, const v1::Event& event) {
       return ApplyJobResumed(state, event.job_resumed(), t);
     case v1::Event::kPartitionUpdated:
       return ApplyPartitionUpdated(state, event.partition_updated());
+    case v1::Event::kAccountingChanged:
+      ApplyAccountingChange(event.accounting_changed().change(), &state->accounting);
+      return Status::Ok();
     case v1::Event::CHANGE_NOT_SET:
       break;
   }

@@ -52,6 +52,8 @@
 //                     them meanwhile, as in Slurm).
 //   PartitionUpdated  scontrol update PartitionName=: State (UP, DOWN, DRAIN, INACTIVE), MaxTime,
 //                     DefaultTime; recorded in partition_overrides so a ConfigLoaded keeps them.
+//   AccountingChanged sacctmgr's entities put and removed as given (state/accounting.h); the
+//                     controller checked the result before committing it.
 // An event that does not fit the state (unknown job or node, illegal job-state transition per
 // model::CheckJobTransition, a node released twice...) returns an error and changes nothing.
 //
@@ -76,6 +78,7 @@
 #include "gantry/v1/job.pb.h"
 #include "gantry/v1/node.pb.h"
 #include "spec/effective_config.h"
+#include "state/accounting.h"
 
 namespace gantry::state {
 
@@ -109,6 +112,7 @@ struct ClusterState {
   std::map<std::string, v1::PartitionOverride> partition_overrides;
   int32_t return_to_service = 0;  // slurm.conf ReturnToService (0,1,2); configuration, set by
                                   // the caller (ReturnToServiceFromConfig), not by events
+  AccountingDb accounting;        // sacctmgr's entities (AccountingChanged)
 
   // Indexes (derived; see RebuildIndexes).
   std::map<std::string, uint32_t, std::less<>> node_index;  // node name -> index in `nodes`

@@ -21,6 +21,7 @@ v1::ClusterSnapshot ToSnapshot(const ClusterState& state) {
   }
   for (const auto& [name, o] : state.partition_overrides)
     (*out.mutable_partition_overrides())[name] = o;
+  *out.mutable_accounting() = ToProto(state.accounting);
   return out;
 }
 
@@ -49,6 +50,7 @@ Result<ClusterState> FromSnapshot(const v1::ClusterSnapshot& snapshot) {
     state.completing[id] = std::set<std::string>(entry.names().begin(), entry.names().end());
   }
   for (const auto& [name, o] : snapshot.partition_overrides()) state.partition_overrides[name] = o;
+  state.accounting = FromProto(snapshot.accounting());
   RebuildIndexes(&state);
   return state;
 }

@@ -1,12 +1,12 @@
 #include "wire/frame.h"
 
-#include <limits.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <span>
 
@@ -74,7 +74,7 @@ Status WriteAllSlices(int fd, std::span<const std::string_view> parts) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Unavailable(kTimedOut);
     if (n <= 0) return Unavailable(std::string("write: ") + std::strerror(n < 0 ? errno : EIO));
     // Past the written bytes: whole parts, then into the next one.
-    size_t left = static_cast<size_t>(n);
+    auto left = static_cast<size_t>(n);
     while (next < parts.size() && left >= parts[next].size() - offset) {
       left -= parts[next].size() - offset;
       offset = 0;
@@ -110,7 +110,7 @@ void AdviseHugePages(void* data, size_t size) {
 
 std::optional<Method> MethodFromTag(uint8_t tag) {
   if (tag < static_cast<uint8_t>(Method::kPing) ||
-      tag > static_cast<uint8_t>(Method::kUpdatePartition)) {
+      tag > static_cast<uint8_t>(Method::kUpdateAccounting)) {
     return std::nullopt;
   }
   return static_cast<Method>(tag);

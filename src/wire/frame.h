@@ -37,6 +37,8 @@ enum class Method : uint8_t {
   kGetConfig = 8,
   kJobStep = 9,
   kUpdatePartition = 10,
+  kGetAccounting = 11,
+  kUpdateAccounting = 12,
 };
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data+size) with transparent huge

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Accounting with AccountingStorageEnforce=associations,limits,qos: the seed's
+# `sacctmgr add User Accounts=<account> Partition=<partition> <user>` lets that user submit to
+# that partition and nowhere else; sacctmgr's listings, changes and errors as Slurm 22.05's.
+# Skipped (77) when not root (it creates a unix user).
+# usage: accounting.sh BIN_DIR SOURCE_ROOT
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root to create a user"; exit 77; }
+source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/accounting.json"
+u=gacct$$
+useradd -M -d "$WORK" -s /bin/bash "$u" || fail "useradd"
+trap 'userdel "$u" 2>/dev/null; cleanup' EXIT
+start_cluster
+mkdir -p "$WORK/$u" && chown "$u" "$WORK/$u"
+as() { (cd "$WORK/$u" && runuser -u "$u" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@"); }
+expect() {  # expect WHAT EXPECTED ACTUAL
+  [ "$2" = "$3" ] || fail "$1: expected
+$2
+got
+$3"
+}
+
+# A new cluster has root's account and user, and QOS normal.
+expect "list user" "      User   Def Acct     Admin 
+---------- ---------- --------- 
+      root       root Administ+ " "$(sacctmgr list user)"
+expect "show qos" "normal|0|1.000000" "$(sacctmgr -nP show qos format=name,priority,usagefactor)"
+
+# Without an association the user cannot submit.
+out=$(as sbatch --wrap true 2>&1) && fail "submitted without an association"
+expect "no association" "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified" "$out"
+
+# The seed's commands.
+out=$(sacctmgr -i add account research Description="ML research" Organization=lab)
+expect "add account" " Adding Account(s)
+  research
+ Settings
+  Description     = ML research
+  Organization    = lab
+ Associations
+  A = research   C = acct      
+ Settings
+  Parent        = root" "$out"
+out=$(sacctmgr -i add User Accounts=research Partition=debug "$u")
+expect "add user" " Adding User(s)
+  $u
+ Associations =
+  U = $(printf '%-9.9s' "$u") A = research   C = acct       P = debug     
+ Non Default Settings" "$out"
+out=$(sacctmgr -i add user "$u" Account=research Partition=debug) && fail "added twice"
+expect "add again" " Nothing new added." "$out"
+
+# That partition only.
+id=$(as sbatch --parsable -p debug --wrap 'echo ok') || fail "sbatch -p debug"
+wait_state "$id" COMPLETED
+[ "$(scontrol show job "$id" | grep -o 'Account=[^ ]*')" = "Account=research" ] || fail "account"
+[ "$(sacct -nX -j "$id" -o account%-12 | tr -d ' ')" = research ] || fail "sacct account"
+out=$(as sbatch -p cpu --wrap true 2>&1) && fail "submitted to cpu"
+expect "other partition" "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified" "$out"
+out=$(as sbatch -p debug -A root --wrap true 2>&1) && fail "submitted to account root"
+out=$(as sbatch -p debug --qos=nosuch --wrap true 2>&1) && fail "submitted with an unknown QOS"
+expect "bad qos" "sbatch: error: Batch job submission failed: Invalid qos specification" "$out"
+
+# A QOS the association does not allow, then allowed.
+sacctmgr -i add qos fast Priority=10 >/dev/null || fail "add qos"
+out=$(as sbatch -p debug --qos=fast --wrap true 2>&1) && fail "used a QOS not granted"
+out=$(sacctmgr -i modify user "$u" set QOS=fast,normal)
+expect "modify qos" " Modified user associations...
+  C = acct       A = research             U = $(printf '%-9.9s' "$u") P = debug" "$out"
+as sbatch -p debug --qos=fast --wrap true >/dev/null || fail "QOS fast once granted"
+
+# Listings.
+expect "list assoc" "acct|root|||1|normal
+acct|root|root||1|normal
+acct|research|||1|normal
+acct|research|$u|debug|1|fast,normal" \
+  "$(sacctmgr -nP list assoc format=cluster,account,user,partition,share,qos)"
+expect "list account" "research|ML research|lab
+root|default root account|root" "$(sacctmgr -nP list account)"
+expect "tree" "root                 
+ root                
+ research            
+  research           " "$(sacctmgr -n list assoc tree format=account)"
+
+# Only administrators change anything.
+out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"
+expect "not admin" " Problem adding accounts: Access/permission denied" "$out"
+out=$(as sacctmgr -i modify user "$u" set AdminLevel=Administrator 2>&1) && fail "self-promotion"
+expect "not admin modify" "sacctmgr: error: Your user doesn't have privilege to perform this action
+ Error with request: Access/permission denied" "$out"
+
+# Errors name what is wrong and change nothing.
+out=$(sacctmgr -i add user someone Account=nosuch 2>&1) && fail "unknown account"
+expect "unknown account" " This account 'nosuch' doesn't exist.
+        Contact your admin to add this account.
+ No associations or wckeys created." "$out"
+out=$(sacctmgr -i modify user "$u" set NoSuchField=1 2>&1) && fail "unknown field"
+expect "unknown field" " Unknown option: NoSuchField=1
+ Use keyword 'where' to modify condition" "$out"
+out=$(sacctmgr -i delete user nosuchuser) && fail "deleted nothing"
+expect "delete nothing" " Nothing deleted" "$out"
+out=$(sacctmgr list bogus 2>&1) && fail "list bogus"
+
+# Without -i the change waits for a yes.
+out=$(echo n | sacctmgr add account maybe)
+echo "$out" | grep -q "Changes Discarded" || fail "no discard: $out"
+[ -z "$(sacctmgr -nP list account maybe)" ] || fail "discarded account exists"
+
+# A user with pending jobs keeps its association; once they are gone, it can go.
+held=$(as sbatch --parsable -p debug -H --wrap true) || fail "held job"
+out=$(sacctmgr -i delete user "$u" 2>&1) && fail "deleted a user with jobs"
+expect "active jobs" " Error with request: Job(s) active, cancel job(s) before remove" "$out"
+scancel "$held"
+wait_state "$held" CANCELLED
+out=$(sacctmgr -i delete user "$u")
+expect "delete user" " Deleting users...
+  $u" "$out"
+out=$(as sbatch -p debug --wrap true 2>&1) && fail "submitted after deletion"
+
+# Durable: the database survives a controller restart.
+"$BIN/gantry" down --state-dir "$STATE" >/dev/null || fail "down"
+"$BIN/gantry" up --spec "$SPEC" --state-dir "$STATE" >/dev/null 2>&1 || fail "up again"
+wait_for 30 nodes_idle || fail "nodes after restart"
+expect "after restart" "research|ML research|lab
+root|default root account|root" "$(sacctmgr -nP list account)"
+echo PASS
