@@ -65,7 +65,7 @@ v1::AccountingDb AnchorDb() {
   return db;
 }
 
-std::string List(Entity entity, std::vector<std::string> words = {}, bool with_assoc = false,
+std::string List(Entity entity, const std::vector<std::string>& words = {}, bool with_assoc = false,
                  TableStyle style = TableStyle::kAligned) {
   Result<ListSpec> spec = ParseListSpec(entity, words);
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
