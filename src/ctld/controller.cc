@@ -991,6 +991,19 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
   if (request.history()) return GetJobHistory(request, reply);
   std::shared_lock lock(mu_);
   reply->set_now(clock_->Now());
+  if (request.shards() > 1 && request.job_ids().empty()) {  // the jobs of the shard's blocks
+    reply->set_shards(request.shards());
+    const auto& users = request.user_ids();
+    for (const auto& block : ShardOf(request, RecordBlocksLocked())) {
+      for (const RecordCache::Entry& e : block->entries) {
+        if (!users.empty() && std::find(users.begin(), users.end(), e.user_id) == users.end()) {
+          continue;
+        }
+        if (const v1::Job* job = state_.FindJob(e.job_id)) *reply->add_jobs() = *job;
+      }
+    }
+    return Status::Ok();
+  }
   if (request.job_ids().empty()) {
     reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
   }
@@ -1007,11 +1020,15 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
     for (; v >= 0x80; v >>= 7) head.push_back(static_cast<char>(v | 0x80));
     head.push_back(static_cast<char>(v));
   };
-  auto put_head = [&](UnixTime now, size_t jobs_at_most) {
+  auto put_head = [&](UnixTime now, size_t jobs_at_most, uint32_t shards = 0) {
     head.push_back(static_cast<char>(0x10));  // field 2 (now), varint
     put_varint(static_cast<uint64_t>(now));
     head.push_back(static_cast<char>(0x18));  // field 3 (jobs_at_most), varint
     put_varint(jobs_at_most);
+    if (shards > 1) {
+      head.push_back(static_cast<char>(0x20));  // field 4 (shards), varint
+      put_varint(shards);
+    }
   };
   if (request.history()) {
     UnixTime now = 0;
@@ -1040,7 +1057,8 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
     return Status::Ok();
   }
   // A listing: slices of the kept blocks, every job's or those of the users asked for.
-  const std::vector<std::shared_ptr<const RecordCache::Block>> blocks = RecordBlocksLocked();
+  const std::vector<std::shared_ptr<const RecordCache::Block>> blocks =
+      ShardOf(request, RecordBlocksLocked());
   const auto& users = request.user_ids();
   std::vector<std::string_view> parts;
   size_t count = 0;
@@ -1061,12 +1079,21 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
       ++count;
     }
   }
-  put_head(clock_->Now(), count);
+  put_head(clock_->Now(), count, request.shards());
   lock.unlock();
   out->Append(std::move(head));
   out->parts.insert(out->parts.end(), parts.begin(), parts.end());
   out->owners.insert(out->owners.end(), blocks.begin(), blocks.end());
   return Status::Ok();
+}
+
+std::vector<std::shared_ptr<const RecordCache::Block>> Controller::ShardOf(
+    const v1::GetJobsRequest& request, std::vector<std::shared_ptr<const RecordCache::Block>> all) {
+  if (request.shards() <= 1) return all;
+  const size_t n = all.size();
+  const size_t begin = n * std::min(request.shard(), request.shards()) / request.shards();
+  const size_t end = n * std::min(request.shard() + 1, request.shards()) / request.shards();
+  return {all.begin() + static_cast<ptrdiff_t>(begin), all.begin() + static_cast<ptrdiff_t>(end)};
 }
 
 void Controller::ForgetChangedRecordsLocked() {

@@ -78,6 +78,11 @@ class Controller {
   // `jobs_at_most` before the jobs. A listing's records are slices of the kept wire records
   // (RecordCache), written out after the locks are released.
   Status GetJobsSerialized(const v1::GetJobsRequest& request, wire::Slices* out) const;
+  // The blocks of request.shard (of request.shards): a contiguous range; all of them for 0 or 1
+  // shards.
+  static std::vector<std::shared_ptr<const RecordCache::Block>> ShardOf(
+      const v1::GetJobsRequest& request,
+      std::vector<std::shared_ptr<const RecordCache::Block>> all);
   void GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const;
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
   // sacctmgr: the accounting database (state/accounting.h).

@@ -415,6 +415,52 @@ TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
   EXPECT_TRUE(reply.jobs(0).has_cancelled_by_uid());
 }
 
+TEST_F(ControllerTest, ListingsSplitIntoShardsJoinToTheWholeListing) {
+  for (int i = 0; i < 3; ++i) Submit(kAlice);
+  auto listed = [&](uint32_t shard, uint32_t shards) {
+    v1::GetJobsRequest r;
+    r.set_shard(shard);
+    r.set_shards(shards);
+    wire::Slices bytes;
+    EXPECT_TRUE(controller_->GetJobsSerialized(r, &bytes).ok());
+    v1::GetJobsReply reply;
+    EXPECT_TRUE(reply.ParseFromString(bytes.Flatten()));
+    return reply;
+  };
+  const v1::GetJobsReply whole = listed(0, 0);
+  ASSERT_EQ(whole.jobs_size(), 3);
+  EXPECT_EQ(whole.shards(), 0u);
+  // One block of job ids: one shard has it, the other nothing.
+  const v1::GetJobsReply first = listed(0, 2);
+  const v1::GetJobsReply second = listed(1, 2);
+  EXPECT_EQ(first.shards(), 2u);
+  EXPECT_EQ(second.shards(), 2u);
+  EXPECT_EQ(first.jobs_size(), 0);
+  EXPECT_EQ(first.jobs_at_most(), 0u);
+  EXPECT_EQ(second.jobs_size(), 3);
+  v1::GetJobsRequest grpc;  // the same over gRPC's GetJobs
+  grpc.set_shard(1);
+  grpc.set_shards(2);
+  v1::GetJobsReply reply;
+  ASSERT_TRUE(controller_->GetJobs(grpc, &reply).ok());
+  EXPECT_EQ(reply.shards(), 2u);
+  EXPECT_EQ(reply.jobs_size(), 3);
+
+  // Blocks are split evenly, in order, whatever their number.
+  std::vector<std::shared_ptr<const RecordCache::Block>> blocks;
+  for (int i = 0; i < 5; ++i) blocks.push_back(std::make_shared<RecordCache::Block>());
+  std::vector<std::shared_ptr<const RecordCache::Block>> joined;
+  for (uint32_t shard = 0; shard < 3; ++shard) {
+    v1::GetJobsRequest r;
+    r.set_shard(shard);
+    r.set_shards(3);
+    const auto part = Controller::ShardOf(r, blocks);
+    EXPECT_GE(part.size(), 1u);
+    joined.insert(joined.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(joined, blocks);
+}
+
 TEST_F(ControllerTest, HistoryCanLeaveOutJobsThatNeverBecameEligible) {
   const uint32_t eligible = Submit(kAlice);
   const uint32_t held = SubmitWith(kAlice, [](v1::JobRequest* r) { r->set_hold(true); });

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <memory>
+#include <thread>
 
 #include "slurm/slurm_errors.h"
 #include "wire/unix_socket.h"
@@ -19,6 +20,9 @@ RemoteConnector& Remote() {
 class SocketTransport final : public ControllerTransport {
  public:
   explicit SocketTransport(std::string path) : path_(std::move(path)) {}
+  std::unique_ptr<ControllerTransport> Another() const override {
+    return std::make_unique<SocketTransport>(path_);
+  }
   ~SocketTransport() override {
     if (fd_ >= 0) close(fd_);
   }
@@ -163,6 +167,41 @@ Result<JobsReplyHead> ControllerClient::ListJobs(const v1::GetJobsRequest& reque
   if (!read_error.ok()) return read_error;
   GANTRY_RETURN_IF_ERROR(called);
   return reader.Finish();
+}
+Result<JobsReplyHead> ControllerClient::ListJobsInParts(
+    const v1::GetJobsRequest& request, const std::vector<JobsReplyVisitor>& visitors) {
+  std::vector<std::unique_ptr<ControllerClient>> others;
+  for (size_t i = 1; i < visitors.size(); ++i) {
+    std::unique_ptr<ControllerTransport> transport = transport_->Another();
+    if (transport == nullptr) break;
+    others.push_back(std::make_unique<ControllerClient>(std::move(transport), controller_host_));
+    others.back()->timeout_seconds = timeout_seconds;
+  }
+  const auto parts = static_cast<uint32_t>(others.size() + 1);
+  if (parts == 1) {
+    Result<JobsReplyHead> head = ListJobs(request, visitors.at(0));
+    if (head.ok()) head->shards = 1;
+    return head;
+  }
+  std::vector<Result<JobsReplyHead>> results(parts, Result<JobsReplyHead>(JobsReplyHead()));
+  auto part = [&](ControllerClient* client, uint32_t i) {
+    v1::GetJobsRequest mine = request;
+    mine.set_shard(i);
+    mine.set_shards(parts);
+    results[i] = client->ListJobs(mine, visitors[i]);
+  };
+  std::vector<std::thread> threads;
+  for (uint32_t i = 1; i < parts; ++i) threads.emplace_back(part, others[i - 1].get(), i);
+  part(this, 0);
+  for (std::thread& t : threads) t.join();
+  bool split = true;
+  for (const Result<JobsReplyHead>& r : results) {
+    GANTRY_RETURN_IF_ERROR(r.status());
+    split = split && r->shards == parts;
+  }
+  JobsReplyHead head = *results[0];
+  head.shards = split ? parts : 1;
+  return head;
 }
 Result<v1::JobStepReply> ControllerClient::JobStep(const v1::JobStepRequest& request) {
   return Call<v1::JobStepReply>(wire::Method::kJobStep, request);

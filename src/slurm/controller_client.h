@@ -41,6 +41,9 @@ class ControllerTransport {
   // serialized reply). This default hands it out whole, as one piece, once it is in.
   virtual Status CallInPieces(wire::Method method, const std::string& request, int timeout_seconds,
                               const std::function<Status(std::string_view piece)>& on_piece);
+  // Another connection to the same controller, for calls made at the same time on other
+  // threads; null when this transport has none to offer (the default).
+  virtual std::unique_ptr<ControllerTransport> Another() const { return nullptr; }
 };
 
 // Makes the transport for an endpoint the command socket cannot serve (Endpoint::frames false).
@@ -72,6 +75,15 @@ class ControllerClient {
   // returns) ends the listing.
   Result<JobsReplyHead> ListJobs(const v1::GetJobsRequest& request,
                                  const JobsReplyVisitor& visitor);
+  // A whole listing read in up to visitors.size() parts at once, each on its own connection
+  // and thread, part i handed to visitors[i] (the parts in job id order: visiting them one
+  // after another is visiting ListJobs' reply). Fewer parts when the transport cannot open
+  // more connections (visitors beyond are not called). Returns the first part's head, or the
+  // first error of any part; its `shards` is how many parts hold the listing: 1 when the
+  // controller did not split it (then visitors[0] saw every job and the others' calls are to
+  // be ignored).
+  Result<JobsReplyHead> ListJobsInParts(const v1::GetJobsRequest& request,
+                                        const std::vector<JobsReplyVisitor>& visitors);
   Result<v1::JobStepReply> JobStep(const v1::JobStepRequest& request);
   Result<v1::GetNodesReply> GetNodes(const v1::GetNodesRequest& request);
   Result<v1::UpdateNodeReply> UpdateNode(const v1::UpdateNodeRequest& request);

@@ -10,6 +10,7 @@ namespace {
 constexpr uint32_t kJobsField = 1;    // GetJobsReply.jobs, length-delimited
 constexpr uint32_t kNowField = 2;     // GetJobsReply.now, varint
 constexpr uint32_t kAtMostField = 3;  // GetJobsReply.jobs_at_most, varint
+constexpr uint32_t kShardsField = 4;  // GetJobsReply.shards, varint
 
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
@@ -128,6 +129,8 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
       has_now_ = true;
     } else if (f->number == kAtMostField && f->type == kVarint) {
       head_.jobs_at_most = static_cast<uint32_t>(f->value);
+    } else if (f->number == kShardsField && f->type == kVarint) {
+      head_.shards = static_cast<uint32_t>(f->value);
     } else if (f->number == kJobsField && f->type == kLengthDelimited) {
       if (!has_now_ && !at_end) {  // look ahead for `now` among the complete fields
         size_t ahead = std::max(scanned_, f->end);

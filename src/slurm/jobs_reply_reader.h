@@ -26,6 +26,7 @@ namespace gantry::slurm {
 struct JobsReplyHead {
   UnixTime now = 0;           // 0 when the reply has none
   uint32_t jobs_at_most = 0;  // 0 when not given
+  uint32_t shards = 0;        // the parts the controller split the listing into; 0 = none
 };
 
 struct JobsReplyVisitor {

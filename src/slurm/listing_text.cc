@@ -5,15 +5,24 @@
 namespace gantry::slurm {
 
 void ListingText::Reserve(size_t pieces, size_t bytes_each) {
-  ends_.reserve(pieces);
-  text_.reserve(pieces * bytes_each);
+  pieces_.reserve(pieces);
+  texts_.back().reserve(pieces * bytes_each);
 }
 
 bool ListingText::EndPiece() {
-  const size_t begin = ends_.empty() ? 0 : ends_.back();
-  if (text_.size() == begin) return false;
-  ends_.push_back(text_.size());
+  const auto current = static_cast<uint32_t>(texts_.size() - 1);
+  const size_t begin = pieces_.empty() || pieces_.back().text != current ? 0 : pieces_.back().end;
+  const size_t end = texts_.back().size();
+  if (end == begin) return false;
+  pieces_.push_back(Piece{current, begin, end});
   return true;
+}
+
+void ListingText::Append(ListingText&& next) {
+  const auto offset = static_cast<uint32_t>(texts_.size());
+  for (std::string& text : next.texts_) texts_.push_back(std::move(text));
+  pieces_.reserve(pieces_.size() + next.pieces_.size());
+  for (Piece p : next.pieces_) pieces_.push_back(Piece{p.text + offset, p.begin, p.end});
 }
 
 void ListingText::WriteOrdered(std::ostream& out, std::string_view head,
@@ -22,12 +31,12 @@ void ListingText::WriteOrdered(std::ostream& out, std::string_view head,
   std::string buffer(head);
   buffer.reserve(std::max(kBuffer, head.size()));
   for (uint32_t i : order) {
-    const size_t begin = i == 0 ? 0 : ends_[i - 1];
-    if (buffer.size() + (ends_[i] - begin) > kBuffer) {
+    const Piece& p = pieces_[i];
+    if (buffer.size() + (p.end - p.begin) > kBuffer) {
       out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();
     }
-    buffer.append(text_, begin, ends_[i] - begin);
+    buffer.append(texts_[p.text], p.begin, p.end - p.begin);
   }
   out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
 }

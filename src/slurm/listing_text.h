@@ -1,5 +1,6 @@
 // The text of a large listing, printed one job at a time as the jobs arrive and put in order
-// at the end: each job's lines form one piece; Ordered() returns the pieces in a given order.
+// at the end: each job's lines form one piece; WriteOrdered() writes the pieces in a given
+// order. Listings printed in parts (one per thread) are joined with Append, without a copy.
 // Thread-compatible.
 #ifndef GANTRY_SLURM_LISTING_TEXT_H_
 #define GANTRY_SLURM_LISTING_TEXT_H_
@@ -19,10 +20,13 @@ class ListingText {
   void Reserve(size_t pieces, size_t bytes_each);
 
   // Where the current piece is printed.
-  std::string* text() { return &text_; }
+  std::string* text() { return &texts_.back(); }
   // Ends the current piece unless nothing was printed since the last one; true when it did.
   bool EndPiece();
-  size_t pieces() const { return ends_.size(); }
+  size_t pieces() const { return pieces_.size(); }
+
+  // Adds `next`'s pieces after this one's (taking its text); print nothing more afterwards.
+  void Append(ListingText&& next);
 
   // Writes `head`, then the pieces in `order` (indexes in the order they were ended), through
   // a small buffer: the ordered text is never held whole.
@@ -30,8 +34,13 @@ class ListingText {
                     std::span<const uint32_t> order) const;
 
  private:
-  std::string text_;
-  std::vector<size_t> ends_;  // where each piece ends in text_
+  struct Piece {
+    uint32_t text;  // index in texts_
+    size_t begin;
+    size_t end;
+  };
+  std::vector<std::string> texts_ = std::vector<std::string>(1);
+  std::vector<Piece> pieces_;
 };
 
 }  // namespace gantry::slurm

@@ -1,4 +1,5 @@
 // squeue: lists jobs (see squeue_format.h for the listing itself).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -179,6 +180,31 @@ int PrintJobsJson(CommandContext& ctx) {
   return 0;
 }
 
+constexpr size_t kMaxListingParts = 4;
+
+// What a listing keeps of the jobs of one part of the reply: every record's place in
+// slurmctld's list, the records shown (indexes into `records`), their sort keys and lines.
+struct ListedPart {
+  explicit ListedPart(JobSorter s) : sorter(std::move(s)) {}
+
+  JobSorter sorter;
+  std::vector<ListedRecord> records;
+  std::vector<uint32_t> rows;
+  ListingText lines;
+  bool found = false;  // the single job asked for was among the records
+  UnixTime now = 0;
+
+  // Adds the next part's jobs after this part's.
+  void Append(ListedPart&& next) {
+    const auto offset = static_cast<uint32_t>(records.size());
+    records.insert(records.end(), next.records.begin(), next.records.end());
+    for (uint32_t r : next.rows) rows.push_back(offset + r);
+    sorter.Append(std::move(next.sorter));
+    lines.Append(std::move(next.lines));
+    found = found || next.found;
+  }
+};
+
 // One listing (the whole command without -i).
 int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter& filter,
              CommandContext& ctx) {
@@ -209,53 +235,69 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   only.array_tasks = filter.array_tasks;
   only.states = model::JobStateFilter{};
   only.states->all = true;
-  bool found = false;
 
-  // Each job is keyed and printed as it arrives; only its keys and its line are kept.
-  Result<JobSorter> sorter = JobSorter::Create(opt.sort ? *opt.sort : kSqueueDefaultSort);
-  std::vector<ListedRecord> records;  // every record, for slurmctld's order
-  std::vector<uint32_t> rows;         // the records listed (indexes into `records`)
-  ListingText lines;                  // their lines, one piece each
-  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
-  UnixTime now = ctx.now;
-  auto add = [&](const v1::Job& job) {
-    records.push_back(ListedRecordOf(job));
-    found = found || (single && JobMatches(only, job));
-    if (!sorter.ok() || !JobMatches(filter, job)) return;
-    rows.push_back(static_cast<uint32_t>(records.size() - 1));
-    sorter->Add(job, now);
-    AppendJobLine(format, job, JobPrintContext{now, &tz, cluster}, lines.text());
-    lines.EndPiece();
-  };
-  JobsReplyVisitor visitor;
-  visitor.start = [&](const JobsReplyHead& head) {
-    if (head.now != 0) now = head.now;
-    records.reserve(head.jobs_at_most);
-    rows.reserve(head.jobs_at_most);
-    lines.Reserve(head.jobs_at_most, 96);
-    if (sorter.ok()) sorter->Reserve(head.jobs_at_most);
-  };
-  visitor.job = [&](const v1::Job& job) {
-    if (!opt.expand_arrays) {
-      add(job);
-    } else {  // -r (and task ids): every pending task of an array record on its own line
-      for (const v1::Job& one : ExpandArrayTasks(job)) add(one);
-    }
-    return Status::Ok();
-  };
-  Result<JobsReplyHead> listed = client->ListJobs(request, visitor);
-  if (!listed.ok()) {
-    *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
-    return 1;
-  }
-  if (single && !found) {
-    *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
-    return 1;
-  }
+  // Each job is keyed and printed as it arrives; only its keys and its line are kept. A whole
+  // listing is read in parts at once (one connection and thread each, on machines with more
+  // than one core); the parts are joined in order afterwards.
+  const std::string sort = opt.sort ? *opt.sort : std::string(kSqueueDefaultSort);
+  Result<JobSorter> sorter = JobSorter::Create(sort);
   if (!sorter.ok()) {
     *ctx.err << "squeue: error: " << sorter.status().message() << "\n";
     return 1;
   }
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  const bool whole = request.job_ids().empty() && request.user_ids().empty();
+  const size_t count =
+      whole ? std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxListingParts) : 1;
+  std::vector<ListedPart> parts;
+  parts.reserve(count);
+  for (size_t i = 0; i < count; ++i) parts.emplace_back(*JobSorter::Create(sort));
+  std::vector<JobsReplyVisitor> visitors;
+  for (ListedPart& part : parts) {
+    part.now = ctx.now;
+    auto add = [&](const v1::Job& job) {
+      part.records.push_back(ListedRecordOf(job));
+      part.found = part.found || (single && JobMatches(only, job));
+      if (!JobMatches(filter, job)) return;
+      part.rows.push_back(static_cast<uint32_t>(part.records.size() - 1));
+      part.sorter.Add(job, part.now);
+      AppendJobLine(format, job, JobPrintContext{part.now, &tz, cluster}, part.lines.text());
+      part.lines.EndPiece();
+    };
+    JobsReplyVisitor visitor;
+    visitor.start = [&part](const JobsReplyHead& head) {
+      if (head.now != 0) part.now = head.now;
+      part.records.reserve(head.jobs_at_most);
+      part.rows.reserve(head.jobs_at_most);
+      part.lines.Reserve(head.jobs_at_most, 96);
+      part.sorter.Reserve(head.jobs_at_most);
+    };
+    visitor.job = [add, &opt](const v1::Job& job) {
+      if (!opt.expand_arrays) {
+        add(job);
+      } else {  // -r (and task ids): every pending task of an array record on its own line
+        for (const v1::Job& one : ExpandArrayTasks(job)) add(one);
+      }
+      return Status::Ok();
+    };
+    visitors.push_back(std::move(visitor));
+  }
+  Result<JobsReplyHead> listed = client->ListJobsInParts(request, visitors);
+  if (!listed.ok()) {
+    *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
+    return 1;
+  }
+  ListedPart& all = parts[0];
+  for (size_t i = 1; i < listed->shards && i < parts.size(); ++i) all.Append(std::move(parts[i]));
+  if (single && !all.found) {
+    *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
+    return 1;
+  }
+  const UnixTime now = all.now;
+  const std::vector<ListedRecord>& records = all.records;
+  const std::vector<uint32_t>& rows = all.rows;
+  ListingText& lines = all.lines;
+  sorter = std::move(all.sorter);
   std::vector<ListedRecord> listed_rows;
   listed_rows.reserve(rows.size());
   for (uint32_t r : rows) listed_rows.push_back(records[r]);

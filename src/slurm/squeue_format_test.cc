@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "slurm/anchor_records_test_util.h"
 #include "slurm/job_view.h"
+#include "slurm/listing_text.h"
 #include "slurm/squeue_sort.h"
 #include "tests/testing/spec_files.h"
 
@@ -186,6 +188,39 @@ TEST(SqueueFormatTest, SortKeys) {
   EXPECT_EQ(jobs.back()->job_id(), 21449u);   // root last
   const Status bad = SortJobs(&jobs, "P,%", AnchorQueueNow());
   EXPECT_EQ(bad.message(), "Invalid sort specification: %");
+}
+
+// A listing read in two parts sorts as the whole: the second part's texts join the first's.
+TEST(SqueueFormatTest, SortersOfPartsAppendedOrderAsOne) {
+  const std::vector<v1::Job> all = AnchorQueue();
+  for (const char* sort : {kSqueueDefaultSort, "u,-i", "j,P,-p", "T,N,A"}) {
+    for (size_t split : {size_t{0}, size_t{1}, all.size() / 2, all.size()}) {
+      Result<JobSorter> whole = JobSorter::Create(sort);
+      Result<JobSorter> first = JobSorter::Create(sort);
+      Result<JobSorter> second = JobSorter::Create(sort);
+      ASSERT_TRUE(whole.ok() && first.ok() && second.ok());
+      for (size_t i = 0; i < all.size(); ++i) {
+        whole->Add(all[i], AnchorQueueNow());
+        (i < split ? *first : *second).Add(all[i], AnchorQueueNow());
+      }
+      first->Append(std::move(*second));
+      EXPECT_EQ(first->size(), all.size());
+      EXPECT_EQ(first->Order(), whole->Order()) << sort << " split at " << split;
+    }
+  }
+  ListingText a;
+  *a.text() += "x\n";
+  a.EndPiece();
+  ListingText b;
+  *b.text() += "y\n";
+  b.EndPiece();
+  *b.text() += "z\n";
+  b.EndPiece();
+  a.Append(std::move(b));
+  std::ostringstream out;
+  const std::vector<uint32_t> order = {2, 0, 1};
+  a.WriteOrdered(out, "H\n", order);
+  EXPECT_EQ(out.str(), "H\nz\nx\ny\n");
 }
 
 TEST(SqueueFormatTest, LongFormatNamesWidthsAndErrors) {

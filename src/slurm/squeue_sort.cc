@@ -146,6 +146,27 @@ void JobSorter::Add(const v1::Job& job, UnixTime now) {
   ++rows_;
 }
 
+void JobSorter::Append(JobSorter&& next) {
+  const size_t width = keys_.size();
+  // Each of next's text ids in this sorter's numbering.
+  std::vector<std::vector<int64_t>> ids(width);
+  for (size_t k = 0; k < width; ++k) {
+    if (keys_[k].number) continue;
+    ids[k].resize(next.keys_[k].ids.size());
+    for (auto& [text, id] : next.keys_[k].ids) {
+      const auto mine = static_cast<int64_t>(keys_[k].ids.size());
+      ids[k][static_cast<size_t>(id)] = keys_[k].ids.emplace(text, mine).first->second;
+    }
+    keys_[k].last_id.reset();
+  }
+  flat_.reserve(flat_.size() + next.flat_.size());
+  for (size_t i = 0; i < next.flat_.size(); ++i) {
+    const size_t k = i % width;
+    flat_.push_back(keys_[k].number ? next.flat_[i] : ids[k][static_cast<size_t>(next.flat_[i])]);
+  }
+  rows_ += next.rows_;
+}
+
 std::vector<uint32_t> JobSorter::Order(std::span<const uint64_t> ties) const {
   // Texts become their rank among the column's values and reversed keys change sign: then one
   // stable sort compares integers only.

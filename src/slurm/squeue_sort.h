@@ -44,6 +44,9 @@ class JobSorter {
   // Room for this many rows (a hint; more may come).
   void Reserve(size_t rows) { flat_.reserve(rows * keys_.size()); }
 
+  // Adds `next`'s rows after this sorter's (same sort spec; its texts join this one's).
+  void Append(JobSorter&& next);
+
   // The rows in sorted order. Ties go by `ties` (one value per row, smaller first) when given,
   // then by the order added.
   std::vector<uint32_t> Order(std::span<const uint64_t> ties = {}) const;
