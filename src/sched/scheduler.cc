@@ -15,6 +15,7 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "sched/assoc_limits.h"
 #include "state/records.h"
 #include "state/resources.h"
 #include "text/ascii.h"
@@ -109,7 +110,7 @@ struct ShapeKey {
 
 class Pass {
  public:
-  Pass(const ClusterState& s, int64_t now) : s_(s), now_(now) {
+  Pass(const ClusterState& s, int64_t now) : s_(s), now_(now), limits_(s) {
     const size_t n = s.nodes.size();
     capacity_.reserve(n);
     slots_.reserve(n);
@@ -386,6 +387,7 @@ class Pass {
     uint32_t limit = job.time_limit_min();
     if (limit == 0) limit = info.default_time;
     if (info.max_time != kUnlimited && limit > info.max_time) return "PartitionTimeLimit";
+    if (const std::string_view why = limits_.Blocks(job, name, limit); !why.empty()) return why;
     if (blocked_[p]) return kPriority;
     const v1::Partition& part = s_.partitions[p];
 
@@ -479,6 +481,7 @@ class Pass {
       start.num_cpus += capacity_[i].cpus;
       start.alloc_mem_mb += elig.need.mem_mb == 0 ? capacity_[i].mem_mb : elig.need.mem_mb;
     }
+    limits_.Started(job, part.name());
     out_.starts.push_back(std::move(start));
   }
 
@@ -541,6 +544,7 @@ class Pass {
   std::vector<NodeCapacity> capacity_;
   std::vector<Slot> slots_;
   std::vector<bool> blocked_;
+  AssocLimits limits_;
   std::vector<PartitionInfo> parts_;
   std::map<ShapeKey, Eligibility> shapes_;
   std::deque<std::string> dynamic_;  // reasons built in this pass (ReqNodeNotAvail, ...)

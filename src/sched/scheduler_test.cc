@@ -590,3 +590,87 @@ TEST(ScheduleTest, HundredThousandJobsThousandNodes) {
 
 }  // namespace
 }  // namespace gantry::sched
+
+namespace gantry::sched {
+namespace {
+
+// alice in account `team` (under `lab`) on every partition, with `set` applied to her
+// association; `lab_grp_jobs` on lab's association when non-zero. Limits enforced.
+ClusterState WithLimits(const std::function<void(v1::Association*)>& set,
+                        uint32_t lab_grp_jobs = 0) {
+  ClusterState s = MakeCluster(4);
+  s.enforce_limits = true;
+  state::ApplyAccountingChange(state::DefaultAccounting(), &s.accounting);
+  v1::AccountingChange change;
+  for (const auto& [name, parent] :
+       std::vector<std::pair<std::string, std::string>>{{"lab", "root"}, {"team", "lab"}}) {
+    v1::Account* a = change.add_accounts();
+    a->set_name(name);
+    a->set_parent(parent);
+  }
+  v1::AccountingUser* alice = change.add_users();
+  alice->set_name("alice");
+  alice->set_default_account("team");
+  uint32_t id = 10;
+  for (const auto& [account, user] : std::vector<std::pair<std::string, std::string>>{
+           {"lab", ""}, {"team", ""}, {"team", "alice"}}) {
+    v1::Association* a = change.add_associations();
+    a->set_id(++id);
+    a->set_account(account);
+    a->set_user(user);
+    if (!user.empty()) set(a);
+    if (account == "lab" && lab_grp_jobs != 0) a->set_grp_jobs(lab_grp_jobs);
+  }
+  state::ApplyAccountingChange(change, &s.accounting);
+  EXPECT_TRUE(state::CheckAccounting(s.accounting).ok());
+  return s;
+}
+
+v1::Job TeamJob(uint32_t id, uint32_t minutes = 60) {
+  v1::Job job = PendingJob(id);
+  job.mutable_request()->set_account("team");
+  job.set_time_limit_min(minutes);
+  return job;
+}
+
+TEST(ScheduleLimitsTest, MaxJobsGrpJobsAndMaxWallKeepJobsPendingWithSlurmsReasons) {
+  struct Case {
+    std::string name;
+    ClusterState state;
+    std::map<uint32_t, std::string> reasons;  // the jobs left pending
+  };
+  std::vector<Case> cases;
+  cases.push_back({"MaxJobs=1",
+                   WithLimits([](v1::Association* a) { a->set_max_jobs(1); }),
+                   {{2, "AssocMaxJobsLimit"}, {3, "AssocMaxJobsLimit"}}});
+  cases.push_back({"GrpJobs=2 two accounts up",
+                   WithLimits([](v1::Association*) {}, 2),
+                   {{3, "AssocGrpJobsLimit"}}});
+  cases.push_back({"MaxWall=30 minutes",
+                   WithLimits([](v1::Association* a) { a->set_max_wall_min(30); }),
+                   {{1, "AssocMaxWallDurationPerJobLimit"},
+                    {2, "AssocMaxWallDurationPerJobLimit"},
+                    {3, "AssocMaxWallDurationPerJobLimit"}}});
+  for (Case& c : cases) {
+    for (uint32_t id : {1u, 2u, 3u}) Submit(&c.state, TeamJob(id));
+    EXPECT_EQ(Reasons(Schedule(c.state, kNow)), c.reasons) << c.name;
+  }
+
+  // Running jobs count too, and a job that ends frees its place.
+  ClusterState s = WithLimits([](v1::Association* a) { a->set_max_jobs(1); });
+  Submit(&s, TeamJob(1));
+  Submit(&s, TeamJob(2));
+  ApplyDecisions(&s, Schedule(s, kNow), kNow);
+  EXPECT_EQ(s.FindJob(2)->reason(), "AssocMaxJobsLimit");
+  MustApply(&s, EndEvent(1, JobBaseState::kCompleted, kNow + 10));
+  EXPECT_EQ(Started(Schedule(s, kNow + 10)).count(2), 1u);
+
+  // Not enforced: nothing is limited.
+  ClusterState off = WithLimits([](v1::Association* a) { a->set_max_jobs(1); });
+  off.enforce_limits = false;
+  for (uint32_t id : {1u, 2u}) Submit(&off, TeamJob(id));
+  EXPECT_EQ(Schedule(off, kNow).starts.size(), 2u);
+}
+
+}  // namespace
+}  // namespace gantry::sched

@@ -8,6 +8,7 @@
 
 #include "slurm/command_util.h"
 #include "text/ascii.h"
+#include "text/duration.h"
 
 namespace gantry::slurm {
 namespace {
@@ -98,6 +99,49 @@ std::string UnknownOption(const std::string& key, const std::string& value) {
 // is not one; *bad says why a value is refused.
 bool SetAssociationField(const std::string& key, const std::string& value, v1::Association* a,
                          std::string* bad) {
+  // Job-count limits: a count, or -1 to clear.
+  using Setter = void (v1::Association::*)(uint32_t);
+  using Clearer = void (v1::Association::*)();
+  const struct {
+    const char* name;
+    size_t min;
+    Setter set;
+    Clearer clear;
+  } kCounts[] = {
+      {"MaxJobs", 4, &v1::Association::set_max_jobs, &v1::Association::clear_max_jobs},
+      {"MaxSubmitJobs", 4, &v1::Association::set_max_submit_jobs,
+       &v1::Association::clear_max_submit_jobs},
+      {"GrpJobs", 4, &v1::Association::set_grp_jobs, &v1::Association::clear_grp_jobs},
+      {"GrpSubmitJobs", 4, &v1::Association::set_grp_submit_jobs,
+       &v1::Association::clear_grp_submit_jobs},
+  };
+  for (const auto& c : kCounts) {
+    if (!Keyword(key, c.name, c.min)) continue;
+    if (value == "-1") {
+      (a->*c.clear)();
+      return true;
+    }
+    const std::optional<uint64_t> n = ParseUnsigned(value);
+    if (!n || *n >= UINT32_MAX) {
+      *bad = " Bad " + std::string(c.name) + " value: " + value + "\n";
+    } else {
+      (a->*c.set)(static_cast<uint32_t>(*n));
+    }
+    return true;
+  }
+  if (Keyword(key, "MaxWallDurationPerJob", 4)) {
+    if (value == "-1") {
+      a->clear_max_wall_min();
+      return true;
+    }
+    Result<int64_t> minutes = text::ParseDurationMinutes(value);
+    if (!minutes.ok() || *minutes < 0 || *minutes >= UINT32_MAX) {
+      *bad = " Bad MaxWall time format: " + value + "\n";
+    } else {
+      a->set_max_wall_min(static_cast<uint32_t>(*minutes));
+    }
+    return true;
+  }
   if (Keyword(key, "Fairshare", 1) || Keyword(key, "Shares", 1)) {
     const std::optional<uint64_t> n = ParseUnsigned(value);
     if (!n || *n > UINT32_MAX) {

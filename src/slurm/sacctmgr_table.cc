@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "text/ascii.h"
+#include "text/duration.h"
 
 namespace gantry::slurm {
 namespace {
@@ -16,6 +17,13 @@ std::string Join(const google::protobuf::RepeatedPtrField<std::string>& items) {
 }
 
 std::string Empty(const AccountingRow& /*row*/) { return ""; }
+
+// An association's own limit ("" when unset).
+template <bool (v1::Association::*has)() const, uint32_t (v1::Association::*get)() const>
+std::string Count(const AccountingRow& r) {
+  if (r.association == nullptr || !(r.association->*has)()) return "";
+  return std::to_string((r.association->*get)());
+}
 
 std::string AccountOf(const AccountingRow& r) {
   if (r.association == nullptr) return r.account != nullptr ? r.account->name() : "";
@@ -86,22 +94,28 @@ constexpr AccountingField kFields[] = {
      [](const AccountingRow& r) -> std::string {
        return r.qos != nullptr ? std::to_string(r.qos->priority()) : "";
      }},
-    {"GrpJobs", "GrpJobs", 7, Empty},
+    {"GrpJobs", "GrpJobs", 7, Count<&v1::Association::has_grp_jobs, &v1::Association::grp_jobs>},
     {"GrpNodes", "GrpNodes", 8, Empty},
     {"GrpCPUs", "GrpCPUs", 8, Empty},
     {"GrpMem", "GrpMem", 7, Empty},
     {"GrpTRES", "GrpTRES", 13, Empty},
-    {"GrpSubmitJobs", "GrpSubmit", 9, Empty},
+    {"GrpSubmitJobs", "GrpSubmit", 9,
+     Count<&v1::Association::has_grp_submit_jobs, &v1::Association::grp_submit_jobs>},
     {"GrpWall", "GrpWall", 11, Empty},
     {"GrpCPUMins", "GrpCPUMins", 11, Empty},
     {"GrpTRESMins", "GrpTRESMins", 13, Empty},
-    {"MaxJobs", "MaxJobs", 7, Empty},
+    {"MaxJobs", "MaxJobs", 7, Count<&v1::Association::has_max_jobs, &v1::Association::max_jobs>},
     {"MaxNodes", "MaxNodes", 8, Empty},
     {"MaxCPUs", "MaxCPUs", 8, Empty},
     {"MaxTRES", "MaxTRES", 13, Empty},
     {"MaxTRESPerNode", "MaxTRESPerNode", 14, Empty},
-    {"MaxSubmitJobs", "MaxSubmit", 9, Empty},
-    {"MaxWall", "MaxWall", 11, Empty},
+    {"MaxSubmitJobs", "MaxSubmit", 9,
+     Count<&v1::Association::has_max_submit_jobs, &v1::Association::max_submit_jobs>},
+    {"MaxWall", "MaxWall", 11,
+     [](const AccountingRow& r) -> std::string {
+       if (r.association == nullptr || !r.association->has_max_wall_min()) return "";
+       return text::FormatDurationMinutes(r.association->max_wall_min());
+     }},
     {"MaxCPUMins", "MaxCPUMins", 11, Empty},
     {"MaxTRESMins", "MaxTRESMins", 13, Empty},
     {"QOS", "QOS", 20,

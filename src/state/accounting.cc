@@ -149,6 +149,47 @@ const v1::Association* FindJobAssociation(const AccountingDb& db, std::string_vi
   return any_partition;
 }
 
+bool HasLimits(const AccountingDb& db) {
+  return std::ranges::any_of(db.associations, [](const auto& entry) {
+    const v1::Association& a = entry.second;
+    return a.has_max_jobs() || a.has_max_submit_jobs() || a.has_grp_jobs() ||
+           a.has_grp_submit_jobs() || a.has_max_wall_min();
+  });
+}
+
+std::vector<const v1::Association*> AccountChain(const AccountingDb& db, std::string_view account) {
+  std::vector<const v1::Association*> out;
+  std::string at(account);
+  for (size_t steps = 0; !at.empty() && steps <= db.accounts.size(); ++steps) {
+    for (const auto& [id, a] : db.associations) {
+      if (a.user().empty() && a.account() == at) {
+        out.push_back(&a);
+        break;
+      }
+    }
+    const auto it = db.accounts.find(at);
+    if (it == db.accounts.end()) break;
+    at = it->second.parent();
+  }
+  return out;
+}
+
+MaxLimits EffectiveMaxLimits(const AccountingDb& db, const v1::Association& a) {
+  MaxLimits out;
+  auto take = [&out](const v1::Association& from) {
+    if (!out.max_jobs && from.has_max_jobs()) out.max_jobs = from.max_jobs();
+    if (!out.max_submit_jobs && from.has_max_submit_jobs()) {
+      out.max_submit_jobs = from.max_submit_jobs();
+    }
+    if (!out.max_wall_min && from.has_max_wall_min()) out.max_wall_min = from.max_wall_min();
+  };
+  take(a);
+  for (const v1::Association* up : AccountChain(db, a.account())) {
+    if (up != &a) take(*up);
+  }
+  return out;
+}
+
 std::string DefaultQosOf(const v1::Association& association) {
   if (!association.default_qos().empty()) return association.default_qos();
   if (association.qos_size() == 1) return association.qos(0);

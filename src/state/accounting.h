@@ -17,8 +17,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "gantry/v1/accounting.pb.h"
@@ -62,6 +64,22 @@ const v1::Association* FindJobAssociation(const AccountingDb& db, std::string_vi
 // The QOS a job gets when it names none: the association's default QOS, else its only QOS,
 // else "normal".
 std::string DefaultQosOf(const v1::Association& association);
+
+// Whether any association sets a limit (when none does, nothing needs counting).
+bool HasLimits(const AccountingDb& db);
+
+// The account's own association, then its parent's, up to root's (accounts without one are
+// skipped).
+std::vector<const v1::Association*> AccountChain(const AccountingDb& db, std::string_view account);
+
+// The Max* limits that bind a job of association `a`: each from the first association that sets
+// it, from `a` up its account chain.
+struct MaxLimits {
+  std::optional<uint32_t> max_jobs;
+  std::optional<uint32_t> max_submit_jobs;
+  std::optional<uint32_t> max_wall_min;
+};
+MaxLimits EffectiveMaxLimits(const AccountingDb& db, const v1::Association& a);
 
 }  // namespace gantry::state
 

@@ -71,6 +71,7 @@ bool Contains(const std::vector<uint32_t>& v, uint32_t x) {
 struct AccountingChoice {
   std::string account;
   std::string qos;
+  const v1::Association* association = nullptr;  // the first kept partition's (when enforced)
 };
 Result<AccountingChoice> ChooseAccounting(const ClusterState& state, const v1::JobRequest& request,
                                           const Caller& caller, const AdmitOptions& options,
@@ -94,6 +95,7 @@ Result<AccountingChoice> ChooseAccounting(const ClusterState& state, const v1::J
     return a == nullptr;
   });
   if (parts->empty()) return InvalidArgument(kInvalidAccount);
+  out.association = first;
   if (out.qos.empty()) out.qos = DefaultQosOf(*first);
   if (!db.qos.contains(out.qos)) return InvalidArgument(kInvalidQos);
   if (options.enforce_qos &&
@@ -101,6 +103,60 @@ Result<AccountingChoice> ChooseAccounting(const ClusterState& state, const v1::J
     return InvalidArgument(kInvalidQos);
   }
   return out;
+}
+
+// Jobs an array or a job stands for in submit limits: each pending task of an array's record.
+uint32_t JobsCounted(const v1::Job& job) {
+  return std::max<uint32_t>(1, static_cast<uint32_t>(job.array_pending_tasks_size()));
+}
+
+bool InAccount(const AccountingDb& db, std::string account, std::string_view ancestor) {
+  for (size_t steps = 0; !account.empty() && steps <= db.accounts.size(); ++steps) {
+    if (account == ancestor) return true;
+    const auto it = db.accounts.find(account);
+    if (it == db.accounts.end()) return false;
+    account = it->second.parent();
+  }
+  return false;
+}
+
+// MaxSubmitJobs (the association's, or the first set up its account chain) and GrpSubmitJobs
+// (every account association above): jobs not finished, counting each pending array task.
+Status CheckSubmitLimits(const ClusterState& state, const v1::Association& assoc,
+                         const std::string& user, uint32_t adding) {
+  const AccountingDb& db = state.accounting;
+  constexpr char kPolicy[] =
+      "\nJob violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+  const MaxLimits max = EffectiveMaxLimits(db, assoc);
+  std::vector<const v1::Association*> groups;
+  for (const v1::Association* a : AccountChain(db, assoc.account())) {
+    if (a->has_grp_submit_jobs()) groups.push_back(a);
+  }
+  if (!max.max_submit_jobs && groups.empty()) return Status::Ok();
+  uint64_t mine = 0;
+  std::vector<uint64_t> in_group(groups.size(), 0);
+  for (const auto& [id, job] : state.jobs) {
+    if (model::IsFinished(static_cast<model::JobBaseState>(job.state()))) continue;
+    if (max.max_submit_jobs && job.user_name() == user &&
+        job.request().account() == assoc.account() &&
+        FindJobAssociation(db, user, assoc.account(), job.partition()) == &assoc) {
+      mine += JobsCounted(job);
+    }
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (InAccount(db, job.request().account(), groups[g]->account())) {
+        in_group[g] += JobsCounted(job);
+      }
+    }
+  }
+  if (max.max_submit_jobs && mine + adding > *max.max_submit_jobs) {
+    return InvalidArgument(std::string("AssocMaxSubmitJobLimit") + kPolicy);
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (in_group[g] + adding > groups[g]->grp_submit_jobs()) {
+      return InvalidArgument(std::string("AssocGrpSubmitJobsLimit") + kPolicy);
+    }
+  }
+  return Status::Ok();
 }
 
 struct Candidate {
@@ -225,6 +281,7 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config) {
       options.enforce_associations = true;
     }
     if (w == "qos" || w == "all") options.enforce_qos = true;
+    if (w == "limits" || w == "safe" || w == "all") options.enforce_limits = true;
   }
   uint64_t max_array = 0;
   if (ParseNumber(config.Get("MaxArraySize"), &max_array) && max_array <= UINT32_MAX) {
@@ -267,6 +324,11 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
 
   GANTRY_ASSIGN_OR_RETURN(const AccountingChoice accounting,
                           ChooseAccounting(state, request, caller, options, &parts));
+  if (options.enforce_limits && accounting.association != nullptr) {
+    const uint32_t adding = array.tasks.empty() ? 1 : static_cast<uint32_t>(array.tasks.size());
+    GANTRY_RETURN_IF_ERROR(
+        CheckSubmitLimits(state, *accounting.association, caller.user_name, adding));
+  }
 
   const bool privileged = caller.uid == 0 || caller.is_operator;
   if ((request.nice() < 0 && !privileged) || request.nice() > kMaxNice ||

@@ -35,6 +35,11 @@
 //                                           combination specified
 //   unknown QOS, or (qos enforced) a QOS the
 //     association does not allow             Invalid qos specification
+//   (limits enforced) more jobs pending or
+//     running than MaxSubmitJobs /           AssocMaxSubmitJobLimit / AssocGrpSubmitJobsLimit,
+//     GrpSubmitJobs allow                    then "Job violates accounting/QOS policy (job
+//                                            submit limit, user's size and/or time limits)"
+//                                            (two lines: sbatch prints both)
 // The record's account is the one given, else the user's default account; its QOS the one
 // given, else the association's default (state/accounting.h), "normal" without enforcement.
 // As in Slurm with EnforcePartLimits=NO (its default), a job beyond a partition's limits (more
@@ -75,6 +80,7 @@ struct AdmitOptions {
   // AccountingStorageEnforce: associations (also implied by limits, qos, safe), qos.
   bool enforce_associations = false;
   bool enforce_qos = false;
+  bool enforce_limits = false;  // limits (also safe, all): MaxSubmitJobs, GrpSubmitJobs here
 };
 
 // The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize,

@@ -431,5 +431,33 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
   EXPECT_TRUE(AdmitJob(s, r, kBob, kNow, AdmitOptions{}).ok());
 }
 
+TEST(AdmitJobTest, SubmitLimitsCountJobsNotFinishedAndArrayTasks) {
+  const AdmitOptions enforce{.enforce_associations = true, .enforce_limits = true};
+  const std::string kPolicy =
+      "\nJob violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+  for (const bool group : {false, true}) {
+    ClusterState s = ClusterWithAccounting();
+    for (auto& [id, a] : s.accounting.associations) {
+      if (group && a.user().empty() && a.account() == "research") a.set_grp_submit_jobs(3);
+      if (!group && a.user() == "alice") a.set_max_submit_jobs(3);
+    }
+    v1::JobRequest r = Request();
+    r.add_partitions("short");
+    auto first = AdmitJob(s, r, kAlice, kNow, enforce);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    first->set_job_id(100);
+    s.jobs[100] = *first;
+    v1::JobRequest array = r;
+    array.set_array("1-3");  // three more: one too many
+    EXPECT_EQ(AdmitJob(s, array, kAlice, kNow, enforce).status().message(),
+              std::string(group ? "AssocGrpSubmitJobsLimit" : "AssocMaxSubmitJobLimit") + kPolicy);
+    array.set_array("1-2");
+    EXPECT_TRUE(AdmitJob(s, array, kAlice, kNow, enforce).ok());
+    SetJobState(&s.jobs[100], model::JobState{model::JobBaseState::kCompleted});
+    array.set_array("1-3");  // a finished job no longer counts
+    EXPECT_TRUE(AdmitJob(s, array, kAlice, kNow, enforce).ok());
+  }
+}
+
 }  // namespace
 }  // namespace gantry::state

@@ -113,6 +113,8 @@ struct ClusterState {
   int32_t return_to_service = 0;  // slurm.conf ReturnToService (0,1,2); configuration, set by
                                   // the caller (ReturnToServiceFromConfig), not by events
   AccountingDb accounting;        // sacctmgr's entities (AccountingChanged)
+  bool enforce_limits = false;    // AccountingStorageEnforce limits (configuration, like
+                                  // return_to_service): the scheduler applies MaxJobs...
 
   // Indexes (derived; see RebuildIndexes).
   std::map<std::string, uint32_t, std::less<>> node_index;  // node name -> index in `nodes`

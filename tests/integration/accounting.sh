@@ -81,6 +81,29 @@ expect "tree" "root
  research            
   research           " "$(sacctmgr -n list assoc tree format=account)"
 
+# Limits, as in the reference's limits.txt: MaxSubmitJobs refuses at submit, MaxJobs keeps
+# jobs pending with Slurm's reason until a running one ends.
+out=$(sacctmgr -i modify user "$u" set MaxSubmitJobs=2)
+expect "modify limit" " Modified user associations...
+  C = acct       A = research             U = $(printf '%-9.9s' "$u") P = debug" "$out"
+expect "list limit" "2" "$(sacctmgr -nP list assoc user="$u" format=maxsubmit)"
+h1=$(as sbatch --parsable -p debug -H --wrap true) || fail "first held job"
+h2=$(as sbatch --parsable -p debug -H --wrap true) || fail "second held job"
+out=$(as sbatch -p debug -H --wrap true 2>&1) && fail "third job past MaxSubmitJobs=2"
+expect "MaxSubmitJobs" "sbatch: error: AssocMaxSubmitJobLimit
+sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)" "$out"
+scancel "$h1" "$h2"
+sacctmgr -i modify user "$u" set MaxSubmitJobs=-1 MaxJobs=1 >/dev/null || fail "MaxJobs=1"
+r1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first running job"
+r2=$(as sbatch --parsable -p debug --wrap true) || fail "second job"
+wait_state "$r1" RUNNING
+reason_is() { [ "$(squeue -h -j "$1" -o %r)" = "$2" ]; }
+wait_for 20 reason_is "$r2" AssocMaxJobsLimit || fail "reason $(squeue -h -j "$r2" -o %r)"
+[ "$(job_state "$r2")" = PENDING ] || fail "second job started past MaxJobs=1"
+scancel "$r1"
+wait_state "$r2" COMPLETED
+sacctmgr -i modify user "$u" set MaxJobs=-1 >/dev/null || fail "clear MaxJobs"
+
 # Only administrators change anything.
 out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"
 expect "not admin" " Problem adding accounts: Access/permission denied" "$out"

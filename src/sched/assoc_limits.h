@@ -1,0 +1,48 @@
+// Association limits in a scheduling pass (AccountingStorageEnforce=limits): which pending job
+// may not start now because of MaxJobs, GrpJobs or MaxWall, with Slurm's reasons, counting the
+// jobs that run and those the pass starts.
+//   MaxJobs (the association's, else the first set up its account chain): jobs of the
+//     association running or suspended                        AssocMaxJobsLimit
+//   GrpJobs on an account's association: jobs running under that account, its children too
+//                                                              AssocGrpJobsLimit
+//   MaxWall: the job's time limit above it                    AssocMaxWallDurationPerJobLimit
+// A job without an association (not enforced when it was submitted) is not limited.
+// Pure; thread-compatible.
+#ifndef GANTRY_SCHED_ASSOC_LIMITS_H_
+#define GANTRY_SCHED_ASSOC_LIMITS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "state/cluster_state.h"
+
+namespace gantry::sched {
+
+class AssocLimits {
+ public:
+  // Counts the jobs running in `state`. Limits nothing when `state.enforce_limits` is off or
+  // no association sets a limit.
+  explicit AssocLimits(const state::ClusterState& state);
+
+  bool active() const { return active_; }
+  // Why `job` may not start in `partition` with time limit `limit_min` ("" = it may).
+  std::string_view Blocks(const v1::Job& job, std::string_view partition, uint32_t limit_min);
+  // The job started in `partition`: it counts from now on.
+  void Started(const v1::Job& job, std::string_view partition);
+
+ private:
+  const v1::Association* AssociationOf(const v1::Job& job, std::string_view partition) const;
+
+  const state::ClusterState& s_;
+  bool active_ = false;
+  std::map<uint32_t, uint32_t> running_;                          // association id -> jobs
+  std::map<std::string, uint32_t, std::less<>> account_running_;  // account -> jobs below it
+  std::map<uint32_t, state::MaxLimits> max_;                      // association id -> its limits
+};
+
+}  // namespace gantry::sched
+
+#endif  // GANTRY_SCHED_ASSOC_LIMITS_H_
