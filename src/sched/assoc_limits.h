@@ -6,6 +6,9 @@
 //   GrpJobs on an account's association: jobs running under that account, its children too
 //                                                              AssocGrpJobsLimit
 //   MaxWall: the job's time limit above it                    AssocMaxWallDurationPerJobLimit
+//   GrpTRES on an account's association: the TRES of the jobs running under it plus the
+//     job's (cpu, mem, node, gres/<name>; a pending job counts what it asks for)
+//                          AssocGrpCpuLimit, AssocGrpMemLimit, AssocGrpNodeLimit, AssocGrpGRES
 // A job without an association (not enforced when it was submitted) is not limited.
 // Pure; thread-compatible.
 #ifndef GANTRY_SCHED_ASSOC_LIMITS_H_
@@ -16,7 +19,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "sched/scheduler.h"
 #include "state/cluster_state.h"
 
 namespace gantry::sched {
@@ -30,17 +35,24 @@ class AssocLimits {
   bool active() const { return active_; }
   // Why `job` may not start in `partition` with time limit `limit_min` ("" = it may).
   std::string_view Blocks(const v1::Job& job, std::string_view partition, uint32_t limit_min);
-  // The job started in `partition`: it counts from now on.
-  void Started(const v1::Job& job, std::string_view partition);
+  // The job starts (this pass's decision): it counts from now on, with its allocation.
+  void Started(const v1::Job& job, const Start& start);
 
  private:
   const v1::Association* AssociationOf(const v1::Job& job, std::string_view partition) const;
+  // One more running job of `job`'s association holding `holds`.
+  void Count(const v1::Job& job, std::string_view partition,
+             const std::map<std::string, int64_t>& holds);
 
   const state::ClusterState& s_;
   bool active_ = false;
   std::map<uint32_t, uint32_t> running_;                          // association id -> jobs
   std::map<std::string, uint32_t, std::less<>> account_running_;  // account -> jobs below it
   std::map<uint32_t, state::MaxLimits> max_;                      // association id -> its limits
+  // account -> TRES ("cpu", "mem", "node", "gres/gpu") -> amount of the jobs running below it.
+  std::map<std::string, std::map<std::string, int64_t>, std::less<>> account_tres_;
+  // Parsed GrpTRES, by association id.
+  std::map<uint32_t, std::vector<std::pair<std::string, int64_t>>> grp_tres_;
 };
 
 }  // namespace gantry::sched

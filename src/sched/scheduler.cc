@@ -481,7 +481,7 @@ class Pass {
       start.num_cpus += capacity_[i].cpus;
       start.alloc_mem_mb += elig.need.mem_mb == 0 ? capacity_[i].mem_mb : elig.need.mem_mb;
     }
-    limits_.Started(job, part.name());
+    limits_.Started(job, start);
     out_.starts.push_back(std::move(start));
   }
 

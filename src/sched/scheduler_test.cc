@@ -651,6 +651,12 @@ TEST(ScheduleLimitsTest, MaxJobsGrpJobsAndMaxWallKeepJobsPendingWithSlurmsReason
                    {{1, "AssocMaxWallDurationPerJobLimit"},
                     {2, "AssocMaxWallDurationPerJobLimit"},
                     {3, "AssocMaxWallDurationPerJobLimit"}}});
+  // Nodes have 64 CPUs: whole-node jobs take them all, so two fit 128 and the third waits.
+  ClusterState cpus = WithLimits([](v1::Association*) {});
+  for (auto& [id, a] : cpus.accounting.associations) {
+    if (a.account() == "lab" && a.user().empty()) a.set_grp_tres("cpu=128");
+  }
+  cases.push_back({"GrpTRES=cpu=128 on lab", cpus, {{3, "AssocGrpCpuLimit"}}});
   for (Case& c : cases) {
     for (uint32_t id : {1u, 2u, 3u}) Submit(&c.state, TeamJob(id));
     EXPECT_EQ(Reasons(Schedule(c.state, kNow)), c.reasons) << c.name;

@@ -9,6 +9,7 @@
 #include "slurm/command_util.h"
 #include "text/ascii.h"
 #include "text/duration.h"
+#include "text/tres.h"
 
 namespace gantry::slurm {
 namespace {
@@ -126,6 +127,19 @@ bool SetAssociationField(const std::string& key, const std::string& value, v1::A
       *bad = " Bad " + std::string(c.name) + " value: " + value + "\n";
     } else {
       (a->*c.set)(static_cast<uint32_t>(*n));
+    }
+    return true;
+  }
+  if (Keyword(key, "GrpTRES", 4)) {
+    if (value == "-1" || value.empty()) {
+      a->clear_grp_tres();
+      return true;
+    }
+    Result<std::vector<text::TresCount>> counts = text::ParseTresCounts(value);
+    if (!counts.ok()) {
+      *bad = " " + counts.status().message() + "\n";
+    } else {
+      a->set_grp_tres(text::FormatTres(*counts));
     }
     return true;
   }

@@ -98,7 +98,10 @@ constexpr AccountingField kFields[] = {
     {"GrpNodes", "GrpNodes", 8, Empty},
     {"GrpCPUs", "GrpCPUs", 8, Empty},
     {"GrpMem", "GrpMem", 7, Empty},
-    {"GrpTRES", "GrpTRES", 13, Empty},
+    {"GrpTRES", "GrpTRES", 13,
+     [](const AccountingRow& r) -> std::string {
+       return r.association != nullptr ? r.association->grp_tres() : "";
+     }},
     {"GrpSubmitJobs", "GrpSubmit", 9,
      Count<&v1::Association::has_grp_submit_jobs, &v1::Association::grp_submit_jobs>},
     {"GrpWall", "GrpWall", 11, Empty},

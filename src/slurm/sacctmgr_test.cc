@@ -198,6 +198,17 @@ TEST(SacctmgrEditTest, ModifyAndDeleteSayWhatTheyChanged) {
             "  C = anchor     A = prod                 U = bob       P = high\n");
   for (const v1::Association& a : fairshare.change.associations()) EXPECT_EQ(a.shares(), 5u);
 
+  const Edit tres =
+      WorkOutEdit(EditVerb::kModify, Entity::kAccount,
+                  {"research", "set", "GrpTRES=gres/gpu=8,cpu=64"}, AnchorDb(), "anchor");
+  EXPECT_EQ(tres.after,
+            " Modified account associations...\n  C = anchor     A = research of root\n");
+  ASSERT_EQ(tres.change.associations_size(), 1);
+  EXPECT_EQ(tres.change.associations(0).grp_tres(), "cpu=64,gres/gpu=8");
+  const Edit bad = WorkOutEdit(EditVerb::kModify, Entity::kUser, {"bob", "set", "MaxJobs=x"},
+                               AnchorDb(), "anchor");
+  EXPECT_EQ(bad.err, " Bad MaxJobs value: x\n");
+
   const Edit admin =
       WorkOutEdit(EditVerb::kModify, Entity::kUser,
                   {"where", "name=bob", "set", "AdminLevel=Operator"}, AnchorDb(), "anchor");

@@ -153,7 +153,7 @@ bool HasLimits(const AccountingDb& db) {
   return std::ranges::any_of(db.associations, [](const auto& entry) {
     const v1::Association& a = entry.second;
     return a.has_max_jobs() || a.has_max_submit_jobs() || a.has_grp_jobs() ||
-           a.has_grp_submit_jobs() || a.has_max_wall_min();
+           a.has_grp_submit_jobs() || a.has_max_wall_min() || !a.grp_tres().empty();
   });
 }
 

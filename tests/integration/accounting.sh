@@ -103,6 +103,18 @@ wait_for 20 reason_is "$r2" AssocMaxJobsLimit || fail "reason $(squeue -h -j "$r
 scancel "$r1"
 wait_state "$r2" COMPLETED
 sacctmgr -i modify user "$u" set MaxJobs=-1 >/dev/null || fail "clear MaxJobs"
+# GrpTRES on the account: one whole node's CPUs (jobs get whole nodes).
+cpus=$(sinfo -h -N -o %c | head -1 | tr -d ' ')
+out=$(sacctmgr -i modify account research set GrpTRES=cpu="$cpus")
+expect "GrpTRES" " Modified account associations...
+  C = acct       A = research of root" "$out"
+g1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first job under GrpTRES"
+g2=$(as sbatch --parsable -p debug --wrap true) || fail "second job under GrpTRES"
+wait_state "$g1" RUNNING
+wait_for 20 reason_is "$g2" AssocGrpCpuLimit || fail "reason $(squeue -h -j "$g2" -o %r)"
+scancel "$g1"
+wait_state "$g2" COMPLETED
+sacctmgr -i modify account research set GrpTRES=-1 >/dev/null || fail "clear GrpTRES"
 
 # Only administrators change anything.
 out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"
