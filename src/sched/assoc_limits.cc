@@ -57,6 +57,11 @@ const v1::Association* AssocLimits::AssociationOf(const v1::Job& job,
 std::string_view AssocLimits::Blocks(const v1::Job& job, std::string_view partition,
                                      uint32_t limit_min) {
   if (!active_) return "";
+  if (const auto qos = s_.accounting.qos.find(job.request().qos());
+      qos != s_.accounting.qos.end() && qos->second.has_max_wall_min() &&
+      limit_min > qos->second.max_wall_min()) {
+    return "QOSMaxWallDurationPerJobLimit";
+  }
   const v1::Association* a = AssociationOf(job, partition);
   if (a == nullptr) return "";
   auto it = max_.find(a->id());

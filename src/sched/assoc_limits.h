@@ -9,7 +9,8 @@
 //   GrpTRES on an account's association: the TRES of the jobs running under it plus the
 //     job's (cpu, mem, node, gres/<name>; a pending job counts what it asks for)
 //                          AssocGrpCpuLimit, AssocGrpMemLimit, AssocGrpNodeLimit, AssocGrpGRES
-// A job without an association (not enforced when it was submitted) is not limited.
+//   the job's QOS MaxWall: its time limit above it            QOSMaxWallDurationPerJobLimit
+// A job without an association (not enforced when it was submitted) is not limited by them.
 // Pure; thread-compatible.
 #ifndef GANTRY_SCHED_ASSOC_LIMITS_H_
 #define GANTRY_SCHED_ASSOC_LIMITS_H_

@@ -629,6 +629,7 @@ ClusterState WithLimits(const std::function<void(v1::Association*)>& set,
 v1::Job TeamJob(uint32_t id, uint32_t minutes = 60) {
   v1::Job job = PendingJob(id);
   job.mutable_request()->set_account("team");
+  job.mutable_request()->set_qos("normal");
   job.set_time_limit_min(minutes);
   return job;
 }
@@ -657,6 +658,13 @@ TEST(ScheduleLimitsTest, MaxJobsGrpJobsAndMaxWallKeepJobsPendingWithSlurmsReason
     if (a.account() == "lab" && a.user().empty()) a.set_grp_tres("cpu=128");
   }
   cases.push_back({"GrpTRES=cpu=128 on lab", cpus, {{3, "AssocGrpCpuLimit"}}});
+  ClusterState qos = WithLimits([](v1::Association*) {});
+  qos.accounting.qos["normal"].set_max_wall_min(30);
+  cases.push_back({"QOS MaxWall=30 minutes",
+                   qos,
+                   {{1, "QOSMaxWallDurationPerJobLimit"},
+                    {2, "QOSMaxWallDurationPerJobLimit"},
+                    {3, "QOSMaxWallDurationPerJobLimit"}}});
   for (Case& c : cases) {
     for (uint32_t id : {1u, 2u, 3u}) Submit(&c.state, TeamJob(id));
     EXPECT_EQ(Reasons(Schedule(c.state, kNow)), c.reasons) << c.name;

@@ -38,9 +38,8 @@ Words Sort(const std::vector<std::string>& words) {
       for (std::string& n : SplitList(w)) out.names.push_back(std::move(n));
       continue;
     }
-    std::string key = w.substr(0, eq);
-    if (!key.empty() && (key.back() == '+' || key.back() == '-')) key.pop_back();
-    (in_set ? out.set : out.where).emplace_back(key, w.substr(eq + 1));
+    // "QOS+=x" / "QOS-=x" keep their sign on the key (SetAssociationField reads it).
+    (in_set ? out.set : out.where).emplace_back(w.substr(0, eq), w.substr(eq + 1));
   }
   return out;
 }
@@ -169,10 +168,20 @@ bool SetAssociationField(const std::string& key, const std::string& value, v1::A
     a->set_default_qos(value);
     return true;
   }
-  if (Keyword(key, "QosLevel", 1) || Keyword(key, "QOS", 1)) {
+  const char sign = !key.empty() && (key.back() == '+' || key.back() == '-') ? key.back() : 0;
+  const std::string base = sign != 0 ? key.substr(0, key.size() - 1) : key;
+  if (Keyword(base, "QosLevel", 1) || Keyword(base, "QOS", 1)) {
+    // QOS=a,b sets the list; QOS+=a adds to it and QOS-=a takes from it.
+    std::set<std::string> qos;
+    if (sign != 0) qos.insert(a->qos().begin(), a->qos().end());
+    for (const std::string& q : SplitList(value)) {
+      if (sign == '-') {
+        qos.erase(q);
+      } else {
+        qos.insert(q);
+      }
+    }
     a->clear_qos();
-    std::vector<std::string> qos = SplitList(value);
-    std::sort(qos.begin(), qos.end());
     for (const std::string& q : qos) a->add_qos(q);
     return true;
   }
@@ -198,7 +207,11 @@ void ApplySettings(const Settings& fields, v1::Association* a) {
 }
 
 // QOS settings; false for a key that is not one.
-bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, std::string* bad) {
+// A QOS setting; false for a key that is not one. *label gets its name as sacctmgr prints it.
+bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, std::string* bad,
+                 std::string* label = nullptr) {
+  std::string unused;
+  std::string& name = label != nullptr ? *label : unused;
   auto number = [&](const char* what) -> std::optional<uint32_t> {
     const std::optional<uint64_t> n = ParseUnsigned(value);
     if (!n || *n > UINT32_MAX) {
@@ -208,10 +221,13 @@ bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, s
     return static_cast<uint32_t>(*n);
   };
   if (Keyword(key, "Description", 1)) {
+    name = "Description";
     q->set_description(value);
   } else if (Keyword(key, "Priority", 3)) {
+    name = "Priority";
     if (auto n = number("Priority")) q->set_priority(*n);
   } else if (Keyword(key, "UsageFactor", 6)) {
+    name = "UsageFactor";
     char* end = nullptr;
     const double f = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || f < 0) {
@@ -220,21 +236,49 @@ bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, s
       q->set_usage_factor(f);
     }
   } else if (Keyword(key, "GraceTime", 3)) {
+    name = "GraceTime";
     if (auto n = number("GraceTime")) q->set_grace_time_sec(*n);
+  } else if (Keyword(key, "MaxWallDurationPerJob", 4)) {
+    name = "MaxWall";
+    if (value == "-1") {
+      q->clear_max_wall_min();
+    } else if (Result<int64_t> minutes = text::ParseDurationMinutes(value);
+               !minutes.ok() || *minutes < 0 || *minutes >= UINT32_MAX) {
+      *bad = " Bad MaxWall time format: " + value + "\n";
+    } else {
+      q->set_max_wall_min(static_cast<uint32_t>(*minutes));
+    }
   } else if (Keyword(key, "PreemptMode", 8)) {
+    name = "PreemptMode";
     q->set_preempt_mode(text::AsciiToLower(value));
   } else if (Keyword(key, "PreemptExemptTime", 8)) {
+    name = "PreemptExemptTime";
     if (auto n = number("PreemptExemptTime")) q->set_preempt_exempt_time_sec(*n);
   } else if (Keyword(key, "Preempt", 7)) {
+    name = "Preempt";
     q->clear_preempt();
     for (const std::string& p : SplitList(value)) q->add_preempt(p);
   } else if (Keyword(key, "Flags", 2)) {
+    name = "Flags";
     q->clear_flags();
     for (const std::string& f : SplitList(value)) q->add_flags(f);
   } else {
     return false;
   }
   return true;
+}
+
+// A user's associations in sacctmgr's order: by account, a partition's newest first.
+std::vector<const v1::Association*> UserAssociations(const v1::AccountingDb& db,
+                                                     std::string_view user) {
+  std::vector<const v1::Association*> out;
+  for (const v1::Association& a : db.associations()) {
+    if (a.user() == user) out.push_back(&a);
+  }
+  std::sort(out.begin(), out.end(), [](const v1::Association* x, const v1::Association* y) {
+    return x->account() != y->account() ? x->account() < y->account() : x->id() > y->id();
+  });
+  return out;
 }
 
 std::string UserAssociationLine(const v1::Association& a, const std::string& cluster) {
@@ -428,17 +472,18 @@ Edit AddUsers(const Words& w, const v1::AccountingDb& db, const std::string& clu
 Edit AddQos(const Words& w, const v1::AccountingDb& db) {
   std::vector<std::string> names = w.names;
   v1::Qos settings;
-  std::vector<std::pair<std::string, std::string>> shown;
+  std::map<std::string, std::string> shown;  // by label: sacctmgr lists them in name order
   std::string bad;
   for (const auto& [key, value] : w.where) {
     if (Keyword(key, "Names", 1)) {
       for (std::string& n : SplitList(value)) names.push_back(std::move(n));
       continue;
     }
-    if (!SetQosField(key, value, &settings, &bad)) {
+    std::string label;
+    if (!SetQosField(key, value, &settings, &bad, &label)) {
       return Failed(UnknownSetting(key, value));
     }
-    if (!Keyword(key, "Description", 1)) shown.emplace_back(key, value);
+    if (label != "Description") shown[label] = value;
   }
   if (!bad.empty()) return Failed(bad);
   if (names.empty()) return Failed(" Need name of QOS to add.\n");
@@ -462,11 +507,7 @@ Edit AddQos(const Words& w, const v1::AccountingDb& db) {
   if (e.change.qos().empty()) return Nothing(" Nothing new added.\n");
   e.out = " Adding QOS(s)\n" + list + " Settings\n  Description    = " +
           (settings.description().empty() ? names.front() : settings.description()) + "\n";
-  for (const auto& [key, value] : shown) {
-    std::string label = key;
-    label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
-    e.out += "  " + Pad(label, 24) + " = " + value + "\n";
-  }
+  for (const auto& [label, value] : shown) e.out += "  " + Pad(label, 24) + " = " + value + "\n";
   return e;
 }
 
@@ -527,14 +568,13 @@ Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
       users += "  " + u.name() + "\n";
     }
     if (assoc_fields.empty()) continue;
-    for (const v1::Association& a : db.associations()) {
-      if (a.user() != u.name()) continue;
-      if (!t->accounts.empty() && !Contains(t->accounts, a.account())) continue;
-      if (!t->partitions.empty() && !Contains(t->partitions, a.partition())) continue;
+    for (const v1::Association* a : UserAssociations(db, u.name())) {
+      if (!t->accounts.empty() && !Contains(t->accounts, a->account())) continue;
+      if (!t->partitions.empty() && !Contains(t->partitions, a->partition())) continue;
       v1::Association* changed = e.change.add_associations();
-      *changed = a;
+      *changed = *a;
       ApplySettings(assoc_fields, changed);
-      associations += ModifiedAssociationLine(a, cluster);
+      associations += ModifiedAssociationLine(*a, cluster);
     }
   }
   if (users.empty() && associations.empty()) return Nothing(" Nothing modified\n");

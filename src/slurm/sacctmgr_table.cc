@@ -116,6 +116,9 @@ constexpr AccountingField kFields[] = {
      Count<&v1::Association::has_max_submit_jobs, &v1::Association::max_submit_jobs>},
     {"MaxWall", "MaxWall", 11,
      [](const AccountingRow& r) -> std::string {
+       if (r.qos != nullptr && r.qos->has_max_wall_min()) {
+         return text::FormatDurationMinutes(r.qos->max_wall_min());
+       }
        if (r.association == nullptr || !r.association->has_max_wall_min()) return "";
        return text::FormatDurationMinutes(r.association->max_wall_min());
      }},

@@ -194,9 +194,24 @@ TEST(SacctmgrEditTest, ModifyAndDeleteSayWhatTheyChanged) {
                                      {"bob", "set", "Fairshare=5"}, AnchorDb(), "anchor");
   EXPECT_EQ(fairshare.after,
             " Modified user associations...\n"
-            "  C = anchor     A = prod                 U = bob       P = a4\n"
-            "  C = anchor     A = prod                 U = bob       P = high\n");
+            "  C = anchor     A = prod                 U = bob       P = high\n"
+            "  C = anchor     A = prod                 U = bob       P = a4\n");
   for (const v1::Association& a : fairshare.change.associations()) EXPECT_EQ(a.shares(), 5u);
+
+  // The reference's QOS 'short' (limits.txt): added, then granted with QOS+=.
+  const Edit qos = WorkOutEdit(EditVerb::kAdd, Entity::kQos,
+                               {"short", "MaxWall=00:10:00", "Priority=100"}, AnchorDb(), "anchor");
+  EXPECT_EQ(qos.out,
+            " Adding QOS(s)\n  short\n Settings\n  Description    = short\n"
+            "  MaxWall                  = 00:10:00\n  Priority                 = 100\n");
+  EXPECT_EQ(qos.change.qos(0).max_wall_min(), 10u);
+  const Edit grant = WorkOutEdit(EditVerb::kModify, Entity::kUser, {"alice", "set", "QOS+=short"},
+                                 AnchorDb(), "anchor");
+  ASSERT_EQ(grant.change.associations_size(), 2);
+  EXPECT_EQ(grant.change.associations(0).qos_size(), 2);  // normal and short
+  const Edit take = WorkOutEdit(EditVerb::kModify, Entity::kUser, {"alice", "set", "QOS-=normal"},
+                                AnchorDb(), "anchor");
+  EXPECT_EQ(take.change.associations(0).qos_size(), 0);
 
   const Edit tres =
       WorkOutEdit(EditVerb::kModify, Entity::kAccount,

@@ -150,6 +150,9 @@ const v1::Association* FindJobAssociation(const AccountingDb& db, std::string_vi
 }
 
 bool HasLimits(const AccountingDb& db) {
+  if (std::ranges::any_of(db.qos, [](const auto& q) { return q.second.has_max_wall_min(); })) {
+    return true;
+  }
   return std::ranges::any_of(db.associations, [](const auto& entry) {
     const v1::Association& a = entry.second;
     return a.has_max_jobs() || a.has_max_submit_jobs() || a.has_grp_jobs() ||

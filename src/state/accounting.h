@@ -65,7 +65,7 @@ const v1::Association* FindJobAssociation(const AccountingDb& db, std::string_vi
 // else "normal".
 std::string DefaultQosOf(const v1::Association& association);
 
-// Whether any association sets a limit (when none does, nothing needs counting).
+// Whether any association or QOS sets a limit (when none does, nothing needs counting).
 bool HasLimits(const AccountingDb& db);
 
 // The account's own association, then its parent's, up to root's (accounts without one are

@@ -115,6 +115,14 @@ wait_for 20 reason_is "$g2" AssocGrpCpuLimit || fail "reason $(squeue -h -j "$g2
 scancel "$g1"
 wait_state "$g2" COMPLETED
 sacctmgr -i modify account research set GrpTRES=-1 >/dev/null || fail "clear GrpTRES"
+# The reference's QOS 'short' (MaxWall=00:10:00), granted with QOS+=.
+sacctmgr -i add qos short MaxWall=00:10:00 Priority=100 >/dev/null || fail "add qos short"
+sacctmgr -i modify user "$u" set QOS+=short >/dev/null || fail "grant short"
+q1=$(as sbatch --parsable -p debug --qos=short -t 5 --wrap true) || fail "short -t 5"
+q2=$(as sbatch --parsable -p debug --qos=short -t 20 --wrap true) || fail "short -t 20"
+wait_state "$q1" COMPLETED
+wait_for 20 reason_is "$q2" QOSMaxWallDurationPerJobLimit || fail "reason $(squeue -h -j "$q2" -o %r)"
+scancel "$q2"
 
 # Only administrators change anything.
 out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"
