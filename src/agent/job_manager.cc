@@ -118,7 +118,7 @@ NodeEnv JobManager::MakeNodeEnv(const NodeSettings& settings) const {
 }
 
 void JobManager::SendReport(uint32_t job_id, uint64_t epoch, JobReport::Kind kind,
-                            std::string message, int32_t wait_status) {
+                            std::string message, int32_t wait_status, v1::JobUsage usage) {
   JobReport report;
   report.set_node(options_.node);
   report.set_job_id(job_id);
@@ -127,6 +127,7 @@ void JobManager::SendReport(uint32_t job_id, uint64_t epoch, JobReport::Kind kin
   report.set_wait_status(wait_status);
   report.set_message(std::move(message));
   report.set_time(options_.clock->Now());
+  if (kind == JobReport::BATCH_ENDED) *report.mutable_usage() = std::move(usage);
   Log(JobName(job_id) + ": " + JobReport::Kind_Name(kind) +
       (report.message().empty() ? "" : ": " + report.message()));
   sink_->Report(std::move(report));
@@ -395,14 +396,20 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
 }
 
 void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, pid_t pid) {
-  const int status = ReapChild(pid);
+  struct rusage used = {};
+  const int status = ReapChild(pid, &used);
   Log(JobName(job_id) + ": batch script ended: " + DescribeWaitStatus(status));
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(job_id);
   if (it == entries_.end() || it->second.epoch != epoch) return;
   // Reported under mu_, before termination can see the script gone and report the epilog.
   if (!it->second.stale) {
-    SendReport(job_id, epoch, JobReport::BATCH_ENDED, DescribeWaitStatus(status), status);
+    v1::JobUsage usage;
+    usage.set_user_cpu_usec(int64_t{used.ru_utime.tv_sec} * 1000000 + used.ru_utime.tv_usec);
+    usage.set_system_cpu_usec(int64_t{used.ru_stime.tv_sec} * 1000000 + used.ru_stime.tv_usec);
+    usage.set_max_rss_kib(used.ru_maxrss);  // Linux: KiB
+    SendReport(job_id, epoch, JobReport::BATCH_ENDED, DescribeWaitStatus(status), status,
+               std::move(usage));
   }
   it->second.batch_running = false;
   cv_.notify_all();

@@ -147,7 +147,7 @@ class JobManager {
 
   NodeEnv MakeNodeEnv(const NodeSettings& settings) const;
   void SendReport(uint32_t job_id, uint64_t epoch, gantry::v1::JobReport::Kind kind,
-                  std::string message, int32_t wait_status = 0);
+                  std::string message, int32_t wait_status = 0, v1::JobUsage usage = {});
   void StartWorker(std::function<void()> work);
   // Under mu_: whether (job_id, epoch) was already ended here.
   bool EndedLocked(uint32_t job_id, uint64_t epoch) const;

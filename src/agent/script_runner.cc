@@ -68,10 +68,10 @@ bool WaitChildExit(pid_t pid, std::chrono::milliseconds timeout) {
   return ended;
 }
 
-int ReapChild(pid_t pid) {
+int ReapChild(pid_t pid, struct rusage* usage) {
   int status = 0;
   while (true) {
-    pid_t r = waitpid(pid, &status, 0);
+    pid_t r = wait4(pid, &status, 0, usage);
     if (r == pid) return status;
     if (r < 0 && errno == EINTR) continue;
     return -1;

@@ -11,6 +11,7 @@
 #ifndef GANTRY_AGENT_SCRIPT_RUNNER_H_
 #define GANTRY_AGENT_SCRIPT_RUNNER_H_
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -26,7 +27,8 @@ namespace gantry::agent {
 // reaped, so its pid (and process group id) cannot be reused until ReapChild.
 bool WaitChildExit(pid_t pid, std::chrono::milliseconds timeout);
 // Reaps a child (waiting for it to end); its raw wait status, or -1 when it is not our child.
-int ReapChild(pid_t pid);
+// `usage`, when given, gets what the child and the children it waited for used.
+int ReapChild(pid_t pid, struct rusage* usage = nullptr);
 
 struct ScriptOutcome {
   bool ok = true;

@@ -1455,6 +1455,9 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
       EndJobLocked(*job, ok ? JobBaseState::kCompleted : JobBaseState::kFailed, status, "", &events,
                    &after);
+      if (report.has_usage()) {  // EndJobLocked's JobEnded is the last event
+        *events.back().mutable_job_ended()->mutable_batch_usage() = report.usage();
+      }
       break;
     }
     case v1::JobReport::LAUNCH_FAILED: {

@@ -250,6 +250,60 @@ std::string DerivedExitCode(const Row& r, const Ctx&) {
   return std::to_string(code) + ":" + std::to_string(signal);
 }
 
+// The batch script's usage on the job's line and its batch line; nothing for srun steps or
+// before the script ended.
+const v1::JobUsage* UsageOf(const Row& r) {
+  if (r.step != nullptr || !r.job->has_batch_usage()) return nullptr;
+  return &r.job->batch_usage();
+}
+
+// CPU time as sacct prints it: "MM:SS.mmm" under an hour, "HH:MM:SS", "D-HH:MM:SS".
+std::string CpuText(int64_t usec) {
+  const int64_t secs = usec / 1000000;
+  const int64_t days = secs / 86400;
+  const int64_t hours = secs / 3600 % 24;
+  const int64_t minutes = secs / 60 % 60;
+  char buf[48];
+  if (days > 0) {
+    std::snprintf(buf, sizeof(buf), "%lld-%02lld:%02lld:%02lld", static_cast<long long>(days),
+                  static_cast<long long>(hours), static_cast<long long>(minutes),
+                  static_cast<long long>(secs % 60));
+  } else if (hours > 0) {
+    std::snprintf(buf, sizeof(buf), "%02lld:%02lld:%02lld", static_cast<long long>(hours),
+                  static_cast<long long>(minutes), static_cast<long long>(secs % 60));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%02lld:%02lld.%03lld", static_cast<long long>(minutes),
+                  static_cast<long long>(secs % 60), static_cast<long long>(usec % 1000000 / 1000));
+  }
+  return buf;
+}
+
+std::string TotalCpu(const Row& r, const Ctx&) {
+  const v1::JobUsage* u = UsageOf(r);
+  return u == nullptr ? "" : CpuText(u->user_cpu_usec() + u->system_cpu_usec());
+}
+std::string UserCpu(const Row& r, const Ctx&) {
+  const v1::JobUsage* u = UsageOf(r);
+  return u == nullptr ? "" : CpuText(u->user_cpu_usec());
+}
+std::string SystemCpu(const Row& r, const Ctx&) {
+  const v1::JobUsage* u = UsageOf(r);
+  return u == nullptr ? "" : CpuText(u->system_cpu_usec());
+}
+// MaxRSS and where it was: on the batch line only, in KiB as sacct prints it ("317908K").
+std::string MaxRss(const Row& r, const Ctx&) {
+  const v1::JobUsage* u = UsageOf(r);
+  return u == nullptr || !r.batch_step ? "" : std::to_string(u->max_rss_kib()) + "K";
+}
+std::string MaxRssNode(const Row& r, const Ctx&) {
+  const v1::JobUsage* u = UsageOf(r);
+  return u == nullptr || !r.batch_step || r.job->nodes().empty() ? "" : r.job->nodes(0);
+}
+std::string MaxRssTask(const Row& r, const Ctx&) {
+  const v1::JobUsage* u = UsageOf(r);
+  return u == nullptr || !r.batch_step ? "" : "0";
+}
+
 std::string ElapsedText(const Row& r, const Ctx& ctx) {
   return text::FormatDurationSeconds(RowElapsed(r, ctx.now));
 }
@@ -519,9 +573,9 @@ constexpr SacctField kFields[] = {
     {"MaxPages", 8, K::kText, nullptr},
     {"MaxPagesNode", 12, K::kText, nullptr},
     {"MaxPagesTask", 14, K::kNumber, nullptr},
-    {"MaxRSS", 10, K::kText, nullptr},
-    {"MaxRSSNode", 10, K::kText, nullptr},
-    {"MaxRSSTask", 10, K::kNumber, nullptr},
+    {"MaxRSS", 10, K::kText, MaxRss},
+    {"MaxRSSNode", 10, K::kText, MaxRssNode},
+    {"MaxRSSTask", 10, K::kNumber, MaxRssTask},
     {"MaxVMSize", 10, K::kText, nullptr},
     {"MaxVMSizeNode", 14, K::kText, nullptr},
     {"MaxVMSizeTask", 14, K::kNumber, nullptr},
@@ -557,10 +611,10 @@ constexpr SacctField kFields[] = {
     {"SubmitLine", 20, K::kText, nullptr},
     {"Suspended", 10, K::kNumber, Suspended},
     {"SystemComment", 15, K::kText, nullptr},
-    {"SystemCPU", 10, K::kText, nullptr},
+    {"SystemCPU", 10, K::kText, SystemCpu},
     {"Timelimit", 10, K::kText, Timelimit},
     {"TimelimitRaw", 10, K::kText, TimelimitRaw},
-    {"TotalCPU", 10, K::kText, nullptr},
+    {"TotalCPU", 10, K::kText, TotalCpu},
     {"TRESUsageInAve", 14, K::kText, nullptr},
     {"TRESUsageInMax", 14, K::kText, nullptr},
     {"TRESUsageInMaxNode", 18, K::kText, nullptr},
@@ -579,7 +633,7 @@ constexpr SacctField kFields[] = {
     {"TRESUsageOutTot", 15, K::kText, nullptr},
     {"UID", 6, K::kNumber, Uid},
     {"User", 9, K::kText, User},
-    {"UserCPU", 10, K::kText, nullptr},
+    {"UserCPU", 10, K::kText, UserCpu},
     {"WCKey", 10, K::kText, nullptr},
     {"WCKeyID", 10, K::kNumber, nullptr},
     {"WorkDir", 20, K::kText, WorkDir},

@@ -649,6 +649,30 @@ TEST(SacctFormatTest, StepLinesFollowTheBatchLineAsSlurms) {
             "JobID|State\n21421.1|FAILED\n");
 }
 
+// The anchor's job 21420 (mem-hog): its batch script's usage on the job and batch lines,
+// MaxRSS on the batch line only (sacct-steps-format-P: 00:01.087 and 317908K).
+TEST(SacctFormatTest, UsageOfTheBatchScript) {
+  v1::Job job = AnchorJobs()[0];
+  job.mutable_batch_usage()->set_user_cpu_usec(1000000);
+  job.mutable_batch_usage()->set_system_cpu_usec(87000);
+  job.mutable_batch_usage()->set_max_rss_kib(317908);
+  const SacctFormat f = ParseSacctFormat("TotalCPU,UserCPU,SystemCPU,MaxRSS,MaxRSSTask");
+  const SacctOutput out{SacctLayout::kParsable2, "|"};
+  EXPECT_EQ(RenderSacctLine(f.columns, {&job, false}, PrintContext(), out),
+            "00:01.087|00:01.000|00:00.087||\n");
+  EXPECT_EQ(RenderSacctLine(f.columns, {&job, true}, PrintContext(), out),
+            "00:01.087|00:01.000|00:00.087|317908K|0\n");
+  const SacctFormat total = ParseSacctFormat("TotalCPU");
+  for (const auto& [usec, text] : {std::pair{int64_t{3723} * 1000000, "01:02:03\n"},
+                                   std::pair{int64_t{90061} * 1000000 + 5000, "1-01:01:01\n"}}) {
+    job.mutable_batch_usage()->set_user_cpu_usec(usec);
+    job.mutable_batch_usage()->set_system_cpu_usec(0);
+    EXPECT_EQ(RenderSacctLine(total.columns, {&job, false}, PrintContext(), out), text);
+  }
+  job.clear_batch_usage();  // still running, or never reported: empty
+  EXPECT_EQ(RenderSacctLine(f.columns, {&job, true}, PrintContext(), out), "||||\n");
+}
+
 TEST(SacctFormatTest, TimeErrorsNameWhereParsingStopped) {
   const UnixTime now = At("2026-12-03T06:49:57");
   struct Case {

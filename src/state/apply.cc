@@ -364,6 +364,7 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
   if (e.has_cancelled_by_uid()) job->set_cancelled_by_uid(e.cancelled_by_uid());
+  if (e.has_batch_usage()) *job->mutable_batch_usage() = e.batch_usage();
   // Steps still running end with the job: cancelled, as slurmstepd reports them.
   for (v1::JobStep& step : *job->mutable_steps()) {
     if (step.end_time() != 0) continue;

@@ -159,6 +159,36 @@ expect "delete user" " Deleting users...
   $u" "$out"
 out=$(as sbatch -p debug --wrap true 2>&1) && fail "submitted after deletion"
 
+# Usage: a job that burns 1.5 s of CPU and touches 200 MiB and writes down what it used
+# (os.times, getrusage); sacct's TotalCPU and MaxRSS on its batch line are within 10 % of that.
+if command -v python3 >/dev/null; then
+  cat >"$WORK/burn.py" <<'PY'
+import os, resource, sys, time
+b = bytearray(200 << 20)
+for i in range(0, len(b), 4096):
+    b[i] = 1
+t = time.process_time()
+while time.process_time() - t < 1.5:
+    pass
+used = os.times()
+with open(sys.argv[1], "w") as f:
+    f.write("%d %d\n" % ((used.user + used.system) * 1000,
+                         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+PY
+  chmod 644 "$WORK/burn.py"
+  id=$(sbatch --parsable -p debug -o /dev/null --wrap "python3 $WORK/burn.py $WORK/burn.out") ||
+    fail "burn job"
+  wait_state "$id" COMPLETED 60
+  read -r real_ms real_kib <"$WORK/burn.out"
+  IFS='|' read -r total rss < <(sacct -nP -j "$id.batch" -o TotalCPU,MaxRSS)
+  ms=$(echo "$total" | awk -F'[:.]' '{print ($1 * 60 + $2) * 1000 + $3}')
+  kib=${rss%K}
+  within() { [ $(($1 * 10)) -ge $(($2 * 9)) ] && [ $(($1 * 10)) -le $(($2 * 11)) ]; }
+  within "$ms" "$real_ms" || fail "TotalCPU $total, the job used $real_ms ms"
+  within "$kib" "$real_kib" || fail "MaxRSS $rss, the job used $real_kib KiB"
+  [ -n "$(sacct -nP -j "$id" -X -o TotalCPU)" ] || fail "no TotalCPU on the job line"
+fi
+
 # Durable: the database survives a controller restart.
 "$BIN/gantry" down --state-dir "$STATE" >/dev/null || fail "down"
 "$BIN/gantry" up --spec "$SPEC" --state-dir "$STATE" >/dev/null 2>&1 || fail "up again"
