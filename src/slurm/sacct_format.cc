@@ -135,6 +135,7 @@ std::string ConvertNum(double num, int unit, bool no_convert) {
 }
 
 constexpr int kUnitNone = 0;
+constexpr int kUnitKilo = 1;
 constexpr int kUnitMega = 2;
 
 // A TRES list sorted by name, zero counts left out, memory in sacct's units.
@@ -290,10 +291,12 @@ std::string SystemCpu(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
   return u == nullptr ? "" : CpuText(u->system_cpu_usec());
 }
-// MaxRSS and where it was: on the batch line only, in KiB as sacct prints it ("317908K").
-std::string MaxRss(const Row& r, const Ctx&) {
+// MaxRSS and where it was: on the batch line only, from KiB as sacct converts it ("317908K",
+// "200M" when it is a whole number of MiB).
+std::string MaxRss(const Row& r, const Ctx& ctx) {
   const v1::JobUsage* u = UsageOf(r);
-  return u == nullptr || !r.batch_step ? "" : std::to_string(u->max_rss_kib()) + "K";
+  if (u == nullptr || !r.batch_step) return "";
+  return ConvertNum(static_cast<double>(u->max_rss_kib()), kUnitKilo, ctx.no_convert);
 }
 std::string MaxRssNode(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);

@@ -669,6 +669,9 @@ TEST(SacctFormatTest, UsageOfTheBatchScript) {
     job.mutable_batch_usage()->set_system_cpu_usec(0);
     EXPECT_EQ(RenderSacctLine(total.columns, {&job, false}, PrintContext(), out), text);
   }
+  job.mutable_batch_usage()->set_max_rss_kib(204800);  // a whole number of MiB converts
+  const SacctFormat rss = ParseSacctFormat("MaxRSS");
+  EXPECT_EQ(RenderSacctLine(rss.columns, {&job, true}, PrintContext(), out), "200M\n");
   job.clear_batch_usage();  // still running, or never reported: empty
   EXPECT_EQ(RenderSacctLine(f.columns, {&job, true}, PrintContext(), out), "||||\n");
 }

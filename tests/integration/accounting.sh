@@ -182,7 +182,11 @@ PY
   read -r real_ms real_kib <"$WORK/burn.out"
   IFS='|' read -r total rss < <(sacct -nP -j "$id.batch" -o TotalCPU,MaxRSS)
   ms=$(echo "$total" | awk -F'[:.]' '{print ($1 * 60 + $2) * 1000 + $3}')
-  kib=${rss%K}
+  case $rss in  # sacct shows a whole number of MiB or GiB in M or G
+    *G) kib=$((${rss%G} * 1048576)) ;;
+    *M) kib=$((${rss%M} * 1024)) ;;
+    *) kib=${rss%K} ;;
+  esac
   within() { [ $(($1 * 10)) -ge $(($2 * 9)) ] && [ $(($1 * 10)) -le $(($2 * 11)) ]; }
   within "$ms" "$real_ms" || fail "TotalCPU $total, the job used $real_ms ms"
   within "$kib" "$real_kib" || fail "MaxRSS $rss, the job used $real_kib KiB"
