@@ -98,6 +98,14 @@ bool Controller::IsOperator(const Caller& caller) const {
   return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
 }
 
+Status Controller::CommitOneAndUnlock(v1::Event event, std::unique_lock<std::shared_mutex>& lock) {
+  std::vector<v1::Event> events;
+  events.push_back(std::move(event));
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  return Finish(std::move(pending), {});
+}
+
 v1::AccountingChange Controller::DefaultAccountingLocked() const {
   v1::AccountingChange change = state::DefaultAccounting();
   // The user gantryd runs as (a local cluster started by someone other than root) administers

@@ -128,6 +128,9 @@ class Controller {
       std::vector<std::string> erases = {}, std::vector<store::ArchivedJob> archive = {});
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
+  // Commits one event (mu_ held exclusively through `lock`), releases the lock and waits until
+  // the event is durable.
+  Status CommitOneAndUnlock(v1::Event event, std::unique_lock<std::shared_mutex>& lock);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
   // The jobs a history request selects (live ones, then the archive for the rest), as
   // (id, serialized v1::Job) in id order; *now = the controller's clock.

@@ -54,11 +54,7 @@ Result<v1::UpdateAccountingReply> Controller::UpdateAccounting(
 
   v1::Event event = NewEvent();
   *event.mutable_accounting_changed()->mutable_change() = request.change();
-  std::vector<v1::Event> events;
-  events.push_back(std::move(event));
-  auto pending = CommitLocked(std::move(events));
-  lock.unlock();
-  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  GANTRY_RETURN_IF_ERROR(CommitOneAndUnlock(std::move(event), lock));
   Log("accounting changed by uid " + std::to_string(caller.uid) + " (version " +
       std::to_string(next.version) + ")");
   v1::UpdateAccountingReply reply;

@@ -124,11 +124,7 @@ Status Controller::UpdatePartition(const Caller& caller,
   }
   v1::Event event = NewEvent();
   *event.mutable_partition_updated() = std::move(update);
-  std::vector<v1::Event> events;
-  events.push_back(std::move(event));
-  auto pending = CommitLocked(std::move(events));
-  lock.unlock();
-  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  GANTRY_RETURN_IF_ERROR(CommitOneAndUnlock(std::move(event), lock));
   Log("partition " + request.name() + " updated by uid " + std::to_string(caller.uid));
   Kick();
   return Status::Ok();
