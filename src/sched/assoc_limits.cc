@@ -42,6 +42,9 @@ std::string_view GrpTresReason(const std::string& tres) {
 AssocLimits::AssocLimits(const state::ClusterState& state) : s_(state) {
   active_ = state.enforce_limits && state::HasLimits(state.accounting);
   if (!active_) return;
+  for (const auto& [id, a] : state.accounting.associations) {
+    if (!a.user().empty()) by_key_[Key(a.user(), a.account(), a.partition())] = &a;
+  }
   for (const auto& [id, job] : state.jobs) {
     if (!model::IsActive(static_cast<model::JobBaseState>(job.state()))) continue;
     Count(job, job.partition(), TresOf(job));
@@ -50,8 +53,31 @@ AssocLimits::AssocLimits(const state::ClusterState& state) : s_(state) {
 
 const v1::Association* AssocLimits::AssociationOf(const v1::Job& job,
                                                   std::string_view partition) const {
-  return state::FindJobAssociation(s_.accounting, job.user_name(), job.request().account(),
-                                   partition);
+  // The user's association for the partition, else for every partition.
+  auto find = [&](std::string_view part) -> const v1::Association* {
+    const auto it = by_key_.find(Key(job.user_name(), job.request().account(), part));
+    return it == by_key_.end() ? nullptr : it->second;
+  };
+  const v1::Association* a = find(partition);
+  return a != nullptr ? a : find("");
+}
+
+const std::vector<const v1::Association*>& AssocLimits::ChainOf(const std::string& account) {
+  auto it = chains_.find(account);
+  if (it == chains_.end()) {
+    it = chains_.emplace(account, state::AccountChain(s_.accounting, account)).first;
+  }
+  return it->second;
+}
+
+std::string AssocLimits::Key(std::string_view user, std::string_view account,
+                             std::string_view partition) {
+  std::string key(user);
+  key.push_back('\0');
+  key.append(account);
+  key.push_back('\0');
+  key.append(partition);
+  return key;
 }
 
 std::string_view AssocLimits::Blocks(const v1::Job& job, std::string_view partition,
@@ -70,7 +96,7 @@ std::string_view AssocLimits::Blocks(const v1::Job& job, std::string_view partit
   if (max.max_wall_min && limit_min > *max.max_wall_min) return "AssocMaxWallDurationPerJobLimit";
   if (max.max_jobs && running_[a->id()] >= *max.max_jobs) return "AssocMaxJobsLimit";
   std::map<std::string, int64_t> wants;  // the job's TRES, made when a GrpTRES needs it
-  for (const v1::Association* up : state::AccountChain(s_.accounting, a->account())) {
+  for (const v1::Association* up : ChainOf(a->account())) {
     if (up->has_grp_jobs()) {
       const auto count = account_running_.find(up->account());
       if (count != account_running_.end() && count->second >= up->grp_jobs()) {
@@ -105,7 +131,7 @@ void AssocLimits::Started(const v1::Job& job, const Start& start) {
 void AssocLimits::Count(const v1::Job& job, std::string_view partition,
                         const std::map<std::string, int64_t>& holds) {
   if (const v1::Association* a = AssociationOf(job, partition)) ++running_[a->id()];
-  for (const v1::Association* up : state::AccountChain(s_.accounting, job.request().account())) {
+  for (const v1::Association* up : ChainOf(job.request().account())) {
     ++account_running_[up->account()];
     for (const auto& [tres, amount] : holds) account_tres_[up->account()][tres] += amount;
   }

@@ -19,6 +19,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,10 @@ class AssocLimits {
 
  private:
   const v1::Association* AssociationOf(const v1::Job& job, std::string_view partition) const;
+  // The account's association and those above it (state::AccountChain), made once per pass.
+  const std::vector<const v1::Association*>& ChainOf(const std::string& account);
+  static std::string Key(std::string_view user, std::string_view account,
+                         std::string_view partition);
   // One more running job of `job`'s association holding `holds`.
   void Count(const v1::Job& job, std::string_view partition,
              const std::map<std::string, int64_t>& holds);
@@ -49,7 +54,10 @@ class AssocLimits {
   bool active_ = false;
   std::map<uint32_t, uint32_t> running_;                          // association id -> jobs
   std::map<std::string, uint32_t, std::less<>> account_running_;  // account -> jobs below it
-  std::map<uint32_t, state::MaxLimits> max_;                      // association id -> its limits
+  // User associations by (user, account, partition) key, and account chains.
+  std::unordered_map<std::string, const v1::Association*> by_key_;
+  std::map<std::string, std::vector<const v1::Association*>, std::less<>> chains_;
+  std::map<uint32_t, state::MaxLimits> max_;  // association id -> its limits
   // account -> TRES ("cpu", "mem", "node", "gres/gpu") -> amount of the jobs running below it.
   std::map<std::string, std::map<std::string, int64_t>, std::less<>> account_tres_;
   // Parsed GrpTRES, by association id.
