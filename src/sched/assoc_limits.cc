@@ -84,9 +84,15 @@ std::string_view AssocLimits::Blocks(const v1::Job& job, std::string_view partit
                                      uint32_t limit_min) {
   if (!active_) return "";
   if (const auto qos = s_.accounting.qos.find(job.request().qos());
-      qos != s_.accounting.qos.end() && qos->second.has_max_wall_min() &&
-      limit_min > qos->second.max_wall_min()) {
-    return "QOSMaxWallDurationPerJobLimit";
+      qos != s_.accounting.qos.end()) {
+    if (qos->second.has_max_wall_min() && limit_min > qos->second.max_wall_min()) {
+      return "QOSMaxWallDurationPerJobLimit";
+    }
+    if (qos->second.has_max_jobs_per_user() &&
+        qos_user_running_[Key(job.user_name(), job.request().qos(), "")] >=
+            qos->second.max_jobs_per_user()) {
+      return "QOSMaxJobsPerUserLimit";
+    }
   }
   const v1::Association* a = AssociationOf(job, partition);
   if (a == nullptr) return "";
@@ -130,6 +136,7 @@ void AssocLimits::Started(const v1::Job& job, const Start& start) {
 
 void AssocLimits::Count(const v1::Job& job, std::string_view partition,
                         const std::map<std::string, int64_t>& holds) {
+  ++qos_user_running_[Key(job.user_name(), job.request().qos(), "")];
   if (const v1::Association* a = AssociationOf(job, partition)) ++running_[a->id()];
   for (const v1::Association* up : ChainOf(job.request().account())) {
     ++account_running_[up->account()];

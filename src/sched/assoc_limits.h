@@ -10,6 +10,8 @@
 //     job's (cpu, mem, node, gres/<name>; a pending job counts what it asks for)
 //                          AssocGrpCpuLimit, AssocGrpMemLimit, AssocGrpNodeLimit, AssocGrpGRES
 //   the job's QOS MaxWall: its time limit above it            QOSMaxWallDurationPerJobLimit
+//   the job's QOS MaxJobsPerUser: the user's jobs in the QOS running
+//                                                              QOSMaxJobsPerUserLimit
 // A job without an association (not enforced when it was submitted) is not limited by them.
 // Pure; thread-compatible.
 #ifndef GANTRY_SCHED_ASSOC_LIMITS_H_
@@ -56,6 +58,7 @@ class AssocLimits {
   std::map<std::string, uint32_t, std::less<>> account_running_;  // account -> jobs below it
   // User associations by (user, account, partition) key, and account chains.
   std::unordered_map<std::string, const v1::Association*> by_key_;
+  std::unordered_map<std::string, uint32_t> qos_user_running_;  // (user, QOS) -> running jobs
   std::map<std::string, std::vector<const v1::Association*>, std::less<>> chains_;
   std::map<uint32_t, state::MaxLimits> max_;  // association id -> its limits
   // account -> TRES ("cpu", "mem", "node", "gres/gpu") -> amount of the jobs running below it.

@@ -658,6 +658,9 @@ TEST(ScheduleLimitsTest, MaxJobsGrpJobsAndMaxWallKeepJobsPendingWithSlurmsReason
     if (a.account() == "lab" && a.user().empty()) a.set_grp_tres("cpu=128");
   }
   cases.push_back({"GrpTRES=cpu=128 on lab", cpus, {{3, "AssocGrpCpuLimit"}}});
+  ClusterState per_user = WithLimits([](v1::Association*) {});
+  per_user.accounting.qos["normal"].set_max_jobs_per_user(2);
+  cases.push_back({"QOS MaxJobsPerUser=2", per_user, {{3, "QOSMaxJobsPerUserLimit"}}});
   ClusterState qos = WithLimits([](v1::Association*) {});
   qos.accounting.qos["normal"].set_max_wall_min(30);
   cases.push_back({"QOS MaxWall=30 minutes",

@@ -248,6 +248,21 @@ bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, s
     } else {
       q->set_max_wall_min(static_cast<uint32_t>(*minutes));
     }
+  } else if (Keyword(key, "MaxJobsPerUser", 10) || text::EqualsIgnoreCase(key, "MaxJobsPU")) {
+    name = "MaxJobsPU";
+    if (value == "-1") {
+      q->clear_max_jobs_per_user();
+    } else if (auto n = number("MaxJobsPerUser")) {
+      q->set_max_jobs_per_user(*n);
+    }
+  } else if (Keyword(key, "MaxSubmitJobsPerUser", 16) ||
+             text::EqualsIgnoreCase(key, "MaxSubmitPU")) {
+    name = "MaxSubmitPU";
+    if (value == "-1") {
+      q->clear_max_submit_jobs_per_user();
+    } else if (auto n = number("MaxSubmitJobsPerUser")) {
+      q->set_max_submit_jobs_per_user(*n);
+    }
   } else if (Keyword(key, "PreemptMode", 8)) {
     name = "PreemptMode";
     q->set_preempt_mode(text::AsciiToLower(value));

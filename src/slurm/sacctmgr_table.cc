@@ -167,8 +167,16 @@ constexpr AccountingField kFields[] = {
        return buf;
      }},
     {"MaxTRESPerUser", "MaxTRESPU", 13, Empty},
-    {"MaxJobsPerUser", "MaxJobsPU", 9, Empty},
-    {"MaxSubmitJobsPerUser", "MaxSubmitPU", 11, Empty},
+    {"MaxJobsPerUser", "MaxJobsPU", 9,
+     [](const AccountingRow& r) -> std::string {
+       if (r.qos == nullptr || !r.qos->has_max_jobs_per_user()) return "";
+       return std::to_string(r.qos->max_jobs_per_user());
+     }},
+    {"MaxSubmitJobsPerUser", "MaxSubmitPU", 11,
+     [](const AccountingRow& r) -> std::string {
+       if (r.qos == nullptr || !r.qos->has_max_submit_jobs_per_user()) return "";
+       return std::to_string(r.qos->max_submit_jobs_per_user());
+     }},
     {"MaxTRESPerAccount", "MaxTRESPA", 13, Empty},
     {"MaxJobsPerAccount", "MaxJobsPA", 9, Empty},
     {"MaxSubmitJobsPerAccount", "MaxSubmitPA", 11, Empty},

@@ -205,6 +205,12 @@ TEST(SacctmgrEditTest, ModifyAndDeleteSayWhatTheyChanged) {
             " Adding QOS(s)\n  short\n Settings\n  Description    = short\n"
             "  MaxWall                  = 00:10:00\n  Priority                 = 100\n");
   EXPECT_EQ(qos.change.qos(0).max_wall_min(), 10u);
+  const Edit per_user =
+      WorkOutEdit(EditVerb::kModify, Entity::kQos,
+                  {"normal", "set", "MaxJobsPU=2", "MaxSubmitJobsPerUser=5"}, AnchorDb(), "anchor");
+  ASSERT_EQ(per_user.change.qos_size(), 1);
+  EXPECT_EQ(per_user.change.qos(0).max_jobs_per_user(), 2u);
+  EXPECT_EQ(per_user.change.qos(0).max_submit_jobs_per_user(), 5u);
   const Edit grant = WorkOutEdit(EditVerb::kModify, Entity::kUser, {"alice", "set", "QOS+=short"},
                                  AnchorDb(), "anchor");
   ASSERT_EQ(grant.change.associations_size(), 2);

@@ -150,7 +150,10 @@ const v1::Association* FindJobAssociation(const AccountingDb& db, std::string_vi
 }
 
 bool HasLimits(const AccountingDb& db) {
-  if (std::ranges::any_of(db.qos, [](const auto& q) { return q.second.has_max_wall_min(); })) {
+  if (std::ranges::any_of(db.qos, [](const auto& q) {
+        return q.second.has_max_wall_min() || q.second.has_max_jobs_per_user() ||
+               q.second.has_max_submit_jobs_per_user();
+      })) {
     return true;
   }
   return std::ranges::any_of(db.associations, [](const auto& entry) {

@@ -120,13 +120,32 @@ bool InAccount(const AccountingDb& db, std::string account, std::string_view anc
   return false;
 }
 
+constexpr char kSubmitPolicy[] =
+    "\nJob violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+
+// The QOS's MaxSubmitJobsPerUser: the user's jobs in that QOS not finished.
+Status CheckQosSubmitLimit(const ClusterState& state, const std::string& qos_name,
+                           const std::string& user, uint32_t adding) {
+  const auto qos = state.accounting.qos.find(qos_name);
+  if (qos == state.accounting.qos.end() || !qos->second.has_max_submit_jobs_per_user()) {
+    return Status::Ok();
+  }
+  uint64_t mine = 0;
+  for (const auto& [id, job] : state.jobs) {
+    if (model::IsFinished(static_cast<model::JobBaseState>(job.state()))) continue;
+    if (job.user_name() == user && job.request().qos() == qos_name) mine += JobsCounted(job);
+  }
+  if (mine + adding > qos->second.max_submit_jobs_per_user()) {
+    return InvalidArgument(std::string("QOSMaxSubmitJobPerUserLimit") + kSubmitPolicy);
+  }
+  return Status::Ok();
+}
+
 // MaxSubmitJobs (the association's, or the first set up its account chain) and GrpSubmitJobs
 // (every account association above): jobs not finished, counting each pending array task.
 Status CheckSubmitLimits(const ClusterState& state, const v1::Association& assoc,
                          const std::string& user, uint32_t adding) {
   const AccountingDb& db = state.accounting;
-  constexpr char kPolicy[] =
-      "\nJob violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
   const MaxLimits max = EffectiveMaxLimits(db, assoc);
   std::vector<const v1::Association*> groups;
   for (const v1::Association* a : AccountChain(db, assoc.account())) {
@@ -149,11 +168,11 @@ Status CheckSubmitLimits(const ClusterState& state, const v1::Association& assoc
     }
   }
   if (max.max_submit_jobs && mine + adding > *max.max_submit_jobs) {
-    return InvalidArgument(std::string("AssocMaxSubmitJobLimit") + kPolicy);
+    return InvalidArgument(std::string("AssocMaxSubmitJobLimit") + kSubmitPolicy);
   }
   for (size_t g = 0; g < groups.size(); ++g) {
     if (in_group[g] + adding > groups[g]->grp_submit_jobs()) {
-      return InvalidArgument(std::string("AssocGrpSubmitJobsLimit") + kPolicy);
+      return InvalidArgument(std::string("AssocGrpSubmitJobsLimit") + kSubmitPolicy);
     }
   }
   return Status::Ok();
@@ -324,10 +343,13 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
 
   GANTRY_ASSIGN_OR_RETURN(const AccountingChoice accounting,
                           ChooseAccounting(state, request, caller, options, &parts));
-  if (options.enforce_limits && accounting.association != nullptr) {
+  if (options.enforce_limits) {
     const uint32_t adding = array.tasks.empty() ? 1 : static_cast<uint32_t>(array.tasks.size());
-    GANTRY_RETURN_IF_ERROR(
-        CheckSubmitLimits(state, *accounting.association, caller.user_name, adding));
+    GANTRY_RETURN_IF_ERROR(CheckQosSubmitLimit(state, accounting.qos, caller.user_name, adding));
+    if (accounting.association != nullptr) {
+      GANTRY_RETURN_IF_ERROR(
+          CheckSubmitLimits(state, *accounting.association, caller.user_name, adding));
+    }
   }
 
   const bool privileged = caller.uid == 0 || caller.is_operator;

@@ -36,8 +36,10 @@
 //   unknown QOS, or (qos enforced) a QOS the
 //     association does not allow             Invalid qos specification
 //   (limits enforced) more jobs pending or
-//     running than MaxSubmitJobs /           AssocMaxSubmitJobLimit / AssocGrpSubmitJobsLimit,
-//     GrpSubmitJobs allow                    then "Job violates accounting/QOS policy (job
+//     running than the QOS's
+//     MaxSubmitJobsPerUser, MaxSubmitJobs /  QOSMaxSubmitJobPerUserLimit /
+//     GrpSubmitJobs allow                    AssocMaxSubmitJobLimit / AssocGrpSubmitJobsLimit,
+//                                            then "Job violates accounting/QOS policy (job
 //                                            submit limit, user's size and/or time limits)"
 //                                            (two lines: sbatch prints both)
 // The record's account is the one given, else the user's default account; its QOS the one

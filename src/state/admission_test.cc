@@ -431,6 +431,22 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
   EXPECT_TRUE(AdmitJob(s, r, kBob, kNow, AdmitOptions{}).ok());
 }
 
+TEST(AdmitJobTest, QosMaxSubmitJobsPerUserCountsTheUsersJobsInTheQos) {
+  ClusterState s = ClusterWithAccounting();
+  s.accounting.qos["normal"].set_max_submit_jobs_per_user(1);
+  const AdmitOptions enforce{.enforce_associations = true, .enforce_limits = true};
+  v1::JobRequest r = Request();
+  r.add_partitions("short");
+  auto first = AdmitJob(s, r, kAlice, kNow, enforce);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  first->set_job_id(100);
+  s.jobs[100] = *first;
+  EXPECT_EQ(AdmitJob(s, r, kAlice, kNow, enforce).status().message(),
+            "QOSMaxSubmitJobPerUserLimit\nJob violates accounting/QOS policy (job submit limit, "
+            "user's size and/or time limits)");
+  EXPECT_TRUE(AdmitJob(s, r, kAlice, kNow, AdmitOptions{.enforce_associations = true}).ok());
+}
+
 TEST(AdmitJobTest, SubmitLimitsCountJobsNotFinishedAndArrayTasks) {
   const AdmitOptions enforce{.enforce_associations = true, .enforce_limits = true};
   const std::string kPolicy =

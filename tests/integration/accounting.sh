@@ -123,6 +123,18 @@ q2=$(as sbatch --parsable -p debug --qos=short -t 20 --wrap true) || fail "short
 wait_state "$q1" COMPLETED
 wait_for 20 reason_is "$q2" QOSMaxWallDurationPerJobLimit || fail "reason $(squeue -h -j "$q2" -o %r)"
 scancel "$q2"
+# Per-user limits of a QOS.
+sacctmgr -i modify qos short set MaxJobsPU=1 MaxSubmitPU=2 >/dev/null || fail "QOS per-user limits"
+expect "list qos" "1|2" "$(sacctmgr -nP list qos short format=maxjobspu,maxsubmitpu)"
+p1=$(as sbatch --parsable -p debug --qos=short -t 5 --wrap 'sleep 30') || fail "first short job"
+p2=$(as sbatch --parsable -p debug --qos=short -t 5 --wrap true) || fail "second short job"
+out=$(as sbatch -p debug --qos=short -t 5 --wrap true 2>&1) && fail "third past MaxSubmitPU=2"
+expect "MaxSubmitPU" "sbatch: error: QOSMaxSubmitJobPerUserLimit
+sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)" "$out"
+wait_state "$p1" RUNNING
+wait_for 20 reason_is "$p2" QOSMaxJobsPerUserLimit || fail "reason $(squeue -h -j "$p2" -o %r)"
+scancel "$p1"
+wait_state "$p2" COMPLETED
 
 # Only administrators change anything.
 out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"
