@@ -6,13 +6,24 @@
 namespace gantry::slurm {
 namespace {
 
-// Each association's account depth in the tree (root 0).
-int DepthOf(const v1::AccountingDb& db, std::string account) {
-  std::map<std::string, std::string> parents;
-  for (const v1::Account& a : db.accounts()) parents[a.name()] = a.parent();
+// Each account by name, with its depth in the tree (root 0).
+struct AccountInfo {
+  const v1::Account* account = nullptr;
   int depth = 0;
-  for (; account != "root" && depth <= db.accounts_size(); ++depth) account = parents[account];
-  return depth;
+};
+std::map<std::string, AccountInfo, std::less<>> AccountsByName(const v1::AccountingDb& db) {
+  std::map<std::string, AccountInfo, std::less<>> out;
+  for (const v1::Account& a : db.accounts()) out[a.name()].account = &a;
+  for (auto& [name, info] : out) {
+    std::string at = name;
+    while (at != "root" && info.depth <= db.accounts_size()) {
+      const auto up = out.find(at);
+      if (up == out.end()) break;
+      at = up->second.account->parent();
+      ++info.depth;
+    }
+  }
+  return out;
 }
 
 // The associations in sacctmgr's order: depth first from root; under each account its own
@@ -55,8 +66,9 @@ Result<std::string> RenderAccountingListing(Entity entity, const ListSpec& spec,
   const bool with_assoc = with_assoc_option || spec.with_assoc;
   std::vector<AccountingRow> rows;
   std::vector<std::string_view> columns;
+  const std::vector<const v1::Association*> tree = TreeOrder(db);
   auto assoc_rows = [&](const v1::Account* account, const v1::AccountingUser* user) {
-    for (const v1::Association* a : TreeOrder(db)) {
+    for (const v1::Association* a : tree) {
       if (account != nullptr && a->account() != account->name()) continue;
       if (user != nullptr && a->user() != user->name()) continue;
       if (!spec.Matches(*a)) continue;
@@ -127,17 +139,15 @@ Result<std::string> RenderAccountingListing(Entity entity, const ListSpec& spec,
                  "Priority",    "GrpJobs",     "GrpTRES", "GrpSubmit",      "GrpWall",
                  "GrpTRESMins", "MaxJobs",     "MaxTRES", "MaxTRESPerNode", "MaxSubmit",
                  "MaxWall",     "MaxTRESMins", "QOS",     "DefaultQOS",     "GrpTRESRunMins"};
-      for (const v1::Association* a : TreeOrder(db)) {
+      const auto accounts = AccountsByName(db);
+      for (const v1::Association* a : tree) {
         if (!spec.Matches(*a)) continue;
-        const v1::Account* account = nullptr;
-        for (const v1::Account& acct : db.accounts()) {
-          if (acct.name() == a->account()) account = &acct;
-        }
+        const auto info = accounts.find(a->account());
         AccountingRow row;
-        row.account = account;
+        row.account = info == accounts.end() ? nullptr : info->second.account;
         row.association = a;
         row.cluster = cluster.name;
-        row.tree_depth = spec.tree ? DepthOf(db, a->account()) : -1;
+        row.tree_depth = !spec.tree ? -1 : info == accounts.end() ? 0 : info->second.depth;
         rows.push_back(row);
       }
       break;
