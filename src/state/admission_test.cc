@@ -431,16 +431,22 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
   EXPECT_TRUE(AdmitJob(s, r, kBob, kNow, AdmitOptions{}).ok());
 }
 
+// Admits alice's `r` and keeps it in the state as job `id` (a pending job that counts).
+void AdmitAndKeep(ClusterState* s, const v1::JobRequest& r, uint32_t id,
+                  const AdmitOptions& options) {
+  auto job = AdmitJob(*s, r, kAlice, kNow, options);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  job->set_job_id(id);
+  s->jobs[id] = *job;
+}
+
 TEST(AdmitJobTest, QosMaxSubmitJobsPerUserCountsTheUsersJobsInTheQos) {
   ClusterState s = ClusterWithAccounting();
   s.accounting.qos["normal"].set_max_submit_jobs_per_user(1);
   const AdmitOptions enforce{.enforce_associations = true, .enforce_limits = true};
   v1::JobRequest r = Request();
   r.add_partitions("short");
-  auto first = AdmitJob(s, r, kAlice, kNow, enforce);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  first->set_job_id(100);
-  s.jobs[100] = *first;
+  ASSERT_NO_FATAL_FAILURE(AdmitAndKeep(&s, r, 100, enforce));
   EXPECT_EQ(AdmitJob(s, r, kAlice, kNow, enforce).status().message(),
             "QOSMaxSubmitJobPerUserLimit\nJob violates accounting/QOS policy (job submit limit, "
             "user's size and/or time limits)");
@@ -459,10 +465,7 @@ TEST(AdmitJobTest, SubmitLimitsCountJobsNotFinishedAndArrayTasks) {
     }
     v1::JobRequest r = Request();
     r.add_partitions("short");
-    auto first = AdmitJob(s, r, kAlice, kNow, enforce);
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
-    first->set_job_id(100);
-    s.jobs[100] = *first;
+    ASSERT_NO_FATAL_FAILURE(AdmitAndKeep(&s, r, 100, enforce));
     v1::JobRequest array = r;
     array.set_array("1-3");  // three more: one too many
     EXPECT_EQ(AdmitJob(s, array, kAlice, kNow, enforce).status().message(),
