@@ -7,6 +7,7 @@
 
 #include "spec/render_slurm_conf.h"
 #include "state/cluster_state.h"
+#include "text/duration.h"
 
 namespace gantry::ctld {
 namespace {
@@ -43,6 +44,14 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   out.heartbeat_interval_sec = std::clamp<uint32_t>(out.node_timeout_sec / 3, 1, 30);
   out.return_to_service = state::ReturnToServiceFromConfig(config);
   out.admit = state::AdmitOptionsFromConfig(config);
+  if (const std::string half_life = config.Get("PriorityDecayHalfLife"); !half_life.empty()) {
+    Result<int64_t> seconds = text::ParseDurationSeconds(half_life);
+    if (!seconds.ok() || *seconds < 0) {
+      return InvalidArgument("PriorityDecayHalfLife: \"" + half_life +
+                             "\" is not a duration ([days-]hours:minutes:seconds)");
+    }
+    out.usage_half_life_sec = *seconds;
+  }
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();

@@ -25,6 +25,7 @@ struct ControllerConfig {
   bool job_requeue = true;               // JobRequeue
   int32_t return_to_service = 2;         // ReturnToService
   state::AdmitOptions admit;
+  int64_t usage_half_life_sec = 7 * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
   uint32_t prolog_epilog_timeout_sec = 300;
   std::vector<std::string> prolog;
   std::vector<std::string> epilog;

@@ -1,45 +1,14 @@
 #include "sched/assoc_limits.h"
 
+#include <algorithm>
+
 #include "model/job_state.h"
-#include "state/resources.h"
-#include "text/tres.h"
+#include "state/usage.h"
 
 namespace gantry::sched {
-namespace {
 
-// What the job holds (running, or `start`ing now: its allocation) or asks for (pending), by
-// TRES.
-std::map<std::string, int64_t> TresOf(const v1::Job& job, const Start* start = nullptr) {
-  const v1::JobRequest& r = job.request();
-  const bool started = job.start_time() > 0 && job.nodes_size() > 0;
-  int64_t nodes = started ? job.nodes_size() : state::MinNodesOf(r);
-  std::map<std::string, int64_t> out;
-  out["cpu"] = started ? job.num_cpus() : static_cast<int64_t>(state::TotalCpusOf(r));
-  out["mem"] = started ? static_cast<int64_t>(job.alloc_mem_mb())
-                       : static_cast<int64_t>(state::MemPerNodeOf(r)) * nodes;
-  if (start != nullptr) {
-    nodes = static_cast<int64_t>(start->nodes.size());
-    out["cpu"] = start->num_cpus;
-    out["mem"] = static_cast<int64_t>(start->alloc_mem_mb);
-  }
-  out["node"] = nodes;
-  if (Result<state::NodeRequest> need = state::NodeRequestOf(r); need.ok()) {
-    for (const text::GresSpec& g : need->gres) out["gres/" + g.name] += g.count * nodes;
-  }
-  return out;
-}
-
-std::string_view GrpTresReason(const std::string& tres) {
-  if (tres == "cpu") return "AssocGrpCpuLimit";
-  if (tres == "mem") return "AssocGrpMemLimit";
-  if (tres == "node") return "AssocGrpNodeLimit";
-  if (tres == "billing") return "AssocGrpBillingLimit";
-  return "AssocGrpGRES";
-}
-
-}  // namespace
-
-AssocLimits::AssocLimits(const state::ClusterState& state) : s_(state) {
+AssocLimits::AssocLimits(const state::ClusterState& state, int64_t now)
+    : s_(state), now_(now), limits_(state.accounting) {
   active_ = state.enforce_limits && state::HasLimits(state.accounting);
   if (!active_) return;
   for (const auto& [id, a] : state.accounting.associations) {
@@ -47,7 +16,11 @@ AssocLimits::AssocLimits(const state::ClusterState& state) : s_(state) {
   }
   for (const auto& [id, job] : state.jobs) {
     if (!model::IsActive(static_cast<model::JobBaseState>(job.state()))) continue;
-    Count(job, job.partition(), TresOf(job));
+    state::LimitedJob running = Limited(job, job.partition(), job.time_limit_min());
+    if (job.start_time() > 0 && now > job.start_time()) {
+      running.elapsed_min = static_cast<uint32_t>((now - job.start_time()) / 60);
+    }
+    limits_.Count(running, &use_);
   }
 }
 
@@ -62,14 +35,6 @@ const v1::Association* AssocLimits::AssociationOf(const v1::Job& job,
   return a != nullptr ? a : find("");
 }
 
-const std::vector<const v1::Association*>& AssocLimits::ChainOf(const std::string& account) {
-  auto it = chains_.find(account);
-  if (it == chains_.end()) {
-    it = chains_.emplace(account, state::AccountChain(s_.accounting, account)).first;
-  }
-  return it->second;
-}
-
 std::string AssocLimits::Key(std::string_view user, std::string_view account,
                              std::string_view partition) {
   std::string key(user);
@@ -80,68 +45,33 @@ std::string AssocLimits::Key(std::string_view user, std::string_view account,
   return key;
 }
 
+state::LimitedJob AssocLimits::Limited(const v1::Job& job, std::string_view partition,
+                                       uint32_t limit_min) const {
+  state::LimitedJob out;
+  out.user = job.user_name();
+  out.qos = job.request().qos();
+  out.account = job.request().account();
+  out.association = AssociationOf(job, partition);
+  out.tres = state::JobTresOf(job);
+  out.nodes = std::max<int64_t>(1, out.tres["node"]);
+  out.time_limit_min = limit_min == 0 ? state::kUnlimited : limit_min;
+  return out;
+}
+
 std::string_view AssocLimits::Blocks(const v1::Job& job, std::string_view partition,
                                      uint32_t limit_min) {
   if (!active_) return "";
-  if (const auto qos = s_.accounting.qos.find(job.request().qos());
-      qos != s_.accounting.qos.end()) {
-    if (qos->second.has_max_wall_min() && limit_min > qos->second.max_wall_min()) {
-      return "QOSMaxWallDurationPerJobLimit";
-    }
-    if (qos->second.has_max_jobs_per_user() &&
-        qos_user_running_[Key(job.user_name(), job.request().qos(), "")] >=
-            qos->second.max_jobs_per_user()) {
-      return "QOSMaxJobsPerUserLimit";
-    }
-  }
-  const v1::Association* a = AssociationOf(job, partition);
-  if (a == nullptr) return "";
-  auto it = max_.find(a->id());
-  if (it == max_.end()) it = max_.emplace(a->id(), EffectiveMaxLimits(s_.accounting, *a)).first;
-  const state::MaxLimits& max = it->second;
-  if (max.max_wall_min && limit_min > *max.max_wall_min) return "AssocMaxWallDurationPerJobLimit";
-  if (max.max_jobs && running_[a->id()] >= *max.max_jobs) return "AssocMaxJobsLimit";
-  std::map<std::string, int64_t> wants;  // the job's TRES, made when a GrpTRES needs it
-  for (const v1::Association* up : ChainOf(a->account())) {
-    if (up->has_grp_jobs()) {
-      const auto count = account_running_.find(up->account());
-      if (count != account_running_.end() && count->second >= up->grp_jobs()) {
-        return "AssocGrpJobsLimit";
-      }
-    }
-    if (up->grp_tres().empty()) continue;
-    auto limits = grp_tres_.find(up->id());
-    if (limits == grp_tres_.end()) {
-      std::vector<std::pair<std::string, int64_t>> parsed;
-      if (Result<std::vector<text::TresCount>> counts = text::ParseTresCounts(up->grp_tres());
-          counts.ok()) {
-        for (const text::TresCount& c : *counts) parsed.emplace_back(c.key.ToString(), c.count);
-      }
-      limits = grp_tres_.emplace(up->id(), std::move(parsed)).first;
-    }
-    if (wants.empty()) wants = TresOf(job);
-    const std::map<std::string, int64_t>& used = account_tres_[up->account()];
-    for (const auto& [tres, limit] : limits->second) {
-      const auto have = used.find(tres);
-      const int64_t in_use = have == used.end() ? 0 : have->second;
-      if (in_use + wants[tres] > limit) return GrpTresReason(tres);
-    }
-  }
-  return "";
+  return limits_.Check(Limited(job, partition, limit_min), use_, now_);
 }
 
 void AssocLimits::Started(const v1::Job& job, const Start& start) {
-  if (active_) Count(job, start.partition, TresOf(job, &start));
-}
-
-void AssocLimits::Count(const v1::Job& job, std::string_view partition,
-                        const std::map<std::string, int64_t>& holds) {
-  ++qos_user_running_[Key(job.user_name(), job.request().qos(), "")];
-  if (const v1::Association* a = AssociationOf(job, partition)) ++running_[a->id()];
-  for (const v1::Association* up : ChainOf(job.request().account())) {
-    ++account_running_[up->account()];
-    for (const auto& [tres, amount] : holds) account_tres_[up->account()][tres] += amount;
-  }
+  if (!active_) return;
+  state::LimitedJob started = Limited(job, start.partition, start.time_limit_min);
+  started.tres["cpu"] = start.num_cpus;
+  started.tres["billing"] = start.num_cpus;
+  started.tres["mem"] = static_cast<int64_t>(start.alloc_mem_mb);
+  started.tres["node"] = static_cast<int64_t>(start.nodes.size());
+  limits_.Count(started, &use_);
 }
 
 }  // namespace gantry::sched

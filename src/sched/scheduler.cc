@@ -110,7 +110,7 @@ struct ShapeKey {
 
 class Pass {
  public:
-  Pass(const ClusterState& s, int64_t now) : s_(s), now_(now), limits_(s) {
+  Pass(const ClusterState& s, int64_t now) : s_(s), now_(now), limits_(s, now) {
     const size_t n = s.nodes.size();
     capacity_.reserve(n);
     slots_.reserve(n);

@@ -689,5 +689,132 @@ TEST(ScheduleLimitsTest, MaxJobsGrpJobsAndMaxWallKeepJobsPendingWithSlurmsReason
   EXPECT_EQ(Schedule(off, kNow).starts.size(), 2u);
 }
 
+// The association `account` has for itself.
+v1::Association* AccountAssociation(ClusterState* s, const std::string& account) {
+  for (auto& [id, a] : s->accounting.associations) {
+    if (a.account() == account && a.user().empty()) return &a;
+  }
+  return nullptr;
+}
+
+TEST(ScheduleLimitsTest, TresLimitsOfTheQosAndTheAssociationWithSlurmsReasons) {
+  // Jobs 1-3 of alice in team, 60 minutes, 1 CPU on 1 node unless the case changes job 2; a
+  // started job holds its whole node (64 CPUs).
+  struct Case {
+    std::string name;
+    std::function<void(ClusterState*)> limits;
+    std::function<void(v1::JobRequest*)> job2;
+    std::map<uint32_t, std::string> reasons;  // the jobs left pending
+  };
+  auto alice = [](ClusterState* s) -> v1::Association& {
+    for (auto& [id, a] : s->accounting.associations) {
+      if (a.user() == "alice") return a;
+    }
+    return s->accounting.associations.begin()->second;
+  };
+  auto normal = [](ClusterState* s) -> v1::Qos& { return s->accounting.qos["normal"]; };
+  auto none = [](v1::JobRequest*) {};
+  const std::vector<Case> cases = {
+      {"MaxTRES=cpu=4, job 2 asks 8 CPUs",
+       [&](ClusterState* s) { alice(s).set_max_tres_per_job("cpu=4"); },
+       [](v1::JobRequest* r) { r->set_cpus_per_task(8); },
+       {{2, "AssocMaxCpuPerJobLimit"}}},
+      {"MaxTRESPerNode=mem=1000, job 2 asks 2000 MB",
+       [&](ClusterState* s) { alice(s).set_max_tres_per_node("mem=1000"); },
+       [](v1::JobRequest* r) { r->set_mem_per_node_mb(2000); },
+       {{2, "AssocMaxMemPerNode"}}},
+      {"MaxTRESMins=cpu=100 on lab (inherited), job 2 asks 2 CPUs x 60 min",
+       [&](ClusterState* s) { AccountAssociation(s, "lab")->set_max_tres_mins_per_job("cpu=100"); },
+       [](v1::JobRequest* r) { r->set_cpus_per_task(2); },
+       {{2, "AssocMaxCpuMinutesPerJobLimit"}}},
+      {"QOS MaxTRES=node=1, job 2 asks 2 nodes",
+       [&](ClusterState* s) { normal(s).set_max_tres_per_job("node=1"); },
+       [](v1::JobRequest* r) { r->set_min_nodes(2); },
+       {{2, "QOSMaxNodePerJobLimit"}}},
+      {"QOS MinTRES=cpu=2",
+       [&](ClusterState* s) { normal(s).set_min_tres_per_job("cpu=2"); },
+       none,
+       {{1, "QOSMinCpuNotSatisfied"}, {2, "QOSMinCpuNotSatisfied"}, {3, "QOSMinCpuNotSatisfied"}}},
+      {"QOS MaxTRESPU=cpu=100: two whole nodes are 128",
+       [&](ClusterState* s) { normal(s).set_max_tres_per_user("cpu=100"); },
+       none,
+       {{3, "QOSMaxCpuPerUserLimit"}}},
+      {"QOS GrpTRESRunMins=cpu=7000: 64 CPUs x 60 minutes each",
+       [&](ClusterState* s) { normal(s).set_grp_tres_run_mins("cpu=7000"); },
+       none,
+       {{3, "QOSGrpCPURunMinutesLimit"}}},
+      {"QOS GrpJobs=2",
+       [&](ClusterState* s) { normal(s).set_grp_jobs(2); },
+       none,
+       {{3, "QOSGrpJobsLimit"}}},
+      {"QOS GrpTRES=gres/gpu=... counts nodes: node=2",
+       [&](ClusterState* s) { normal(s).set_grp_tres("node=2"); },
+       none,
+       {{3, "QOSGrpNodeLimit"}}},
+      {"the QOS's MaxTRES=cpu=16 replaces the association's cpu=4",
+       [&](ClusterState* s) {
+         alice(s).set_max_tres_per_job("cpu=4");
+         normal(s).set_max_tres_per_job("cpu=16");
+       },
+       [](v1::JobRequest* r) { r->set_cpus_per_task(8); },
+       {}},
+      {"the QOS's MaxJobsPU=2 replaces the association's MaxJobs=1",
+       [&](ClusterState* s) {
+         alice(s).set_max_jobs(1);
+         normal(s).set_max_jobs_per_user(2);
+       },
+       none,
+       {{3, "QOSMaxJobsPerUserLimit"}}},
+      {"GrpTRESMins=cpu=1000 on lab, 2000 CPU minutes used",
+       [&](ClusterState* s) {
+         v1::Association* lab = AccountAssociation(s, "lab");
+         lab->set_grp_tres_mins("cpu=1000");
+         v1::UsageTally& used = s->accounting.association_usage[lab->id()];
+         used.set_as_of(kNow);
+         (*used.mutable_tres_sec())["cpu"] = 2000 * 60;
+       },
+       none,
+       {{1, "AssocGrpCPUMinutesLimit"},
+        {2, "AssocGrpCPUMinutesLimit"},
+        {3, "AssocGrpCPUMinutesLimit"}}},
+      {"GrpTRESMins=cpu=1000, 2000 CPU minutes used two half-lives ago (500 now)",
+       [&](ClusterState* s) {
+         v1::Association* lab = AccountAssociation(s, "lab");
+         lab->set_grp_tres_mins("cpu=1000");
+         v1::UsageTally& used = s->accounting.association_usage[lab->id()];
+         used.set_as_of(kNow - 2 * s->accounting.usage_half_life_sec);
+         (*used.mutable_tres_sec())["cpu"] = 2000 * 60;
+       },
+       none,
+       {}},
+      {"GrpTRESMins=cpu=50: one job's 1 CPU x 60 minutes alone is more",
+       [&](ClusterState* s) { AccountAssociation(s, "team")->set_grp_tres_mins("cpu=50"); },
+       none,
+       {{1, "AssocGrpCPUMinutesLimit"},
+        {2, "AssocGrpCPUMinutesLimit"},
+        {3, "AssocGrpCPUMinutesLimit"}}},
+      {"GrpWall=10 on team, 20 minutes used",
+       [&](ClusterState* s) {
+         v1::Association* team = AccountAssociation(s, "team");
+         team->set_grp_wall_min(10);
+         v1::UsageTally& used = s->accounting.association_usage[team->id()];
+         used.set_as_of(kNow);
+         used.set_wall_sec(20 * 60);
+       },
+       none,
+       {{1, "AssocGrpWallLimit"}, {2, "AssocGrpWallLimit"}, {3, "AssocGrpWallLimit"}}},
+  };
+  for (const Case& c : cases) {
+    ClusterState s = WithLimits([](v1::Association*) {});
+    c.limits(&s);
+    for (uint32_t id : {1u, 2u, 3u}) {
+      v1::Job job = TeamJob(id);
+      if (id == 2) c.job2(job.mutable_request());
+      Submit(&s, job);
+    }
+    EXPECT_EQ(Reasons(Schedule(s, kNow)), c.reasons) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace gantry::sched

@@ -5,8 +5,11 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
+#include "model/tres_limit.h"
 #include "slurm/command_util.h"
+#include "slurm/sacctmgr_limits.h"
 #include "text/ascii.h"
 #include "text/duration.h"
 #include "text/tres.h"
@@ -95,6 +98,26 @@ std::string UnknownOption(const std::string& key, const std::string& value) {
   return UnknownSetting(key, value) + " Use keyword 'where' to modify condition\n";
 }
 
+constexpr char kRawUsageZero[] = " RawUsage can only be set to 0\n";
+
+v1::Association* AddCopy(const v1::Association& a, v1::AccountingChange* change) {
+  v1::Association* copy = change->add_associations();
+  *copy = a;
+  return copy;
+}
+
+// A MaxWall/GrpWall value in minutes; nullopt with *bad set when it does not read.
+std::optional<uint32_t> WallMinutes(const std::string& value, std::string_view name,
+                                    std::string* bad) {
+  Result<int64_t> minutes = text::ParseDurationMinutes(value);
+  if (!minutes.ok() || *minutes < 0 || *minutes >= UINT32_MAX) {
+    *bad = " Bad " + std::string(name == "GrpWall" ? "GrpWall" : "MaxWall") +
+           " time format: " + value + "\n";
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(*minutes);
+}
+
 // Association-level settings (Fairshare, QOS, DefaultQOS) applied to `a`. False for a key that
 // is not one; *bad says why a value is refused.
 bool SetAssociationField(const std::string& key, const std::string& value, v1::Association* a,
@@ -129,29 +152,27 @@ bool SetAssociationField(const std::string& key, const std::string& value, v1::A
     }
     return true;
   }
-  if (Keyword(key, "GrpTRES", 4)) {
+  if (const std::optional<TresLimitName> tres = TresLimitNamed(key)) {
+    std::string* limit = model::MutableTresLimit(a, tres->kind);
+    if (limit == nullptr) return false;
     if (value == "-1" || value.empty()) {
-      a->clear_grp_tres();
-      return true;
-    }
-    Result<std::vector<text::TresCount>> counts = text::ParseTresCounts(value);
-    if (!counts.ok()) {
-      *bad = " " + counts.status().message() + "\n";
+      limit->clear();
     } else {
-      a->set_grp_tres(text::FormatTres(*counts));
+      MergeTresLimit(value, limit, bad);
     }
     return true;
   }
-  if (Keyword(key, "MaxWallDurationPerJob", 4)) {
+  for (const auto& [name, min, has_set, clear] : {
+           std::tuple{"MaxWallDurationPerJob", size_t{4}, &v1::Association::set_max_wall_min,
+                      &v1::Association::clear_max_wall_min},
+           std::tuple{"GrpWall", size_t{4}, &v1::Association::set_grp_wall_min,
+                      &v1::Association::clear_grp_wall_min},
+       }) {
+    if (!Keyword(key, name, min)) continue;
     if (value == "-1") {
-      a->clear_max_wall_min();
-      return true;
-    }
-    Result<int64_t> minutes = text::ParseDurationMinutes(value);
-    if (!minutes.ok() || *minutes < 0 || *minutes >= UINT32_MAX) {
-      *bad = " Bad MaxWall time format: " + value + "\n";
-    } else {
-      a->set_max_wall_min(static_cast<uint32_t>(*minutes));
+      (a->*clear)();
+    } else if (std::optional<uint32_t> minutes = WallMinutes(value, name, bad)) {
+      (a->*has_set)(*minutes);
     }
     return true;
   }
@@ -238,15 +259,41 @@ bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, s
   } else if (Keyword(key, "GraceTime", 3)) {
     name = "GraceTime";
     if (auto n = number("GraceTime")) q->set_grace_time_sec(*n);
+  } else if (const std::optional<TresLimitName> tres = TresLimitNamed(key)) {
+    name = tres->label;
+    std::string* limit = model::MutableTresLimit(q, tres->kind);
+    if (value == "-1" || value.empty()) {
+      limit->clear();
+    } else {
+      MergeTresLimit(value, limit, bad);
+    }
   } else if (Keyword(key, "MaxWallDurationPerJob", 4)) {
     name = "MaxWall";
     if (value == "-1") {
       q->clear_max_wall_min();
-    } else if (Result<int64_t> minutes = text::ParseDurationMinutes(value);
-               !minutes.ok() || *minutes < 0 || *minutes >= UINT32_MAX) {
-      *bad = " Bad MaxWall time format: " + value + "\n";
-    } else {
-      q->set_max_wall_min(static_cast<uint32_t>(*minutes));
+    } else if (std::optional<uint32_t> minutes = WallMinutes(value, "MaxWall", bad)) {
+      q->set_max_wall_min(*minutes);
+    }
+  } else if (Keyword(key, "GrpWall", 4)) {
+    name = "GrpWall";
+    if (value == "-1") {
+      q->clear_grp_wall_min();
+    } else if (std::optional<uint32_t> minutes = WallMinutes(value, "GrpWall", bad)) {
+      q->set_grp_wall_min(*minutes);
+    }
+  } else if (Keyword(key, "GrpJobs", 4)) {
+    name = "GrpJobs";
+    if (value == "-1") {
+      q->clear_grp_jobs();
+    } else if (auto n = number("GrpJobs")) {
+      q->set_grp_jobs(*n);
+    }
+  } else if (Keyword(key, "GrpSubmitJobs", 4)) {
+    name = "GrpSubmitJobs";
+    if (value == "-1") {
+      q->clear_grp_submit_jobs();
+    } else if (auto n = number("GrpSubmitJobs")) {
+      q->set_grp_submit_jobs(*n);
     }
   } else if (Keyword(key, "MaxJobsPerUser", 10) || text::EqualsIgnoreCase(key, "MaxJobsPU")) {
     name = "MaxJobsPU";
@@ -560,8 +607,12 @@ Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
   std::optional<std::string> default_account;
   std::optional<uint32_t> admin;
   Settings assoc_fields;
+  bool reset_usage = false;
   for (const auto& [key, value] : w.set) {
-    if (Keyword(key, "DefaultAccount", 3)) {
+    if (Keyword(key, "RawUsage", 3)) {
+      if (value != "0") return Failed(kRawUsageZero);
+      reset_usage = true;
+    } else if (Keyword(key, "DefaultAccount", 3)) {
       default_account = value;
     } else if (Keyword(key, "AdminLevel", 2)) {
       admin = AdminLevel(value);
@@ -582,13 +633,12 @@ Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
       if (admin) changed->set_admin_level(*admin);
       users += "  " + u.name() + "\n";
     }
-    if (assoc_fields.empty()) continue;
+    if (assoc_fields.empty() && !reset_usage) continue;
     for (const v1::Association* a : UserAssociations(db, u.name())) {
       if (!t->accounts.empty() && !Contains(t->accounts, a->account())) continue;
       if (!t->partitions.empty() && !Contains(t->partitions, a->partition())) continue;
-      v1::Association* changed = e.change.add_associations();
-      *changed = *a;
-      ApplySettings(assoc_fields, changed);
+      if (reset_usage) e.change.add_reset_usage(a->id());
+      if (!assoc_fields.empty()) ApplySettings(assoc_fields, AddCopy(*a, &e.change));
       associations += ModifiedAssociationLine(*a, cluster);
     }
   }
@@ -606,8 +656,12 @@ Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::strin
   std::optional<std::string> organization;
   std::optional<std::string> parent;
   Settings assoc_fields;
+  bool reset_usage = false;
   for (const auto& [key, value] : w.set) {
-    if (Keyword(key, "Description", 1)) {
+    if (Keyword(key, "RawUsage", 3)) {
+      if (value != "0") return Failed(kRawUsageZero);
+      reset_usage = true;
+    } else if (Keyword(key, "Description", 1)) {
       description = value;
     } else if (Keyword(key, "Organization", 1)) {
       organization = value;
@@ -631,10 +685,9 @@ Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::strin
       accounts += "  " + account.name() + "\n";
     }
     const v1::Association* own = AccountAssociation(db, account.name());
-    if (assoc_fields.empty() || own == nullptr) continue;
-    v1::Association* changed = e.change.add_associations();
-    *changed = *own;
-    ApplySettings(assoc_fields, changed);
+    if ((assoc_fields.empty() && !reset_usage) || own == nullptr) continue;
+    if (reset_usage) e.change.add_reset_usage(own->id());
+    if (!assoc_fields.empty()) ApplySettings(assoc_fields, AddCopy(*own, &e.change));
     associations += "  C = " + Pad(cluster, 10) + " A = " + account.name() + " of " +
                     (account.parent().empty() ? "" : account.parent()) + "\n";
   }
@@ -652,13 +705,20 @@ Edit ModifyQos(const Words& w, const v1::AccountingDb& db) {
   std::string list;
   for (const v1::Qos& q : db.qos()) {
     if (!t->names.empty() && !Contains(t->names, q.name())) continue;
-    v1::Qos* changed = e.change.add_qos();
-    *changed = q;
+    v1::Qos changed = q;
+    bool fields = false;
     for (const auto& [key, value] : w.set) {
+      if (Keyword(key, "RawUsage", 3)) {
+        if (value != "0") return Failed(kRawUsageZero);
+        e.change.add_reset_qos_usage(q.name());
+        continue;
+      }
       std::string bad;
-      if (!SetQosField(key, value, changed, &bad)) return Failed(UnknownOption(key, value));
+      if (!SetQosField(key, value, &changed, &bad)) return Failed(UnknownOption(key, value));
       if (!bad.empty()) return Failed(bad);
+      fields = true;
     }
+    if (fields) *e.change.add_qos() = std::move(changed);
     list += "  " + q.name() + "\n";
   }
   if (list.empty()) return Nothing(" Nothing modified\n");

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "model/tres_limit.h"
 #include "text/ascii.h"
 #include "text/duration.h"
 
@@ -23,6 +24,35 @@ template <bool (v1::Association::*has)() const, uint32_t (v1::Association::*get)
 std::string Count(const AccountingRow& r) {
   if (r.association == nullptr || !(r.association->*has)()) return "";
   return std::to_string((r.association->*get)());
+}
+
+// A count limit the row's QOS or association sets ("" when unset).
+template <bool (v1::Qos::*qos_has)() const, uint32_t (v1::Qos::*qos_get)() const,
+          bool (v1::Association::*has)() const, uint32_t (v1::Association::*get)() const>
+std::string EitherCount(const AccountingRow& r) {
+  if (r.qos != nullptr) {
+    return (r.qos->*qos_has)() ? std::to_string((r.qos->*qos_get)()) : "";
+  }
+  return Count<has, get>(r);
+}
+
+// A TRES-list limit of the row's QOS or association.
+template <model::TresLimitKind kind>
+std::string TresColumn(const AccountingRow& r) {
+  if (r.qos != nullptr) return model::TresLimitText(*r.qos, kind);
+  if (r.association != nullptr) return model::TresLimitText(*r.association, kind);
+  return "";
+}
+
+// A wall-time limit in minutes, as [days-]hours:minutes:seconds.
+template <bool (v1::Qos::*qos_has)() const, uint32_t (v1::Qos::*qos_get)() const,
+          bool (v1::Association::*has)() const, uint32_t (v1::Association::*get)() const>
+std::string WallColumn(const AccountingRow& r) {
+  if (r.qos != nullptr) {
+    return (r.qos->*qos_has)() ? text::FormatDurationMinutes((r.qos->*qos_get)()) : "";
+  }
+  if (r.association == nullptr || !(r.association->*has)()) return "";
+  return text::FormatDurationMinutes((r.association->*get)());
 }
 
 std::string AccountOf(const AccountingRow& r) {
@@ -94,36 +124,33 @@ constexpr AccountingField kFields[] = {
      [](const AccountingRow& r) -> std::string {
        return r.qos != nullptr ? std::to_string(r.qos->priority()) : "";
      }},
-    {"GrpJobs", "GrpJobs", 7, Count<&v1::Association::has_grp_jobs, &v1::Association::grp_jobs>},
+    {"GrpJobs", "GrpJobs", 7,
+     EitherCount<&v1::Qos::has_grp_jobs, &v1::Qos::grp_jobs, &v1::Association::has_grp_jobs,
+                 &v1::Association::grp_jobs>},
     {"GrpNodes", "GrpNodes", 8, Empty},
     {"GrpCPUs", "GrpCPUs", 8, Empty},
     {"GrpMem", "GrpMem", 7, Empty},
-    {"GrpTRES", "GrpTRES", 13,
-     [](const AccountingRow& r) -> std::string {
-       return r.association != nullptr ? r.association->grp_tres() : "";
-     }},
+    {"GrpTRES", "GrpTRES", 13, TresColumn<model::TresLimitKind::kGrp>},
     {"GrpSubmitJobs", "GrpSubmit", 9,
-     Count<&v1::Association::has_grp_submit_jobs, &v1::Association::grp_submit_jobs>},
-    {"GrpWall", "GrpWall", 11, Empty},
+     EitherCount<&v1::Qos::has_grp_submit_jobs, &v1::Qos::grp_submit_jobs,
+                 &v1::Association::has_grp_submit_jobs, &v1::Association::grp_submit_jobs>},
+    {"GrpWall", "GrpWall", 11,
+     WallColumn<&v1::Qos::has_grp_wall_min, &v1::Qos::grp_wall_min,
+                &v1::Association::has_grp_wall_min, &v1::Association::grp_wall_min>},
     {"GrpCPUMins", "GrpCPUMins", 11, Empty},
-    {"GrpTRESMins", "GrpTRESMins", 13, Empty},
+    {"GrpTRESMins", "GrpTRESMins", 13, TresColumn<model::TresLimitKind::kGrpMins>},
     {"MaxJobs", "MaxJobs", 7, Count<&v1::Association::has_max_jobs, &v1::Association::max_jobs>},
     {"MaxNodes", "MaxNodes", 8, Empty},
     {"MaxCPUs", "MaxCPUs", 8, Empty},
-    {"MaxTRES", "MaxTRES", 13, Empty},
-    {"MaxTRESPerNode", "MaxTRESPerNode", 14, Empty},
+    {"MaxTRES", "MaxTRES", 13, TresColumn<model::TresLimitKind::kMaxPerJob>},
+    {"MaxTRESPerNode", "MaxTRESPerNode", 14, TresColumn<model::TresLimitKind::kMaxPerNode>},
     {"MaxSubmitJobs", "MaxSubmit", 9,
      Count<&v1::Association::has_max_submit_jobs, &v1::Association::max_submit_jobs>},
     {"MaxWall", "MaxWall", 11,
-     [](const AccountingRow& r) -> std::string {
-       if (r.qos != nullptr && r.qos->has_max_wall_min()) {
-         return text::FormatDurationMinutes(r.qos->max_wall_min());
-       }
-       if (r.association == nullptr || !r.association->has_max_wall_min()) return "";
-       return text::FormatDurationMinutes(r.association->max_wall_min());
-     }},
+     WallColumn<&v1::Qos::has_max_wall_min, &v1::Qos::max_wall_min,
+                &v1::Association::has_max_wall_min, &v1::Association::max_wall_min>},
     {"MaxCPUMins", "MaxCPUMins", 11, Empty},
-    {"MaxTRESMins", "MaxTRESMins", 13, Empty},
+    {"MaxTRESMins", "MaxTRESMins", 13, TresColumn<model::TresLimitKind::kMaxMinsPerJob>},
     {"QOS", "QOS", 20,
      [](const AccountingRow& r) -> std::string {
        if (r.association != nullptr) return Join(r.association->qos());
@@ -133,7 +160,7 @@ constexpr AccountingField kFields[] = {
      [](const AccountingRow& r) -> std::string {
        return r.association != nullptr ? r.association->default_qos() : "";
      }},
-    {"GrpTRESRunMins", "GrpTRESRunMin", 13, Empty},
+    {"GrpTRESRunMins", "GrpTRESRunMin", 13, TresColumn<model::TresLimitKind::kGrpRunMins>},
     {"Name", "Name", 10,
      [](const AccountingRow& r) -> std::string { return r.qos != nullptr ? r.qos->name() : ""; }},
     {"GraceTime", "GraceTime", 10,
@@ -166,7 +193,7 @@ constexpr AccountingField kFields[] = {
        std::snprintf(buf, sizeof(buf), "%f", r.qos->usage_factor());
        return buf;
      }},
-    {"MaxTRESPerUser", "MaxTRESPU", 13, Empty},
+    {"MaxTRESPerUser", "MaxTRESPU", 13, TresColumn<model::TresLimitKind::kMaxPerUser>},
     {"MaxJobsPerUser", "MaxJobsPU", 9,
      [](const AccountingRow& r) -> std::string {
        if (r.qos == nullptr || !r.qos->has_max_jobs_per_user()) return "";
@@ -180,7 +207,7 @@ constexpr AccountingField kFields[] = {
     {"MaxTRESPerAccount", "MaxTRESPA", 13, Empty},
     {"MaxJobsPerAccount", "MaxJobsPA", 9, Empty},
     {"MaxSubmitJobsPerAccount", "MaxSubmitPA", 11, Empty},
-    {"MinTRESPerJob", "MinTRES", 13, Empty},
+    {"MinTRESPerJob", "MinTRES", 13, TresColumn<model::TresLimitKind::kMinPerJob>},
     {"ControlHost", "ControlHost", 15, [](const AccountingRow& r) { return r.control_host; }},
     {"ControlPort", "ControlPort", 12, [](const AccountingRow& r) { return r.control_port; }},
     {"RPC", "RPC", 5,

@@ -4,6 +4,9 @@
 #include <set>
 #include <tuple>
 
+#include "state/job_limits.h"
+#include "state/usage.h"
+
 namespace gantry::state {
 namespace {
 
@@ -25,6 +28,7 @@ void ApplyAccountingChange(const v1::AccountingChange& change, AccountingDb* db)
   for (const std::string& name : change.removed_users()) db->users.erase(name);
   for (uint32_t id : change.removed_associations()) db->associations.erase(id);
   for (const std::string& name : change.removed_qos()) db->qos.erase(name);
+  ResetUsage(change, db);
   ++db->version;
 }
 
@@ -125,6 +129,8 @@ v1::AccountingDb ToProto(const AccountingDb& db) {
   for (const auto& [name, u] : db.users) *out.add_users() = u;
   for (const auto& [id, a] : db.associations) *out.add_associations() = a;
   for (const auto& [name, q] : db.qos) *out.add_qos() = q;
+  out.mutable_association_usage()->insert(db.association_usage.begin(), db.association_usage.end());
+  out.mutable_qos_usage()->insert(db.qos_usage.begin(), db.qos_usage.end());
   return out;
 }
 
@@ -135,6 +141,8 @@ AccountingDb FromProto(const v1::AccountingDb& db) {
   for (const v1::AccountingUser& u : db.users()) out.users[u.name()] = u;
   for (const v1::Association& a : db.associations()) out.associations[a.id()] = a;
   for (const v1::Qos& q : db.qos()) out.qos[q.name()] = q;
+  out.association_usage.insert(db.association_usage().begin(), db.association_usage().end());
+  out.qos_usage.insert(db.qos_usage().begin(), db.qos_usage().end());
   return out;
 }
 
@@ -150,16 +158,24 @@ const v1::Association* FindJobAssociation(const AccountingDb& db, std::string_vi
 }
 
 bool HasLimits(const AccountingDb& db) {
-  if (std::ranges::any_of(db.qos, [](const auto& q) {
-        return q.second.has_max_wall_min() || q.second.has_max_jobs_per_user() ||
-               q.second.has_max_submit_jobs_per_user();
+  auto any_tres = [](const auto& entity) {
+    for (size_t k = 0; k < kTresLimitKinds; ++k) {
+      if (!TresLimitText(entity, static_cast<TresLimitKind>(k)).empty()) return true;
+    }
+    return false;
+  };
+  if (std::ranges::any_of(db.qos, [&](const auto& entry) {
+        const v1::Qos& q = entry.second;
+        return q.has_max_wall_min() || q.has_max_jobs_per_user() ||
+               q.has_max_submit_jobs_per_user() || q.has_grp_jobs() || q.has_grp_submit_jobs() ||
+               q.has_grp_wall_min() || any_tres(q);
       })) {
     return true;
   }
-  return std::ranges::any_of(db.associations, [](const auto& entry) {
+  return std::ranges::any_of(db.associations, [&](const auto& entry) {
     const v1::Association& a = entry.second;
     return a.has_max_jobs() || a.has_max_submit_jobs() || a.has_grp_jobs() ||
-           a.has_grp_submit_jobs() || a.has_max_wall_min() || !a.grp_tres().empty();
+           a.has_grp_submit_jobs() || a.has_max_wall_min() || a.has_grp_wall_min() || any_tres(a);
   });
 }
 

@@ -33,6 +33,11 @@ struct AccountingDb {
   std::map<std::string, v1::AccountingUser, std::less<>> users;
   std::map<uint32_t, v1::Association> associations;  // by id
   std::map<std::string, v1::Qos, std::less<>> qos;
+  // Usage (state/usage.h), by association id and by QOS name; not counted in `version`.
+  std::map<uint32_t, v1::UsageTally> association_usage;
+  std::map<std::string, v1::UsageTally, std::less<>> qos_usage;
+  // PriorityDecayHalfLife in seconds (configuration, set by the owner; 0 = no decay).
+  int64_t usage_half_life_sec = 7 * 24 * 3600;
 
   bool empty() const { return accounts.empty() && users.empty() && qos.empty(); }
 };
@@ -42,7 +47,8 @@ inline constexpr uint32_t kAdminNone = 0;
 inline constexpr uint32_t kAdminOperator = 1;
 inline constexpr uint32_t kAdminAdministrator = 2;
 
-// Applies a change as given (puts, then removals) and moves the version on by one.
+// Applies a change as given (puts, then removals, then usage resets) and moves the version on by
+// one.
 void ApplyAccountingChange(const v1::AccountingChange& change, AccountingDb* db);
 
 // The rules above; InvalidArgument naming the entity and the rule it breaks.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/job_state.h"
+#include "state/job_limits.h"
 #include "state/priority.h"
 #include "state/resources.h"
 #include "text/array_spec.h"
@@ -123,33 +124,70 @@ bool InAccount(const AccountingDb& db, std::string account, std::string_view anc
 constexpr char kSubmitPolicy[] =
     "\nJob violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
 
-// The QOS's MaxSubmitJobsPerUser: the user's jobs in that QOS not finished.
+// The QOS's MaxSubmitJobsPerUser (the user's jobs in that QOS not finished) and GrpSubmitJobs
+// (every job in it not finished).
 Status CheckQosSubmitLimit(const ClusterState& state, const std::string& qos_name,
                            const std::string& user, uint32_t adding) {
   const auto qos = state.accounting.qos.find(qos_name);
-  if (qos == state.accounting.qos.end() || !qos->second.has_max_submit_jobs_per_user()) {
-    return Status::Ok();
-  }
+  if (qos == state.accounting.qos.end()) return Status::Ok();
+  const v1::Qos& q = qos->second;
+  if (!q.has_max_submit_jobs_per_user() && !q.has_grp_submit_jobs()) return Status::Ok();
   uint64_t mine = 0;
+  uint64_t all = 0;
   for (const auto& [id, job] : state.jobs) {
     if (model::IsFinished(static_cast<model::JobBaseState>(job.state()))) continue;
-    if (job.user_name() == user && job.request().qos() == qos_name) mine += JobsCounted(job);
+    if (job.request().qos() != qos_name) continue;
+    all += JobsCounted(job);
+    if (job.user_name() == user) mine += JobsCounted(job);
   }
-  if (mine + adding > qos->second.max_submit_jobs_per_user()) {
+  if (q.has_grp_submit_jobs() && all + adding > q.grp_submit_jobs()) {
+    return InvalidArgument(std::string("QOSGrpSubmitJobsLimit") + kSubmitPolicy);
+  }
+  if (q.has_max_submit_jobs_per_user() && mine + adding > q.max_submit_jobs_per_user()) {
     return InvalidArgument(std::string("QOSMaxSubmitJobPerUserLimit") + kSubmitPolicy);
   }
   return Status::Ok();
 }
 
+// DenyOnLimit on the job's QOS: the job on its own breaks a limit of its QOS or association
+// (state/job_limits.h's stand-alone check).
+Status CheckDenyOnLimit(const ClusterState& state, const v1::Job& job) {
+  const AccountingDb& db = state.accounting;
+  const auto qos = db.qos.find(job.request().qos());
+  if (qos == db.qos.end() || std::ranges::none_of(qos->second.flags(), [](const std::string& flag) {
+        return text::EqualsIgnoreCase(flag, "DenyOnLimit");
+      })) {
+    return Status::Ok();
+  }
+  LimitedJob limited;
+  limited.user = job.user_name();
+  limited.qos = job.request().qos();
+  limited.account = job.request().account();
+  limited.association =
+      FindJobAssociation(db, job.user_name(), job.request().account(), job.partition());
+  limited.tres = JobTresOf(job);
+  limited.nodes = std::max<int64_t>(1, limited.tres["node"]);
+  if (job.time_limit_min() != 0) limited.time_limit_min = job.time_limit_min();
+  JobLimits limits(db);
+  const std::string_view reason = limits.CheckStandAlone(limited);
+  if (reason.empty()) return Status::Ok();
+  return InvalidArgument(std::string(reason) + kSubmitPolicy);
+}
+
 // MaxSubmitJobs (the association's, or the first set up its account chain) and GrpSubmitJobs
 // (every account association above): jobs not finished, counting each pending array task.
 Status CheckSubmitLimits(const ClusterState& state, const v1::Association& assoc,
-                         const std::string& user, uint32_t adding) {
+                         const std::string& user, const std::string& qos_name, uint32_t adding) {
   const AccountingDb& db = state.accounting;
-  const MaxLimits max = EffectiveMaxLimits(db, assoc);
+  MaxLimits max = EffectiveMaxLimits(db, assoc);
+  // The QOS's own limits replace the association's.
+  const auto qos = db.qos.find(qos_name);
+  const bool qos_per_user = qos != db.qos.end() && qos->second.has_max_submit_jobs_per_user();
+  const bool qos_group = qos != db.qos.end() && qos->second.has_grp_submit_jobs();
+  if (qos_per_user) max.max_submit_jobs.reset();
   std::vector<const v1::Association*> groups;
   for (const v1::Association* a : AccountChain(db, assoc.account())) {
-    if (a->has_grp_submit_jobs()) groups.push_back(a);
+    if (a->has_grp_submit_jobs() && !qos_group) groups.push_back(a);
   }
   if (!max.max_submit_jobs && groups.empty()) return Status::Ok();
   uint64_t mine = 0;
@@ -347,8 +385,8 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
     const uint32_t adding = array.tasks.empty() ? 1 : static_cast<uint32_t>(array.tasks.size());
     GANTRY_RETURN_IF_ERROR(CheckQosSubmitLimit(state, accounting.qos, caller.user_name, adding));
     if (accounting.association != nullptr) {
-      GANTRY_RETURN_IF_ERROR(
-          CheckSubmitLimits(state, *accounting.association, caller.user_name, adding));
+      GANTRY_RETURN_IF_ERROR(CheckSubmitLimits(state, *accounting.association, caller.user_name,
+                                               accounting.qos, adding));
     }
   }
 
@@ -438,6 +476,7 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   // An array: the caller sets array_job_id to the id it gives the record.
   for (uint32_t task : array.tasks) job.add_array_pending_tasks(task);
   job.set_array_task_throttle(array.throttle);
+  if (options.enforce_limits) GANTRY_RETURN_IF_ERROR(CheckDenyOnLimit(state, job));
   return job;
 }
 

@@ -15,6 +15,7 @@
 #include "state/priority.h"
 #include "state/records.h"
 #include "state/resources.h"
+#include "state/usage.h"
 #include "text/gres.h"
 
 namespace gantry::state {
@@ -360,6 +361,7 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   // Slurm: a job that ends while suspended ended when it was suspended (its run time stays).
   const bool was_suspended = current.base == JobBaseState::kSuspended && job->suspend_time() != 0;
   job->set_end_time(was_suspended ? job->suspend_time() : time);
+  if (model::IsActive(current.base)) AddJobUsage(*job, job->end_time(), &s->accounting);
   job->set_exit_status(e.exit_status());
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
@@ -437,6 +439,10 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   if (s->completing.contains(job->job_id())) state.Set(JobFlag::kCompleting);
   if (e.hold() && state.Has(JobFlag::kCompleting)) state.Set(JobFlag::kRequeueHold);
   SetJobState(job, state);
+  if (model::IsActive(current.base)) {
+    AddJobUsage(*job, current.base == JobBaseState::kSuspended ? job->suspend_time() : time,
+                &s->accounting);
+  }
   job->set_restarts(job->restarts() + 1);
   job->set_submit_time(time);
   job->set_start_time(0);

@@ -1,0 +1,297 @@
+#include "state/job_limits.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "text/tres.h"
+
+namespace gantry::state {
+namespace {
+
+constexpr uint32_t kUnlimitedTime = 0xFFFFFFFF;
+constexpr double kInfinite = std::numeric_limits<double>::infinity();
+
+template <typename Map>
+double Get(const Map& m, std::string_view key) {
+  const auto it = m.find(key);
+  return it == m.end() ? 0 : static_cast<double>(it->second);
+}
+
+bool Sets(const std::vector<std::pair<std::string, int64_t>>& list, std::string_view tres) {
+  return std::ranges::any_of(list, [&](const auto& entry) { return entry.first == tres; });
+}
+
+}  // namespace
+
+std::string LimitUse::QosUserKey(std::string_view qos, std::string_view user) {
+  std::string key(qos);
+  key.push_back('\0');
+  key.append(user);
+  return key;
+}
+
+const std::vector<const v1::Association*>& JobLimits::ChainOf(std::string_view account) {
+  auto it = chains_.find(account);
+  if (it == chains_.end()) {
+    it = chains_.emplace(std::string(account), AccountChain(db_, account)).first;
+  }
+  return it->second;
+}
+
+namespace {
+
+template <typename Entity>
+std::array<std::vector<std::pair<std::string, int64_t>>, kTresLimitKinds> Parse(const Entity& e) {
+  std::array<std::vector<std::pair<std::string, int64_t>>, kTresLimitKinds> out;
+  for (size_t k = 0; k < kTresLimitKinds; ++k) {
+    const std::string& limit = TresLimitText(e, static_cast<TresLimitKind>(k));
+    if (limit.empty()) continue;
+    Result<std::vector<text::TresCount>> counts = text::ParseTresCounts(limit);
+    if (!counts.ok()) continue;  // sacctmgr checked it; an unreadable limit limits nothing
+    for (const text::TresCount& c : *counts) out[k].emplace_back(c.key.ToString(), c.count);
+  }
+  return out;
+}
+
+}  // namespace
+
+const JobLimits::Parsed& JobLimits::ParsedQos(const v1::Qos& q) {
+  auto it = qos_.find(q.name());
+  if (it == qos_.end()) it = qos_.emplace(q.name(), Parse(q)).first;
+  return it->second;
+}
+
+const JobLimits::Parsed& JobLimits::ParsedAssociation(const v1::Association& a) {
+  auto it = associations_.find(a.id());
+  if (it == associations_.end()) it = associations_.emplace(a.id(), Parse(a)).first;
+  return it->second;
+}
+
+const JobLimits::Effective& JobLimits::EffectiveOf(const v1::Association& a) {
+  auto it = effective_.find(a.id());
+  if (it != effective_.end()) return it->second;
+  Effective e;
+  e.counts = EffectiveMaxLimits(db_, a);
+  std::vector<const v1::Association*> levels{&a};
+  for (const v1::Association* up : ChainOf(a.account())) {
+    if (up != &a) levels.push_back(up);
+  }
+  for (TresLimitKind kind :
+       {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
+    TresList& into = e.tres[static_cast<size_t>(kind)];
+    for (const v1::Association* level : levels) {
+      for (const auto& entry : ParsedAssociation(*level)[static_cast<size_t>(kind)]) {
+        if (!Sets(into, entry.first)) into.push_back(entry);
+      }
+    }
+  }
+  return effective_.emplace(a.id(), std::move(e)).first->second;
+}
+
+std::string_view JobLimits::Check(const LimitedJob& job, const LimitUse& use, int64_t now) {
+  return Evaluate(job, &use, now);
+}
+
+std::string_view JobLimits::CheckStandAlone(const LimitedJob& job) {
+  return Evaluate(job, nullptr, 0);
+}
+
+std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use, int64_t now) {
+  static const InUse kNothing;
+  static const LimitUse kNoUse;
+  const bool alone = use == nullptr;
+  const LimitUse& u = alone ? kNoUse : *use;
+  const bool unlimited = job.time_limit_min == kUnlimitedTime;
+  const int64_t nodes = std::max<int64_t>(1, job.nodes);
+  auto amount = [&](std::string_view tres) { return Get(job.tres, tres); };
+  auto minutes = [&](std::string_view tres) {
+    const double a = amount(tres);
+    if (a == 0) return 0.0;
+    return unlimited ? kInfinite : a * job.time_limit_min;
+  };
+  // The first TRES of `list` the job breaks; "" when none.
+  auto broken = [&](TresLimitKind kind, const TresList& list, const InUse& in,
+                    const v1::UsageTally* tally) -> std::string_view {
+    for (const auto& [tres, limit_int] : list) {
+      const double limit = static_cast<double>(limit_int);
+      bool over = false;
+      switch (kind) {
+        case TresLimitKind::kMaxPerJob:
+          over = amount(tres) > limit;
+          break;
+        case TresLimitKind::kMaxPerNode:
+          over =
+              (tres == "node" ? 1.0 : std::ceil(amount(tres) / static_cast<double>(nodes))) > limit;
+          break;
+        case TresLimitKind::kMaxMinsPerJob:
+          over = minutes(tres) > limit;
+          break;
+        case TresLimitKind::kMinPerJob:
+          over = amount(tres) < limit;
+          break;
+        case TresLimitKind::kGrp:
+        case TresLimitKind::kMaxPerUser:
+          over = Get(in.tres, tres) + amount(tres) > limit;
+          break;
+        case TresLimitKind::kGrpRunMins:
+          over = Get(in.run_mins, tres) + minutes(tres) > limit;
+          break;
+        case TresLimitKind::kGrpMins: {
+          double used = Get(in.used_mins, tres);
+          if (tally != nullptr) used += Get(tally->tres_sec(), tres) / 60;
+          over = (!alone && used >= limit) || minutes(tres) > limit;
+          break;
+        }
+      }
+      if (over) return tres;
+    }
+    return "";
+  };
+  auto find = [&](const auto& map, const auto& key) -> const InUse& {
+    const auto it = map.find(key);
+    return it == map.end() ? kNothing : it->second;
+  };
+  // Tallies read at `now`, kept for the call.
+  v1::UsageTally tally;
+  auto tally_of = [&](const auto& map, const auto& key) -> const v1::UsageTally* {
+    if (alone) return nullptr;
+    const auto it = map.find(key);
+    if (it == map.end()) return nullptr;
+    tally = DecayedUsage(it->second, now, db_.usage_half_life_sec);
+    return &tally;
+  };
+  auto wall_used = [&](const InUse& in, const v1::UsageTally* t) {
+    return in.wall_min + (t != nullptr ? t->wall_sec() / 60 : 0);
+  };
+
+  const v1::Qos* qos = nullptr;
+  const Parsed* qos_limits = nullptr;
+  if (const auto it = db_.qos.find(job.qos); it != db_.qos.end()) {
+    qos = &it->second;
+    qos_limits = &ParsedQos(*qos);
+  }
+  auto qos_sets = [&](TresLimitKind kind, std::string_view tres) {
+    return qos_limits != nullptr && Sets((*qos_limits)[static_cast<size_t>(kind)], tres);
+  };
+
+  if (qos != nullptr) {
+    const Parsed& q = *qos_limits;
+    const InUse& in_qos = find(u.qos, job.qos);
+    if (qos->has_max_wall_min() && job.time_limit_min > qos->max_wall_min()) {
+      return "QOSMaxWallDurationPerJobLimit";
+    }
+    for (TresLimitKind kind :
+         {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
+      const std::string_view tres = broken(kind, q[static_cast<size_t>(kind)], kNothing, nullptr);
+      if (!tres.empty()) return TresLimitReason(true, kind, tres);
+    }
+    const v1::UsageTally* t = tally_of(db_.qos_usage, job.qos);
+    if (!alone && qos->has_grp_wall_min() && wall_used(in_qos, t) >= qos->grp_wall_min()) {
+      return "QOSGrpWallLimit";
+    }
+    for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
+      const std::string_view tres = broken(kind, q[static_cast<size_t>(kind)], in_qos, t);
+      if (!tres.empty()) return TresLimitReason(true, kind, tres);
+    }
+    if (!alone && qos->has_grp_jobs() && in_qos.jobs >= qos->grp_jobs()) return "QOSGrpJobsLimit";
+    const size_t grp = static_cast<size_t>(TresLimitKind::kGrp);
+    if (std::string_view tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr);
+        !tres.empty()) {
+      return TresLimitReason(true, TresLimitKind::kGrp, tres);
+    }
+    const InUse& mine = find(u.qos_user, LimitUse::QosUserKey(job.qos, job.user));
+    if (!alone && qos->has_max_jobs_per_user() && mine.jobs >= qos->max_jobs_per_user()) {
+      return "QOSMaxJobsPerUserLimit";
+    }
+    const size_t per_user = static_cast<size_t>(TresLimitKind::kMaxPerUser);
+    if (std::string_view tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr);
+        !tres.empty()) {
+      return TresLimitReason(true, TresLimitKind::kMaxPerUser, tres);
+    }
+  }
+
+  if (job.association != nullptr) {
+    const Effective& max = EffectiveOf(*job.association);
+    // The association's list less what the QOS sets of the same kind.
+    auto without_qos = [&](TresLimitKind kind, const TresList& list) {
+      TresList out;
+      for (const auto& entry : list) {
+        if (!qos_sets(kind, entry.first)) out.push_back(entry);
+      }
+      return out;
+    };
+    if (max.counts.max_wall_min && !(qos != nullptr && qos->has_max_wall_min()) &&
+        job.time_limit_min > *max.counts.max_wall_min) {
+      return "AssocMaxWallDurationPerJobLimit";
+    }
+    for (TresLimitKind kind :
+         {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
+      const std::string_view tres =
+          broken(kind, without_qos(kind, max.tres[static_cast<size_t>(kind)]), kNothing, nullptr);
+      if (!tres.empty()) return TresLimitReason(false, kind, tres);
+    }
+    if (!alone && max.counts.max_jobs && !(qos != nullptr && qos->has_max_jobs_per_user())) {
+      const auto it = u.association_jobs.find(job.association->id());
+      if (it != u.association_jobs.end() && it->second >= *max.counts.max_jobs) {
+        return "AssocMaxJobsLimit";
+      }
+    }
+    for (const v1::Association* up : ChainOf(job.account)) {
+      const Parsed& limits = ParsedAssociation(*up);
+      const InUse& in = find(u.account, up->account());
+      const v1::UsageTally* t = tally_of(db_.association_usage, up->id());
+      if (!alone && up->has_grp_wall_min() && !(qos != nullptr && qos->has_grp_wall_min()) &&
+          wall_used(in, t) >= up->grp_wall_min()) {
+        return "AssocGrpWallLimit";
+      }
+      for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
+        const std::string_view tres =
+            broken(kind, without_qos(kind, limits[static_cast<size_t>(kind)]), in, t);
+        if (!tres.empty()) return TresLimitReason(false, kind, tres);
+      }
+      if (!alone && up->has_grp_jobs() && !(qos != nullptr && qos->has_grp_jobs()) &&
+          in.jobs >= up->grp_jobs()) {
+        return "AssocGrpJobsLimit";
+      }
+      const std::string_view tres =
+          broken(TresLimitKind::kGrp,
+                 without_qos(TresLimitKind::kGrp, limits[static_cast<size_t>(TresLimitKind::kGrp)]),
+                 in, nullptr);
+      if (!tres.empty()) return TresLimitReason(false, TresLimitKind::kGrp, tres);
+    }
+  }
+
+  if (qos_limits != nullptr) {
+    const size_t min = static_cast<size_t>(TresLimitKind::kMinPerJob);
+    if (std::string_view tres =
+            broken(TresLimitKind::kMinPerJob, (*qos_limits)[min], kNothing, nullptr);
+        !tres.empty()) {
+      return TresLimitReason(true, TresLimitKind::kMinPerJob, tres);
+    }
+  }
+  return "";
+}
+
+void JobLimits::Count(const LimitedJob& job, LimitUse* use) {
+  const bool unlimited = job.time_limit_min == kUnlimitedTime;
+  const double left =
+      unlimited ? kInfinite
+                : std::max(0.0, static_cast<double>(job.time_limit_min) - job.elapsed_min);
+  auto add = [&](InUse* in) {
+    ++in->jobs;
+    in->wall_min += job.elapsed_min;
+    for (const auto& [tres, amount] : job.tres) {
+      in->tres[tres] += amount;
+      if (amount == 0) continue;
+      in->run_mins[tres] += static_cast<double>(amount) * left;
+      in->used_mins[tres] += static_cast<double>(amount) * job.elapsed_min;
+    }
+  };
+  add(&use->qos[job.qos]);
+  add(&use->qos_user[LimitUse::QosUserKey(job.qos, job.user)]);
+  if (job.association != nullptr) ++use->association_jobs[job.association->id()];
+  for (const v1::Association* up : ChainOf(job.account)) add(&use->account[up->account()]);
+}
+
+}  // namespace gantry::state
