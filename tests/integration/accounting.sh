@@ -8,7 +8,8 @@
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/accounting.json"
 u=gacct$$
 useradd -M -d "$WORK" -s /bin/bash "$u" || fail "useradd"
-trap 'userdel "$u" 2>/dev/null; cleanup' EXIT
+# cleanup reads the script's exit status from $?: keep it past userdel.
+trap 'rc=$?; userdel "$u" 2>/dev/null; (exit $rc); cleanup' EXIT
 start_cluster
 mkdir -p "$WORK/$u" && chown "$u" "$WORK/$u"
 as() { (cd "$WORK/$u" && runuser -u "$u" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@"); }
@@ -135,6 +136,58 @@ wait_state "$p1" RUNNING
 wait_for 20 reason_is "$p2" QOSMaxJobsPerUserLimit || fail "reason $(squeue -h -j "$p2" -o %r)"
 scancel "$p1"
 wait_state "$p2" COMPLETED
+
+# TRES limits per job and per node (MaxTRES, MaxTRESPerNode), set and cleared per TRES.
+sacctmgr -i modify user "$u" set MaxTRES=cpu=2,node=1 MaxTRESPerNode=mem=1000 >/dev/null ||
+  fail "MaxTRES"
+sacctmgr -i modify user "$u" set MaxTRES=node=-1 >/dev/null || fail "clear MaxTRES node"
+expect "list TRES limits" "cpu=2|mem=1000M" \
+  "$(sacctmgr -nP list assoc user="$u" partition=debug format=maxtres,maxtrespernode)"
+t1=$(as sbatch --parsable -p debug -c 4 --wrap true) || fail "job past MaxTRES"
+t2=$(as sbatch --parsable -p debug --mem=2000 --wrap true) || fail "job past MaxTRESPerNode"
+wait_for 20 reason_is "$t1" AssocMaxCpuPerJobLimit || fail "reason $(squeue -h -j "$t1" -o %r)"
+wait_for 20 reason_is "$t2" AssocMaxMemPerNode || fail "reason $(squeue -h -j "$t2" -o %r)"
+sacctmgr -i modify user "$u" set MaxTRES=cpu=-1 MaxTRESPerNode=mem=-1 >/dev/null || fail "clear"
+wait_state "$t1" COMPLETED
+wait_state "$t2" COMPLETED
+# A QOS's TRES per user and TRES run minutes: jobs get whole nodes, so one running job holds all
+# of MaxTRESPU=cpu=$cpus, and one 10-minute job all of GrpTRESRunMins=cpu=$((cpus * 10)).
+out=$(sacctmgr -i add qos lim MaxTRESPU=cpu="$cpus")
+expect "add qos lim" " Adding QOS(s)
+  lim
+ Settings
+  Description    = lim
+  MaxTRESPerUser           = cpu=$cpus" "$out"
+sacctmgr -i modify user "$u" set QOS+=lim >/dev/null || fail "grant lim"
+l1=$(as sbatch --parsable -p debug -q lim -t 10 --wrap 'sleep 30') || fail "first lim job"
+l2=$(as sbatch --parsable -p debug -q lim -t 10 --wrap true) || fail "second lim job"
+wait_state "$l1" RUNNING
+wait_for 20 reason_is "$l2" QOSMaxCpuPerUserLimit || fail "reason $(squeue -h -j "$l2" -o %r)"
+sacctmgr -i modify qos lim set MaxTRESPU=cpu=-1 GrpTRESRunMins=cpu=$((cpus * 10)) >/dev/null ||
+  fail "GrpTRESRunMins"
+expect "list qos lim" "|cpu=$((cpus * 10))" \
+  "$(sacctmgr -nP list qos lim format=maxtrespu,grptresrunmins)"
+wait_for 20 reason_is "$l2" QOSGrpCPURunMinutesLimit || fail "reason $(squeue -h -j "$l2" -o %r)"
+scancel "$l1"
+wait_state "$l2" COMPLETED
+# DenyOnLimit: a job that breaks a limit on its own is refused at submission.
+sacctmgr -i modify qos lim set GrpTRESRunMins=cpu=-1 MinTRES=cpu=2 Flags=DenyOnLimit >/dev/null ||
+  fail "DenyOnLimit"
+out=$(as sbatch -p debug -q lim -c 1 --wrap true 2>&1) && fail "a job under MinTRES was accepted"
+expect "DenyOnLimit" "sbatch: error: QOSMinCpuNotSatisfied
+sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)" "$out"
+d1=$(as sbatch --parsable -p debug -q lim -c 2 --wrap true) || fail "a job within MinTRES"
+wait_state "$d1" COMPLETED
+# GrpTRESMins counts the CPU minutes used; RawUsage=0 starts them again.
+m1=$(as sbatch --parsable -p debug -t 1 --wrap 'sleep 9') || fail "job that uses CPU minutes"
+wait_state "$m1" COMPLETED
+sacctmgr -i modify account research set GrpTRESMins=cpu=1 >/dev/null || fail "GrpTRESMins"
+m2=$(as sbatch --parsable -p debug -t 1 --wrap true) || fail "job under GrpTRESMins"
+wait_for 20 reason_is "$m2" AssocGrpCPUMinutesLimit || fail "reason $(squeue -h -j "$m2" -o %r)"
+out=$(as sacctmgr -i modify account research set RawUsage=0 2>&1) && fail "a user reset usage"
+sacctmgr -i modify account research set RawUsage=0 >/dev/null || fail "RawUsage=0"
+wait_state "$m2" COMPLETED
+sacctmgr -i modify account research set GrpTRESMins=cpu=-1 >/dev/null || fail "clear GrpTRESMins"
 
 # Only administrators change anything.
 out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"

@@ -8,7 +8,8 @@ u1=gtest$$a
 u2=gtest$$b
 useradd -M -d "$WORK" -s /bin/bash "$u1" || fail "useradd"
 useradd -M -d "$WORK" -s /bin/bash "$u2" || { userdel "$u1"; fail "useradd"; }
-trap 'userdel "$u1" 2>/dev/null; userdel "$u2" 2>/dev/null; cleanup' EXIT
+# cleanup reads the script's exit status from $?: keep it past userdel.
+trap 'rc=$?; userdel "$u1" 2>/dev/null; userdel "$u2" 2>/dev/null; (exit $rc); cleanup' EXIT
 start_cluster
 mkdir -p "$WORK/$u1" "$WORK/$u2"
 chown "$u1" "$WORK/$u1"
