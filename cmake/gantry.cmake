@@ -22,6 +22,8 @@ function(gantry_library name)
     set_target_properties(${name}_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
     target_include_directories(${name}_test PRIVATE ${PROJECT_SOURCE_DIR})
     target_link_libraries(${name}_test PRIVATE gantry_${name} GTest::gmock GTest::gtest_main)
-    gtest_discover_tests(${name}_test DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit TIMEOUT 120)
+    # GANTRY_TEST_PROPERTIES (set by the caller): more ctest properties for every test case.
+    gtest_discover_tests(${name}_test DISCOVERY_MODE PRE_TEST PROPERTIES LABELS unit TIMEOUT 120
+                         ${GANTRY_TEST_PROPERTIES})
   endif()
 endfunction()

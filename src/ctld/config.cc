@@ -7,6 +7,7 @@
 
 #include "spec/render_slurm_conf.h"
 #include "state/cluster_state.h"
+#include "text/ascii.h"
 #include "text/duration.h"
 
 namespace gantry::ctld {
@@ -21,6 +22,36 @@ Result<uint32_t> UintSetting(const spec::EffectiveConfig& config, std::string_vi
   const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
   if (ec != std::errc() || ptr != value.data() + value.size()) {
     return InvalidArgument(std::string(key) + "=" + value + ": not a non-negative integer");
+  }
+  return out;
+}
+
+// A libpq connection setting's value, quoted ('...' with \\ and \' escaped).
+std::string ConninfoValue(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\\' || c == '\'') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
+std::string PostgresConninfo(const spec::EffectiveConfig& config) {
+  std::string dbname = "gantry_" + config.cluster_name;
+  const std::string parameters = config.Get("AccountingStorageParameters");
+  for (std::string_view item : text::Split(parameters, ',')) {
+    if (item.starts_with("dbname=")) dbname = item.substr(7);
+  }
+  const std::string host = config.Get("AccountingStorageHost");
+  const std::string port = config.Get("AccountingStoragePort");
+  std::string out = "host=" + ConninfoValue(host.empty() ? "localhost" : host) +
+                    " port=" + ConninfoValue(port.empty() || port == "0" ? "5432" : port) +
+                    " dbname=" + ConninfoValue(dbname);
+  if (const std::string user = config.Get("AccountingStorageUser"); !user.empty()) {
+    out += " user=" + ConninfoValue(user);
+  }
+  if (const std::string pass = config.Get("AccountingStoragePass"); !pass.empty()) {
+    out += " password=" + ConninfoValue(pass);
   }
   return out;
 }
@@ -44,6 +75,9 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   out.heartbeat_interval_sec = std::clamp<uint32_t>(out.node_timeout_sec / 3, 1, 30);
   out.return_to_service = state::ReturnToServiceFromConfig(config);
   out.admit = state::AdmitOptionsFromConfig(config);
+  if (config.Get("AccountingStorageType") == "accounting_storage/postgresql") {
+    out.store_conninfo = PostgresConninfo(config);
+  }
   if (const std::string half_life = config.Get("PriorityDecayHalfLife"); !half_life.empty()) {
     Result<int64_t> seconds = text::ParseDurationSeconds(half_life);
     if (!seconds.ok() || *seconds < 0) {

@@ -26,6 +26,11 @@ struct ControllerConfig {
   int32_t return_to_service = 2;         // ReturnToService
   state::AdmitOptions admit;
   int64_t usage_half_life_sec = 7 * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
+  // Where gantryd keeps its state and job history: "" = SQLite in the state dir; else libpq
+  // settings for AccountingStorageType=accounting_storage/postgresql, from AccountingStorageHost
+  // (default localhost), AccountingStoragePort (5432), AccountingStorageUser, AccountingStoragePass
+  // and AccountingStorageParameters=dbname=NAME (default gantry_<cluster name>).
+  std::string store_conninfo;
   uint32_t prolog_epilog_timeout_sec = 300;
   std::vector<std::string> prolog;
   std::vector<std::string> epilog;

@@ -19,6 +19,7 @@
 #include "spec/effective_config.h"
 #include "spec/validate.h"
 #include "state/cluster_state.h"
+#include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 #include "sys/system_time.h"
 #include "wire/frame_server.h"
@@ -29,7 +30,9 @@ namespace {
 constexpr char kVersion[] = "0.1.0";
 constexpr char kUsage[] =
     "usage: gantryd --state-dir DIR [--listen HOST:PORT]\n"
-    "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, state.db)\n"
+    "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, state.db; with\n"
+    "                      AccountingStorageType=accounting_storage/postgresql the state and\n"
+    "                      job history live in PostgreSQL instead of state.db)\n"
     "  --listen HOST:PORT  TCP address for agents and remote commands (default 127.0.0.1:0)\n";
 
 int Fail(const std::string& message) {
@@ -103,7 +106,8 @@ int RunGantryd(const std::vector<std::string>& args) {
   if (!config.ok()) return Fail(config.status().message());
   Result<rpc::ClusterKey> key = rpc::LoadClusterKey(state_dir + "/cluster.key");
   if (!key.ok()) return Fail(key.status().message());
-  auto store = store::OpenSqliteStore(state_dir + "/state.db");
+  auto store = config->store_conninfo.empty() ? store::OpenSqliteStore(state_dir + "/state.db")
+                                              : store::OpenPostgresStore(config->store_conninfo);
   if (!store.ok()) return Fail(store.status().ToString());
 
   // Block the stop signals in every thread; the main thread waits for them below.

@@ -31,8 +31,10 @@ constexpr std::string_view kSuspendTimeWords[] = {"NONE", "INFINITE", "UNLIMITED
 
 constexpr std::string_view kAccountingStorageEnforce[] = {
     "associations", "limits", "nojobs", "nosteps", "qos", "safe", "wckeys", "all"};
-constexpr std::string_view kAccountingStorageType[] = {"accounting_storage/none",
-                                                       "accounting_storage/slurmdbd"};
+// accounting_storage/postgresql is Gantry's: gantryd keeps its state and job history in the
+// PostgreSQL database the AccountingStorage* keys name (ctld/config.h).
+constexpr std::string_view kAccountingStorageType[] = {
+    "accounting_storage/none", "accounting_storage/slurmdbd", "accounting_storage/postgresql"};
 constexpr std::string_view kAccountingStoreFlags[] = {"job_comment", "job_env", "job_script"};
 constexpr std::string_view kAcctGatherEnergy[] = {
     "acct_gather_energy/none",        "acct_gather_energy/gpu",  "acct_gather_energy/ipmi",

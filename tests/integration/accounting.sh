@@ -2,15 +2,37 @@
 # Accounting with AccountingStorageEnforce=associations,limits,qos: the seed's
 # `sacctmgr add User Accounts=<account> Partition=<partition> <user>` lets that user submit to
 # that partition and nowhere else; sacctmgr's listings, changes and errors as Slurm 22.05's.
-# Skipped (77) when not root (it creates a unix user).
+# With GANTRY_TEST_POSTGRES_FILE (tests/store/postgres.sh's settings) the cluster keeps its state
+# and job history in a PostgreSQL database of its own: the same suite for both backends.
+# Skipped (77) when not root (it creates a unix user) or when that file names no server.
 # usage: accounting.sh BIN_DIR SOURCE_ROOT
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to create a user"; exit 77; }
+if [ -n "${GANTRY_TEST_POSTGRES_FILE:-}" ] && [ ! -s "$GANTRY_TEST_POSTGRES_FILE" ]; then
+  echo "SKIP: no PostgreSQL server for the tests"
+  exit 77
+fi
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/accounting.json"
 u=gacct$$
 useradd -M -d "$WORK" -s /bin/bash "$u" || fail "useradd"
-# cleanup reads the script's exit status from $?: keep it past userdel.
-trap 'rc=$?; userdel "$u" 2>/dev/null; (exit $rc); cleanup' EXIT
+pg=()  # createdb/dropdb connection flags when the store is PostgreSQL
+if [ -n "${GANTRY_TEST_POSTGRES_FILE:-}" ]; then
+  read -r host port user <<<"$(sed 's/host=\([^ ]*\) port=\([^ ]*\) user=\([^ ]*\)/\1 \2 \3/' \
+    "$GANTRY_TEST_POSTGRES_FILE")"
+  pg=(-h "$host" -p "$port" -U "$user")
+  db=gantry_acct_$$
+  createdb "${pg[@]}" "$db" || fail "createdb"
+  sed "s|\"AccountingStorageEnforce\"|\"AccountingStorageType\": \"accounting_storage/postgresql\", \"AccountingStorageHost\": \"$host\", \"AccountingStoragePort\": \"$port\", \"AccountingStorageUser\": \"$user\", \"AccountingStorageParameters\": \"dbname=$db\", &|" \
+    "$SPEC" >"$WORK/postgres-spec.json"
+  SPEC=$WORK/postgres-spec.json
+fi
+# cleanup reads the script's exit status from $?: keep it past userdel and dropdb.
+trap 'rc=$?; userdel "$u" 2>/dev/null; [ ${#pg[@]} = 0 ] || { "$BIN/gantry" down --state-dir "$STATE" >/dev/null 2>&1; dropdb --force "${pg[@]}" "$db"; }; (exit $rc); cleanup' EXIT
 start_cluster
+if [ ${#pg[@]} != 0 ]; then
+  [ ! -e "$STATE/state.db" ] || fail "the state went to state.db, not PostgreSQL"
+  [ "$(psql "${pg[@]}" -d "$db" -Atc "SELECT count(*) FROM gantry_store")" = 1 ] ||
+    fail "no Gantry store in PostgreSQL database $db"
+fi
 mkdir -p "$WORK/$u" && chown "$u" "$WORK/$u"
 as() { (cd "$WORK/$u" && runuser -u "$u" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@"); }
 expect() {  # expect WHAT EXPECTED ACTUAL

@@ -1,0 +1,88 @@
+// What only the PostgreSQL store does: its lock, its marker table, its connection errors.
+#include "store/postgres_store.h"
+
+#include <optional>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "store/postgres_test_server.h"
+#include "store/store_test_util.h"
+
+namespace gantry::store {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace testing;  // NOLINT(google-build-using-namespace): the store test helpers
+
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::optional<std::string> server = PostgresServer();
+    if (!server) GTEST_SKIP() << "no PostgreSQL server for the tests (GANTRY_TEST_POSTGRES_FILE)";
+    database_.emplace(*server);
+  }
+  std::optional<TestDatabase> database_;
+};
+
+TEST_F(PostgresStoreTest, ASecondControllerOnTheSameDatabaseIsRefused) {
+  auto first = OpenPostgresStore(database_->Conninfo());
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = OpenPostgresStore(database_->Conninfo());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(second.status().message(), HasSubstr("in use by another controller"));
+  first->reset();  // the lock goes with the first store's session
+  auto third = OpenPostgresStore(database_->Conninfo());
+  EXPECT_TRUE(third.ok()) << third.status().ToString();
+}
+
+TEST_F(PostgresStoreTest, ADatabaseWithOtherTablesIsLeftAlone) {
+  ASSERT_TRUE(database_->Sql("CREATE TABLE payroll (name TEXT)"));
+  auto store = OpenPostgresStore(database_->Conninfo());
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(store.status().message(), HasSubstr("not a Gantry store"));
+}
+
+TEST_F(PostgresStoreTest, AStoreFromANewerSchemaVersionIsRefused) {
+  {
+    auto store = OpenPostgresStore(database_->Conninfo());
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    MustAppend(**store, {{"k", "v"}});
+  }
+  ASSERT_TRUE(database_->Sql("UPDATE gantry_store SET schema_version = 99"));
+  auto store = OpenPostgresStore(database_->Conninfo());
+  ASSERT_FALSE(store.ok());
+  EXPECT_THAT(store.status().message(), HasSubstr("schema version 99"));
+}
+
+TEST_F(PostgresStoreTest, BinaryPayloadsAndLargeSnapshotsRoundTrip) {
+  auto store = OpenPostgresStore(database_->Conninfo());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  std::string binary(70000, '\0');
+  for (size_t i = 0; i < binary.size(); ++i) binary[i] = static_cast<char>(i * 7);
+  MustAppend(**store, {{"bytes", binary}});
+  ASSERT_TRUE((*store)->SaveSnapshot({1, binary + binary}).ok());
+  auto snapshot = (*store)->LatestSnapshot();
+  ASSERT_TRUE(snapshot.ok() && snapshot->has_value());
+  EXPECT_EQ((*snapshot)->payload, binary + binary);
+  ASSERT_TRUE((*store)->Put("blob", binary).ok());
+  EXPECT_EQ(*(*store)->Get("blob"), std::optional<std::string>(binary));
+}
+
+TEST(PostgresStoreSettingsTest, BadSettingsAndNoServerAreErrorsNamingTheDatabase) {
+  auto bad = OpenPostgresStore("host=127.0.0.1 nonsense=1");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("nonsense"));
+  // Port 1 on loopback: nothing listens there.
+  auto none = OpenPostgresStore("host=127.0.0.1 port=1 dbname=acct password=secret");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kUnavailable);
+  EXPECT_THAT(none.status().message(), HasSubstr("acct"));
+  EXPECT_THAT(none.status().message(), ::testing::Not(HasSubstr("secret")));
+}
+
+}  // namespace
+}  // namespace gantry::store
