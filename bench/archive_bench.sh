@@ -16,6 +16,7 @@ state=$work/state
 export GANTRY_HOME=$work/home
 cleanup() {
   "$BIN/gantry" down --state-dir "$state" >/dev/null 2>&1
+  "$root/tests/store/postgres.sh" stop "$work/postgres.settings" >/dev/null 2>&1
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -32,21 +33,46 @@ median_ms() {
   printf '%s\n' "${ts[@]}" | sort -n | sed -n 6p
 }
 
-echo "# gantry: a cluster whose store holds $N ended jobs" >&2
-"$BIN/gantry" up --spec "$here/bench-cluster.json" --state-dir "$state" >/dev/null 2>&1 ||
-  { echo "gantry up failed" >&2; exit 1; }
-"$BIN/gantry" down --state-dir "$state" >/dev/null 2>&1
-a=$(now)
-"$BIN/archive_fill" "$state/state.db" "$N" >&2 || exit 1
-b=$(now)
-echo "# filled in $(python3 -c "print(round($b - $a, 1))") s" >&2
-"$BIN/gantry" up --spec "$here/bench-cluster.json" --state-dir "$state" >/dev/null 2>&1 ||
-  { echo "gantry up failed" >&2; exit 1; }
-eval "$("$BIN/gantry" env --state-dir "$state")"
-"$BIN/sacct" -j $((N / 2)) >/dev/null 2>&1  # warm the page cache once
-g_one=$(median_ms "$BIN/sacct" -j $((N / 2)))
-g_three=$(median_ms "$BIN/sacct" -j "7,$((N / 3)),$((N - 1))" -o jobid,state,totalcpu,maxrss)
-[ "$("$BIN/sacct" -nX -P -j $((N / 2)) -o jobid)" = "$((N / 2))" ] || echo "# sacct missed the job" >&2
+# run_backend NAME SPEC STORE: fills STORE (archive_fill's first argument) with N jobs behind a
+# cluster made from SPEC and measures sacct; sets one_<NAME> and three_<NAME>.
+run_backend() {
+  local name=$1 spec=$2 store=$3 a b one three
+  echo "# gantry ($name): a cluster whose store holds $N ended jobs" >&2
+  "$BIN/gantry" up --spec "$spec" --state-dir "$state" >/dev/null 2>&1 ||
+    { echo "gantry up failed" >&2; exit 1; }
+  "$BIN/gantry" down --state-dir "$state" >/dev/null 2>&1
+  a=$(now)
+  "$BIN/archive_fill" "$store" "$N" >&2 || exit 1
+  b=$(now)
+  echo "# filled in $(python3 -c "print(round($b - $a, 1))") s" >&2
+  "$BIN/gantry" up --spec "$spec" --state-dir "$state" >/dev/null 2>&1 ||
+    { echo "gantry up failed" >&2; exit 1; }
+  eval "$("$BIN/gantry" env --state-dir "$state")"
+  "$BIN/sacct" -j $((N / 2)) >/dev/null 2>&1  # warm the caches once
+  one=$(median_ms "$BIN/sacct" -j $((N / 2)))
+  three=$(median_ms "$BIN/sacct" -j "7,$((N / 3)),$((N - 1))" -o jobid,state,totalcpu,maxrss)
+  [ "$("$BIN/sacct" -nX -P -j $((N / 2)) -o jobid)" = "$((N / 2))" ] ||
+    echo "# sacct missed the job ($name)" >&2
+  "$BIN/gantry" down --state-dir "$state" >/dev/null 2>&1
+  rm -rf "$state"
+  printf -v "one_$name" %s "$one"
+  printf -v "three_$name" %s "$three"
+}
+
+run_backend sqlite "$here/bench-cluster.json" "$state/state.db"
+# The PostgreSQL store, on a throwaway server (tests/store/postgres.sh) when one can be started.
+one_postgresql=n/a three_postgresql=n/a
+pg_settings=$work/postgres.settings
+if "$root/tests/store/postgres.sh" start "$pg_settings" >&2 && [ -s "$pg_settings" ]; then
+  read -r host port user <<<"$(sed 's/host=\([^ ]*\) port=\([^ ]*\) user=\([^ ]*\)/\1 \2 \3/' \
+    "$pg_settings")"
+  createdb -h "$host" -p "$port" -U "$user" gantry_bench
+  sed "s|\"slurm_spec\": {|\"slurm_spec\": {\"config\": {\"AccountingStorageType\": \"accounting_storage/postgresql\", \"AccountingStorageHost\": \"$host\", \"AccountingStoragePort\": \"$port\", \"AccountingStorageUser\": \"$user\", \"AccountingStorageParameters\": \"dbname=gantry_bench\"},|" \
+    "$here/bench-cluster.json" >"$work/postgres-spec.json"
+  run_backend postgresql "$work/postgres-spec.json" \
+    "postgresql:$(cat "$pg_settings") dbname=gantry_bench"
+  "$root/tests/store/postgres.sh" stop "$pg_settings"
+fi
 
 s_one=n/a s_three=n/a s_jobs=n/a
 if [ "$(id -u)" = 0 ] && pgrep -x slurmdbd >/dev/null; then
@@ -64,6 +90,7 @@ if [ "$(id -u)" = 0 ] && pgrep -x slurmdbd >/dev/null; then
   fi
 fi
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry history $N jobs, slurmdbd $s_jobs jobs"
-printf '%-22s %12s %12s %s\n' figure gantry slurm unit
-printf '%-22s %12s %12s %s\n' sacct_one_job "$g_one" "$s_one" ms
-printf '%-22s %12s %12s %s\n' sacct_three_jobs "$g_three" "$s_three" ms
+printf '%-22s %12s %12s %12s %s\n' figure gantry gantry-pg slurm unit
+printf '%-22s %12s %12s %12s %s\n' sacct_one_job "$one_sqlite" "$one_postgresql" "$s_one" ms
+printf '%-22s %12s %12s %12s %s\n' sacct_three_jobs "$three_sqlite" "$three_postgresql" \
+  "$s_three" ms

@@ -1,22 +1,26 @@
 // Fills a controller store's job archive with N ended jobs, as gantryd archives them, for
 // bench/archive_bench.sh (sacct against a large job history). Not a test.
 //   archive_fill STATE_DIR/state.db N [FIRST_ID]
+//   archive_fill postgresql:CONNINFO N [FIRST_ID]   (the PostgreSQL store)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "gantry/v1/job.pb.h"
+#include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 
 int main(int argc, char** argv) {
   using namespace gantry;  // NOLINT(google-build-using-namespace): a short main
   if (argc < 3) {
-    std::fprintf(stderr, "usage: archive_fill STATE_DB N [FIRST_ID]\n");
+    std::fprintf(stderr, "usage: archive_fill STATE_DB|postgresql:CONNINFO N [FIRST_ID]\n");
     return 2;
   }
   const uint32_t n = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
   const uint32_t first = argc > 3 ? static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 1;
-  auto store = store::OpenSqliteStore(argv[1]);
+  const std::string where = argv[1];
+  auto store = where.starts_with("postgresql:") ? store::OpenPostgresStore(where.substr(11))
+                                                : store::OpenSqliteStore(where);
   if (!store.ok()) {
     std::fprintf(stderr, "archive_fill: %s\n", store.status().ToString().c_str());
     return 1;
