@@ -11,6 +11,7 @@
 #include "agent/launcher.h"
 #include "agent/log.h"
 #include "agent/script_runner.h"
+#include "agent/usage_sampler.h"
 #include "agent/user_info.h"
 #include "text/filename_pattern.h"
 
@@ -46,6 +47,9 @@ NodeSettings SettingsFromRegisterReply(const gantry::v1::RegisterReply& reply) {
   if (reply.kill_wait_sec() > 0) settings.kill_wait_sec = reply.kill_wait_sec();
   if (reply.prolog_epilog_timeout_sec() > 0) {
     settings.script_timeout_sec = reply.prolog_epilog_timeout_sec();
+  }
+  if (reply.has_acct_gather_frequency_sec()) {
+    settings.acct_gather_frequency_sec = reply.acct_gather_frequency_sec();
   }
   return settings;
 }
@@ -300,8 +304,7 @@ Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
       Log(JobName(job_id) + ": suspended " + std::to_string(StopJobProcesses(entry.procs)) +
           " process(es) at launch");
     }
-    const pid_t pid = started->leader;
-    StartWorker([this, job_id, epoch, pid] { WaitBatch(job_id, epoch, pid); });
+    StartWorker([this, job_id, epoch, procs = *started] { WaitBatch(job_id, epoch, procs); });
   } else if (!entry.stale) {
     SendReport(job_id, epoch, JobReport::LAUNCH_FAILED, started.status().message());
   }
@@ -395,9 +398,12 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
   return procs;
 }
 
-void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, pid_t pid) {
+void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) {
+  const std::chrono::seconds period(settings().acct_gather_frequency_sec);
+  UsageSampler sampler(procs, period);
   struct rusage used = {};
-  const int status = ReapChild(pid, &used);
+  const int status = ReapChild(procs.leader, &used);
+  const UsageSamples sampled = sampler.Stop();
   Log(JobName(job_id) + ": batch script ended: " + DescribeWaitStatus(status));
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(job_id);
@@ -407,7 +413,13 @@ void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, pid_t pid) {
     v1::JobUsage usage;
     usage.set_user_cpu_usec(int64_t{used.ru_utime.tv_sec} * 1000000 + used.ru_utime.tv_usec);
     usage.set_system_cpu_usec(int64_t{used.ru_stime.tv_sec} * 1000000 + used.ru_stime.tv_usec);
-    usage.set_max_rss_kib(used.ru_maxrss);  // Linux: KiB
+    // Linux: KiB. The largest single process, or all of them together when sampled larger.
+    usage.set_max_rss_kib(std::max<int64_t>(used.ru_maxrss, sampled.max_rss_kib));
+    usage.set_max_vmsize_kib(static_cast<int64_t>(sampled.max_vmsize_kib));
+    usage.set_ave_rss_kib(static_cast<int64_t>(sampled.ave_rss_kib()));
+    usage.set_ave_vmsize_kib(static_cast<int64_t>(sampled.ave_vmsize_kib()));
+    usage.set_disk_read_bytes(static_cast<int64_t>(sampled.read_bytes));
+    usage.set_disk_write_bytes(static_cast<int64_t>(sampled.write_bytes));
     SendReport(job_id, epoch, JobReport::BATCH_ENDED, DescribeWaitStatus(status), status,
                std::move(usage));
   }

@@ -66,7 +66,8 @@ struct NodeSettings {
   std::vector<std::string> prolog;
   std::vector<std::string> epilog;
   uint32_t kill_wait_sec = 30;
-  uint32_t script_timeout_sec = 300;  // per prolog/epilog script
+  uint32_t script_timeout_sec = 300;        // per prolog/epilog script
+  uint32_t acct_gather_frequency_sec = 30;  // JobAcctGatherFrequency task=; 0 = no sampling
 };
 
 // Settings from a RegisterReply, with Slurm's defaults for zero values (KillWait 30 s,
@@ -160,7 +161,7 @@ class JobManager {
   Result<JobProcesses> StartBatch(const gantry::v1::JobContext& context,
                                   const gantry::v1::JobPayload& payload,
                                   const NodeSettings& settings);
-  void WaitBatch(uint32_t job_id, uint64_t epoch, pid_t pid);
+  void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs);
   void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
   // Under mu_: marks the entry terminating and starts the termination.
   void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,

@@ -45,7 +45,40 @@ std::optional<ProcStat> ParseProcStat(std::string_view text) {
       !ParseNumber(fields[3], &stat.sid) || !ParseNumber(fields[19], &stat.start_ticks)) {
     return std::nullopt;
   }
+  if (fields.size() >= 22 &&
+      (!ParseNumber(fields[20], &stat.vsize_bytes) || !ParseNumber(fields[21], &stat.rss_pages))) {
+    return std::nullopt;
+  }
   return stat;
+}
+
+std::optional<ProcIo> ParseProcIo(std::string_view text) {
+  ProcIo io;
+  bool read = false;
+  bool written = false;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    if (line.substr(0, colon) == "read_bytes") read = ParseNumber(value, &io.read_bytes);
+    if (line.substr(0, colon) == "write_bytes") written = ParseNumber(value, &io.write_bytes);
+  }
+  if (!read || !written) return std::nullopt;
+  return io;
+}
+
+std::optional<ProcIo> ReadProcIo(pid_t pid, const std::string& proc_root) {
+  std::ifstream in(proc_root + "/" + std::to_string(pid) + "/io");
+  if (!in) return std::nullopt;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseProcIo(buffer.str());
 }
 
 std::optional<ProcStat> ReadProcStat(pid_t pid, const std::string& proc_root) {

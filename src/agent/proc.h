@@ -23,7 +23,19 @@ struct ProcStat {
   pid_t pgid = 0;
   pid_t sid = 0;
   uint64_t start_ticks = 0;  // start time after boot, in clock ticks
+  uint64_t vsize_bytes = 0;  // virtual memory size (field 23; 0 when the line is shorter)
+  uint64_t rss_pages = 0;    // resident set (field 24)
 };
+
+// A process's I/O counters (/proc/<pid>/io): bytes it made the storage layer read and write.
+struct ProcIo {
+  uint64_t read_bytes = 0;
+  uint64_t write_bytes = 0;
+};
+
+// Parses the text of /proc/<pid>/io; nullopt when a counter is missing.
+std::optional<ProcIo> ParseProcIo(std::string_view text);
+std::optional<ProcIo> ReadProcIo(pid_t pid, const std::string& proc_root = "/proc");
 
 // Parses the text of /proc/<pid>/stat; nullopt when malformed. The command name in parentheses
 // may hold spaces and ')' (the fields after the last ')' are read).

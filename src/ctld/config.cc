@@ -36,6 +36,27 @@ std::string ConninfoValue(std::string_view value) {
   return out + "'";
 }
 
+// JobAcctGatherFrequency: "N" or "task=N[,energy=...]" (the task interval, seconds).
+Result<uint32_t> TaskSampling(const spec::EffectiveConfig& config) {
+  const std::string value = config.Get("JobAcctGatherFrequency");
+  if (value.empty()) return 30;
+  for (std::string_view item : text::Split(value, ',')) {
+    std::string_view number = item;
+    if (item.find('=') != std::string_view::npos) {
+      if (!item.starts_with("task=")) continue;
+      number = item.substr(5);
+    }
+    uint32_t out = 0;
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), out);
+    if (ec != std::errc() || ptr != number.data() + number.size()) {
+      return InvalidArgument("JobAcctGatherFrequency=" + value +
+                             ": the task interval is not a number of seconds");
+    }
+    return out;
+  }
+  return 30;
+}
+
 std::string PostgresConninfo(const spec::EffectiveConfig& config) {
   std::string dbname = "gantry_" + config.cluster_name;
   const std::string parameters = config.Get("AccountingStorageParameters");
@@ -75,6 +96,7 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   out.heartbeat_interval_sec = std::clamp<uint32_t>(out.node_timeout_sec / 3, 1, 30);
   out.return_to_service = state::ReturnToServiceFromConfig(config);
   out.admit = state::AdmitOptionsFromConfig(config);
+  GANTRY_ASSIGN_OR_RETURN(out.acct_gather_frequency_sec, TaskSampling(config));
   if (config.Get("AccountingStorageType") == "accounting_storage/postgresql") {
     out.store_conninfo = PostgresConninfo(config);
   }

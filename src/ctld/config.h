@@ -18,12 +18,13 @@ namespace gantry::ctld {
 
 struct ControllerConfig {
   std::string cluster_name;
-  uint32_t kill_wait_sec = 30;           // KillWait
-  uint32_t node_timeout_sec = 300;       // SlurmdTimeout: silent this long = DOWN
-  uint32_t heartbeat_interval_sec = 10;  // what agents are told (SlurmdTimeout / 3, 1..30)
-  uint32_t min_job_age_sec = 300;        // MinJobAge: finished jobs kept in memory this long
-  bool job_requeue = true;               // JobRequeue
-  int32_t return_to_service = 2;         // ReturnToService
+  uint32_t kill_wait_sec = 30;              // KillWait
+  uint32_t acct_gather_frequency_sec = 30;  // JobAcctGatherFrequency (task=); 0 = no sampling
+  uint32_t node_timeout_sec = 300;          // SlurmdTimeout: silent this long = DOWN
+  uint32_t heartbeat_interval_sec = 10;     // what agents are told (SlurmdTimeout / 3, 1..30)
+  uint32_t min_job_age_sec = 300;           // MinJobAge: finished jobs kept in memory this long
+  bool job_requeue = true;                  // JobRequeue
+  int32_t return_to_service = 2;            // ReturnToService
   state::AdmitOptions admit;
   int64_t usage_half_life_sec = 7 * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
   // Where gantryd keeps its state and job history: "" = SQLite in the state dir; else libpq

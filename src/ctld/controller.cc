@@ -1366,6 +1366,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   reply.set_kill_wait_sec(config_.kill_wait_sec);
   reply.set_heartbeat_interval_sec(config_.heartbeat_interval_sec);
   reply.set_prolog_epilog_timeout_sec(config_.prolog_epilog_timeout_sec);
+  reply.set_acct_gather_frequency_sec(config_.acct_gather_frequency_sec);
   reply.set_controller_address(controller_address_);
   reply.set_conf_path(config_.conf_path);
   lock.unlock();

@@ -291,18 +291,20 @@ std::string SystemCpu(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
   return u == nullptr ? "" : CpuText(u->system_cpu_usec());
 }
-// MaxRSS and where it was: on the batch line only, from KiB as sacct converts it ("317908K",
-// "200M" when it is a whole number of MiB).
-std::string MaxRss(const Row& r, const Ctx& ctx) {
+// Sampled amounts (MaxRSS, MaxVMSize, AveRSS, AveVMSize in KiB; MaxDiskRead/Write in bytes) and
+// where they were: on the batch line only, converted as sacct does ("317908K", "200M" when it
+// is a whole number of MiB).
+template <int64_t (v1::JobUsage::*field)() const, int unit>
+std::string BatchAmount(const Row& r, const Ctx& ctx) {
   const v1::JobUsage* u = UsageOf(r);
   if (u == nullptr || !r.batch_step) return "";
-  return ConvertNum(static_cast<double>(u->max_rss_kib()), kUnitKilo, ctx.no_convert);
+  return ConvertNum(static_cast<double>((u->*field)()), unit, ctx.no_convert);
 }
-std::string MaxRssNode(const Row& r, const Ctx&) {
+std::string BatchNode(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
   return u == nullptr || !r.batch_step || r.job->nodes().empty() ? "" : r.job->nodes(0);
 }
-std::string MaxRssTask(const Row& r, const Ctx&) {
+std::string BatchTask(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
   return u == nullptr || !r.batch_step ? "" : "0";
 }
@@ -542,8 +544,8 @@ constexpr SacctField kFields[] = {
     {"AveDiskRead", 14, K::kText, nullptr},
     {"AveDiskWrite", 14, K::kText, nullptr},
     {"AvePages", 10, K::kText, nullptr},
-    {"AveRSS", 10, K::kText, nullptr},
-    {"AveVMSize", 10, K::kText, nullptr},
+    {"AveRSS", 10, K::kText, BatchAmount<&v1::JobUsage::ave_rss_kib, kUnitKilo>},
+    {"AveVMSize", 10, K::kText, BatchAmount<&v1::JobUsage::ave_vmsize_kib, kUnitKilo>},
     {"BlockID", 16, K::kText, nullptr},
     {"Cluster", 10, K::kText, Cluster},
     {"Comment", 14, K::kText, Comment},
@@ -567,21 +569,21 @@ constexpr SacctField kFields[] = {
     {"JobIDRaw", -12, K::kText, JobIdRaw},
     {"JobName", 10, K::kText, JobName},
     {"Layout", 9, K::kText, Layout},
-    {"MaxDiskRead", 12, K::kText, nullptr},
-    {"MaxDiskReadNode", 15, K::kText, nullptr},
-    {"MaxDiskReadTask", 15, K::kNumber, nullptr},
-    {"MaxDiskWrite", 12, K::kText, nullptr},
-    {"MaxDiskWriteNode", 16, K::kText, nullptr},
-    {"MaxDiskWriteTask", 16, K::kNumber, nullptr},
+    {"MaxDiskRead", 12, K::kText, BatchAmount<&v1::JobUsage::disk_read_bytes, kUnitNone>},
+    {"MaxDiskReadNode", 15, K::kText, BatchNode},
+    {"MaxDiskReadTask", 15, K::kNumber, BatchTask},
+    {"MaxDiskWrite", 12, K::kText, BatchAmount<&v1::JobUsage::disk_write_bytes, kUnitNone>},
+    {"MaxDiskWriteNode", 16, K::kText, BatchNode},
+    {"MaxDiskWriteTask", 16, K::kNumber, BatchTask},
     {"MaxPages", 8, K::kText, nullptr},
     {"MaxPagesNode", 12, K::kText, nullptr},
     {"MaxPagesTask", 14, K::kNumber, nullptr},
-    {"MaxRSS", 10, K::kText, MaxRss},
-    {"MaxRSSNode", 10, K::kText, MaxRssNode},
-    {"MaxRSSTask", 10, K::kNumber, MaxRssTask},
-    {"MaxVMSize", 10, K::kText, nullptr},
-    {"MaxVMSizeNode", 14, K::kText, nullptr},
-    {"MaxVMSizeTask", 14, K::kNumber, nullptr},
+    {"MaxRSS", 10, K::kText, BatchAmount<&v1::JobUsage::max_rss_kib, kUnitKilo>},
+    {"MaxRSSNode", 10, K::kText, BatchNode},
+    {"MaxRSSTask", 10, K::kNumber, BatchTask},
+    {"MaxVMSize", 10, K::kText, BatchAmount<&v1::JobUsage::max_vmsize_kib, kUnitKilo>},
+    {"MaxVMSizeNode", 14, K::kText, BatchNode},
+    {"MaxVMSizeTask", 14, K::kNumber, BatchTask},
     {"McsLabel", 12, K::kText, nullptr},
     {"MinCPU", 10, K::kText, nullptr},
     {"MinCPUNode", 10, K::kText, nullptr},

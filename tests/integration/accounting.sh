@@ -246,8 +246,10 @@ expect "delete user" " Deleting users...
   $u" "$out"
 out=$(as sbatch -p debug --wrap true 2>&1) && fail "submitted after deletion"
 
-# Usage: a job that burns 1.5 s of CPU and touches 200 MiB and writes down what it used
-# (os.times, getrusage); sacct's TotalCPU and MaxRSS on its batch line are within 10 % of that.
+# Usage: a job that burns 1.5 s of CPU, touches 200 MiB, writes 32 MiB to disk and writes down
+# what it used (os.times, getrusage); sacct's TotalCPU and MaxRSS on its batch line are within
+# 10 % of that, and the sampled MaxVMSize, AveRSS and MaxDiskWrite (JobAcctGatherFrequency=1)
+# agree with it.
 if command -v python3 >/dev/null; then
   cat >"$WORK/burn.py" <<'PY'
 import os, resource, sys, time
@@ -257,6 +259,11 @@ for i in range(0, len(b), 4096):
 t = time.process_time()
 while time.process_time() - t < 1.5:
     pass
+with open(sys.argv[1] + ".data", "wb") as f:
+    f.write(b"x" * (32 << 20))
+    f.flush()
+    os.fsync(f.fileno())
+time.sleep(1.5)  # a sample after the write
 used = os.times()
 with open(sys.argv[1], "w") as f:
     f.write("%d %d\n" % ((used.user + used.system) * 1000,
@@ -277,6 +284,12 @@ PY
   within() { [ $(($1 * 10)) -ge $(($2 * 9)) ] && [ $(($1 * 10)) -le $(($2 * 11)) ]; }
   within "$ms" "$real_ms" || fail "TotalCPU $total, the job used $real_ms ms"
   within "$kib" "$real_kib" || fail "MaxRSS $rss, the job used $real_kib KiB"
+  IFS='|' read -r vm ave written < <(sacct -nP --noconvert -j "$id.batch" \
+    -o MaxVMSize,AveRSS,MaxDiskWrite)
+  # Samples see the 200 MiB the job holds throughout (not the brief peak of its write buffer).
+  [ "${vm%K}" -ge 204800 ] || fail "MaxVMSize $vm, the job held 200 MiB for seconds"
+  [ "${ave%K}" -gt 0 ] && [ "${ave%K}" -le "$kib" ] || fail "AveRSS $ave (MaxRSS $kib KiB)"
+  [ "$written" -ge $((32 << 20)) ] || fail "MaxDiskWrite $written, the job wrote 32 MiB"
   [ -n "$(sacct -nP -j "$id" -X -o TotalCPU)" ] || fail "no TotalCPU on the job line"
 fi
 
