@@ -210,6 +210,42 @@ out=$(as sacctmgr -i modify account research set RawUsage=0 2>&1) && fail "a use
 sacctmgr -i modify account research set RawUsage=0 >/dev/null || fail "RawUsage=0"
 wait_state "$m2" COMPLETED
 sacctmgr -i modify account research set GrpTRESMins=cpu=-1 >/dev/null || fail "clear GrpTRESMins"
+# GrpJobs and GrpSubmitJobs on the account.
+sacctmgr -i modify account research set GrpJobs=1 GrpSubmitJobs=2 >/dev/null || fail "GrpJobs"
+j1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first job under GrpJobs"
+j2=$(as sbatch --parsable -p debug --wrap true) || fail "second job under GrpJobs"
+out=$(as sbatch -p debug --wrap true 2>&1) && fail "third job past GrpSubmitJobs=2"
+expect "GrpSubmitJobs" "sbatch: error: AssocGrpSubmitJobsLimit
+sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)" "$out"
+wait_state "$j1" RUNNING
+wait_for 20 reason_is "$j2" AssocGrpJobsLimit || fail "reason $(squeue -h -j "$j2" -o %r)"
+scancel "$j1"
+wait_state "$j2" COMPLETED
+sacctmgr -i modify account research set GrpJobs=-1 GrpSubmitJobs=-1 >/dev/null || fail "clear"
+# MaxWall and MaxTRESMins on the user's association.
+sacctmgr -i modify user "$u" set MaxWall=10 MaxTRESMins=cpu=20 >/dev/null || fail "MaxWall"
+w1=$(as sbatch --parsable -p debug -t 20 --wrap true) || fail "job past MaxWall"
+w2=$(as sbatch --parsable -p debug -t 5 -c 8 --wrap true) || fail "job past MaxTRESMins"
+wait_for 20 reason_is "$w1" AssocMaxWallDurationPerJobLimit ||
+  fail "reason $(squeue -h -j "$w1" -o %r)"
+wait_for 20 reason_is "$w2" AssocMaxCpuMinutesPerJobLimit ||
+  fail "reason $(squeue -h -j "$w2" -o %r)"
+sacctmgr -i modify user "$u" set MaxWall=-1 MaxTRESMins=cpu=-1 >/dev/null || fail "clear"
+wait_state "$w1" COMPLETED
+wait_state "$w2" COMPLETED
+# GrpWall: four jobs of 16 s are over a minute of the account's wall time.
+sacctmgr -i modify account research set RawUsage=0 >/dev/null || fail "RawUsage=0"
+for i in 1 2 3 4; do
+  as sbatch --parsable -p debug -t 1 --wrap 'sleep 16' >"$WORK/wall$i" || fail "wall job $i"
+done
+for i in 1 2 3 4; do wait_state "$(cat "$WORK/wall$i")" COMPLETED 60; done
+sacctmgr -i modify account research set GrpWall=1 >/dev/null || fail "GrpWall"
+expect "list GrpWall" "00:01:00" "$(sacctmgr -nP list assoc account=research user= format=grpwall)"
+g=$(as sbatch --parsable -p debug -t 1 --wrap true) || fail "job under GrpWall"
+wait_for 20 reason_is "$g" AssocGrpWallLimit || fail "reason $(squeue -h -j "$g" -o %r)"
+sacctmgr -i modify account research set RawUsage=0 >/dev/null || fail "RawUsage=0"
+wait_state "$g" COMPLETED
+sacctmgr -i modify account research set GrpWall=-1 >/dev/null || fail "clear GrpWall"
 
 # Only administrators change anything.
 out=$(as sacctmgr -i add account evil 2>&1 >/dev/null) && fail "a user added an account"
