@@ -118,7 +118,7 @@ sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (
 scancel "$h1" "$h2"
 sacctmgr -i modify user "$u" set MaxSubmitJobs=-1 MaxJobs=1 >/dev/null || fail "MaxJobs=1"
 r1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first running job"
-r2=$(as sbatch --parsable -p debug --wrap true) || fail "second job"
+r2=$(as sbatch --parsable -p debug --wrap true 2>"$WORK/r2.err") || fail "second job: $(cat "$WORK/r2.err")"
 wait_state "$r1" RUNNING
 reason_is() { [ "$(squeue -h -j "$1" -o %r)" = "$2" ]; }
 wait_for 20 reason_is "$r2" AssocMaxJobsLimit || fail "reason $(squeue -h -j "$r2" -o %r)"
