@@ -601,25 +601,10 @@ ClusterState WithLimits(const std::function<void(v1::Association*)>& set,
   ClusterState s = MakeCluster(4);
   s.enforce_limits = true;
   state::ApplyAccountingChange(state::DefaultAccounting(), &s.accounting);
-  v1::AccountingChange change;
-  for (const auto& [name, parent] :
-       std::vector<std::pair<std::string, std::string>>{{"lab", "root"}, {"team", "lab"}}) {
-    v1::Account* a = change.add_accounts();
-    a->set_name(name);
-    a->set_parent(parent);
-  }
-  v1::AccountingUser* alice = change.add_users();
-  alice->set_name("alice");
-  alice->set_default_account("team");
-  uint32_t id = 10;
-  for (const auto& [account, user] : std::vector<std::pair<std::string, std::string>>{
-           {"lab", ""}, {"team", ""}, {"team", "alice"}}) {
-    v1::Association* a = change.add_associations();
-    a->set_id(++id);
-    a->set_account(account);
-    a->set_user(user);
-    if (!user.empty()) set(a);
-    if (account == "lab" && lab_grp_jobs != 0) a->set_grp_jobs(lab_grp_jobs);
+  v1::AccountingChange change = state::testing::LabTeamAlice();
+  for (v1::Association& a : *change.mutable_associations()) {
+    if (!a.user().empty()) set(&a);
+    if (a.account() == "lab" && lab_grp_jobs != 0) a.set_grp_jobs(lab_grp_jobs);
   }
   state::ApplyAccountingChange(change, &s.accounting);
   EXPECT_TRUE(state::CheckAccounting(s.accounting).ok());

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -239,6 +240,38 @@ inline std::vector<std::string> NodeNames(int count, const std::string& prefix =
 inline void MustApply(ClusterState* s, const v1::Event& e) {
   const Status status = Apply(s, e);
   ASSERT_TRUE(status.ok()) << status.ToString() << "\n" << e.DebugString();
+}
+
+// Associations of LabTeamAlice().
+inline constexpr uint32_t kLabAssociation = 11;
+inline constexpr uint32_t kTeamAssociation = 12;
+inline constexpr uint32_t kAliceAssociation = 13;
+
+// On top of DefaultAccounting(): accounts lab (under root) and team (under lab), user alice
+// (default account team), and their associations (all with QOS normal).
+inline v1::AccountingChange LabTeamAlice() {
+  v1::AccountingChange change;
+  for (const auto& [name, parent] :
+       std::vector<std::pair<std::string, std::string>>{{"lab", "root"}, {"team", "lab"}}) {
+    v1::Account* a = change.add_accounts();
+    a->set_name(name);
+    a->set_parent(parent);
+  }
+  v1::AccountingUser* alice = change.add_users();
+  alice->set_name("alice");
+  alice->set_default_account("team");
+  for (const auto& [id, account, user] :
+       std::vector<std::tuple<uint32_t, std::string, std::string>>{
+           {kLabAssociation, "lab", ""},
+           {kTeamAssociation, "team", ""},
+           {kAliceAssociation, "team", "alice"}}) {
+    v1::Association* a = change.add_associations();
+    a->set_id(id);
+    a->set_account(account);
+    a->set_user(user);
+    a->add_qos("normal");
+  }
+  return change;
 }
 
 inline ClusterState MakeCluster(int count = 4, int32_t return_to_service = 2) {

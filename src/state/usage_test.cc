@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <tuple>
 
 #include "state/cluster_state.h"
 #include "state/testing.h"
@@ -20,26 +19,7 @@ class UsageTest : public ::testing::Test {
   void SetUp() override {
     s_ = MakeCluster(2);
     ApplyAccountingChange(DefaultAccounting(), &s_.accounting);
-    v1::AccountingChange change;
-    for (const auto& [name, parent] :
-         std::vector<std::pair<std::string, std::string>>{{"lab", "root"}, {"team", "lab"}}) {
-      v1::Account* a = change.add_accounts();
-      a->set_name(name);
-      a->set_parent(parent);
-    }
-    v1::AccountingUser* alice = change.add_users();
-    alice->set_name("alice");
-    alice->set_default_account("team");
-    for (const auto& [id, account, user] :
-         std::vector<std::tuple<uint32_t, std::string, std::string>>{
-             {10, "lab", ""}, {11, "team", ""}, {12, "team", "alice"}}) {
-      v1::Association* a = change.add_associations();
-      a->set_id(id);
-      a->set_account(account);
-      a->set_user(user);
-      a->add_qos("normal");
-    }
-    ApplyAccountingChange(change, &s_.accounting);
+    ApplyAccountingChange(LabTeamAlice(), &s_.accounting);
     ASSERT_TRUE(CheckAccounting(s_.accounting).ok());
   }
 
@@ -65,7 +45,7 @@ class UsageTest : public ::testing::Test {
 
 TEST_F(UsageTest, AJobThatEndsCountsForItsAssociationItsAccountsAndItsQos) {
   RunJob(1, kNow, kNow + 600);
-  for (uint32_t id : {10u, 11u, 12u}) {
+  for (uint32_t id : {kLabAssociation, kTeamAssociation, kAliceAssociation}) {
     EXPECT_DOUBLE_EQ(CpuSeconds(id, kNow + 600), 8 * 600) << "association " << id;
     EXPECT_DOUBLE_EQ(s_.accounting.association_usage[id].wall_sec(), 600);
   }
@@ -75,39 +55,39 @@ TEST_F(UsageTest, AJobThatEndsCountsForItsAssociationItsAccountsAndItsQos) {
   // A job that never ran adds nothing.
   MustApply(&s_, SubmitEvent(PendingJob(2), kNow));
   MustApply(&s_, EndEvent(2, JobBaseState::kCancelled, kNow + 700));
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 600), 8 * 600);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600), 8 * 600);
 }
 
 TEST_F(UsageTest, UsageHalvesEveryHalfLife) {
   RunJob(1, kNow, kNow + 600);
   const int64_t half_life = s_.accounting.usage_half_life_sec;
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 600 + half_life), 8 * 600 / 2.0);
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 600 + 2 * half_life), 8 * 600 / 4.0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600 + half_life), 8 * 600 / 2.0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600 + 2 * half_life), 8 * 600 / 4.0);
   // A later job adds to what is left.
   RunJob(2, kNow + 600 + half_life, kNow + 1200 + half_life);
   const double first = 8 * 600 * std::exp2(-static_cast<double>(half_life + 600) / half_life);
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 1200 + half_life), first + 8 * 600);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 1200 + half_life), first + 8 * 600);
   s_.accounting.usage_half_life_sec = 0;  // no decay
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 100 * half_life), first + 8 * 600);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 100 * half_life), first + 8 * 600);
 }
 
 TEST_F(UsageTest, RawUsageZeroResetsTheAssociationAndTakesItOffTheAccountsAbove) {
   RunJob(1, kNow, kNow + 600);
   v1::AccountingChange reset_user;
-  reset_user.add_reset_usage(12);
+  reset_user.add_reset_usage(kAliceAssociation);
   ApplyAccountingChange(reset_user, &s_.accounting);
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 600), 0);
-  EXPECT_DOUBLE_EQ(CpuSeconds(11, kNow + 600), 0);
-  EXPECT_DOUBLE_EQ(CpuSeconds(10, kNow + 600), 0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600), 0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kTeamAssociation, kNow + 600), 0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kLabAssociation, kNow + 600), 0);
 
   RunJob(2, kNow + 600, kNow + 1200);
   v1::AccountingChange reset_team;
-  reset_team.add_reset_usage(11);  // team's, and alice's under it
+  reset_team.add_reset_usage(kTeamAssociation);  // team's, and alice's under it
   reset_team.add_reset_qos_usage("normal");
   ApplyAccountingChange(reset_team, &s_.accounting);
-  EXPECT_DOUBLE_EQ(CpuSeconds(12, kNow + 1200), 0);
-  EXPECT_DOUBLE_EQ(CpuSeconds(11, kNow + 1200), 0);
-  EXPECT_DOUBLE_EQ(CpuSeconds(10, kNow + 1200), 0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 1200), 0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kTeamAssociation, kNow + 1200), 0);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kLabAssociation, kNow + 1200), 0);
   EXPECT_EQ(s_.accounting.qos_usage.count("normal"), 0u);
 }
 
@@ -116,7 +96,8 @@ TEST_F(UsageTest, UsageSurvivesASnapshot) {
   Result<ClusterState> back = FromSnapshot(ToSnapshot(s_));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->accounting.association_usage.size(), s_.accounting.association_usage.size());
-  EXPECT_DOUBLE_EQ(back->accounting.association_usage[12].tres_sec().at("cpu"), 8 * 600);
+  EXPECT_DOUBLE_EQ(back->accounting.association_usage[kAliceAssociation].tres_sec().at("cpu"),
+                   8 * 600);
 }
 
 }  // namespace
