@@ -1,0 +1,61 @@
+#include "ctld/config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gantry::ctld {
+namespace {
+
+spec::EffectiveConfig ConfigWith(std::vector<std::pair<std::string, std::string>> settings) {
+  spec::EffectiveConfig config;
+  config.cluster_name = "acct";
+  for (auto& [key, value] : settings) config.settings.emplace_back(key, value);
+  return config;
+}
+
+TEST(ControllerConfigTest, TheStoreIsSqliteUnlessPostgresqlIsAskedFor) {
+  Result<ControllerConfig> sqlite = ControllerConfigFromSpec(ConfigWith({}));
+  ASSERT_TRUE(sqlite.ok()) << sqlite.status().ToString();
+  EXPECT_EQ(sqlite->store_conninfo, "");
+
+  Result<ControllerConfig> defaults = ControllerConfigFromSpec(
+      ConfigWith({{"AccountingStorageType", "accounting_storage/postgresql"}}));
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_EQ(defaults->store_conninfo, "host='localhost' port='5432' dbname='gantry_acct'");
+
+  Result<ControllerConfig> named = ControllerConfigFromSpec(
+      ConfigWith({{"AccountingStorageType", "accounting_storage/postgresql"},
+                  {"AccountingStorageHost", "db.example.org"},
+                  {"AccountingStoragePort", "6543"},
+                  {"AccountingStorageUser", "gantry"},
+                  {"AccountingStoragePass", "it's \\secret"},
+                  {"AccountingStorageParameters", "dbname=prod"}}));
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->store_conninfo,
+            "host='db.example.org' port='6543' dbname='prod' user='gantry' "
+            "password='it\\'s \\\\secret'");
+}
+
+TEST(ControllerConfigTest, JobAcctGatherFrequencyGivesTheTaskInterval) {
+  const std::vector<std::pair<std::string, uint32_t>> cases = {
+      {"", 30},      {"10", 10},       {"task=5", 5}, {"energy=60,task=2", 2},
+      {"task=0", 0}, {"energy=60", 30}};
+  for (const auto& [value, want] : cases) {
+    Result<ControllerConfig> got = ControllerConfigFromSpec(ConfigWith(
+        value.empty()
+            ? std::vector<std::pair<std::string, std::string>>{}
+            : std::vector<std::pair<std::string, std::string>>{{"JobAcctGatherFrequency", value}}));
+    ASSERT_TRUE(got.ok()) << value << ": " << got.status().ToString();
+    EXPECT_EQ(got->acct_gather_frequency_sec, want) << value;
+  }
+  Result<ControllerConfig> bad =
+      ControllerConfigFromSpec(ConfigWith({{"JobAcctGatherFrequency", "task=often"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("JobAcctGatherFrequency=task=often"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gantry::ctld
