@@ -420,6 +420,7 @@ void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) 
     usage.set_ave_vmsize_kib(static_cast<int64_t>(sampled.ave_vmsize_kib()));
     usage.set_disk_read_bytes(static_cast<int64_t>(sampled.read_bytes));
     usage.set_disk_write_bytes(static_cast<int64_t>(sampled.write_bytes));
+    usage.set_sampled(sampled.samples > 0);
     SendReport(job_id, epoch, JobReport::BATCH_ENDED, DescribeWaitStatus(status), status,
                std::move(usage));
   }

@@ -897,6 +897,7 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
     const int status = request.exit_status();
     step.set_end_time(now);
     step.set_exit_status(status);
+    if (request.has_usage()) *step.mutable_usage() = request.usage();
     const bool signaled = WIFSIGNALED(status);
     step.set_state(static_cast<uint32_t>(status == 0 ? JobBaseState::kCompleted
                                          : signaled  ? JobBaseState::kCancelled

@@ -253,9 +253,11 @@ std::string DerivedExitCode(const Row& r, const Ctx&) {
 
 // The batch script's usage on the job's line and its batch line; nothing for srun steps or
 // before the script ended.
+// What a line used: the job's and the batch line's from the batch script (its usage includes
+// the srun steps it waited for), a step's from srun.
 const v1::JobUsage* UsageOf(const Row& r) {
-  if (r.step != nullptr || !r.job->has_batch_usage()) return nullptr;
-  return &r.job->batch_usage();
+  if (r.step != nullptr) return r.step->has_usage() ? &r.step->usage() : nullptr;
+  return r.job->has_batch_usage() ? &r.job->batch_usage() : nullptr;
 }
 
 // CPU time as sacct prints it: "MM:SS.mmm" under an hour, "HH:MM:SS", "D-HH:MM:SS".
@@ -291,22 +293,27 @@ std::string SystemCpu(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
   return u == nullptr ? "" : CpuText(u->system_cpu_usec());
 }
-// Sampled amounts (MaxRSS, MaxVMSize, AveRSS, AveVMSize in KiB; MaxDiskRead/Write in bytes) and
-// where they were: on the batch line only, converted as sacct does ("317908K", "200M" when it
-// is a whole number of MiB).
-template <int64_t (v1::JobUsage::*field)() const, int unit>
-std::string BatchAmount(const Row& r, const Ctx& ctx) {
+// Per-task amounts (MaxRSS, MaxVMSize, AveRSS, AveVMSize in KiB; MaxDiskRead/Write in bytes)
+// and where they were: on the batch line and step lines, converted as sacct does ("317908K",
+// "200M" when it is a whole number of MiB). `sampled` fields need samples (a step has only
+// its rusage: MaxRSS).
+template <int64_t (v1::JobUsage::*field)() const, int unit, bool sampled = true>
+std::string TaskAmount(const Row& r, const Ctx& ctx) {
   const v1::JobUsage* u = UsageOf(r);
-  if (u == nullptr || !r.batch_step) return "";
+  if (u == nullptr || (!r.batch_step && r.step == nullptr) || (sampled && !u->sampled())) {
+    return "";
+  }
   return ConvertNum(static_cast<double>((u->*field)()), unit, ctx.no_convert);
 }
-std::string BatchNode(const Row& r, const Ctx&) {
+std::string TaskNode(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
-  return u == nullptr || !r.batch_step || r.job->nodes().empty() ? "" : r.job->nodes(0);
+  if (u == nullptr || (!r.batch_step && r.step == nullptr)) return "";
+  if (r.step != nullptr) return r.step->node();
+  return r.job->nodes().empty() ? "" : r.job->nodes(0);
 }
-std::string BatchTask(const Row& r, const Ctx&) {
+std::string TaskTask(const Row& r, const Ctx&) {
   const v1::JobUsage* u = UsageOf(r);
-  return u == nullptr || !r.batch_step ? "" : "0";
+  return u == nullptr || (!r.batch_step && r.step == nullptr) ? "" : "0";
 }
 
 std::string ElapsedText(const Row& r, const Ctx& ctx) {
@@ -544,8 +551,8 @@ constexpr SacctField kFields[] = {
     {"AveDiskRead", 14, K::kText, nullptr},
     {"AveDiskWrite", 14, K::kText, nullptr},
     {"AvePages", 10, K::kText, nullptr},
-    {"AveRSS", 10, K::kText, BatchAmount<&v1::JobUsage::ave_rss_kib, kUnitKilo>},
-    {"AveVMSize", 10, K::kText, BatchAmount<&v1::JobUsage::ave_vmsize_kib, kUnitKilo>},
+    {"AveRSS", 10, K::kText, TaskAmount<&v1::JobUsage::ave_rss_kib, kUnitKilo>},
+    {"AveVMSize", 10, K::kText, TaskAmount<&v1::JobUsage::ave_vmsize_kib, kUnitKilo>},
     {"BlockID", 16, K::kText, nullptr},
     {"Cluster", 10, K::kText, Cluster},
     {"Comment", 14, K::kText, Comment},
@@ -569,21 +576,21 @@ constexpr SacctField kFields[] = {
     {"JobIDRaw", -12, K::kText, JobIdRaw},
     {"JobName", 10, K::kText, JobName},
     {"Layout", 9, K::kText, Layout},
-    {"MaxDiskRead", 12, K::kText, BatchAmount<&v1::JobUsage::disk_read_bytes, kUnitNone>},
-    {"MaxDiskReadNode", 15, K::kText, BatchNode},
-    {"MaxDiskReadTask", 15, K::kNumber, BatchTask},
-    {"MaxDiskWrite", 12, K::kText, BatchAmount<&v1::JobUsage::disk_write_bytes, kUnitNone>},
-    {"MaxDiskWriteNode", 16, K::kText, BatchNode},
-    {"MaxDiskWriteTask", 16, K::kNumber, BatchTask},
+    {"MaxDiskRead", 12, K::kText, TaskAmount<&v1::JobUsage::disk_read_bytes, kUnitNone>},
+    {"MaxDiskReadNode", 15, K::kText, TaskNode},
+    {"MaxDiskReadTask", 15, K::kNumber, TaskTask},
+    {"MaxDiskWrite", 12, K::kText, TaskAmount<&v1::JobUsage::disk_write_bytes, kUnitNone>},
+    {"MaxDiskWriteNode", 16, K::kText, TaskNode},
+    {"MaxDiskWriteTask", 16, K::kNumber, TaskTask},
     {"MaxPages", 8, K::kText, nullptr},
     {"MaxPagesNode", 12, K::kText, nullptr},
     {"MaxPagesTask", 14, K::kNumber, nullptr},
-    {"MaxRSS", 10, K::kText, BatchAmount<&v1::JobUsage::max_rss_kib, kUnitKilo>},
-    {"MaxRSSNode", 10, K::kText, BatchNode},
-    {"MaxRSSTask", 10, K::kNumber, BatchTask},
-    {"MaxVMSize", 10, K::kText, BatchAmount<&v1::JobUsage::max_vmsize_kib, kUnitKilo>},
-    {"MaxVMSizeNode", 14, K::kText, BatchNode},
-    {"MaxVMSizeTask", 14, K::kNumber, BatchTask},
+    {"MaxRSS", 10, K::kText, TaskAmount<&v1::JobUsage::max_rss_kib, kUnitKilo, false>},
+    {"MaxRSSNode", 10, K::kText, TaskNode},
+    {"MaxRSSTask", 10, K::kNumber, TaskTask},
+    {"MaxVMSize", 10, K::kText, TaskAmount<&v1::JobUsage::max_vmsize_kib, kUnitKilo>},
+    {"MaxVMSizeNode", 14, K::kText, TaskNode},
+    {"MaxVMSizeTask", 14, K::kNumber, TaskTask},
     {"McsLabel", 12, K::kText, nullptr},
     {"MinCPU", 10, K::kText, nullptr},
     {"MinCPUNode", 10, K::kText, nullptr},

@@ -12,6 +12,7 @@
 // than ignored.
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -229,12 +230,18 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     return 1;
   }
   const std::string step_id = std::to_string(step->step_id());
-  auto end_step = [&](int status) {
+  auto end_step = [&](int status, const struct rusage* used = nullptr) {
     v1::JobStepRequest end;
     end.set_job_id(start.job_id());
     end.set_end(true);
     end.set_step_id(step->step_id());
     end.set_exit_status(status);
+    if (used != nullptr) {
+      v1::JobUsage& usage = *end.mutable_usage();
+      usage.set_user_cpu_usec(int64_t{used->ru_utime.tv_sec} * 1000000 + used->ru_utime.tv_usec);
+      usage.set_system_cpu_usec(int64_t{used->ru_stime.tv_sec} * 1000000 + used->ru_stime.tv_usec);
+      usage.set_max_rss_kib(used->ru_maxrss);  // Linux: KiB
+    }
     (void)client->JobStep(end);  // the step's end is best effort: the job's end closes it too
   };
 
@@ -278,14 +285,15 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   sigemptyset(&forward.sa_mask);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaction(sig, &forward, nullptr);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
+  struct rusage used = {};
+  while (wait4(pid, &status, 0, &used) < 0) {
     if (errno != EINTR) {
       *ctx.err << "srun: error: waitpid: " << std::strerror(errno) << "\n";
       end_step(SIGKILL);
       return 1;
     }
   }
-  end_step(status);
+  end_step(status, &used);
   if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
     if (code != 0) {
