@@ -46,6 +46,17 @@ std::optional<uint32_t> LookupUid(std::string_view name) {
   return std::nullopt;
 }
 
+std::optional<std::string> LookupUserComment(std::string_view name) {
+  const std::string key(name);
+  passwd pw{};
+  passwd* result = nullptr;
+  std::vector<char> buf(16384);
+  if (getpwnam_r(key.c_str(), &pw, buf.data(), buf.size(), &result) == 0 && result != nullptr) {
+    return std::string(pw.pw_gecos != nullptr ? pw.pw_gecos : "");
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> LookupUserName(uint32_t uid) {
   passwd pw{};
   passwd* result = nullptr;
@@ -98,6 +109,8 @@ CommandContext SystemContext(std::string argv0) {
   ctx.uid_of = LookupUid;
   ctx.user_name = LookupUserName;
   ctx.group_name = LookupGroupName;
+  ctx.user_comment = LookupUserComment;
+  ctx.stdin_is_terminal = isatty(STDIN_FILENO) == 1;
   std::string conf = kDefaultGantryConf;
   if (std::optional<std::string> env = ctx.GetEnv("GANTRY_CONF"); env && !env->empty()) {
     conf = *env;

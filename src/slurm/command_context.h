@@ -49,6 +49,11 @@ struct CommandContext {
   std::function<std::optional<uint32_t>(std::string_view)> uid_of;
   std::function<std::optional<std::string>(uint32_t)> user_name;
   std::function<std::optional<std::string>(uint32_t)> group_name;
+  // The passwd comment (GECOS) of a user name (sreport's Proper Name); nullopt when unknown.
+  std::function<std::optional<std::string>(std::string_view)> user_comment;
+  // Whether standard input is a terminal (an interactive sreport echoes commands it reads from
+  // anything else, as readline does).
+  bool stdin_is_terminal = false;
 
   // The value of an environment variable, if set.
   std::optional<std::string> GetEnv(std::string_view name) const;
@@ -57,8 +62,8 @@ struct CommandContext {
 };
 
 // The real process: std::cin/cout/cerr, environ, getcwd, gethostname, getuid/getgid, getsid,
-// umask, getpriority, SystemClock, LocalTimeZone, getpwnam_r/getpwuid_r/getgrgid_r, and a
-// connector reading GANTRY_CONF.
+// umask, getpriority, SystemClock, LocalTimeZone, getpwnam_r/getpwuid_r/getgrgid_r, isatty(0),
+// and a connector reading GANTRY_CONF.
 CommandContext SystemContext(std::string argv0);
 
 }  // namespace gantry::slurm

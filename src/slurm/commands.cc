@@ -18,8 +18,8 @@ constexpr char kRemoteBinary[] = "gantry-slurm-remote";
 
 constexpr char kCommandList[] =
     "usage: gantry-slurm <command> [args]   (or run it as sbatch, squeue, scancel, sinfo, "
-    "scontrol, sacct, sacctmgr, srun)\n"
-    "commands: sbatch squeue scancel sinfo scontrol sacct sacctmgr srun explain\n";
+    "scontrol, sacct, sacctmgr, sreport, srun)\n"
+    "commands: sbatch squeue scancel sinfo scontrol sacct sacctmgr sreport srun explain\n";
 
 std::string BaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -61,6 +61,7 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
   if (name == "scontrol") return RunScontrol(args, ctx);
   if (name == "sacct") return RunSacct(args, ctx);
   if (name == "sacctmgr") return RunSacctmgr(args, ctx);
+  if (name == "sreport") return RunSreport(args, ctx);
   if (name == "srun") return RunSrun(args, ctx);
   if (name == "explain") return RunExplain(args, ctx);
   *ctx.err << "gantry-slurm: unknown command \"" << name << "\"\n" << kCommandList;

@@ -24,6 +24,8 @@ int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSacct(const std::vector<std::string>& args, CommandContext& ctx);
 // sacctmgr: accounts, users, associations, QOS (sacctmgr.cc).
 int RunSacctmgr(const std::vector<std::string>& args, CommandContext& ctx);
+// sreport: usage reports (sreport.cc).
+int RunSreport(const std::vector<std::string>& args, CommandContext& ctx);
 // srun inside a job allocation: one task on this node (srun.cc).
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
 // `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.

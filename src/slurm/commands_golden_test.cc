@@ -64,7 +64,8 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
-std::string Transcript(FakeController& fake, const std::vector<Case>& cases) {
+std::string Transcript(FakeController& fake, const std::vector<Case>& cases,
+                       UnixTime now = testing::AnchorQueueNow()) {
   std::string out;
   for (const Case& c : cases) {
     std::vector<std::string> words = Words(Replace(c.line, "$DIR", fake.dir()));
@@ -94,7 +95,7 @@ std::string Transcript(FakeController& fake, const std::vector<Case>& cases) {
     ctx.uid = Users().at(c.user);
     ctx.gid = ctx.uid;
     ctx.sid = 2742;
-    ctx.now = testing::AnchorQueueNow();
+    ctx.now = now;
     ctx.time_zone = &TimeZone::Utc();
     ctx.uid_of = [](std::string_view name) -> std::optional<uint32_t> {
       auto it = Users().find(std::string(name));
@@ -108,6 +109,10 @@ std::string Transcript(FakeController& fake, const std::vector<Case>& cases) {
       return std::nullopt;
     };
     ctx.group_name = ctx.user_name;
+    ctx.user_comment = [](std::string_view name) -> std::optional<std::string> {
+      if (!Users().contains(std::string(name))) return std::nullopt;
+      return name == "root" ? "root" : "";  // the reference machine's passwd comments
+    };
     ctx.connect = [&ctx]() -> Result<std::unique_ptr<ControllerClient>> {
       std::string conf = *ctx.GetEnv("GANTRY_CONF");
       GANTRY_ASSIGN_OR_RETURN(ClientConfig config, LoadClientConfig(conf));
@@ -594,6 +599,159 @@ TEST(CommandsGoldenTest, Sacct) {
   const v1::GetJobsRequest last = fake.last_get_jobs();
   EXPECT_TRUE(last.history());
   EXPECT_EQ(last.user_ids_size(), 0);
+}
+
+// What the Slurm 22.05 reference cluster held for 2026-12-03 07:00-10:00: its jobs of that time
+// (sacct -D, as real sreport counted them), its associations and its four 64-CPU nodes,
+// registered since before 07:00. tests/golden/cmd-anchor-sreport.txt is what real sreport
+// printed for them.
+void AddSreportReference(FakeController& fake) {
+  using S = model::JobBaseState;
+  struct Spec {
+    uint32_t id;
+    uint32_t uid;
+    const char* partition;
+    uint32_t cpus;       // allocated
+    uint32_t requested;  // ReqCPUS
+    const char* submit;  // times: hh:mm:ss on 2026-12-03; "" for None
+    const char* eligible;
+    const char* start;
+    const char* end;
+    S state;
+    const char* nodes;  // hostlist
+  };
+  const Spec specs[] = {
+      {26312, 0, "a4", 1, 1, "07:32:16", "07:32:16", "07:32:16", "07:32:17", S::kCompleted, "gpu1"},
+      {26317, 1001, "high", 2, 2, "07:38:51", "08:38:51", "07:38:52", "07:38:52", S::kCancelled,
+       ""},
+      // 26320 and 26321 ran once before they were requeued; Gantry would keep only their last
+      // record, so their first runs stand here as two jobs of their own.
+      {26318, 0, "a4", 1, 1, "07:42:36", "07:42:36", "07:42:37", "07:42:40", S::kCompleted, "gpu1"},
+      {26319, 0, "a4", 1, 1, "07:42:36", "07:42:36", "07:42:37", "07:42:40", S::kCompleted, "gpu1"},
+      {26320, 0, "a4", 1, 1, "07:42:40", "07:44:41", "07:42:41", "07:42:41", S::kCancelled, ""},
+      {26321, 0, "a4", 1, 1, "07:42:40", "07:44:41", "07:42:41", "07:42:41", S::kCancelled, ""},
+      {26326, 0, "a4", 256, 4, "08:39:04", "08:39:09", "08:39:09", "08:39:24", S::kCancelled,
+       "gpu[1-4]"},
+      {26325, 0, "a4", 4, 4, "08:39:04", "08:39:09", "", "08:39:24", S::kCancelled, ""},
+      {26329, 0, "a4", 1, 1, "08:39:24", "08:39:24", "08:39:24", "08:39:24", S::kCompleted, "gpu1"},
+      {26330, 0, "a4", 1, 1, "08:39:24", "08:39:24", "08:39:24", "08:39:24", S::kCompleted, "gpu1"},
+      {26327, 0, "a4", 1, 1, "08:39:24", "08:39:26", "08:39:26", "08:39:26", S::kCompleted, "gpu1"},
+      {26331, 0, "a4", 1, 1, "08:39:24", "08:39:24", "08:39:24", "08:39:24", S::kCompleted, "gpu1"},
+      {26328, 0, "a4", 1, 1, "08:39:24", "08:39:24", "08:39:24", "08:39:24", S::kCompleted, "gpu1"},
+      {26333, 0, "a4", 1, 1, "08:39:36", "08:39:36", "08:39:46", "08:44:46", S::kCompleted, "gpu1"},
+      {26338, 0, "a4", 1, 1, "08:39:36", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26339, 0, "a4", 1, 1, "08:39:36", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26334, 0, "a4", 1, 1, "08:39:36", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26335, 0, "a4", 1, 1, "08:39:36", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26340, 0, "a4", 1, 1, "08:39:42", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26341, 0, "a4", 1, 1, "08:39:42", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26337, 0, "a4", 1, 1, "08:39:42", "08:39:46", "08:39:46", "08:39:46", S::kCompleted, "gpu1"},
+      {26343, 1001, "a4", 1, 1, "09:07:43", "09:07:43", "09:07:44", "09:09:01", S::kCancelled,
+       "gpu1"},
+      {26345, 1001, "a4", 1, 1, "09:08:18", "09:08:18", "09:08:26", "09:08:26", S::kCompleted,
+       "gpu1"},
+      {26347, 1001, "high", 1, 1, "09:10:31", "09:10:41", "09:10:41", "09:11:08", S::kCancelled,
+       "gpu1"},
+      {26348, 1001, "high", 1, 1, "09:10:31", "09:11:06", "09:11:06", "09:11:08", S::kCancelled,
+       "gpu1"},
+      {26349, 1001, "high", 1, 1, "09:10:59", "09:10:59", "09:11:06", "09:11:06", S::kCompleted,
+       "gpu1"},
+      {26350, 1001, "a4", 1, 1, "09:12:28", "09:12:28", "09:12:29", "09:12:32", S::kCancelled,
+       "gpu1"},
+  };
+  auto at = [](const char* hms) {
+    return *hms ? testing::At(std::string("2026-12-03T") + hms) : UnixTime{0};
+  };
+  for (const Spec& s : specs) {
+    v1::Job job;
+    job.set_job_id(s.id);
+    const bool alice = s.uid == 1001;
+    job.set_user_id(s.uid);
+    job.set_group_id(s.uid);
+    job.set_user_name(alice ? "alice" : "root");
+    job.set_group_name(alice ? "alice" : "root");
+    job.mutable_request()->set_account(alice ? "research" : "root");
+    job.mutable_request()->add_partitions(s.partition);
+    job.mutable_request()->set_num_tasks(s.requested);
+    job.set_partition(s.partition);
+    job.set_state(static_cast<uint32_t>(s.state));
+    job.set_submit_time(at(s.submit));
+    job.set_eligible_time(at(s.eligible));
+    job.set_start_time(at(s.start));
+    job.set_end_time(at(s.end));
+    if (*s.start) job.set_num_cpus(s.cpus);
+    if (std::string(s.nodes) == "gpu[1-4]") {
+      for (const char* n : {"gpu1", "gpu2", "gpu3", "gpu4"}) job.add_nodes(n);
+    } else if (*s.nodes) {
+      job.add_nodes(s.nodes);
+    }
+    if (s.id == 26343) {  // suspended 22 s: 16 s run, then resumed at 09:08:22
+      job.set_pre_suspend_secs(16);
+      job.set_suspend_time(at("09:08:22"));
+    }
+    fake.AddHistoryJob(job);
+  }
+  v1::AccountingDb db;
+  for (auto [name, parent] : std::vector<std::pair<const char*, const char*>>{
+           {"root", ""}, {"prod", "root"}, {"research", "root"}}) {
+    v1::Account* a = db.add_accounts();
+    a->set_name(name);
+    a->set_parent(parent);
+  }
+  for (auto [name, account] : std::vector<std::pair<const char*, const char*>>{
+           {"root", "root"}, {"alice", "research"}, {"bob", "prod"}}) {
+    v1::AccountingUser* u = db.add_users();
+    u->set_name(name);
+    u->set_default_account(account);
+  }
+  struct Assoc {
+    uint32_t id;
+    const char* account;
+    const char* user;
+    const char* partition;
+  };
+  for (const Assoc& a : {Assoc{1, "root", "", ""}, Assoc{2, "root", "root", ""},
+                         Assoc{3, "research", "", ""}, Assoc{4, "prod", "", ""},
+                         Assoc{5, "prod", "root", "a4"}, Assoc{6, "research", "alice", "a4"},
+                         Assoc{7, "prod", "bob", "a4"}, Assoc{8, "prod", "root", "high"},
+                         Assoc{9, "research", "alice", "high"}, Assoc{10, "prod", "bob", "high"}}) {
+    v1::Association* out = db.add_associations();
+    out->set_id(a.id);
+    out->set_account(a.account);
+    out->set_user(a.user);
+    out->set_partition(a.partition);
+  }
+  fake.SetAccounting(db);
+  fake.boot_time = testing::At("2026-12-03T06:00:00");
+}
+
+// The command lines of tests/golden/cmd-anchor-sreport.cmds ("<<< 'text'" is standard input).
+std::vector<Case> SreportCases() {
+  std::vector<Case> cases;
+  std::istringstream lines(::gantry::testing::ReadGolden("cmd-anchor-sreport.cmds"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::string input;
+    if (const size_t feed = line.find(" <<< '"); feed != std::string::npos) {
+      input = Replace(line.substr(feed + 6, line.size() - feed - 7), "\\n", "\n");
+      line.resize(feed);
+    }
+    cases.emplace_back("root", line, input);
+  }
+  return cases;
+}
+
+// sreport against the reference's records prints what real sreport printed for them, byte for
+// byte (the transcript was captured from Slurm, not from Gantry: never rewrite it with
+// GANTRY_UPDATE_GOLDEN; tests/golden/sreport_anchor_capture.py makes it).
+TEST(CommandsGoldenTest, SreportMatchesTheReference) {
+  FakeController fake;
+  fake.ClearJobs();
+  AddSreportReference(fake);
+  const UnixTime now = testing::At("2026-12-03T17:50:00");
+  fake.now = now;
+  const std::string actual = Transcript(fake, SreportCases(), now);
+  EXPECT_EQ(actual, ::gantry::testing::ReadGolden("cmd-anchor-sreport.txt"));
 }
 
 }  // namespace

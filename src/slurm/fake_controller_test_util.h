@@ -101,6 +101,18 @@ class FakeController final : public v1::Controller::Service {
     std::lock_guard<std::mutex> lock(mu_);
     history_jobs_.push_back(job);
   }
+  // Forgets the live jobs (AnchorQueue()) the fake starts with.
+  void ClearJobs() {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.clear();
+  }
+  // The accounting database GetAccounting answers with (sreport); none by default.
+  void SetAccounting(const v1::AccountingDb& db) {
+    std::lock_guard<std::mutex> lock(mu_);
+    accounting_ = db;
+  }
+  // GetConfig's boot_time (the controller's start); 0, unset, by default.
+  std::atomic<UnixTime> boot_time = 0;
 
   grpc::Status Ping(grpc::ServerContext*, const v1::PingRequest*, v1::PingReply* reply) override {
     reply->set_cluster_name("anchor");
@@ -253,6 +265,14 @@ class FakeController final : public v1::Controller::Service {
       e->set_value(v);
     }
     reply->set_now(At("2026-12-02T11:46:49"));
+    if (boot_time != 0) reply->set_boot_time(boot_time);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetAccounting(grpc::ServerContext*, const v1::GetAccountingRequest*,
+                             v1::AccountingDb* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    *reply = accounting_;
     return grpc::Status::OK;
   }
 
@@ -280,6 +300,7 @@ class FakeController final : public v1::Controller::Service {
       case wire::Method::kJobStep:
         break;  // srun steps are not served by the fake
       case wire::Method::kGetAccounting:
+        return Invoke<v1::GetAccountingRequest, v1::AccountingDb>(body, &Self::GetAccounting);
       case wire::Method::kUpdateAccounting:
         break;  // sacctmgr is tested against a real gantryd (tests/integration/accounting.sh)
       case wire::Method::kUpdatePartition:
@@ -382,6 +403,7 @@ class FakeController final : public v1::Controller::Service {
   v1::UpdateNodeRequest last_update_node_;
   v1::GetJobsRequest last_get_jobs_;
   std::vector<v1::Job> history_jobs_;
+  v1::AccountingDb accounting_;
 };
 
 }  // namespace gantry::slurm::testing
