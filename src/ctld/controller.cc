@@ -183,6 +183,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   }
   state_.return_to_service = config_.return_to_service;
   state_.enforce_limits = config_.admit.enforce_limits;
+  state_.enforce_safe = config_.admit.enforce_safe;
   state_.accounting.usage_half_life_sec = config_.usage_half_life_sec;
   uint64_t replayed = 0;
   GANTRY_RETURN_IF_ERROR(store_->ReadFrom(after, [&](const store::Record& record) {

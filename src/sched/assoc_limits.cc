@@ -8,7 +8,7 @@
 namespace gantry::sched {
 
 AssocLimits::AssocLimits(const state::ClusterState& state, int64_t now)
-    : s_(state), now_(now), limits_(state.accounting) {
+    : s_(state), now_(now), limits_(state.accounting, state.enforce_safe) {
   active_ = state.enforce_limits && state::HasLimits(state.accounting);
   if (!active_) return;
   for (const auto& [id, a] : state.accounting.associations) {

@@ -674,6 +674,61 @@ TEST(ScheduleLimitsTest, MaxJobsGrpJobsAndMaxWallKeepJobsPendingWithSlurmsReason
   EXPECT_EQ(Schedule(off, kNow).starts.size(), 2u);
 }
 
+TEST(ScheduleLimitsTest, GpusCountInEveryTresLimit) {
+  // Four nodes of 8 H100s; alice's jobs 1-3 ask for 4 GPUs each for 60 minutes.
+  struct Case {
+    std::string name;
+    std::function<void(ClusterState*)> limits;
+    std::map<uint32_t, std::string> reasons;
+  };
+  auto association = [](ClusterState* s, uint32_t id) { return &s->accounting.associations[id]; };
+  const std::vector<Case> cases = {
+      {"MaxTRES=gres/gpu=2",
+       [&](ClusterState* s) {
+         association(s, state::testing::kAliceAssociation)->set_max_tres_per_job("gres/gpu=2");
+       },
+       {{1, "AssocMaxGRESPerJob"}, {2, "AssocMaxGRESPerJob"}, {3, "AssocMaxGRESPerJob"}}},
+      {"GrpTRES=gres/gpu=8 on lab",
+       [&](ClusterState* s) {
+         association(s, state::testing::kLabAssociation)->set_grp_tres("gres/gpu=8");
+       },
+       {{3, "AssocGrpGRES"}}},
+      {"MaxTRESMins=gres/gpu=100: 4 GPUs x 60 minutes",
+       [&](ClusterState* s) {
+         association(s, state::testing::kAliceAssociation)
+             ->set_max_tres_mins_per_job("gres/gpu=100");
+       },
+       {{1, "AssocMaxGRESMinutesPerJob"},
+        {2, "AssocMaxGRESMinutesPerJob"},
+        {3, "AssocMaxGRESMinutesPerJob"}}},
+      {"QOS MaxTRESPU=gres/gpu=4",
+       [&](ClusterState* s) { s->accounting.qos["normal"].set_max_tres_per_user("gres/gpu=4"); },
+       {{2, "QOSMaxGRESPerUser"}, {3, "QOSMaxGRESPerUser"}}},
+      {"QOS GrpTRESRunMins=gres/gpu=500: 240 GPU minutes a job",
+       [&](ClusterState* s) { s->accounting.qos["normal"].set_grp_tres_run_mins("gres/gpu=500"); },
+       {{3, "QOSGrpGRESRunMinutes"}}},
+  };
+  for (const Case& c : cases) {
+    ClusterState s;
+    s.return_to_service = 2;
+    std::vector<v1::Node> nodes;
+    for (const std::string& n : NodeNames(4))
+      nodes.push_back(MakeNode(n, 64, 256000, "gpu:h100:8"));
+    MustApply(&s, ConfigEvent(nodes, {MakePartition("batch", NodeNames(4), true)}));
+    for (const std::string& n : NodeNames(4)) MustApply(&s, RegisterEvent(n));
+    s.enforce_limits = true;
+    state::ApplyAccountingChange(state::DefaultAccounting(), &s.accounting);
+    state::ApplyAccountingChange(state::testing::LabTeamAlice(), &s.accounting);
+    c.limits(&s);
+    for (uint32_t id : {1u, 2u, 3u}) {
+      v1::Job job = TeamJob(id);
+      job.mutable_request()->set_gres("gpu:h100:4");
+      Submit(&s, job);
+    }
+    EXPECT_EQ(Reasons(Schedule(s, kNow)), c.reasons) << c.name;
+  }
+}
+
 // The association `account` has for itself.
 v1::Association* AccountAssociation(ClusterState* s, const std::string& account) {
   for (auto& [id, a] : s->accounting.associations) {
@@ -732,7 +787,7 @@ TEST(ScheduleLimitsTest, TresLimitsOfTheQosAndTheAssociationWithSlurmsReasons) {
        [&](ClusterState* s) { normal(s).set_grp_jobs(2); },
        none,
        {{3, "QOSGrpJobsLimit"}}},
-      {"QOS GrpTRES=gres/gpu=... counts nodes: node=2",
+      {"QOS GrpTRES=node=2",
        [&](ClusterState* s) { normal(s).set_grp_tres("node=2"); },
        none,
        {{3, "QOSGrpNodeLimit"}}},
@@ -788,6 +843,24 @@ TEST(ScheduleLimitsTest, TresLimitsOfTheQosAndTheAssociationWithSlurmsReasons) {
        },
        none,
        {{1, "AssocGrpWallLimit"}, {2, "AssocGrpWallLimit"}, {3, "AssocGrpWallLimit"}}},
+      {"safe: GrpTRESMins=cpu=7000, each job 64 CPUs x 60 minutes to run",
+       [&](ClusterState* s) {
+         s->enforce_safe = true;
+         AccountAssociation(s, "team")->set_grp_tres_mins("cpu=7000");
+       },
+       none,
+       {{3, "AssocGrpCPUMinutesLimit"}}},
+      {"safe: GrpWall=30, each job 60 minutes",
+       [&](ClusterState* s) {
+         s->enforce_safe = true;
+         AccountAssociation(s, "team")->set_grp_wall_min(30);
+       },
+       none,
+       {{1, "AssocGrpWallLimit"}, {2, "AssocGrpWallLimit"}, {3, "AssocGrpWallLimit"}}},
+      {"without safe the same GrpWall=30 lets them start",
+       [&](ClusterState* s) { AccountAssociation(s, "team")->set_grp_wall_min(30); },
+       none,
+       {}},
   };
   for (const Case& c : cases) {
     ClusterState s = WithLimits([](v1::Association*) {});

@@ -83,6 +83,7 @@ struct AdmitOptions {
   bool enforce_associations = false;
   bool enforce_qos = false;
   bool enforce_limits = false;  // limits (also safe, all): MaxSubmitJobs, GrpSubmitJobs here
+  bool enforce_safe = false;    // safe: jobs start only if they can finish within Grp*Mins
 };
 
 // The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize,

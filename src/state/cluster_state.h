@@ -115,6 +115,8 @@ struct ClusterState {
   AccountingDb accounting;        // sacctmgr's entities (AccountingChanged)
   bool enforce_limits = false;    // AccountingStorageEnforce limits (configuration, like
                                   // return_to_service): the scheduler applies MaxJobs...
+  bool enforce_safe = false;      // AccountingStorageEnforce safe (configuration): GrpTRESMins
+                                  // and GrpWall count the job's whole time limit
 
   // Indexes (derived; see RebuildIndexes).
   std::map<std::string, uint32_t, std::less<>> node_index;  // node name -> index in `nodes`

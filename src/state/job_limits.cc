@@ -140,7 +140,8 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
         case TresLimitKind::kGrpMins: {
           double used = Get(in.used_mins, tres);
           if (tally != nullptr) used += Get(tally->tres_sec(), tres) / 60;
-          over = (!alone && used >= limit) || minutes(tres) > limit;
+          over = (!alone && used >= limit) || minutes(tres) > limit ||
+                 (safe_ && !alone && used + Get(in.run_mins, tres) + minutes(tres) > limit);
           break;
         }
       }
@@ -161,8 +162,12 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     tally = DecayedUsage(it->second, now, db_.usage_half_life_sec);
     return &tally;
   };
-  auto wall_used = [&](const InUse& in, const v1::UsageTally* t) {
-    return in.wall_min + (t != nullptr ? t->wall_sec() / 60 : 0);
+  // GrpWall: the wall minutes used reach the limit (with safe: the job's time limit would pass
+  // it).
+  auto wall_over = [&](const InUse& in, const v1::UsageTally* t, uint32_t limit) {
+    const double used = in.wall_min + (t != nullptr ? t->wall_sec() / 60 : 0);
+    if (!safe_) return used >= limit;
+    return used + (unlimited ? kInfinite : static_cast<double>(job.time_limit_min)) > limit;
   };
 
   const v1::Qos* qos = nullptr;
@@ -187,7 +192,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
       if (!tres.empty()) return TresLimitReason(true, kind, tres);
     }
     const v1::UsageTally* t = tally_of(db_.qos_usage, job.qos);
-    if (!alone && qos->has_grp_wall_min() && wall_used(in_qos, t) >= qos->grp_wall_min()) {
+    if (!alone && qos->has_grp_wall_min() && wall_over(in_qos, t, qos->grp_wall_min())) {
       return "QOSGrpWallLimit";
     }
     for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
@@ -242,7 +247,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
       const InUse& in = find(u.account, up->account());
       const v1::UsageTally* t = tally_of(db_.association_usage, up->id());
       if (!alone && up->has_grp_wall_min() && !(qos != nullptr && qos->has_grp_wall_min()) &&
-          wall_used(in, t) >= up->grp_wall_min()) {
+          wall_over(in, t, up->grp_wall_min())) {
         return "AssocGrpWallLimit";
       }
       for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {

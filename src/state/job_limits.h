@@ -81,7 +81,10 @@ struct LimitUse {
 
 class JobLimits {
  public:
-  explicit JobLimits(const AccountingDb& db) : db_(db) {}
+  // `safe` (AccountingStorageEnforce=safe): a job starts only if it can run to its time limit
+  // within GrpTRESMins and GrpWall: used + the running jobs' minutes left + the job's > limit
+  // holds it.
+  explicit JobLimits(const AccountingDb& db, bool safe = false) : db_(db), safe_(safe) {}
 
   // Why `job` may not start beside `use` at `now` ("" = it may).
   std::string_view Check(const LimitedJob& job, const LimitUse& use, int64_t now);
@@ -107,6 +110,7 @@ class JobLimits {
   const Effective& EffectiveOf(const v1::Association& a);
 
   const AccountingDb& db_;
+  const bool safe_;
   std::map<std::string, Parsed, std::less<>> qos_;
   std::map<uint32_t, Parsed> associations_;
   std::map<uint32_t, Effective> effective_;
