@@ -1120,6 +1120,11 @@ std::vector<std::shared_ptr<const RecordCache::Block>> Controller::RecordBlocksL
 
 Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,
                                   std::vector<std::pair<uint32_t, std::string>>* out) const {
+  out->clear();
+  if (config_.admit.enforce_nojobs) {  // AccountingStorageEnforce=nojobs: no job is recorded
+    *now = clock_->Now();
+    return Status::Ok();
+  }
   store::ArchiveQuery query;
   query.job_ids.assign(request.job_ids().begin(), request.job_ids().end());
   query.user_ids.assign(request.user_ids().begin(), request.user_ids().end());
@@ -1177,11 +1182,19 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
   if (!std::is_sorted(archived.begin(), archived.end(), by_id)) {
     std::sort(archived.begin(), archived.end(), by_id);
   }
-  out->clear();
   out->reserve(current.size() + archived.size());
   std::merge(std::make_move_iterator(current.begin()), std::make_move_iterator(current.end()),
              std::make_move_iterator(archived.begin()), std::make_move_iterator(archived.end()),
              std::back_inserter(*out), by_id);
+  if (config_.admit.enforce_nosteps) {  // no step is recorded: no batch or srun step lines
+    for (auto& [id, bytes] : *out) {
+      v1::Job job;
+      if (!job.ParseFromString(bytes)) continue;
+      job.clear_steps();
+      job.set_batch_flag(false);
+      bytes = job.SerializeAsString();
+    }
+  }
   return Status::Ok();
 }
 

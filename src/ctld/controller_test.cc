@@ -415,6 +415,32 @@ TEST_F(ControllerTest, EndedJobsStayInTheHistoryAfterThePurgeAndARestart) {
   EXPECT_TRUE(reply.jobs(0).has_cancelled_by_uid());
 }
 
+TEST_F(ControllerTest, NoJobsAndNoStepsKeepJobsAndStepsOutOfTheHistory) {
+  const uint32_t id = Submit(kAlice);
+  v1::GetJobsRequest history;
+  history.set_history(true);
+  v1::GetJobsReply reply;
+  ASSERT_TRUE(controller_->GetJobs(history, &reply).ok());
+  ASSERT_EQ(reply.jobs_size(), 1);
+  EXPECT_TRUE(reply.jobs(0).batch_flag());
+
+  config_.admit.enforce_nosteps = true;  // AccountingStorageEnforce=nosteps
+  Open();
+  reply.Clear();
+  ASSERT_TRUE(controller_->GetJobs(history, &reply).ok());
+  ASSERT_EQ(reply.jobs_size(), 1);
+  EXPECT_EQ(reply.jobs(0).job_id(), id);
+  EXPECT_FALSE(reply.jobs(0).batch_flag());  // sacct prints no .batch line
+  EXPECT_EQ(reply.jobs(0).steps_size(), 0);
+  EXPECT_TRUE(Job(id).batch_flag());  // the job itself is unchanged
+
+  config_.admit.enforce_nojobs = true;  // nojobs: sacct sees nothing
+  Open();
+  reply.Clear();
+  ASSERT_TRUE(controller_->GetJobs(history, &reply).ok());
+  EXPECT_EQ(reply.jobs_size(), 0);
+}
+
 TEST_F(ControllerTest, ListingsSplitIntoShardsJoinToTheWholeListing) {
   for (int i = 0; i < 3; ++i) Submit(kAlice);
   auto listed = [&](uint32_t shard, uint32_t shards) {

@@ -340,6 +340,8 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config) {
     if (w == "qos" || w == "all") options.enforce_qos = true;
     if (w == "limits" || w == "safe" || w == "all") options.enforce_limits = true;
     if (w == "safe") options.enforce_safe = true;
+    if (w == "nojobs") options.enforce_nojobs = options.enforce_nosteps = true;
+    if (w == "nosteps") options.enforce_nosteps = true;
   }
   uint64_t max_array = 0;
   if (ParseNumber(config.Get("MaxArraySize"), &max_array) && max_array <= UINT32_MAX) {

@@ -84,6 +84,9 @@ struct AdmitOptions {
   bool enforce_qos = false;
   bool enforce_limits = false;  // limits (also safe, all): MaxSubmitJobs, GrpSubmitJobs here
   bool enforce_safe = false;    // safe: jobs start only if they can finish within Grp*Mins
+  // nojobs (implies nosteps) / nosteps: sacct and sreport see no jobs / no step lines.
+  bool enforce_nojobs = false;
+  bool enforce_nosteps = false;
 };
 
 // The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize,
