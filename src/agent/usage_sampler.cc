@@ -52,7 +52,7 @@ UsageSampler::UsageSampler(JobProcesses job, std::chrono::milliseconds period)
 UsageSampler::~UsageSampler() { Stop(); }
 
 void UsageSampler::SampleOnce() {
-  static const uint64_t page_kib = std::max<long>(sysconf(_SC_PAGESIZE), 1024) / 1024;
+  static const uint64_t page_kib = std::max<int64_t>(sysconf(_SC_PAGESIZE), 1024) / 1024;
   uint64_t rss = 0;
   uint64_t vmsize = 0;
   uint64_t read = 0;

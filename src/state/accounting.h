@@ -37,7 +37,7 @@ struct AccountingDb {
   std::map<uint32_t, v1::UsageTally> association_usage;
   std::map<std::string, v1::UsageTally, std::less<>> qos_usage;
   // PriorityDecayHalfLife in seconds (configuration, set by the owner; 0 = no decay).
-  int64_t usage_half_life_sec = 7 * 24 * 3600;
+  int64_t usage_half_life_sec = int64_t{7} * 24 * 3600;
 
   bool empty() const { return accounts.empty() && users.empty() && qos.empty(); }
 };

@@ -114,7 +114,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
   auto broken = [&](TresLimitKind kind, const TresList& list, const InUse& in,
                     const v1::UsageTally* tally) -> std::string_view {
     for (const auto& [tres, limit_int] : list) {
-      const double limit = static_cast<double>(limit_int);
+      const auto limit = static_cast<double>(limit_int);
       bool over = false;
       switch (kind) {
         case TresLimitKind::kMaxPerJob:
@@ -200,7 +200,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
       if (!tres.empty()) return TresLimitReason(true, kind, tres);
     }
     if (!alone && qos->has_grp_jobs() && in_qos.jobs >= qos->grp_jobs()) return "QOSGrpJobsLimit";
-    const size_t grp = static_cast<size_t>(TresLimitKind::kGrp);
+    const auto grp = static_cast<size_t>(TresLimitKind::kGrp);
     if (std::string_view tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr);
         !tres.empty()) {
       return TresLimitReason(true, TresLimitKind::kGrp, tres);
@@ -209,7 +209,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     if (!alone && qos->has_max_jobs_per_user() && mine.jobs >= qos->max_jobs_per_user()) {
       return "QOSMaxJobsPerUserLimit";
     }
-    const size_t per_user = static_cast<size_t>(TresLimitKind::kMaxPerUser);
+    const auto per_user = static_cast<size_t>(TresLimitKind::kMaxPerUser);
     if (std::string_view tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr);
         !tres.empty()) {
       return TresLimitReason(true, TresLimitKind::kMaxPerUser, tres);
@@ -268,7 +268,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
   }
 
   if (qos_limits != nullptr) {
-    const size_t min = static_cast<size_t>(TresLimitKind::kMinPerJob);
+    const auto min = static_cast<size_t>(TresLimitKind::kMinPerJob);
     if (std::string_view tres =
             broken(TresLimitKind::kMinPerJob, (*qos_limits)[min], kNothing, nullptr);
         !tres.empty()) {

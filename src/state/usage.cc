@@ -64,7 +64,7 @@ v1::UsageTally DecayedUsage(const v1::UsageTally& tally, int64_t now, int64_t ha
 
 void AddJobUsage(const v1::Job& job, int64_t end, AccountingDb* db) {
   if (job.start_time() <= 0 || end <= job.start_time()) return;
-  const double wall = static_cast<double>(end - job.start_time());
+  const auto wall = static_cast<double>(end - job.start_time());
   const TresAmounts tres = JobTresOf(job);
   const int64_t half_life = db->usage_half_life_sec;
   std::vector<uint32_t> ids;

@@ -70,8 +70,7 @@ int64_t Int8At(const PGresult* result, int row, int col) {
 }
 
 std::string BytesAt(const PGresult* result, int row, int col) {
-  return std::string(PQgetvalue(result, row, col),
-                     static_cast<size_t>(PQgetlength(result, row, col)));
+  return {PQgetvalue(result, row, col), static_cast<size_t>(PQgetlength(result, row, col))};
 }
 
 // One statement's parameters: integers and texts in text format, bytes in binary. Texts and
@@ -106,7 +105,7 @@ class Params {
 
 class PostgresStore final : public BatchedStore {
  public:
-  PostgresStore(std::string name, PostgresStoreOptions options, PGconn* conn)
+  PostgresStore(std::string name, const PostgresStoreOptions& options, PGconn* conn)
       : BatchedStore(std::move(name), BatchOptionsOf(options)), conn_(conn) {}
 
   ~PostgresStore() override {
@@ -149,9 +148,9 @@ class PostgresStore final : public BatchedStore {
     } else {
       GANTRY_ASSIGN_OR_RETURN(ResultPtr version,
                               Query("SELECT schema_version FROM gantry_store", "read schema"));
-      const long long v = PQntuples(version.get()) == 1
-                              ? std::strtoll(PQgetvalue(version.get(), 0, 0), nullptr, 10)
-                              : 0;
+      const int64_t v = PQntuples(version.get()) == 1
+                            ? std::strtoll(PQgetvalue(version.get(), 0, 0), nullptr, 10)
+                            : 0;
       if (v > kPostgresStoreSchemaVersion) {
         return FailedPrecondition(Prefix() + "written with store schema version " +
                                   std::to_string(v) + ", newer than the newest this build reads (" +
@@ -201,8 +200,8 @@ class PostgresStore final : public BatchedStore {
                             Query("SELECT coalesce((SELECT max(seq) FROM records), 0), "
                                   "coalesce((SELECT max(seq) FROM snapshot), -1)",
                                   "read last sequence number"));
-    const long long last_record = std::strtoll(PQgetvalue(seqs.get(), 0, 0), nullptr, 10);
-    const long long snapshot_seq = std::strtoll(PQgetvalue(seqs.get(), 0, 1), nullptr, 10);
+    const int64_t last_record = std::strtoll(PQgetvalue(seqs.get(), 0, 0), nullptr, 10);
+    const int64_t snapshot_seq = std::strtoll(PQgetvalue(seqs.get(), 0, 1), nullptr, 10);
     if (last_record < 0) {
       return FailedPrecondition(Prefix() + "damaged Gantry store: negative sequence number " +
                                 std::to_string(last_record));
@@ -373,7 +372,7 @@ Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo,
     PQfinish(conn);
     return Unavailable("store \"" + name + "\": connect: " + message);
   }
-  auto store = std::make_unique<PostgresStore>(name, std::move(options), conn);
+  auto store = std::make_unique<PostgresStore>(name, options, conn);
   GANTRY_RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));
 }
