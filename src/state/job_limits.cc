@@ -110,9 +110,9 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     if (a == 0) return 0.0;
     return unlimited ? kInfinite : a * job.time_limit_min;
   };
-  // The first TRES of `list` the job breaks; "" when none.
+  // The first TRES of `list` the job breaks; "" when none (a copy: `list` may be a temporary).
   auto broken = [&](TresLimitKind kind, const TresList& list, const InUse& in,
-                    const v1::UsageTally* tally) -> std::string_view {
+                    const v1::UsageTally* tally) -> std::string {
     for (const auto& [tres, limit_int] : list) {
       const auto limit = static_cast<double>(limit_int);
       bool over = false;
@@ -188,7 +188,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     }
     for (TresLimitKind kind :
          {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
-      const std::string_view tres = broken(kind, q[static_cast<size_t>(kind)], kNothing, nullptr);
+      const std::string tres = broken(kind, q[static_cast<size_t>(kind)], kNothing, nullptr);
       if (!tres.empty()) return TresLimitReason(true, kind, tres);
     }
     const v1::UsageTally* t = tally_of(db_.qos_usage, job.qos);
@@ -196,13 +196,12 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
       return "QOSGrpWallLimit";
     }
     for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
-      const std::string_view tres = broken(kind, q[static_cast<size_t>(kind)], in_qos, t);
+      const std::string tres = broken(kind, q[static_cast<size_t>(kind)], in_qos, t);
       if (!tres.empty()) return TresLimitReason(true, kind, tres);
     }
     if (!alone && qos->has_grp_jobs() && in_qos.jobs >= qos->grp_jobs()) return "QOSGrpJobsLimit";
     const auto grp = static_cast<size_t>(TresLimitKind::kGrp);
-    if (std::string_view tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr);
-        !tres.empty()) {
+    if (std::string tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr); !tres.empty()) {
       return TresLimitReason(true, TresLimitKind::kGrp, tres);
     }
     const InUse& mine = find(u.qos_user, LimitUse::QosUserKey(job.qos, job.user));
@@ -210,7 +209,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
       return "QOSMaxJobsPerUserLimit";
     }
     const auto per_user = static_cast<size_t>(TresLimitKind::kMaxPerUser);
-    if (std::string_view tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr);
+    if (std::string tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr);
         !tres.empty()) {
       return TresLimitReason(true, TresLimitKind::kMaxPerUser, tres);
     }
@@ -232,7 +231,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     }
     for (TresLimitKind kind :
          {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
-      const std::string_view tres =
+      const std::string tres =
           broken(kind, without_qos(kind, max.tres[static_cast<size_t>(kind)]), kNothing, nullptr);
       if (!tres.empty()) return TresLimitReason(false, kind, tres);
     }
@@ -251,7 +250,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
         return "AssocGrpWallLimit";
       }
       for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
-        const std::string_view tres =
+        const std::string tres =
             broken(kind, without_qos(kind, limits[static_cast<size_t>(kind)]), in, t);
         if (!tres.empty()) return TresLimitReason(false, kind, tres);
       }
@@ -259,7 +258,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
           in.jobs >= up->grp_jobs()) {
         return "AssocGrpJobsLimit";
       }
-      const std::string_view tres =
+      const std::string tres =
           broken(TresLimitKind::kGrp,
                  without_qos(TresLimitKind::kGrp, limits[static_cast<size_t>(TresLimitKind::kGrp)]),
                  in, nullptr);
@@ -269,8 +268,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
 
   if (qos_limits != nullptr) {
     const auto min = static_cast<size_t>(TresLimitKind::kMinPerJob);
-    if (std::string_view tres =
-            broken(TresLimitKind::kMinPerJob, (*qos_limits)[min], kNothing, nullptr);
+    if (std::string tres = broken(TresLimitKind::kMinPerJob, (*qos_limits)[min], kNothing, nullptr);
         !tres.empty()) {
       return TresLimitReason(true, TresLimitKind::kMinPerJob, tres);
     }

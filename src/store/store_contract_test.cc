@@ -43,20 +43,17 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
 
   // The test's store: the same file or database every time.
   std::unique_ptr<Store> Open(const BatchKnobs& knobs = {}) {
-    Result<std::unique_ptr<Store>> store = Status::Ok();
-    if (database_) {
-      PostgresStoreOptions options;
-      options.max_batch_calls = knobs.max_batch_calls;
-      options.max_batch_bytes = knobs.max_batch_bytes;
-      options.before_batch_for_testing = knobs.before_batch_for_testing;
-      store = OpenPostgresStore(database_->Conninfo(), options);
-    } else {
-      SqliteStoreOptions options;
-      options.max_batch_calls = knobs.max_batch_calls;
-      options.max_batch_bytes = knobs.max_batch_bytes;
-      options.before_batch_for_testing = knobs.before_batch_for_testing;
-      store = OpenSqliteStore(dir_.File("state.db"), options);
-    }
+    PostgresStoreOptions postgres;
+    postgres.max_batch_calls = knobs.max_batch_calls;
+    postgres.max_batch_bytes = knobs.max_batch_bytes;
+    postgres.before_batch_for_testing = knobs.before_batch_for_testing;
+    SqliteStoreOptions sqlite;
+    sqlite.max_batch_calls = knobs.max_batch_calls;
+    sqlite.max_batch_bytes = knobs.max_batch_bytes;
+    sqlite.before_batch_for_testing = knobs.before_batch_for_testing;
+    Result<std::unique_ptr<Store>> store = database_
+                                               ? OpenPostgresStore(database_->Conninfo(), postgres)
+                                               : OpenSqliteStore(dir_.File("state.db"), sqlite);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     return store.ok() ? std::move(store).value() : nullptr;
   }
