@@ -563,7 +563,7 @@ Edit AddQos(const Words& w, const v1::AccountingDb& db) {
     q->set_id(next_id++);
     q->set_name(name);
     if (settings.description().empty()) q->set_description(name);
-    if (settings.usage_factor() == 0) q->set_usage_factor(1.0);
+    if (!settings.has_usage_factor()) q->set_usage_factor(1.0);
     list += "  " + name + "\n";
   }
   if (e.change.qos().empty()) return Nothing(" Nothing new added.\n");

@@ -64,7 +64,12 @@ v1::UsageTally DecayedUsage(const v1::UsageTally& tally, int64_t now, int64_t ha
 
 void AddJobUsage(const v1::Job& job, int64_t end, AccountingDb* db) {
   if (job.start_time() <= 0 || end <= job.start_time()) return;
-  const auto wall = static_cast<double>(end - job.start_time());
+  // The QOS's UsageFactor scales what the job counts for (0: nothing).
+  const auto qos = db->qos.find(job.request().qos());
+  const double factor =
+      qos != db->qos.end() && qos->second.has_usage_factor() ? qos->second.usage_factor() : 1.0;
+  if (factor <= 0) return;
+  const double wall = static_cast<double>(end - job.start_time()) * factor;
   const TresAmounts tres = JobTresOf(job);
   const int64_t half_life = db->usage_half_life_sec;
   std::vector<uint32_t> ids;

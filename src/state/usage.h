@@ -31,8 +31,9 @@ TresAmounts JobTresOf(const v1::Job& job);
 // reads them as they are).
 v1::UsageTally DecayedUsage(const v1::UsageTally& tally, int64_t now, int64_t half_life_sec);
 
-// Adds the run of `job` (start to `end`) to the tallies its association, accounts and QOS keep
-// in `db` (jobs whose association is gone count for the accounts and QOS that remain).
+// Adds the run of `job` (start to `end`, times its QOS's UsageFactor) to the tallies its
+// association, accounts and QOS keep in `db` (jobs whose association is gone count for the
+// accounts and QOS that remain).
 void AddJobUsage(const v1::Job& job, int64_t end, AccountingDb* db);
 
 // RawUsage=0 for the associations and QOS `change` names (AccountingChange.reset_usage...).

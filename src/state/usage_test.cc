@@ -58,6 +58,16 @@ TEST_F(UsageTest, AJobThatEndsCountsForItsAssociationItsAccountsAndItsQos) {
   EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600), 8 * 600);
 }
 
+TEST_F(UsageTest, TheQosUsageFactorScalesWhatAJobCountsFor) {
+  s_.accounting.qos["normal"].set_usage_factor(2.0);
+  RunJob(1, kNow, kNow + 600);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600), 2 * 8 * 600);
+  EXPECT_DOUBLE_EQ(s_.accounting.association_usage[kAliceAssociation].wall_sec(), 2 * 600);
+  s_.accounting.qos["normal"].set_usage_factor(0);  // a free QOS
+  RunJob(2, kNow + 600, kNow + 1200);
+  EXPECT_DOUBLE_EQ(CpuSeconds(kAliceAssociation, kNow + 600), 2 * 8 * 600);  // nothing added
+}
+
 TEST_F(UsageTest, UsageHalvesEveryHalfLife) {
   RunJob(1, kNow, kNow + 600);
   const int64_t half_life = s_.accounting.usage_half_life_sec;
