@@ -110,10 +110,21 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     if (a == 0) return 0.0;
     return unlimited ? kInfinite : a * job.time_limit_min;
   };
-  // The first TRES of `list` the job breaks; "" when none (a copy: `list` may be a temporary).
+  const v1::Qos* qos = nullptr;
+  const Parsed* qos_limits = nullptr;
+  if (const auto it = db_.qos.find(job.qos); it != db_.qos.end()) {
+    qos = &it->second;
+    qos_limits = &ParsedQos(*qos);
+  }
+  auto qos_sets = [&](TresLimitKind kind, std::string_view tres) {
+    return qos_limits != nullptr && Sets((*qos_limits)[static_cast<size_t>(kind)], tres);
+  };
+  // The first TRES of `list` the job breaks (nullptr: none); `association`: the list is an
+  // association's, whose TRES the QOS's list of the same kind replaces.
   auto broken = [&](TresLimitKind kind, const TresList& list, const InUse& in,
-                    const v1::UsageTally* tally) -> std::string {
+                    const v1::UsageTally* tally, bool association = false) -> const std::string* {
     for (const auto& [tres, limit_int] : list) {
+      if (association && qos_sets(kind, tres)) continue;
       const auto limit = static_cast<double>(limit_int);
       bool over = false;
       switch (kind) {
@@ -145,22 +156,30 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
           break;
         }
       }
-      if (over) return tres;
+      if (over) return &tres;
     }
-    return "";
+    return nullptr;
   };
   auto find = [&](const auto& map, const auto& key) -> const InUse& {
     const auto it = map.find(key);
     return it == map.end() ? kNothing : it->second;
   };
-  // Tallies read at `now`, kept for the call.
-  v1::UsageTally tally;
-  auto tally_of = [&](const auto& map, const auto& key) -> const v1::UsageTally* {
-    if (alone) return nullptr;
-    const auto it = map.find(key);
-    if (it == map.end()) return nullptr;
-    tally = DecayedUsage(it->second, now, db_.usage_half_life_sec);
-    return &tally;
+  // A tally read at `now` (kept while `now` stays the same); nullptr when not needed or none.
+  if (now != tallies_now_) {
+    tallies_now_ = now;
+    qos_tallies_.clear();
+    association_tallies_.clear();
+  }
+  auto tally_of = [&](const auto& map, const auto& key, auto& cache,
+                      bool needed) -> const v1::UsageTally* {
+    if (alone || !needed) return nullptr;
+    auto cached = cache.find(key);
+    if (cached == cache.end()) {
+      const auto it = map.find(key);
+      if (it == map.end()) return nullptr;
+      cached = cache.emplace(key, DecayedUsage(it->second, now, db_.usage_half_life_sec)).first;
+    }
+    return &cached->second;
   };
   // GrpWall: the wall minutes used reach the limit (with safe: the job's time limit would pass
   // it).
@@ -168,16 +187,6 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     const double used = in.wall_min + (t != nullptr ? t->wall_sec() / 60 : 0);
     if (!safe_) return used >= limit;
     return used + (unlimited ? kInfinite : static_cast<double>(job.time_limit_min)) > limit;
-  };
-
-  const v1::Qos* qos = nullptr;
-  const Parsed* qos_limits = nullptr;
-  if (const auto it = db_.qos.find(job.qos); it != db_.qos.end()) {
-    qos = &it->second;
-    qos_limits = &ParsedQos(*qos);
-  }
-  auto qos_sets = [&](TresLimitKind kind, std::string_view tres) {
-    return qos_limits != nullptr && Sets((*qos_limits)[static_cast<size_t>(kind)], tres);
   };
 
   if (qos != nullptr) {
@@ -188,52 +197,45 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     }
     for (TresLimitKind kind :
          {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
-      const std::string tres = broken(kind, q[static_cast<size_t>(kind)], kNothing, nullptr);
-      if (!tres.empty()) return TresLimitReason(true, kind, tres);
+      const std::string* tres = broken(kind, q[static_cast<size_t>(kind)], kNothing, nullptr);
+      if (tres != nullptr) return TresLimitReason(true, kind, *tres);
     }
-    const v1::UsageTally* t = tally_of(db_.qos_usage, job.qos);
+    const v1::UsageTally* t = tally_of(
+        db_.qos_usage, job.qos, qos_tallies_,
+        qos->has_grp_wall_min() || !q[static_cast<size_t>(TresLimitKind::kGrpMins)].empty());
     if (!alone && qos->has_grp_wall_min() && wall_over(in_qos, t, qos->grp_wall_min())) {
       return "QOSGrpWallLimit";
     }
     for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
-      const std::string tres = broken(kind, q[static_cast<size_t>(kind)], in_qos, t);
-      if (!tres.empty()) return TresLimitReason(true, kind, tres);
+      const std::string* tres = broken(kind, q[static_cast<size_t>(kind)], in_qos, t);
+      if (tres != nullptr) return TresLimitReason(true, kind, *tres);
     }
     if (!alone && qos->has_grp_jobs() && in_qos.jobs >= qos->grp_jobs()) return "QOSGrpJobsLimit";
     const auto grp = static_cast<size_t>(TresLimitKind::kGrp);
-    if (std::string tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr); !tres.empty()) {
-      return TresLimitReason(true, TresLimitKind::kGrp, tres);
+    if (const std::string* tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr)) {
+      return TresLimitReason(true, TresLimitKind::kGrp, *tres);
     }
     const InUse& mine = find(u.qos_user, LimitUse::QosUserKey(job.qos, job.user));
     if (!alone && qos->has_max_jobs_per_user() && mine.jobs >= qos->max_jobs_per_user()) {
       return "QOSMaxJobsPerUserLimit";
     }
     const auto per_user = static_cast<size_t>(TresLimitKind::kMaxPerUser);
-    if (std::string tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr);
-        !tres.empty()) {
-      return TresLimitReason(true, TresLimitKind::kMaxPerUser, tres);
+    if (const std::string* tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr)) {
+      return TresLimitReason(true, TresLimitKind::kMaxPerUser, *tres);
     }
   }
 
   if (job.association != nullptr) {
     const Effective& max = EffectiveOf(*job.association);
-    // The association's list less what the QOS sets of the same kind.
-    auto without_qos = [&](TresLimitKind kind, const TresList& list) {
-      TresList out;
-      for (const auto& entry : list) {
-        if (!qos_sets(kind, entry.first)) out.push_back(entry);
-      }
-      return out;
-    };
     if (max.counts.max_wall_min && !(qos != nullptr && qos->has_max_wall_min()) &&
         job.time_limit_min > *max.counts.max_wall_min) {
       return "AssocMaxWallDurationPerJobLimit";
     }
     for (TresLimitKind kind :
          {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
-      const std::string tres =
-          broken(kind, without_qos(kind, max.tres[static_cast<size_t>(kind)]), kNothing, nullptr);
-      if (!tres.empty()) return TresLimitReason(false, kind, tres);
+      const std::string* tres =
+          broken(kind, max.tres[static_cast<size_t>(kind)], kNothing, nullptr, true);
+      if (tres != nullptr) return TresLimitReason(false, kind, *tres);
     }
     if (!alone && max.counts.max_jobs && !(qos != nullptr && qos->has_max_jobs_per_user())) {
       const auto it = u.association_jobs.find(job.association->id());
@@ -244,33 +246,32 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     for (const v1::Association* up : ChainOf(job.account)) {
       const Parsed& limits = ParsedAssociation(*up);
       const InUse& in = find(u.account, up->account());
-      const v1::UsageTally* t = tally_of(db_.association_usage, up->id());
+      const v1::UsageTally* t = tally_of(
+          db_.association_usage, up->id(), association_tallies_,
+          up->has_grp_wall_min() || !limits[static_cast<size_t>(TresLimitKind::kGrpMins)].empty());
       if (!alone && up->has_grp_wall_min() && !(qos != nullptr && qos->has_grp_wall_min()) &&
           wall_over(in, t, up->grp_wall_min())) {
         return "AssocGrpWallLimit";
       }
       for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
-        const std::string tres =
-            broken(kind, without_qos(kind, limits[static_cast<size_t>(kind)]), in, t);
-        if (!tres.empty()) return TresLimitReason(false, kind, tres);
+        const std::string* tres = broken(kind, limits[static_cast<size_t>(kind)], in, t, true);
+        if (tres != nullptr) return TresLimitReason(false, kind, *tres);
       }
       if (!alone && up->has_grp_jobs() && !(qos != nullptr && qos->has_grp_jobs()) &&
           in.jobs >= up->grp_jobs()) {
         return "AssocGrpJobsLimit";
       }
-      const std::string tres =
-          broken(TresLimitKind::kGrp,
-                 without_qos(TresLimitKind::kGrp, limits[static_cast<size_t>(TresLimitKind::kGrp)]),
-                 in, nullptr);
-      if (!tres.empty()) return TresLimitReason(false, TresLimitKind::kGrp, tres);
+      const std::string* tres = broken(
+          TresLimitKind::kGrp, limits[static_cast<size_t>(TresLimitKind::kGrp)], in, nullptr, true);
+      if (tres != nullptr) return TresLimitReason(false, TresLimitKind::kGrp, *tres);
     }
   }
 
   if (qos_limits != nullptr) {
     const auto min = static_cast<size_t>(TresLimitKind::kMinPerJob);
-    if (std::string tres = broken(TresLimitKind::kMinPerJob, (*qos_limits)[min], kNothing, nullptr);
-        !tres.empty()) {
-      return TresLimitReason(true, TresLimitKind::kMinPerJob, tres);
+    if (const std::string* tres =
+            broken(TresLimitKind::kMinPerJob, (*qos_limits)[min], kNothing, nullptr)) {
+      return TresLimitReason(true, TresLimitKind::kMinPerJob, *tres);
     }
   }
   return "";

@@ -115,6 +115,10 @@ class JobLimits {
   std::map<uint32_t, Parsed> associations_;
   std::map<uint32_t, Effective> effective_;
   std::map<std::string, std::vector<const v1::Association*>, std::less<>> chains_;
+  // Usage tallies read at tallies_now_.
+  int64_t tallies_now_ = 0;
+  std::map<std::string, v1::UsageTally, std::less<>> qos_tallies_;
+  std::map<uint32_t, v1::UsageTally> association_tallies_;
 };
 
 }  // namespace gantry::state
