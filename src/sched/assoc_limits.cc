@@ -26,13 +26,20 @@ AssocLimits::AssocLimits(const state::ClusterState& state, int64_t now)
 
 const v1::Association* AssocLimits::AssociationOf(const v1::Job& job,
                                                   std::string_view partition) const {
+  // Pending jobs come in runs of one user's: the last answer is often the next.
+  if (last_.found && last_.user == job.user_name() && last_.account == job.request().account() &&
+      last_.partition == partition) {
+    return last_.association;
+  }
   // The user's association for the partition, else for every partition.
   auto find = [&](std::string_view part) -> const v1::Association* {
     const auto it = by_key_.find(Key(job.user_name(), job.request().account(), part));
     return it == by_key_.end() ? nullptr : it->second;
   };
   const v1::Association* a = find(partition);
-  return a != nullptr ? a : find("");
+  if (a == nullptr) a = find("");
+  last_ = {true, job.user_name(), job.request().account(), std::string(partition), a};
+  return a;
 }
 
 std::string AssocLimits::Key(std::string_view user, std::string_view account,

@@ -44,6 +44,13 @@ class AssocLimits {
   state::LimitUse use_;
   // User associations by (user, account, partition) key.
   std::unordered_map<std::string, const v1::Association*> by_key_;
+  // The last AssociationOf answer.
+  struct Last {
+    bool found = false;
+    std::string user, account, partition;
+    const v1::Association* association = nullptr;
+  };
+  mutable Last last_;
 };
 
 }  // namespace gantry::sched

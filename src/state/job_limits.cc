@@ -104,7 +104,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
   const LimitUse& u = alone ? kNoUse : *use;
   const bool unlimited = job.time_limit_min == kUnlimitedTime;
   const int64_t nodes = std::max<int64_t>(1, job.nodes);
-  auto amount = [&](std::string_view tres) { return Get(job.tres, tres); };
+  auto amount = [&](std::string_view tres) { return static_cast<double>(job.tres.Get(tres)); };
   auto minutes = [&](std::string_view tres) {
     const double a = amount(tres);
     if (a == 0) return 0.0;
@@ -143,7 +143,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
           break;
         case TresLimitKind::kGrp:
         case TresLimitKind::kMaxPerUser:
-          over = Get(in.tres, tres) + amount(tres) > limit;
+          over = static_cast<double>(in.tres.Get(tres)) + amount(tres) > limit;
           break;
         case TresLimitKind::kGrpRunMins:
           over = Get(in.run_mins, tres) + minutes(tres) > limit;

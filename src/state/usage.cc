@@ -40,6 +40,21 @@ void Subtract(v1::UsageTally* tally, const v1::UsageTally& gone, int64_t half_li
 
 }  // namespace
 
+int64_t TresAmounts::Get(std::string_view tres) const {
+  for (const Entry& e : entries_) {
+    if (e.first == tres) return e.second;
+  }
+  return 0;
+}
+
+int64_t& TresAmounts::operator[](std::string_view tres) {
+  for (Entry& e : entries_) {
+    if (e.first == tres) return e.second;
+  }
+  entries_.reserve(6);
+  return entries_.emplace_back(std::string(tres), 0).second;
+}
+
 TresAmounts JobTresOf(const v1::Job& job) {
   const v1::JobRequest& r = job.request();
   const bool started = job.start_time() > 0 && job.nodes_size() > 0;

@@ -14,6 +14,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gantry/v1/accounting.pb.h"
 #include "gantry/v1/job.pb.h"
@@ -21,8 +23,21 @@
 
 namespace gantry::state {
 
-// TRES amounts by name ("cpu", "mem" in MiB, "node", "billing", "gres/gpu").
-using TresAmounts = std::map<std::string, int64_t, std::less<>>;
+// TRES amounts by name ("cpu", "mem" in MiB, "node", "billing", "gres/gpu"): a handful per job,
+// kept in a flat list (a scheduling pass builds one per pending job).
+class TresAmounts {
+ public:
+  using Entry = std::pair<std::string, int64_t>;
+  // The amount of `tres`; 0 when absent.
+  int64_t Get(std::string_view tres) const;
+  // The amount of `tres`, added as 0 when absent.
+  int64_t& operator[](std::string_view tres);
+  std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries_.end(); }
+
+ private:
+  std::vector<Entry> entries_;
+};
 
 // What a job holds once it runs (its allocation) or, pending, asks for; billing is its CPUs.
 TresAmounts JobTresOf(const v1::Job& job);
