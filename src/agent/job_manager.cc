@@ -11,8 +11,8 @@
 #include "agent/launcher.h"
 #include "agent/log.h"
 #include "agent/script_runner.h"
-#include "agent/usage_sampler.h"
 #include "agent/user_info.h"
+#include "proc/usage_sampler.h"
 #include "text/filename_pattern.h"
 
 namespace gantry::agent {
@@ -400,10 +400,10 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
 
 void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) {
   const std::chrono::seconds period(settings().acct_gather_frequency_sec);
-  UsageSampler sampler(procs, period);
+  proc::UsageSampler sampler([procs] { return LiveJobProcesses(procs); }, procs.cgroup, period);
   struct rusage used = {};
   const int status = ReapChild(procs.leader, &used);
-  const UsageSamples sampled = sampler.Stop();
+  const proc::UsageSamples sampled = sampler.Stop();
   Log(JobName(job_id) + ": batch script ended: " + DescribeWaitStatus(status));
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(job_id);

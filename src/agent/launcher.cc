@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "agent/proc.h"
+#include "proc/proc.h"
 
 namespace gantry::agent {
 namespace {
@@ -295,7 +295,8 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
   }
   Spawned spawned;
   spawned.pid = pid;
-  if (std::optional<ProcStat> stat = ReadProcStat(pid)) spawned.start_ticks = stat->start_ticks;
+  if (std::optional<proc::ProcStat> stat = proc::ReadProcStat(pid))
+    spawned.start_ticks = stat->start_ticks;
   return spawned;
 }
 

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "agent/cgroup.h"
-#include "agent/proc.h"
+#include "proc/proc.h"
 
 namespace gantry::agent {
 namespace {
@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 
 bool LeaderReused(const JobProcesses& job) {
   if (job.leader <= 0 || job.leader_start == 0) return false;
-  std::optional<ProcStat> stat = ReadProcStat(job.leader);
+  std::optional<proc::ProcStat> stat = proc::ReadProcStat(job.leader);
   return stat && stat->start_ticks != job.leader_start;
 }
 
@@ -27,10 +27,10 @@ std::vector<pid_t> LiveJobProcesses(const JobProcesses& job) {
     // Nothing leaves a cgroup without write access to another one: the cgroup is the whole job,
     // and reading it spares a scan of every process on the node.
     for (pid_t pid : CgroupProcs(job.cgroup)) {
-      if (!IsDeadOrZombie(pid)) pids.push_back(pid);
+      if (!proc::IsDeadOrZombie(pid)) pids.push_back(pid);
     }
   } else if (job.leader > 0 && !LeaderReused(job)) {
-    std::vector<pid_t> members = GroupOrSessionMembers(job.leader, job.leader);
+    std::vector<pid_t> members = proc::GroupOrSessionMembers(job.leader, job.leader);
     pids.insert(pids.end(), members.begin(), members.end());
   }
   std::sort(pids.begin(), pids.end());

@@ -914,6 +914,7 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
   GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
   v1::JobStepReply reply;
   reply.set_step_id(step.step_id());
+  reply.set_acct_gather_frequency_sec(config_.acct_gather_frequency_sec);
   return reply;
 }
 

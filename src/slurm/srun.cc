@@ -17,7 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "proc/proc.h"
+#include "proc/usage_sampler.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/controller_client.h"
@@ -230,7 +234,8 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     return 1;
   }
   const std::string step_id = std::to_string(step->step_id());
-  auto end_step = [&](int status, const struct rusage* used = nullptr) {
+  auto end_step = [&](int status, const struct rusage* used = nullptr,
+                      const proc::UsageSamples* sampled = nullptr) {
     v1::JobStepRequest end;
     end.set_job_id(start.job_id());
     end.set_end(true);
@@ -242,17 +247,31 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
       usage.set_system_cpu_usec(int64_t{used->ru_stime.tv_sec} * 1000000 + used->ru_stime.tv_usec);
       usage.set_max_rss_kib(used->ru_maxrss);  // Linux: KiB
     }
+    if (used != nullptr && sampled != nullptr && sampled->samples > 0) {
+      v1::JobUsage& usage = *end.mutable_usage();
+      usage.set_max_rss_kib(std::max<int64_t>(usage.max_rss_kib(), sampled->max_rss_kib));
+      usage.set_max_vmsize_kib(static_cast<int64_t>(sampled->max_vmsize_kib));
+      usage.set_ave_rss_kib(static_cast<int64_t>(sampled->ave_rss_kib()));
+      usage.set_ave_vmsize_kib(static_cast<int64_t>(sampled->ave_vmsize_kib()));
+      usage.set_disk_read_bytes(static_cast<int64_t>(sampled->read_bytes));
+      usage.set_disk_write_bytes(static_cast<int64_t>(sampled->write_bytes));
+      usage.set_sampled(true);
+    }
     (void)client->JobStep(end);  // the step's end is best effort: the job's end closes it too
   };
 
   ctx.out->flush();
   ctx.err->flush();
+  // The task gets a process group of its own (unless it may read a terminal), so that its
+  // processes can be sampled apart from the rest of the job.
+  const bool own_group = isatty(STDIN_FILENO) == 0;
   const pid_t pid = fork();
   if (pid < 0) {
     *ctx.err << "srun: error: fork: " << std::strerror(errno) << "\n";
     return 1;
   }
   if (pid == 0) {
+    if (own_group) setpgid(0, 0);
     setenv("SLURM_STEP_ID", step_id.c_str(), 1);
     setenv("SLURM_STEPID", step_id.c_str(), 1);
     setenv("SLURM_PROCID", "0", 1);
@@ -280,6 +299,12 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     _exit(2);
   }
   g_task = pid;
+  if (own_group) setpgid(pid, pid);  // also here: sampling must not miss it
+  proc::UsageSampler sampler(
+      [pid, own_group] {
+        return own_group ? proc::GroupOrSessionMembers(pid, 0) : std::vector<pid_t>{pid};
+      },
+      "", std::chrono::seconds(step->acct_gather_frequency_sec()));
   struct sigaction forward {};
   forward.sa_handler = Forward;
   sigemptyset(&forward.sa_mask);
@@ -293,7 +318,8 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
       return 1;
     }
   }
-  end_step(status, &used);
+  const proc::UsageSamples sampled = sampler.Stop();
+  end_step(status, &used, &sampled);
   if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
     if (code != 0) {

@@ -327,7 +327,7 @@ PY
   [ "${ave%K}" -gt 0 ] && [ "${ave%K}" -le "$kib" ] || fail "AveRSS $ave (MaxRSS $kib KiB)"
   [ "$written" -ge $((32 << 20)) ] || fail "MaxDiskWrite $written, the job wrote 32 MiB"
   [ -n "$(sacct -nP -j "$id" -X -o TotalCPU)" ] || fail "no TotalCPU on the job line"
-  # The same under srun: the step's line has the task's TotalCPU and MaxRSS (srun reaps it).
+  # The same under srun: the step's line has the task's usage (srun samples and reaps it).
   id=$(sbatch --parsable -p debug -o /dev/null \
     --wrap "srun python3 $WORK/burn.py $WORK/step.out") || fail "srun burn job"
   wait_state "$id" COMPLETED 60
@@ -336,6 +336,11 @@ PY
   ms=$(echo "$total" | awk -F'[:.]' '{print ($1 * 60 + $2) * 1000 + $3}')
   within "$ms" "$real_ms" || fail "step TotalCPU $total, the task used $real_ms ms"
   within "${rss%K}" "$real_kib" || fail "step MaxRSS $rss, the task used $real_kib KiB"
+  IFS='|' read -r vm ave written < <(sacct -nP --noconvert -j "$id.0" \
+    -o MaxVMSize,AveRSS,MaxDiskWrite)
+  [ "${vm%K}" -ge 204800 ] || fail "step MaxVMSize $vm, the task held 200 MiB for seconds"
+  [ "${ave%K}" -gt 0 ] || fail "step AveRSS $ave"
+  [ "$written" -ge $((32 << 20)) ] || fail "step MaxDiskWrite $written, the task wrote 32 MiB"
 fi
 
 # Durable: the database survives a controller restart.

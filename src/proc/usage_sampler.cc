@@ -1,4 +1,4 @@
-#include "agent/usage_sampler.h"
+#include "proc/usage_sampler.h"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <sstream>
 #include <utility>
 
-#include "agent/proc.h"
+#include "proc/proc.h"
 
-namespace gantry::agent {
+namespace gantry::proc {
 
 void AddSample(UsageSamples* into, uint64_t rss_kib, uint64_t vmsize_kib, uint64_t read_bytes,
                uint64_t write_bytes) {
@@ -43,8 +43,9 @@ void ParseIoStat(std::string_view text, uint64_t* read_bytes, uint64_t* write_by
   }
 }
 
-UsageSampler::UsageSampler(JobProcesses job, std::chrono::milliseconds period)
-    : job_(std::move(job)), period_(period) {
+UsageSampler::UsageSampler(std::function<std::vector<pid_t>()> processes, std::string cgroup,
+                           std::chrono::milliseconds period)
+    : processes_(std::move(processes)), cgroup_(std::move(cgroup)), period_(period) {
   SampleOnce();
   if (period_.count() > 0) thread_ = std::thread([this] { Loop(); });
 }
@@ -58,7 +59,7 @@ void UsageSampler::SampleOnce() {
   uint64_t read = 0;
   uint64_t written = 0;
   bool any = false;
-  for (pid_t pid : LiveJobProcesses(job_)) {
+  for (pid_t pid : processes_()) {
     const std::optional<ProcStat> stat = ReadProcStat(pid);
     if (!stat || stat->state == 'Z') continue;
     any = true;
@@ -92,8 +93,8 @@ UsageSamples UsageSampler::Stop() {
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> lock(mu_);
-  if (!job_.cgroup.empty()) {
-    std::ifstream in(job_.cgroup + "/io.stat");
+  if (!cgroup_.empty()) {
+    std::ifstream in(cgroup_ + "/io.stat");
     std::stringstream text;
     text << in.rdbuf();
     uint64_t read = 0;
@@ -105,4 +106,4 @@ UsageSamples UsageSampler::Stop() {
   return samples_;
 }
 
-}  // namespace gantry::agent
+}  // namespace gantry::proc

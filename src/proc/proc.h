@@ -2,8 +2,8 @@
 // whether a pid still names the process it named before (start time).
 //
 // Thread-safe; every call reads /proc afresh, so answers are snapshots.
-#ifndef GANTRY_AGENT_PROC_H_
-#define GANTRY_AGENT_PROC_H_
+#ifndef GANTRY_PROC_PROC_H_
+#define GANTRY_PROC_PROC_H_
 
 #include <sys/types.h>
 
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gantry::agent {
+namespace gantry::proc {
 
 // The fields of /proc/<pid>/stat the agent needs.
 struct ProcStat {
@@ -52,6 +52,6 @@ std::vector<pid_t> GroupOrSessionMembers(pid_t pgid, pid_t sid,
 // True when `pid` is a zombie or gone.
 bool IsDeadOrZombie(pid_t pid);
 
-}  // namespace gantry::agent
+}  // namespace gantry::proc
 
-#endif  // GANTRY_AGENT_PROC_H_
+#endif  // GANTRY_PROC_PROC_H_

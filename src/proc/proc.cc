@@ -1,4 +1,4 @@
-#include "agent/proc.h"
+#include "proc/proc.h"
 
 #include <dirent.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace gantry::agent {
+namespace gantry::proc {
 namespace {
 
 template <typename T>
@@ -111,4 +111,4 @@ bool IsDeadOrZombie(pid_t pid) {
   return !stat || stat->state == 'Z' || stat->state == 'X';
 }
 
-}  // namespace gantry::agent
+}  // namespace gantry::proc

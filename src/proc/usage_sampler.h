@@ -1,28 +1,30 @@
-// Usage of a job's processes while its batch script runs, sampled as Slurm's
-// jobacct_gather/linux does at JobAcctGatherFrequency: each sample sums the resident and virtual
-// memory and the I/O counters over the job's live processes (process_tracker.h's
-// LiveJobProcesses). sacct's MaxRSS, MaxVMSize, AveRSS, AveVMSize, MaxDiskRead and MaxDiskWrite
-// come from here (CPU times come from the reaped script's rusage).
+// Usage of a set of processes (a job's batch script and what it started, an srun step's task)
+// while they run, sampled as Slurm's jobacct_gather/linux does at JobAcctGatherFrequency: each
+// sample sums the resident and virtual memory and the I/O counters over the processes the
+// caller's `processes` function names at that moment. sacct's MaxRSS, MaxVMSize, AveRSS,
+// AveVMSize, MaxDiskRead and MaxDiskWrite come from here (CPU times come from rusage).
 //
 // Disk I/O: /proc/<pid>/io counts bytes a process made the storage layer move; processes that
-// ended between samples are missed, so a job with a cgroup also reads the cgroup's io.stat (which
-// keeps what every process of the job moved) when sampling stops.
+// ended between samples are missed, so with a cgroup the sampler also reads the cgroup's io.stat
+// (which keeps what every process in it moved) when sampling stops.
 //
 // Thread-safe: the sampler runs one thread; Stop() may be called from any thread.
-#ifndef GANTRY_AGENT_USAGE_SAMPLER_H_
-#define GANTRY_AGENT_USAGE_SAMPLER_H_
+#ifndef GANTRY_PROC_USAGE_SAMPLER_H_
+#define GANTRY_PROC_USAGE_SAMPLER_H_
+
+#include <sys/types.h>
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
-#include "agent/process_tracker.h"
-
-namespace gantry::agent {
+namespace gantry::proc {
 
 struct UsageSamples {
   uint64_t samples = 0;
@@ -46,8 +48,11 @@ void ParseIoStat(std::string_view text, uint64_t* read_bytes, uint64_t* write_by
 
 class UsageSampler {
  public:
-  // Samples `job` at once and then every `period`; a zero period samples only at Stop().
-  UsageSampler(JobProcesses job, std::chrono::milliseconds period);
+  // Samples the processes `processes` names (it is called from the sampler's thread) at once
+  // and then every `period`; a zero period samples only at once. `cgroup`: the processes'
+  // cgroup directory, "" = none.
+  UsageSampler(std::function<std::vector<pid_t>()> processes, std::string cgroup,
+               std::chrono::milliseconds period);
   ~UsageSampler();
   UsageSampler(const UsageSampler&) = delete;
   UsageSampler& operator=(const UsageSampler&) = delete;
@@ -59,7 +64,8 @@ class UsageSampler {
   void SampleOnce();
   void Loop();
 
-  const JobProcesses job_;
+  const std::function<std::vector<pid_t>()> processes_;
+  const std::string cgroup_;
   const std::chrono::milliseconds period_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -68,6 +74,6 @@ class UsageSampler {
   std::thread thread_;
 };
 
-}  // namespace gantry::agent
+}  // namespace gantry::proc
 
-#endif  // GANTRY_AGENT_USAGE_SAMPLER_H_
+#endif  // GANTRY_PROC_USAGE_SAMPLER_H_

@@ -1,4 +1,4 @@
-#include "agent/usage_sampler.h"
+#include "proc/usage_sampler.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <thread>
 
-namespace gantry::agent {
+#include "proc/proc.h"
+
+namespace gantry::proc {
 namespace {
 
 TEST(UsageSamples, KeepTheMostAndTheAverage) {
@@ -56,9 +58,8 @@ TEST(UsageSampler, SeesTheMemoryOfTheJobsProcesses) {
   }
   char byte = 0;
   ASSERT_EQ(read(ready[0], &byte, 1), 1);
-  JobProcesses job;
-  job.leader = child;
-  UsageSampler sampler(job, std::chrono::milliseconds(20));
+  UsageSampler sampler([child] { return GroupOrSessionMembers(child, child); }, "",
+                       std::chrono::milliseconds(20));
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const UsageSamples seen = sampler.Stop();
   kill(child, SIGKILL);
@@ -73,4 +74,4 @@ TEST(UsageSampler, SeesTheMemoryOfTheJobsProcesses) {
 }
 
 }  // namespace
-}  // namespace gantry::agent
+}  // namespace gantry::proc
