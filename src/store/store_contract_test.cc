@@ -58,6 +58,21 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
     return store.ok() ? std::move(store).value() : nullptr;
   }
 
+  // The test's store, its writer holding its first batch (one call, made here on a thread of
+  // `threads`) at `gate` until the test opens it: what the test queues meanwhile forms the
+  // next batches.
+  std::unique_ptr<Store> OpenHeld(const std::shared_ptr<WriterGate>& gate, BatchKnobs knobs,
+                                  std::vector<std::thread>* threads) {
+    knobs.before_batch_for_testing = [gate] { gate->Hook(); };
+    std::unique_ptr<Store> store = Open(knobs);
+    if (store == nullptr) return nullptr;
+    threads->reserve(16);  // also avoids a GCC 12 -Warray-bounds false positive
+    Store* raw = store.get();
+    threads->emplace_back([raw] { MustAppend(*raw, {{"first", ""}}); });
+    gate->WaitUntilHeld();
+    return store;
+  }
+
  private:
   TempDir dir_;
   std::optional<TestDatabase> database_;
@@ -324,15 +339,9 @@ TEST_P(StoreContractTest, ConcurrentAppendsGetDistinctContiguousSeqs) {
 TEST_P(StoreContractTest, CallsQueuedDuringACommitShareTheNextTransaction) {
   auto gate = std::make_shared<WriterGate>();
   BatchKnobs options;
-  options.before_batch_for_testing = [gate] { gate->Hook(); };
-  auto store = Open(options);
-  ASSERT_NE(store, nullptr);
-
   std::vector<std::thread> threads;
-
-  threads.reserve(16);  // also avoids a GCC 12 -Warray-bounds false positive
-  threads.emplace_back([&store] { MustAppend(*store, {{"first", ""}}); });
-  gate->WaitUntilHeld();
+  auto store = OpenHeld(gate, options, &threads);
+  ASSERT_NE(store, nullptr);
   for (int t = 0; t < 7; ++t) {
     threads.emplace_back([&store, t] { MustAppend(*store, {{"t", std::to_string(t)}}); });
   }
@@ -353,15 +362,9 @@ TEST_P(StoreContractTest, GroupCommitBatchesAreBoundedByCallCount) {
   auto gate = std::make_shared<WriterGate>();
   BatchKnobs options;
   options.max_batch_calls = 3;
-  options.before_batch_for_testing = [gate] { gate->Hook(); };
-  auto store = Open(options);
-  ASSERT_NE(store, nullptr);
-
   std::vector<std::thread> threads;
-
-  threads.reserve(16);  // also avoids a GCC 12 -Warray-bounds false positive
-  threads.emplace_back([&store] { MustAppend(*store, {{"first", ""}}); });
-  gate->WaitUntilHeld();
+  auto store = OpenHeld(gate, options, &threads);
+  ASSERT_NE(store, nullptr);
   for (int t = 0; t < 7; ++t) {
     threads.emplace_back([&store] { MustAppend(*store, {{"k", "v"}, {"k", "w"}}); });
   }
@@ -379,15 +382,9 @@ TEST_P(StoreContractTest, GroupCommitBatchesAreBoundedByBytesButNeverSplitACall)
   auto gate = std::make_shared<WriterGate>();
   BatchKnobs options;
   options.max_batch_bytes = 1000;
-  options.before_batch_for_testing = [gate] { gate->Hook(); };
-  auto store = Open(options);
-  ASSERT_NE(store, nullptr);
-
   std::vector<std::thread> threads;
-
-  threads.reserve(16);  // also avoids a GCC 12 -Warray-bounds false positive
-  threads.emplace_back([&store] { MustAppend(*store, {{"first", ""}}); });
-  gate->WaitUntilHeld();
+  auto store = OpenHeld(gate, options, &threads);
+  ASSERT_NE(store, nullptr);
   // Each call is 1 + 599 bytes: two never fit in 1000 bytes; a 3000-byte call runs alone.
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&store] { MustAppend(*store, {{"k", std::string(599, 'x')}}); });
@@ -407,15 +404,9 @@ TEST_P(StoreContractTest, GroupCommitBatchesAreBoundedByBytesButNeverSplitACall)
 TEST_P(StoreContractTest, AnInvalidCallInABatchFailsAloneAndTheOthersCommit) {
   auto gate = std::make_shared<WriterGate>();
   BatchKnobs options;
-  options.before_batch_for_testing = [gate] { gate->Hook(); };
-  auto store = Open(options);
-  ASSERT_NE(store, nullptr);
-
   std::vector<std::thread> threads;
-
-  threads.reserve(16);  // also avoids a GCC 12 -Warray-bounds false positive
-  threads.emplace_back([&store] { MustAppend(*store, {{"first", ""}}); });
-  gate->WaitUntilHeld();
+  auto store = OpenHeld(gate, options, &threads);
+  ASSERT_NE(store, nullptr);
   Status bad_snapshot;
   threads.emplace_back([&store, &bad_snapshot] { bad_snapshot = store->SaveSnapshot({99, ""}); });
   WaitForQueued(*store, 1);
