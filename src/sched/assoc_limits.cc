@@ -54,15 +54,7 @@ std::string AssocLimits::Key(std::string_view user, std::string_view account,
 
 state::LimitedJob AssocLimits::Limited(const v1::Job& job, std::string_view partition,
                                        uint32_t limit_min) const {
-  state::LimitedJob out;
-  out.user = job.user_name();
-  out.qos = job.request().qos();
-  out.account = job.request().account();
-  out.association = AssociationOf(job, partition);
-  out.tres = state::JobTresOf(job);
-  out.nodes = std::max<int64_t>(1, out.tres["node"]);
-  out.time_limit_min = limit_min == 0 ? state::kUnlimited : limit_min;
-  return out;
+  return state::LimitedJobOf(job, AssociationOf(job, partition), limit_min);
 }
 
 std::string_view AssocLimits::Blocks(const v1::Job& job, std::string_view partition,

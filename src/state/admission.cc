@@ -159,15 +159,9 @@ Status CheckDenyOnLimit(const ClusterState& state, const v1::Job& job) {
       })) {
     return Status::Ok();
   }
-  LimitedJob limited;
-  limited.user = job.user_name();
-  limited.qos = job.request().qos();
-  limited.account = job.request().account();
-  limited.association =
-      FindJobAssociation(db, job.user_name(), job.request().account(), job.partition());
-  limited.tres = JobTresOf(job);
-  limited.nodes = std::max<int64_t>(1, limited.tres["node"]);
-  if (job.time_limit_min() != 0) limited.time_limit_min = job.time_limit_min();
+  const LimitedJob limited = LimitedJobOf(
+      job, FindJobAssociation(db, job.user_name(), job.request().account(), job.partition()),
+      job.time_limit_min());
   JobLimits limits(db);
   const std::string_view reason = limits.CheckStandAlone(limited);
   if (reason.empty()) return Status::Ok();

@@ -24,6 +24,19 @@ bool Sets(const std::vector<std::pair<std::string, int64_t>>& list, std::string_
 
 }  // namespace
 
+LimitedJob LimitedJobOf(const v1::Job& job, const v1::Association* association,
+                        uint32_t time_limit_min) {
+  LimitedJob out;
+  out.user = job.user_name();
+  out.qos = job.request().qos();
+  out.account = job.request().account();
+  out.association = association;
+  out.tres = JobTresOf(job);
+  out.nodes = std::max<int64_t>(1, out.tres.Get("node"));
+  out.time_limit_min = time_limit_min == 0 ? kUnlimitedTime : time_limit_min;
+  return out;
+}
+
 std::string LimitUse::QosUserKey(std::string_view qos, std::string_view user) {
   std::string key(qos);
   key.push_back('\0');

@@ -70,6 +70,11 @@ struct LimitedJob {
   uint32_t elapsed_min = 0;              // running jobs: minutes run so far
 };
 
+// `job` as the limits see it, under `association` (nullptr: none), with time limit
+// `time_limit_min` (0: UNLIMITED): what it holds once running, else what it asks for.
+LimitedJob LimitedJobOf(const v1::Job& job, const v1::Association* association,
+                        uint32_t time_limit_min);
+
 struct LimitUse {
   std::map<std::string, InUse, std::less<>> qos;
   std::map<std::string, InUse, std::less<>> qos_user;  // QosUserKey
