@@ -42,13 +42,14 @@ bool ReadVarint(std::string_view data, size_t* at, uint64_t* value, bool* bad) {
 }
 
 // The field that starts at data[at]: nullopt while it is not complete yet.
+Status Malformed() { return InvalidArgument("the controller's job list is malformed"); }
+
 Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
-  const Status malformed = InvalidArgument("the controller's job list is malformed");
   bool bad = false;
   uint64_t tag = 0;
   Field f;
   if (!ReadVarint(data, &at, &tag, &bad)) {
-    if (bad) return malformed;
+    if (bad) return Malformed();
     return std::optional<Field>();
   }
   f.number = static_cast<uint32_t>(tag >> 3);
@@ -57,7 +58,7 @@ Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
   switch (f.type) {
     case kVarint:
       if (!ReadVarint(data, &at, &f.value, &bad)) {
-        if (bad) return malformed;
+        if (bad) return Malformed();
         return std::optional<Field>();
       }
       break;
@@ -70,17 +71,17 @@ Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
     case kLengthDelimited: {
       uint64_t length = 0;
       if (!ReadVarint(data, &at, &length, &bad)) {
-        if (bad) return malformed;
+        if (bad) return Malformed();
         return std::optional<Field>();
       }
-      if (length > (uint64_t{1} << 32)) return malformed;
+      if (length > (uint64_t{1} << 32)) return Malformed();
       need = static_cast<size_t>(length);
       break;
     }
     default:
-      return malformed;  // groups are not used by any Gantry message
+      return Malformed();  // groups are not used by any Gantry message
   }
-  if (f.number == 0) return malformed;
+  if (f.number == 0) return Malformed();
   if (data.size() - at < need) return std::optional<Field>();
   f.bytes = data.substr(at, need);
   f.end = at + need;

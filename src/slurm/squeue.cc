@@ -184,6 +184,7 @@ constexpr size_t kMaxListingParts = 4;
 
 // What a listing keeps of the jobs of one part of the reply: every record's place in
 // slurmctld's list, the records shown (indexes into `records`), their sort keys and lines.
+// The parts are put in order together at the end (JobSorter::OrderParts).
 struct ListedPart {
   explicit ListedPart(JobSorter s) : sorter(std::move(s)) {}
 
@@ -193,16 +194,6 @@ struct ListedPart {
   ListingText lines;
   bool found = false;  // the single job asked for was among the records
   UnixTime now = 0;
-
-  // Adds the next part's jobs after this part's.
-  void Append(ListedPart&& next) {
-    const auto offset = static_cast<uint32_t>(records.size());
-    records.insert(records.end(), next.records.begin(), next.records.end());
-    for (uint32_t r : next.rows) rows.push_back(offset + r);
-    sorter.Append(std::move(next.sorter));
-    lines.Append(std::move(next.lines));
-    found = found || next.found;
-  }
 };
 
 // One listing (the whole command without -i).
@@ -287,26 +278,35 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
     *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
     return 1;
   }
-  ListedPart& all = parts[0];
-  for (size_t i = 1; i < listed->shards && i < parts.size(); ++i) all.Append(std::move(parts[i]));
-  if (single && !all.found) {
+  const size_t shards = std::clamp<size_t>(listed->shards, 1, parts.size());
+  parts.erase(parts.begin() + static_cast<ptrdiff_t>(shards), parts.end());
+  bool found = false;
+  std::vector<std::span<const ListedRecord>> records;
+  for (const ListedPart& part : parts) {
+    found = found || part.found;
+    records.emplace_back(part.records);
+  }
+  if (single && !found) {
     *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
     return 1;
   }
-  const UnixTime now = all.now;
-  const std::vector<ListedRecord>& records = all.records;
-  const std::vector<uint32_t>& rows = all.rows;
-  ListingText& lines = all.lines;
-  sorter = std::move(all.sorter);
-  std::vector<ListedRecord> listed_rows;
-  listed_rows.reserve(rows.size());
-  for (uint32_t r : rows) listed_rows.push_back(records[r]);
-  const std::vector<uint32_t> order = sorter->Order(SlurmctldListKeys(records, listed_rows));
+  const UnixTime now = parts[0].now;
+  const SlurmctldListOrder list_order(records);
+  std::vector<std::vector<uint64_t>> ties(parts.size());
+  std::vector<JobSorter> sorters;
+  std::vector<ListingText> texts;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    ties[p].reserve(parts[p].rows.size());
+    for (uint32_t r : parts[p].rows) ties[p].push_back(list_order.KeyOf(parts[p].records[r]));
+    sorters.push_back(std::move(parts[p].sorter));
+    texts.push_back(std::move(parts[p].lines));
+  }
+  const std::vector<ListingRow> order = JobSorter::OrderParts(sorters, ties);
 
   std::string head;
   if ((opt.long_list || opt.iterate != 0) && !opt.no_header) head += CtimeLine(now, tz);
   if (!opt.no_header) head += RenderJobHeader(format);
-  lines.WriteOrdered(*ctx.out, head, order);
+  ListingText::WriteOrdered(*ctx.out, head, texts, order);
   return 0;
 }
 

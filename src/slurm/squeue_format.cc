@@ -16,7 +16,7 @@ namespace {
 
 using Ctx = JobPrintContext;
 
-std::string OrNull(const std::string& s) { return s.empty() ? std::string("(null)") : s; }
+std::string_view OrNull(std::string_view s) { return s.empty() ? "(null)" : s; }
 
 std::string Limit(uint32_t minutes) {
   if (minutes == kInfiniteMinutes) return "UNLIMITED";
@@ -35,7 +35,7 @@ bool ShowsReason(const v1::Job& job) {
          s.base == model::JobBaseState::kFailed;
 }
 
-std::string PartitionList(const v1::Job& job) { return OrNull(job.partition()); }
+std::string_view PartitionList(const v1::Job& job) { return OrNull(job.partition()); }
 
 // Constant values of fields Gantry has no data for, as Slurm prints them for a job without it.
 constexpr char kNull[] = "(null)";
@@ -48,7 +48,7 @@ constexpr char kNoTime[] = "0:00";
 constexpr char kNotSet[] = "NotSet";
 constexpr char kEmpty[] = "";
 template <const char* kValue>
-std::string Text(const v1::Job&, const Ctx&) {
+std::string_view Text(const v1::Job& /*job*/, const Ctx& /*ctx*/, std::string& /*scratch*/) {
   return kValue;
 }
 
@@ -57,191 +57,288 @@ std::string RawExit(int32_t status) { return std::to_string(status < 0 ? 0 : sta
 
 const JobField kFields[] = {
     {"Account", 'a', "ACCOUNT", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().account()); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return OrNull(j.request().account());
+     }},
     {"JobId", 'A', "JOBID", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.job_id()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.job_id());
+     }},
     {"BatchHost", 'B', "EXEC_HOST", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return j.nodes_size() > 0 ? j.nodes(0) : std::string("n/a");
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = j.nodes_size() > 0 ? j.nodes(0) : std::string("n/a");
      }},
     {"MinCPUs", 'c', "MIN_CPUS", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return std::to_string(std::max<uint32_t>(1, j.request().cpus_per_task()));
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(std::max<uint32_t>(1, j.request().cpus_per_task()));
      }},
     {"NumCPUs", 'C', "CPUS", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(CpuCount(j)); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(CpuCount(j));
+     }},
     {"MinTmpDisk", 'd', "MIN_TMP_DISK", true, true,
-     [](const v1::Job&, const Ctx&) { return std::string("0"); }},
+     [](const v1::Job&, const Ctx&, std::string&) -> std::string_view { return "0"; }},
     {"NumNodes", 'D', "NODES", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(NodeCount(j)); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(NodeCount(j));
+     }},
     {"EndTime", 'e', "END_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) {
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
        if (j.time_limit_min() == kInfiniteMinutes && j.end_time() > c.now) {
-         return std::string("NONE");
+         return "NONE";
        }
-       return PrintTime(j.end_time(), c);
+       return s = PrintTime(j.end_time(), c);
      }},
     {"Dependency", 'E', "DEPENDENCY", true, true,
-     [](const v1::Job& j, const Ctx&) { return DependencyText(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = DependencyText(j);
+     }},
     {"Feature", 'f', "FEATURES", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().features()); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return OrNull(j.request().features());
+     }},
     {"ArrayJobId", 'F', "ARRAY_JOB_ID", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(ArrayJobIdOf(j)); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(ArrayJobIdOf(j));
+     }},
     {"GroupName", 'g', "GROUP", true, true,
-     [](const v1::Job& j, const Ctx&) { return GroupLabel(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return j.group_name().empty() ? s = std::to_string(j.group_id()) : j.group_name();
+     }},
     {"GroupId", 'G', "GROUP", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.group_id()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.group_id());
+     }},
     {"OverSubscribe", 'h', "OVER_SUBSCRIBE", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return std::string(j.request().exclusive() ? "NO" : "OK");
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.request().exclusive() ? "NO" : "OK";
      }},
     {"JobArrayId", 'i', "JOBID", true, true,
-     [](const v1::Job& j, const Ctx&) { return JobIdText(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = JobIdText(j);
+     }},
     {"Name", 'j', "NAME", true, true,
-     [](const v1::Job& j, const Ctx&) { return j.request().name(); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.request().name();
+     }},
     {"Comment", 'k', "COMMENT", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().comment()); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return OrNull(j.request().comment());
+     }},
     {"ArrayTaskId", 'K', "ARRAY_TASK_ID", true, true,
-     [](const v1::Job& j, const Ctx&) { return ArrayTaskText(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = ArrayTaskText(j);
+     }},
     {"TimeLimit", 'l', "TIME_LIMIT", false, true,
-     [](const v1::Job& j, const Ctx&) { return Limit(j.time_limit_min()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = Limit(j.time_limit_min());
+     }},
     {"TimeLeft", 'L', "TIME_LEFT", false, true,
-     [](const v1::Job& j, const Ctx& c) {
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
        if (j.time_limit_min() == kInfiniteMinutes || j.time_limit_min() == 0) {
-         return Limit(j.time_limit_min());
+         return s = Limit(j.time_limit_min());
        }
-       return text::FormatElapsed(static_cast<int64_t>(j.time_limit_min()) * 60 -
-                                  TimeUsed(j, c.now));
+       return s = text::FormatElapsed(static_cast<int64_t>(j.time_limit_min()) * 60 -
+                                      TimeUsed(j, c.now));
      }},
     {"MinMemory", 'm', "MIN_MEMORY", true, true,
-     [](const v1::Job& j, const Ctx&) {
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
        const uint64_t mem = j.request().mem_per_cpu_mb() > 0 ? j.request().mem_per_cpu_mb()
                                                              : j.request().mem_per_node_mb();
-       return text::FormatMemoryMiB(static_cast<int64_t>(mem));
+       return s = text::FormatMemoryMiB(static_cast<int64_t>(mem));
      }},
     {"TimeUsed", 'M', "TIME", false, true,
-     [](const v1::Job& j, const Ctx& c) { return text::FormatElapsed(TimeUsed(j, c.now)); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       s.clear();
+       text::AppendElapsed(TimeUsed(j, c.now), &s);
+       return s;
+     }},
     {"ReqNodes", 'n', "REQ_NODES", true, true,
-     [](const v1::Job& j, const Ctx&) { return j.request().req_nodes(); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.request().req_nodes();
+     }},
     {"NodeList", 'N', "NODELIST", false, false,
-     [](const v1::Job& j, const Ctx&) { return NodeList(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = NodeList(j);
+     }},
     {"Command", 'o', "COMMAND", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().command()); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return OrNull(j.request().command());
+     }},
     {"Contiguous", 'O', "CONTIGUOUS", true, true,
-     [](const v1::Job&, const Ctx&) { return std::string("0"); }},
+     [](const v1::Job&, const Ctx&, std::string&) -> std::string_view { return "0"; }},
     {"Priority", 'p', "PRIORITY", true, true,
-     [](const v1::Job& j, const Ctx&) {
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
        char buf[64];
        std::snprintf(buf, sizeof(buf), "%16.14f",
                      static_cast<double>(j.priority()) / static_cast<double>(0xffffffffu));
-       return std::string(buf);
+       return s = buf;
      }},
     {"Partition", 'P', "PARTITION", true, true,
-     [](const v1::Job& j, const Ctx&) { return PartitionList(j); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return PartitionList(j);
+     }},
     {"QOS", 'q', "QOS", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().qos()); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return OrNull(j.request().qos());
+     }},
     {"PriorityLong", 'Q', "PRIORITY", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.priority()); }},
-    {"Reason", 'r', "REASON", true, true, [](const v1::Job& j, const Ctx&) { return Reason(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.priority());
+     }},
+    {"Reason", 'r', "REASON", true, true,
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = Reason(j);
+     }},
     {"ReasonList", 'R', "NODELIST(REASON)", false, false,
-     [](const v1::Job& j, const Ctx&) { return NodeList(j); }},  // see RenderJobLine
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = NodeList(j);
+     }},  // see RenderJobLine
     {"StartTime", 'S', "START_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.start_time(), c); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       return s = PrintTime(j.start_time(), c);
+     }},
     {"StateCompact", 't', "ST", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::string(model::JobStateCode(StateOf(j))); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return model::JobStateCode(StateOf(j));
+     }},
     {"State", 'T', "STATE", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::string(model::JobStateName(StateOf(j))); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return model::JobStateName(StateOf(j));
+     }},
     {"UserName", 'u', "USER", true, true,
-     [](const v1::Job& j, const Ctx&) { return UserLabel(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return j.user_name().empty() ? s = std::to_string(j.user_id()) : j.user_name();
+     }},
     {"UserId", 'U', "UID", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.user_id()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.user_id());
+     }},
     {"SubmitTime", 'V', "SUBMIT_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.submit_time(), c); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       return s = PrintTime(j.submit_time(), c);
+     }},
     {"", 'x', "EXC_NODES", true, true,
-     [](const v1::Job& j, const Ctx&) { return j.request().exc_nodes(); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.request().exc_nodes();
+     }},
     {"Nice", 'y', "NICE", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().nice()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.request().nice());
+     }},
     {"SchedNodes", 'Y', "SCHEDNODES", false, false,
-     [](const v1::Job&, const Ctx&) { return std::string("(null)"); }},
+     [](const v1::Job&, const Ctx&, std::string&) -> std::string_view { return "(null)"; }},
     {"WorkDir", 'Z', "WORK_DIR", true, true,
-     [](const v1::Job& j, const Ctx&) { return j.request().work_dir(); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.request().work_dir();
+     }},
     // -O names without a letter (squeue 22.05 opts.c parse_long_format), in the man page's order.
     {"AccrueTime", 0, "ACCRUE_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.accrue_time(), c); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       return s = PrintTime(j.accrue_time(), c);
+     }},
     {"admin_comment", 0, "ADMIN_COMMENT", true, true, Text<kNull>},
     {"AllocNodes", 0, "ALLOC_NODES", true, true,
-     [](const v1::Job& j, const Ctx&) { return OrNull(j.request().submit_host()); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return OrNull(j.request().submit_host());
+     }},
     {"AllocSID", 0, "ALLOC_SID", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().alloc_sid()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.request().alloc_sid());
+     }},
     {"BatchFlag", 0, "BATCH_FLAG", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::string(j.batch_flag() ? "1" : "0"); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.batch_flag() ? "1" : "0";
+     }},
     {"BoardsPerNode", 0, "BOARDS_PER_NODE", true, true, Text<kZero>},
     {"BurstBuffer", 0, "BURST_BUFFER", true, true, Text<kNull>},
     {"BurstBufferState", 0, "BURST_BUFFER_STATE", true, true, Text<kNull>},
     {"Cluster", 0, "CLUSTER", true, true,
-     [](const v1::Job&, const Ctx& c) { return OrNull(std::string(c.cluster)); }},
+     [](const v1::Job&, const Ctx& c, std::string&) -> std::string_view {
+       return OrNull(c.cluster);
+     }},
     {"ClusterFeature", 0, "CLUSTER_FEATURES", true, true, Text<kNull>},
     {"Container", 0, "CONTAINER", true, true, Text<kNull>},
     {"Cores", 0, "CORES_PER_SOCKET", true, true, Text<kStar>},
     {"CoreSpec", 0, "CORE_SPEC", true, true, Text<kNa>},
     {"cpus-per-task", 0, "CPUS_PER_TASK", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return std::to_string(std::max<uint32_t>(1, j.request().cpus_per_task()));
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(std::max<uint32_t>(1, j.request().cpus_per_task()));
      }},
     {"cpus-per-tres", 0, "CPUS_PER_TRES", true, true, Text<kNa>},
     {"Deadline", 0, "DEADLINE", true, true, Text<kNa>},
     {"DelayBoot", 0, "DELAY_BOOT", true, true, Text<kNoTime>},
     {"DerivedEC", 0, "DERIVED_EC", true, true,
-     [](const v1::Job& j, const Ctx&) { return RawExit(j.derived_exit_status()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = RawExit(j.derived_exit_status());
+     }},
     {"EligibleTime", 0, "ELIGIBLE_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.eligible_time(), c); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       return s = PrintTime(j.eligible_time(), c);
+     }},
     {"exit_code", 0, "EXIT_CODE", true, true,
-     [](const v1::Job& j, const Ctx&) { return RawExit(j.exit_status()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = RawExit(j.exit_status());
+     }},
     {"HetJobID", 0, "HET_JOB_ID", true, true, Text<kNa>},
     {"HetJobIDSet", 0, "HET_JOB_ID_SET", true, true, Text<kNa>},
     {"HetJobOffset", 0, "HET_JOB_OFFSET", true, true, Text<kNa>},
     {"LastSchedEval", 0, "LAST_SCHED_EVAL", true, true,
-     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.last_sched_eval(), c); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       return s = PrintTime(j.last_sched_eval(), c);
+     }},
     {"Licenses", 0, "LICENSES", true, true, Text<kNull>},
     {"MaxCPUs", 0, "MAX_CPUS", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(CpuCount(j)); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(CpuCount(j));
+     }},
     {"MaxNodes", 0, "MAX_NODES", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return std::to_string(std::max(j.request().max_nodes(), NodeCount(j)));
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(std::max(j.request().max_nodes(), NodeCount(j)));
      }},
     {"MCSLabel", 0, "MCSLABEL", true, true, Text<kNull>},
     {"mem-per-tres", 0, "MEM_PER_TRES", true, true, Text<kNa>},
     {"MinTime", 0, "TIME_MIN", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return text::FormatElapsed(static_cast<int64_t>(j.request().time_min_min()) * 60);
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = text::FormatElapsed(static_cast<int64_t>(j.request().time_min_min()) * 60);
      }},
     {"Network", 0, "NETWORK", true, true, Text<kNull>},
     {"NTPerBoard", 0, "NTASKS_PER_BOARD", true, true, Text<kZero>},
     {"NTPerCore", 0, "NTASKS_PER_CORE", true, true, Text<kNa>},
     {"NTPerNode", 0, "NTASKS_PER_NODE", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.request().ntasks_per_node()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.request().ntasks_per_node());
+     }},
     {"NTPerSocket", 0, "NTASKS_PER_SOCKET", true, true, Text<kNa>},
     {"NumTasks", 0, "TASKS", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(TaskCount(j)); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(TaskCount(j));
+     }},
     {"Origin", 0, "ORIGIN", true, true, Text<kNA>},
     {"OriginRaw", 0, "ORIGIN_RAW", true, true, Text<kNA>},
     {"PendingTime", 0, "PENDING_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) {
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
        const UnixTime until = IsPendingJob(j) ? c.now : j.start_time();
-       return std::to_string(until > j.submit_time() ? until - j.submit_time() : 0);
+       return s = std::to_string(until > j.submit_time() ? until - j.submit_time() : 0);
      }},
     {"PreemptTime", 0, "PREEMPT_TIME", true, true,
-     [](const v1::Job& j, const Ctx& c) { return PrintTime(j.preempt_time(), c); }},
+     [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       return s = PrintTime(j.preempt_time(), c);
+     }},
     {"Prefer", 0, "PREFER", true, true, Text<kNull>},
     {"Profile", 0, "PROFILE", true, true, Text<kNotSet>},
     {"Reboot", 0, "REBOOT", true, true, Text<kZero>},
     {"ReqSwitch", 0, "REQ_SWITCH", true, true, Text<kZero>},
     {"Requeue", 0, "REQUEUE", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::string(j.requeue() ? "1" : "0"); }},
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       return j.requeue() ? "1" : "0";
+     }},
     {"Reservation", 0, "RESERVATION", true, true, Text<kNull>},
     {"ResizeTime", 0, "RESIZE_TIME", true, true, Text<kNa>},
     {"RestartCnt", 0, "RESTART_COUNT", true, true,
-     [](const v1::Job& j, const Ctx&) { return std::to_string(j.restarts()); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = std::to_string(j.restarts());
+     }},
     {"SCT", 0, "S:C:T", true, true, Text<kSct>},
     {"SelectJobInfo", 0, "", true, true, Text<kEmpty>},
     {"SiblingsActive", 0, "ACTIVE_SIBLINGS", true, true, Text<kNA>},
@@ -251,20 +348,28 @@ const JobField kFields[] = {
     {"Sockets", 0, "SOCKETS_PER_NODE", true, true, Text<kStar>},
     {"SPerBoard", 0, "SOCKETS_PER_BOARD", true, true, Text<kZero>},
     {"STDERR", 0, "STDERR", true, true,
-     [](const v1::Job& j, const Ctx&) { return StderrPath(j); }},
-    {"STDIN", 0, "STDIN", true, true, [](const v1::Job& j, const Ctx&) { return StdinPath(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = StderrPath(j);
+     }},
+    {"STDIN", 0, "STDIN", true, true,
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = StdinPath(j);
+     }},
     {"STDOUT", 0, "STDOUT", true, true,
-     [](const v1::Job& j, const Ctx&) { return StdoutPath(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
+       return s = StdoutPath(j);
+     }},
     {"system_comment", 0, "SYSTEM_COMMENT", true, true, Text<kNull>},
     {"Threads", 0, "THREADS_PER_CORE", true, true, Text<kStar>},
     {"tres-alloc", 0, "TRES_ALLOC", true, true,
-     [](const v1::Job& j, const Ctx&) { return Tres(j); }},
+     [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view { return s = Tres(j); }},
     {"tres-bind", 0, "TRES_BIND", true, true, Text<kNa>},
     {"tres-freq", 0, "TRES_FREQ", true, true, Text<kNa>},
     {"tres-per-job", 0, "TRES_PER_JOB", true, true, Text<kNa>},
     {"tres-per-node", 0, "TRES_PER_NODE", true, true,
-     [](const v1::Job& j, const Ctx&) {
-       return j.request().gres().empty() ? std::string("N/A") : j.request().gres();
+     [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {
+       const std::string_view gres = j.request().gres();
+       return gres.empty() ? "N/A" : gres;
      }},
     {"tres-per-socket", 0, "TRES_PER_SOCKET", true, true, Text<kNa>},
     {"tres-per-task", 0, "TRES_PER_TASK", true, true, Text<kNa>},
@@ -296,12 +401,17 @@ void AppendPadded(std::string* out, std::string_view value, int width, bool righ
 }
 
 void AppendValue(std::string* out, const JobColumn& c, const v1::Job& job,
-                 const JobPrintContext& ctx) {
+                 const JobPrintContext& ctx, std::string& scratch) {
   if (c.field->letter == 'R' && ShowsReason(job)) {
-    AppendPadded(out, "(" + Reason(job) + ")", c.width, c.right, true);
+    scratch = "(";
+    scratch += !job.state_desc().empty() ? job.state_desc()
+               : !job.reason().empty()   ? job.reason()
+                                         : "None";
+    scratch += ')';
+    AppendPadded(out, scratch, c.width, c.right, true);
     return;
   }
-  AppendPadded(out, c.field->value(job, ctx), c.width, c.right, c.field->cut);
+  AppendPadded(out, c.field->value(job, ctx, scratch), c.width, c.right, c.field->cut);
 }
 
 bool InList(const std::vector<std::string>& list, const std::string& value, bool ignore_case) {
@@ -396,13 +506,14 @@ std::string RenderJobHeader(const JobFormat& format) {
 
 void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx,
                    std::string* out) {
+  thread_local std::string scratch;  // values made for this line, one at a time
   out->append(format.prefix);
   for (const JobColumn& c : format.columns) {
     if (c.field == nullptr) {
       out->append(c.literal);
       continue;
     }
-    AppendValue(out, c, job, ctx);
+    AppendValue(out, c, job, ctx, scratch);
     out->append(c.suffix);
   }
   out->push_back('\n');

@@ -41,7 +41,8 @@ struct JobField {
   std::string_view header;  // column title
   bool cut;                 // right-justified values are cut to the width
   bool header_cut;          // the title is cut (node list titles are not)
-  std::string (*value)(const v1::Job& job, const JobPrintContext& ctx);
+  // The value: a view into the job or a constant, or text made in `scratch`.
+  std::string_view (*value)(const v1::Job& job, const JobPrintContext& ctx, std::string& scratch);
 };
 
 std::span<const JobField> SqueueFields();

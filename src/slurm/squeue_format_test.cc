@@ -190,36 +190,49 @@ TEST(SqueueFormatTest, SortKeys) {
   EXPECT_EQ(bad.message(), "Invalid sort specification: %");
 }
 
-// A listing read in two parts sorts as the whole: the second part's texts join the first's.
-TEST(SqueueFormatTest, SortersOfPartsAppendedOrderAsOne) {
+// A listing read in parts sorts as the whole: texts rank among every part's values, and ties
+// go by the tie values, then by part.
+TEST(SqueueFormatTest, SortersOfPartsOrderAsOne) {
   const std::vector<v1::Job> all = AnchorQueue();
   for (const char* sort : {kSqueueDefaultSort, "u,-i", "j,P,-p", "T,N,A"}) {
     for (size_t split : {size_t{0}, size_t{1}, all.size() / 2, all.size()}) {
       Result<JobSorter> whole = JobSorter::Create(sort);
-      Result<JobSorter> first = JobSorter::Create(sort);
-      Result<JobSorter> second = JobSorter::Create(sort);
-      ASSERT_TRUE(whole.ok() && first.ok() && second.ok());
+      std::vector<JobSorter> parts;
+      parts.push_back(*JobSorter::Create(sort));
+      parts.push_back(*JobSorter::Create(sort));
+      ASSERT_TRUE(whole.ok());
       for (size_t i = 0; i < all.size(); ++i) {
         whole->Add(all[i], AnchorQueueNow());
-        (i < split ? *first : *second).Add(all[i], AnchorQueueNow());
+        parts[i < split ? 0 : 1].Add(all[i], AnchorQueueNow());
       }
-      first->Append(std::move(*second));
-      EXPECT_EQ(first->size(), all.size());
-      EXPECT_EQ(first->Order(), whole->Order()) << sort << " split at " << split;
+      std::vector<ListingRow> expected;
+      for (uint32_t row : whole->Order()) {
+        expected.push_back(row < split ? ListingRow{0, row}
+                                       : ListingRow{1, static_cast<uint32_t>(row - split)});
+      }
+      EXPECT_EQ(JobSorter::OrderParts(parts, {}), expected) << sort << " split at " << split;
     }
   }
-  ListingText a;
-  *a.text() += "x\n";
-  a.EndPiece();
-  ListingText b;
-  *b.text() += "y\n";
-  b.EndPiece();
-  *b.text() += "z\n";
-  b.EndPiece();
-  a.Append(std::move(b));
+  // Equal keys: the tie values decide, then the part.
+  std::vector<JobSorter> parts;
+  for (int i = 0; i < 2; ++i) parts.push_back(*JobSorter::Create("P"));
+  for (JobSorter& part : parts) {
+    for (int i = 0; i < 2; ++i) part.Add(AnchorJob(21441), AnchorQueueNow());
+  }
+  const std::vector<std::vector<uint64_t>> ties = {{5, 1}, {1, 9}};
+  EXPECT_EQ(JobSorter::OrderParts(parts, ties),
+            (std::vector<ListingRow>{{0, 1}, {1, 0}, {0, 0}, {1, 1}}));
+
+  std::vector<ListingText> texts(2);
+  *texts[0].text() += "x\n";
+  texts[0].EndPiece();
+  *texts[1].text() += "y\n";
+  texts[1].EndPiece();
+  *texts[1].text() += "z\n";
+  texts[1].EndPiece();
   std::ostringstream out;
-  const std::vector<uint32_t> order = {2, 0, 1};
-  a.WriteOrdered(out, "H\n", order);
+  const std::vector<ListingRow> order = {{1, 1}, {0, 0}, {1, 0}};
+  ListingText::WriteOrdered(out, "H\n", texts, order);
   EXPECT_EQ(out.str(), "H\nz\nx\ny\n");
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <thread>
 #include <type_traits>
 
 #include "model/job_state.h"
@@ -146,54 +147,99 @@ void JobSorter::Add(const v1::Job& job, UnixTime now) {
   ++rows_;
 }
 
-void JobSorter::Append(JobSorter&& next) {
-  const size_t width = keys_.size();
-  // Each of next's text ids in this sorter's numbering.
-  std::vector<std::vector<int64_t>> ids(width);
-  for (size_t k = 0; k < width; ++k) {
-    if (keys_[k].number) continue;
-    ids[k].resize(next.keys_[k].ids.size());
-    for (auto& [text, id] : next.keys_[k].ids) {
-      const auto mine = static_cast<int64_t>(keys_[k].ids.size());
-      ids[k][static_cast<size_t>(id)] = keys_[k].ids.emplace(text, mine).first->second;
-    }
-    keys_[k].last_id.reset();
-  }
-  flat_.reserve(flat_.size() + next.flat_.size());
-  for (size_t i = 0; i < next.flat_.size(); ++i) {
-    const size_t k = i % width;
-    flat_.push_back(keys_[k].number ? next.flat_[i] : ids[k][static_cast<size_t>(next.flat_[i])]);
-  }
-  rows_ += next.rows_;
+std::vector<uint32_t> JobSorter::Order() const {
+  JobSorter copy = *this;
+  std::vector<uint32_t> order;
+  order.reserve(rows_);
+  for (const ListingRow& r : OrderParts(std::span(&copy, 1), {})) order.push_back(r.row);
+  return order;
 }
 
-std::vector<uint32_t> JobSorter::Order(std::span<const uint64_t> ties) const {
-  // Texts become their rank among the column's values and reversed keys change sign: then one
-  // stable sort compares integers only.
-  const size_t width = keys_.size();
-  std::vector<int64_t> flat = flat_;
+std::vector<ListingRow> JobSorter::OrderParts(std::span<JobSorter> parts,
+                                              std::span<const std::vector<uint64_t>> ties) {
+  if (parts.empty()) return {};
+  const size_t width = parts[0].keys_.size();
+  // Texts become their rank among every part's values of the column and reversed keys change
+  // sign: then sorting and merging compare integers only. rank[part][key][text id].
+  std::vector<std::vector<std::vector<int64_t>>> rank(parts.size(),
+                                                      std::vector<std::vector<int64_t>>(width));
   for (size_t k = 0; k < width; ++k) {
-    const Key& key = keys_[k];
-    std::vector<int64_t> rank_of_id(key.ids.size());
-    int64_t rank = 0;
-    for (const auto& [text, id] : key.ids) rank_of_id[id] = rank++;  // the map is in text order
-    const int64_t sign = key.reversed ? -1 : 1;
-    for (size_t row = 0; row < rows_; ++row) {
-      int64_t& value = flat[row * width + k];
-      if (!key.number) value = rank_of_id[value];
-      value *= sign;
+    if (parts[0].keys_[k].number) continue;
+    std::map<std::string_view, int64_t> texts;
+    for (const JobSorter& part : parts) {
+      for (const auto& entry : part.keys_[k].ids) texts.emplace(entry.first, 0);
+    }
+    int64_t next = 0;
+    for (auto& entry : texts) entry.second = next++;  // the map is in text order
+    for (size_t p = 0; p < parts.size(); ++p) {
+      std::vector<int64_t>& ranks = rank[p][k];
+      ranks.resize(parts[p].keys_[k].ids.size());
+      for (const auto& [text, id] : parts[p].keys_[k].ids) ranks[id] = texts.find(text)->second;
     }
   }
-  std::vector<uint32_t> order(rows_);
-  for (size_t i = 0; i < rows_; ++i) order[i] = static_cast<uint32_t>(i);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const int64_t* fa = flat.data() + a * width;
-    const int64_t* fb = flat.data() + b * width;
+  std::vector<std::vector<int64_t>> values(parts.size());
+  std::vector<std::vector<uint32_t>> runs(parts.size());
+  auto tie = [&ties](size_t part, uint32_t row) {
+    return ties.empty() ? uint64_t{0} : ties[part][row];
+  };
+  auto sort_part = [&](size_t p) {
+    JobSorter& part = parts[p];
+    std::vector<int64_t>& flat = values[p];
+    flat = std::move(part.flat_);
+    part.flat_.clear();
+    for (size_t k = 0; k < width; ++k) {
+      const Key& key = part.keys_[k];
+      const int64_t sign = key.reversed ? -1 : 1;
+      for (size_t row = 0; row < part.rows_; ++row) {
+        int64_t& value = flat[row * width + k];
+        if (!key.number) value = rank[p][k][static_cast<size_t>(value)];
+        value *= sign;
+      }
+    }
+    std::vector<uint32_t>& run = runs[p];
+    run.resize(part.rows_);
+    part.rows_ = 0;
+    for (size_t i = 0; i < run.size(); ++i) run[i] = static_cast<uint32_t>(i);
+    std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) {
+      const int64_t* fa = flat.data() + a * width;
+      const int64_t* fb = flat.data() + b * width;
+      for (size_t i = 0; i < width; ++i) {
+        if (fa[i] != fb[i]) return fa[i] < fb[i];
+      }
+      return tie(p, a) < tie(p, b);
+    });
+  };
+  std::vector<std::thread> threads;
+  for (size_t p = 1; p < parts.size(); ++p) threads.emplace_back(sort_part, p);
+  sort_part(0);
+  for (std::thread& t : threads) t.join();
+
+  // Merges the sorted runs; on equal keys and ties the earlier part goes first.
+  auto before = [&](const ListingRow& a, const ListingRow& b) {
+    const int64_t* fa = values[a.part].data() + size_t{a.row} * width;
+    const int64_t* fb = values[b.part].data() + size_t{b.row} * width;
     for (size_t i = 0; i < width; ++i) {
       if (fa[i] != fb[i]) return fa[i] < fb[i];
     }
-    return !ties.empty() && ties[a] < ties[b];
-  });
+    const uint64_t ta = tie(a.part, a.row);
+    const uint64_t tb = tie(b.part, b.row);
+    return ta != tb ? ta < tb : a.part < b.part;
+  };
+  size_t total = 0;
+  for (const std::vector<uint32_t>& run : runs) total += run.size();
+  std::vector<ListingRow> order;
+  order.reserve(total);
+  std::vector<size_t> next(parts.size(), 0);
+  while (order.size() < total) {
+    std::optional<ListingRow> best;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      if (next[p] == runs[p].size()) continue;
+      const ListingRow candidate{static_cast<uint32_t>(p), runs[p][next[p]]};
+      if (!best || before(candidate, *best)) best = candidate;
+    }
+    order.push_back(*best);
+    ++next[best->part];
+  }
   return order;
 }
 
@@ -202,36 +248,37 @@ ListedRecord ListedRecordOf(const v1::Job& job) {
           job.has_array_task_id() && job.job_id() != job.array_job_id()};
 }
 
-std::vector<uint64_t> SlurmctldListKeys(std::span<const ListedRecord> all,
-                                        std::span<const ListedRecord> rows) {
-  std::map<uint32_t, std::vector<uint32_t>> splits;  // array id -> its split tasks' ids
-  for (const ListedRecord& r : all) {
-    if (r.split_task) splits[r.array_job_id].push_back(r.job_id);
+SlurmctldListOrder::SlurmctldListOrder(std::span<const std::span<const ListedRecord>> records) {
+  for (std::span<const ListedRecord> some : records) {
+    for (const ListedRecord& r : some) {
+      if (r.split_task) splits_[r.array_job_id].push_back(r.job_id);
+    }
   }
-  for (auto& [array, ids] : splits) std::sort(ids.begin(), ids.end());
-  // The id the record was created after, and whether it came after (1) or at (0) that id.
-  auto key = [&splits](const ListedRecord& r) -> uint64_t {
-    auto pack = [](uint32_t id, int after) { return (uint64_t{id} << 1) | after; };
-    if (r.array_job_id == 0) return pack(r.job_id, 0);
-    const auto it = splits.find(r.array_job_id);
-    if (it == splits.end()) return pack(r.array_job_id, 0);
-    const std::vector<uint32_t>& ids = it->second;
-    if (r.job_id == r.array_job_id) return pack(ids.back(), 1);
-    const auto self = std::lower_bound(ids.begin(), ids.end(), r.job_id);
-    if (self == ids.begin()) return pack(r.array_job_id, 0);
-    return pack(*(self - 1), 1);
-  };
-  std::vector<uint64_t> keys;
-  keys.reserve(rows.size());
-  for (const ListedRecord& r : rows) keys.push_back(key(r));
-  return keys;
+  for (auto& entry : splits_) std::sort(entry.second.begin(), entry.second.end());
+}
+
+// The id the record was created after, and whether it came after (1) or at (0) that id.
+uint64_t SlurmctldListOrder::KeyOf(const ListedRecord& r) const {
+  auto pack = [](uint32_t id, int after) { return (uint64_t{id} << 1) | after; };
+  if (r.array_job_id == 0) return pack(r.job_id, 0);
+  const auto it = splits_.find(r.array_job_id);
+  if (it == splits_.end()) return pack(r.array_job_id, 0);
+  const std::vector<uint32_t>& ids = it->second;
+  if (r.job_id == r.array_job_id) return pack(ids.back(), 1);
+  const auto self = std::lower_bound(ids.begin(), ids.end(), r.job_id);
+  if (self == ids.begin()) return pack(r.array_job_id, 0);
+  return pack(*(self - 1), 1);
 }
 
 void SortAsSlurmctldLists(std::vector<const v1::Job*>* jobs) {
   std::vector<ListedRecord> records;
   records.reserve(jobs->size());
   for (const v1::Job* job : *jobs) records.push_back(ListedRecordOf(*job));
-  const std::vector<uint64_t> keys = SlurmctldListKeys(records, records);
+  const std::span<const ListedRecord> all(records);
+  const SlurmctldListOrder list_order(std::span(&all, 1));
+  std::vector<uint64_t> keys;
+  keys.reserve(records.size());
+  for (const ListedRecord& r : records) keys.push_back(list_order.KeyOf(r));
   std::vector<uint32_t> order(jobs->size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
   std::stable_sort(order.begin(), order.end(),

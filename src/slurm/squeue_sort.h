@@ -29,6 +29,7 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
+#include "slurm/listing_text.h"
 
 namespace gantry::slurm {
 
@@ -44,12 +45,16 @@ class JobSorter {
   // Room for this many rows (a hint; more may come).
   void Reserve(size_t rows) { flat_.reserve(rows * keys_.size()); }
 
-  // Adds `next`'s rows after this sorter's (same sort spec; its texts join this one's).
-  void Append(JobSorter&& next);
+  // The rows in sorted order; ties keep the order added.
+  std::vector<uint32_t> Order() const;
 
-  // The rows in sorted order. Ties go by `ties` (one value per row, smaller first) when given,
-  // then by the order added.
-  std::vector<uint32_t> Order(std::span<const uint64_t> ties = {}) const;
+  // The rows of `parts` (sorters of one sort spec, each keyed with one part of a listing) in
+  // sorted order, as one sorter given the parts one after another would order them, except
+  // that ties go first by `ties` (empty, or per part one value per row, smaller first). Each
+  // part is sorted on a thread of its own, then the parts are merged. Uses up the sorters:
+  // afterwards they hold no rows.
+  static std::vector<ListingRow> OrderParts(std::span<JobSorter> parts,
+                                            std::span<const std::vector<uint64_t>> ties);
 
  private:
   struct Key {
@@ -79,10 +84,17 @@ struct ListedRecord {
 };
 ListedRecord ListedRecordOf(const v1::Job& job);
 
-// For each of `rows` (records of the reply, or all of them), a value that orders them as
-// slurmctld lists them; `all` is every record of the reply (filtered out or not).
-std::vector<uint64_t> SlurmctldListKeys(std::span<const ListedRecord> all,
-                                        std::span<const ListedRecord> rows);
+// Orders records as slurmctld lists them.
+class SlurmctldListOrder {
+ public:
+  // `records`: every record of the reply (filtered out or not), in any number of spans.
+  explicit SlurmctldListOrder(std::span<const std::span<const ListedRecord>> records);
+  // A value that orders `record` among the reply's records (smaller first).
+  uint64_t KeyOf(const ListedRecord& record) const;
+
+ private:
+  std::map<uint32_t, std::vector<uint32_t>> splits_;  // array id -> its split tasks' ids, sorted
+};
 
 // The same orders on a vector of jobs (whole replies, in tests and small listings).
 // SortAsSlurmctldLists: stable; call it on the whole reply, before filtering.

@@ -21,6 +21,17 @@ void AppendTwoDigits(std::string& out, int64_t value) {
   out += static_cast<char>('0' + value % 10);
 }
 
+// A non-negative number in decimal.
+void AppendNumber(std::string& out, int64_t value) {
+  char digits[20];
+  size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value > 0);
+  while (n > 0) out += digits[--n];
+}
+
 // "D-HH:MM:SS" or "HH:MM:SS" for a non-negative number of seconds.
 std::string DaysClock(int64_t days, int64_t hours, int64_t minutes, int64_t seconds) {
   std::string out;
@@ -138,26 +149,38 @@ std::string FormatDurationMinutes(int64_t minutes) {
   return DaysClock(minutes / 1440, minutes / 60 % 24, minutes % 60, 0);
 }
 
-std::string FormatElapsed(int64_t seconds) {
-  if (seconds == kInfiniteDuration) return "UNLIMITED";
-  if (seconds < 0 || seconds > int64_t{365} * 24 * 3600) return "INVALID";
+void AppendElapsed(int64_t seconds, std::string* out) {
+  if (seconds == kInfiniteDuration) {
+    out->append("UNLIMITED");
+    return;
+  }
+  if (seconds < 0 || seconds > int64_t{365} * 24 * 3600) {
+    out->append("INVALID");
+    return;
+  }
   const int64_t days = seconds / 86400;
   const int64_t hours = seconds / 3600 % 24;
   const int64_t minutes = seconds / 60 % 60;
-  std::string out;
   if (days != 0) {
-    out = std::to_string(days) + "-";
-    AppendTwoDigits(out, hours);
-    out += ':';
-    AppendTwoDigits(out, minutes);
+    AppendNumber(*out, days);
+    out->push_back('-');
+    AppendTwoDigits(*out, hours);
+    out->push_back(':');
+    AppendTwoDigits(*out, minutes);
   } else if (hours != 0) {
-    out = std::to_string(hours) + ":";
-    AppendTwoDigits(out, minutes);
+    AppendNumber(*out, hours);
+    out->push_back(':');
+    AppendTwoDigits(*out, minutes);
   } else {
-    out = std::to_string(minutes);
+    AppendNumber(*out, minutes);
   }
-  out += ':';
-  AppendTwoDigits(out, seconds % 60);
+  out->push_back(':');
+  AppendTwoDigits(*out, seconds % 60);
+}
+
+std::string FormatElapsed(int64_t seconds) {
+  std::string out;
+  AppendElapsed(seconds, &out);
   return out;
 }
 

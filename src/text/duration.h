@@ -54,6 +54,8 @@ std::string FormatDurationMinutes(int64_t minutes);
 // "UNLIMITED" for infinite; "INVALID" for other negative values and for more than 365 days, as
 // squeue's _print_secs does (so squeue shows a 400-day time limit as INVALID).
 std::string FormatElapsed(int64_t seconds);
+// The same, appended to `out`.
+void AppendElapsed(int64_t seconds, std::string* out);
 
 }  // namespace gantry::text
 
