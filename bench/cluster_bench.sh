@@ -105,15 +105,17 @@ wait_idle() {
   done
 }
 
+# The median of 7 runs after one unmeasured run (which may fill caches on either side).
 median_ms() {
   local ts=() a b
-  for _ in 1 2 3 4 5; do
+  "$@" >/dev/null 2>&1
+  for _ in 1 2 3 4 5 6 7; do
     a=$(now)
     "$@" >/dev/null 2>&1
     b=$(now)
     ts+=("$(calc "($b - $a) * 1000")")
   done
-  printf '%s\n' "${ts[@]}" | sort -n | sed -n 3p
+  printf '%s\n' "${ts[@]}" | sort -n | sed -n 4p
 }
 
 # ---- Gantry -------------------------------------------------------------------------------
