@@ -1,0 +1,190 @@
+#include "sched/priority.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "state/testing.h"
+
+namespace gantry::sched {
+namespace {
+
+using state::testing::kNow;
+using state::testing::MakeNode;
+using state::testing::MakePartition;
+using state::testing::MustApply;
+
+// The reference cluster (../shared/anchors/slurm): gpu[1-4] with 64 CPUs, 256000 MB and 8 GPUs
+// each; partitions a4 (PriorityTier 1, default) and high (PriorityTier 10); root in root and
+// prod, alice in research, bob in prod, users with one association per partition.
+state::ClusterState AnchorCluster() {
+  state::ClusterState s;
+  const std::vector<std::string> names = {"gpu1", "gpu2", "gpu3", "gpu4"};
+  std::vector<v1::Node> nodes;
+  for (const std::string& n : names) nodes.push_back(MakeNode(n));
+  v1::Partition high = MakePartition("high", names);
+  high.set_priority_tier(10);
+  MustApply(&s, state::testing::ConfigEvent(nodes, {MakePartition("a4", names, true), high}));
+  state::AccountingDb& db = s.accounting;
+  uint32_t next = 1;
+  auto association = [&](const std::string& account, const std::string& user,
+                         const std::string& partition) {
+    v1::Association a;
+    a.set_id(next++);
+    a.set_account(account);
+    a.set_user(user);
+    a.set_partition(partition);
+    a.set_shares(1);
+    db.associations[a.id()] = a;
+    return a.id();
+  };
+  for (const auto& [name, parent] : std::vector<std::pair<std::string, std::string>>{
+           {"root", ""}, {"research", "root"}, {"prod", "root"}}) {
+    db.accounts[name].set_name(name);
+    db.accounts[name].set_parent(parent);
+    association(name, "", "");
+  }
+  const uint32_t root_root = association("root", "root", "");
+  std::map<std::string, uint32_t> ids;
+  for (const char* p : {"a4", "high"}) {
+    ids[std::string("root/") + p] = association("prod", "root", p);
+    ids[std::string("alice/") + p] = association("research", "alice", p);
+    ids[std::string("bob/") + p] = association("prod", "bob", p);
+  }
+  db.qos["normal"].set_name("normal");
+  // Usage as sshare -a showed it when sprio was captured.
+  auto use = [&db](uint32_t id, double billing_sec) {
+    for (const v1::Association* a : state::AccountChain(db, db.associations.at(id).account())) {
+      (*db.association_usage[a->id()].mutable_tres_sec())["billing"] += billing_sec;
+      db.association_usage[a->id()].set_as_of(kNow);
+    }
+    (*db.association_usage[id].mutable_tres_sec())["billing"] += billing_sec;
+    db.association_usage[id].set_as_of(kNow);
+  };
+  use(root_root, 77845);
+  use(ids["bob/high"], 19260);
+  use(ids["bob/a4"], 1336);
+  use(ids["root/a4"], 226);
+  use(ids["alice/a4"], 173878);
+  return s;
+}
+
+// A pending job of `user` charged to `account` in `partition`: `nodes` nodes, `cpus` CPUs,
+// 2000 MB per CPU, submitted (and accruing since) `kNow`.
+v1::Job Job(uint32_t id, const std::string& user, const std::string& account,
+            const std::string& partition, uint32_t nodes, uint32_t cpus) {
+  v1::Job job = state::testing::PendingJob(id, partition, nodes);
+  job.set_user_name(user);
+  job.mutable_request()->set_account(account);
+  job.mutable_request()->set_qos("normal");
+  job.mutable_request()->set_num_tasks(cpus);
+  job.mutable_request()->set_mem_per_cpu_mb(2000);
+  job.set_num_cpus(cpus);
+  return job;
+}
+
+PriorityConfig AnchorWeights() {
+  const std::map<std::string, std::string> conf = {
+      {"PriorityType", "priority/multifactor"}, {"PriorityWeightAge", "1000"},
+      {"PriorityWeightFairshare", "10000"},     {"PriorityWeightJobSize", "1000"},
+      {"PriorityWeightPartition", "1000"},      {"PriorityWeightQOS", "1000"},
+      {"PriorityWeightTRES", "cpu=100,mem=150"}, {"PriorityMaxAge", "7-0"}};
+  Result<PriorityConfig> c = PriorityConfig::FromKeys([&conf](std::string_view key) {
+    const auto it = conf.find(std::string(key));
+    return it == conf.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  return c.ok() ? *c : PriorityConfig();
+}
+
+// sprio -l on the reference cluster (outputs/sprio-l.txt): the same priorities and factors.
+TEST(PriorityTest, MatchesTheReferenceClustersSprio) {
+  const state::ClusterState s = AnchorCluster();
+  const PriorityConfig config = AnchorWeights();
+  const PriorityCalculator calc(config, s, kNow);
+  struct Case {
+    v1::Job job;
+    uint32_t priority;
+    double fairshare;
+    double job_size;
+    double cpu;
+    double mem;
+  };
+  const Case cases[] = {
+      {Job(21442, "alice", "research", "a4", 1, 32), 2637, 1.0 / 7, 0.1875, 0.125, 0.0625},
+      {Job(21448, "alice", "research", "a4", 2, 128), 3016, 1.0 / 7, 0.5, 0.5, 0.25},
+      {Job(21449, "root", "root", "high", 1, 64), 5579, 3.0 / 7, 0.25, 0.25, 0.125},
+  };
+  for (const Case& c : cases) {
+    const std::vector<PriorityFactors> f = calc.FactorsOf(c.job);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].priority, c.priority) << c.job.job_id();
+    EXPECT_EQ(calc.PriorityOf(c.job), c.priority) << c.job.job_id();
+    EXPECT_NEAR(f[0].fairshare, c.fairshare, 1e-12);
+    EXPECT_DOUBLE_EQ(f[0].job_size, c.job_size);
+    EXPECT_DOUBLE_EQ(f[0].partition_factor, 1.0);
+    EXPECT_DOUBLE_EQ(f[0].age, 0.0);
+    EXPECT_DOUBLE_EQ(f[0].qos, 0.0);
+    ASSERT_EQ(f[0].tres.size(), 2u);
+    EXPECT_EQ(f[0].tres[0].first, "cpu");
+    EXPECT_DOUBLE_EQ(f[0].tres[0].second, c.cpu);
+    EXPECT_DOUBLE_EQ(f[0].tres[1].second, c.mem);
+  }
+}
+
+TEST(PriorityTest, AgeNiceFavorSmallAndPartitionsByTier) {
+  state::ClusterState s = AnchorCluster();
+  PriorityConfig config = AnchorWeights();
+  v1::Job job = Job(7, "alice", "research", "a4", 1, 32);
+  job.mutable_request()->add_partitions("high");
+  job.set_accrue_time(kNow - 3 * 24 * 3600);
+  {
+    const PriorityCalculator calc(config, s, kNow);
+    const std::vector<PriorityFactors> f = calc.FactorsOf(job);
+    ASSERT_EQ(f.size(), 2u);
+    EXPECT_EQ(f[0].partition, "high");  // PriorityTier 10 first
+    EXPECT_EQ(f[1].partition, "a4");
+    EXPECT_DOUBLE_EQ(f[0].age, 3.0 / 7);
+    // Own partition (a4): 2637 + 428.57 age.
+    EXPECT_EQ(calc.PriorityOf(job), 3066u);
+  }
+  job.mutable_request()->set_nice(100);
+  config.favor_small = true;
+  const PriorityCalculator calc(config, s, kNow);
+  const std::vector<PriorityFactors> f = calc.FactorsOf(job);
+  EXPECT_DOUBLE_EQ(f[1].job_size, (0.75 + 0.875) / 2);
+  EXPECT_EQ(f[1].nice, 100);
+  // 1428.57 + 428.57 + 812.5 + 1000 + 12.5 + 9.375 - 100
+  EXPECT_EQ(f[1].priority, 3591u);
+  // A priority under 1 is 1 (0 means held).
+  job.mutable_request()->set_nice(100000);
+  EXPECT_EQ(calc.PriorityOf(job), 1u);
+}
+
+TEST(PriorityTest, ConfigErrorsNameTheKeyAndTheRule) {
+  auto from = [](std::map<std::string, std::string> conf) {
+    return PriorityConfig::FromKeys([conf](std::string_view key) {
+      const auto it = conf.find(std::string(key));
+      return it == conf.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+  };
+  EXPECT_EQ(from({{"PriorityWeightAge", "-1"}}).status().message(),
+            "PriorityWeightAge: invalid value '-1' (a whole number from 0 to 4294967295)");
+  EXPECT_EQ(from({{"PriorityType", "priority/fancy"}}).status().message(),
+            "PriorityType: invalid value 'priority/fancy' (priority/basic or "
+            "priority/multifactor)");
+  EXPECT_NE(from({{"PriorityFlags", "NO_NORMAL_QOS,BOGUS"}}).status().message().find("BOGUS"),
+            std::string::npos);
+  EXPECT_EQ(from({{"PriorityWeightTRES", "cpu"}}).status().code(), StatusCode::kInvalidArgument);
+  Result<PriorityConfig> flags = from({{"PriorityFlags", "small_relative_to_time,NO_FAIR_TREE"}});
+  ASSERT_TRUE(flags.ok());
+  EXPECT_TRUE(flags->small_relative_to_time);
+  EXPECT_EQ(flags->fair_share, FairShareAlgorithm::kClassic);
+  EXPECT_FALSE(flags->multifactor);
+}
+
+}  // namespace
+}  // namespace gantry::sched
