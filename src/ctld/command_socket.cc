@@ -83,6 +83,10 @@ Result<wire::Slices> HandleCommand(Controller* controller, const std::string& ve
     }
     case wire::Method::kGetAccounting:
       return Serialized(controller->GetAccounting());
+    case wire::Method::kGetPriorities: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetPrioritiesRequest>(request));
+      return Serialized(controller->GetPriorities(r));
+    }
     case wire::Method::kUpdateAccounting: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateAccountingRequest>(request));
       return Serialized(controller->UpdateAccounting(caller, r));

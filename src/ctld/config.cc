@@ -108,6 +108,13 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
     }
     out.usage_half_life_sec = *seconds;
   }
+  GANTRY_ASSIGN_OR_RETURN(out.priority,
+                          sched::PriorityConfig::FromKeys(
+                              [&config](std::string_view key) -> std::optional<std::string> {
+                                std::string value = config.Get(key);
+                                if (value.empty()) return std::nullopt;
+                                return value;
+                              }));
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();

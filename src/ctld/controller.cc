@@ -431,6 +431,7 @@ void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node
 
 void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
                                 std::vector<uint32_t>* started) {
+  UpdatePrioritiesLocked(now);
   sched::Decisions decisions = sched::Schedule(state_, now);
   for (const sched::ReasonChange& change : decisions.reasons) {
     // Reasons are recomputed every pass; they are not worth a durable event.

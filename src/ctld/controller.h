@@ -36,6 +36,7 @@
 #include "gantry/v1/events.pb.h"
 #include "model/job_state.h"
 #include "state/cluster_state.h"
+#include "state/usage.h"
 #include "store/store.h"
 #include "wire/frame.h"
 
@@ -87,6 +88,8 @@ class Controller {
   Status UpdateNode(const Caller& caller, const v1::UpdateNodeRequest& request);
   // sacctmgr: the accounting database (state/accounting.h).
   v1::AccountingDb GetAccounting() const;
+  // sprio/sshare: pending jobs' priority factors and the fair-share tree, at the clock's now.
+  v1::GetPrioritiesReply GetPriorities(const v1::GetPrioritiesRequest& request) const;
   // sacctmgr's changes, checked against the database's rules and committed as one event.
   // Allowed to operators (root, SlurmUser) and to users the database makes Operator or
   // Administrator (else PermissionDenied "Access/permission denied"). FailedPrecondition when
@@ -174,6 +177,13 @@ class Controller {
                            std::vector<v1::Event>* events, AfterCommit* after);
   v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
   void ScheduleLocked(UnixTime now, std::vector<v1::Event>* events, std::vector<uint32_t>* started);
+  // priority/multifactor: every PriorityCalcPeriod, every pending job's priority is computed
+  // again; in between, those of jobs that entered the queue (state_.entered_pending). In
+  // memory only, like reasons (controller_priority.cc).
+  void UpdatePrioritiesLocked(UnixTime now);
+  // sshare's TRESRunMins: per association (and every account above), the TRES x minutes left
+  // of the time limits of its running jobs. Call with mu_ held.
+  std::map<uint32_t, state::TresAmounts> TresRunMinutesLocked(UnixTime now) const;
   // Asks every node of each newly started job to run its prologs (after the start is durable).
   void PrepareStartedLocked(const std::vector<uint32_t>& started, AfterCommit* after);
   void TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
@@ -197,7 +207,8 @@ class Controller {
   uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
-  UnixTime last_purge_ = 0;  // guarded by mu_
+  UnixTime last_purge_ = 0;          // guarded by mu_
+  UnixTime last_priority_calc_ = 0;  // guarded by mu_
   // Running jobs (id, epoch) that got their --signal warning; not durable: after a restart a
   // job may be warned again. Guarded by mu_.
   std::set<std::pair<uint32_t, uint64_t>> warned_;

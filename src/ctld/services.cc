@@ -128,6 +128,15 @@ grpc::Status ControllerService::GetAccounting(grpc::ServerContext* context,
   });
 }
 
+grpc::Status ControllerService::GetPriorities(grpc::ServerContext* context,
+                                              const v1::GetPrioritiesRequest* request,
+                                              v1::GetPrioritiesReply* reply) {
+  return Authenticated(auth_, context, [&](const Caller&) {
+    *reply = controller_->GetPriorities(*request);
+    return Status::Ok();
+  });
+}
+
 grpc::Status ControllerService::UpdateAccounting(grpc::ServerContext* context,
                                                  const v1::UpdateAccountingRequest* request,
                                                  v1::UpdateAccountingReply* reply) {

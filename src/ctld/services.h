@@ -60,6 +60,8 @@ class ControllerService final : public v1::Controller::Service {
   grpc::Status UpdateAccounting(grpc::ServerContext* context,
                                 const v1::UpdateAccountingRequest* request,
                                 v1::UpdateAccountingReply* reply) override;
+  grpc::Status GetPriorities(grpc::ServerContext* context, const v1::GetPrioritiesRequest* request,
+                             v1::GetPrioritiesReply* reply) override;
 
  private:
   Controller* controller_;

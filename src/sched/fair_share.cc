@@ -18,8 +18,8 @@ int64_t RunSeconds(const v1::Job& job, int64_t now) {
   if (job.start_time() <= 0) return 0;
   const model::JobState state = state::JobStateOf(job);
   if (state.base == model::JobBaseState::kSuspended) return job.pre_suspend_secs();
-  if (job.suspend_time() != 0) return std::max<int64_t>(0, now - job.suspend_time()) +
-                                      job.pre_suspend_secs();
+  if (job.suspend_time() != 0)
+    return std::max<int64_t>(0, now - job.suspend_time()) + job.pre_suspend_secs();
   return std::max<int64_t>(0, now - job.start_time());
 }
 
@@ -202,9 +202,8 @@ class Calculator {
       r.effective_usage =
           top ? r.norm_usage : r.norm_usage + (parent_effective - r.norm_usage) * level;
       if (!r.user.empty()) {
-        r.fair_share = r.norm_shares > 0
-                           ? std::pow(2.0, -r.effective_usage / r.norm_shares / dampening)
-                           : 0.0;
+        r.fair_share =
+            r.norm_shares > 0 ? std::pow(2.0, -r.effective_usage / r.norm_shares / dampening) : 0.0;
       } else {
         Classic(id, r.norm_shares, root_usage, dampening);
       }

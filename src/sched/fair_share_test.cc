@@ -95,9 +95,9 @@ TEST(FairTreeTest, RanksUsersAsTheReferenceClusterDid) {
     double fair_share;
   };
   const Want wants[] = {
-      {"root", "root", "", 3.0 / 7},      {"prod", "bob", "high", 4.0 / 7},
-      {"prod", "bob", "a4", 5.0 / 7},     {"prod", "root", "high", 7.0 / 7},
-      {"prod", "root", "a4", 6.0 / 7},    {"research", "alice", "high", 2.0 / 7},
+      {"root", "root", "", 3.0 / 7},        {"prod", "bob", "high", 4.0 / 7},
+      {"prod", "bob", "a4", 5.0 / 7},       {"prod", "root", "high", 7.0 / 7},
+      {"prod", "root", "a4", 6.0 / 7},      {"research", "alice", "high", 2.0 / 7},
       {"research", "alice", "a4", 1.0 / 7},
   };
   for (const Want& w : wants) {
@@ -108,10 +108,9 @@ TEST(FairTreeTest, RanksUsersAsTheReferenceClusterDid) {
   for (const ShareRow& r : fs.rows) {
     order.push_back(std::string(static_cast<size_t>(r.depth), ' ') + r.account + "/" + r.user);
   }
-  EXPECT_EQ(order, (std::vector<std::string>{"root/", " root/root", " prod/", "  prod/bob",
-                                             "  prod/bob", "  prod/root", "  prod/root",
-                                             " research/", "  research/alice",
-                                             "  research/alice"}));
+  EXPECT_EQ(order, (std::vector<std::string>{
+                       "root/", " root/root", " prod/", "  prod/bob", "  prod/bob", "  prod/root",
+                       "  prod/root", " research/", "  research/alice", "  research/alice"}));
   const ShareRow& prod = RowOf(fs, "prod", "");
   EXPECT_NEAR(prod.norm_shares, 1.0 / 3, 1e-9);
   EXPECT_DOUBLE_EQ(prod.raw_usage, 20149 + 1527 + 226);

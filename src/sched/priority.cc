@@ -207,16 +207,16 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
   f.nice = r.nice();
   if (c.weight_age > 0 && c.max_age_sec > 0) {
     const int64_t age = AgeSeconds(job, now_, c.accrue_always);
-    f.age = age >= c.max_age_sec ? 1.0
-                                 : static_cast<double>(age) / static_cast<double>(c.max_age_sec);
+    f.age =
+        age >= c.max_age_sec ? 1.0 : static_cast<double>(age) / static_cast<double>(c.max_age_sec);
   }
   f.fairshare = fairshare;
   if (c.weight_job_size > 0 && cluster_nodes_ > 0 && cluster_cpus_ > 0) {
     const auto nodes = static_cast<double>(cluster_nodes_);
     const auto cpus = static_cast<double>(cluster_cpus_);
     const double min_nodes = state::MinNodesOf(r);
-    const double job_cpus = job.num_cpus() > 0 ? job.num_cpus()
-                                               : static_cast<double>(state::TotalCpusOf(r));
+    const double job_cpus =
+        job.num_cpus() > 0 ? job.num_cpus() : static_cast<double>(state::TotalCpusOf(r));
     double js = 0;
     if (c.small_relative_to_time) {
       uint32_t limit = job.time_limit_min() != 0 ? job.time_limit_min() : r.time_limit_min();
@@ -234,14 +234,12 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
     f.job_size = std::clamp(js, 0.0, 1.0);
   }
   if (c.weight_partition > 0 && partition.priority_job_factor() > 0) {
-    f.partition_factor = c.no_normal_part
-                             ? partition.priority_job_factor()
-                             : partition.priority_job_factor() / max_partition_factor_;
+    f.partition_factor = c.no_normal_part ? partition.priority_job_factor()
+                                          : partition.priority_job_factor() / max_partition_factor_;
   }
   if (c.weight_qos > 0 && max_qos_priority_ > 0) {
     if (auto qos = state_.accounting.qos.find(r.qos()); qos != state_.accounting.qos.end()) {
-      f.qos = c.no_normal_qos ? qos->second.priority()
-                              : qos->second.priority() / max_qos_priority_;
+      f.qos = c.no_normal_qos ? qos->second.priority() : qos->second.priority() / max_qos_priority_;
     }
   }
   if (!c.weight_tres.empty()) {

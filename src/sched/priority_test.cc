@@ -88,9 +88,9 @@ v1::Job Job(uint32_t id, const std::string& user, const std::string& account,
 
 PriorityConfig AnchorWeights() {
   const std::map<std::string, std::string> conf = {
-      {"PriorityType", "priority/multifactor"}, {"PriorityWeightAge", "1000"},
-      {"PriorityWeightFairshare", "10000"},     {"PriorityWeightJobSize", "1000"},
-      {"PriorityWeightPartition", "1000"},      {"PriorityWeightQOS", "1000"},
+      {"PriorityType", "priority/multifactor"},  {"PriorityWeightAge", "1000"},
+      {"PriorityWeightFairshare", "10000"},      {"PriorityWeightJobSize", "1000"},
+      {"PriorityWeightPartition", "1000"},       {"PriorityWeightQOS", "1000"},
       {"PriorityWeightTRES", "cpu=100,mem=150"}, {"PriorityMaxAge", "7-0"}};
   Result<PriorityConfig> c = PriorityConfig::FromKeys([&conf](std::string_view key) {
     const auto it = conf.find(std::string(key));

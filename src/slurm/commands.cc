@@ -18,8 +18,9 @@ constexpr char kRemoteBinary[] = "gantry-slurm-remote";
 
 constexpr char kCommandList[] =
     "usage: gantry-slurm <command> [args]   (or run it as sbatch, squeue, scancel, sinfo, "
-    "scontrol, sacct, sacctmgr, sreport, srun)\n"
-    "commands: sbatch squeue scancel sinfo scontrol sacct sacctmgr sreport srun explain\n";
+    "scontrol, sacct, sacctmgr, sreport, sprio, sshare, srun)\n"
+    "commands: sbatch squeue scancel sinfo scontrol sacct sacctmgr sreport sprio sshare srun "
+    "explain\n";
 
 std::string BaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -62,6 +63,8 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
   if (name == "sacct") return RunSacct(args, ctx);
   if (name == "sacctmgr") return RunSacctmgr(args, ctx);
   if (name == "sreport") return RunSreport(args, ctx);
+  if (name == "sprio") return RunSprio(args, ctx);
+  if (name == "sshare") return RunSshare(args, ctx);
   if (name == "srun") return RunSrun(args, ctx);
   if (name == "explain") return RunExplain(args, ctx);
   *ctx.err << "gantry-slurm: unknown command \"" << name << "\"\n" << kCommandList;

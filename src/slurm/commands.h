@@ -26,6 +26,10 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSacctmgr(const std::vector<std::string>& args, CommandContext& ctx);
 // sreport: usage reports (sreport.cc).
 int RunSreport(const std::vector<std::string>& args, CommandContext& ctx);
+// sprio: pending jobs' priority factors (sprio.cc).
+int RunSprio(const std::vector<std::string>& args, CommandContext& ctx);
+// sshare: the fair-share tree (sshare.cc).
+int RunSshare(const std::vector<std::string>& args, CommandContext& ctx);
 // srun inside a job allocation: one task on this node (srun.cc).
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
 // `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.

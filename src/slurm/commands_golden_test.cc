@@ -756,3 +756,119 @@ TEST(CommandsGoldenTest, SreportMatchesTheReference) {
 
 }  // namespace
 }  // namespace gantry::slurm
+
+namespace gantry::slurm {
+namespace {
+
+// What one command printed on stdout (from a Transcript of that command alone).
+std::string StdoutOf(FakeController& fake, const std::string& user, const std::string& line) {
+  const std::string t = Transcript(fake, {{user, line}});
+  const size_t begin = t.find("--- stdout:\n") + 12;
+  return t.substr(begin, t.find("--- stderr:") - begin);
+}
+
+// The reference cluster's weights and its three pending jobs' factors when sprio was captured
+// (sched/priority_test.cc computes the same factors from that cluster's state).
+v1::GetPrioritiesReply AnchorPriorities() {
+  v1::GetPrioritiesReply reply;
+  v1::PriorityWeights& w = *reply.mutable_weights();
+  w.set_multifactor(true);
+  w.set_age(1000);
+  w.set_fairshare(10000);
+  w.set_job_size(1000);
+  w.set_partition(1000);
+  w.set_qos(1000);
+  w.add_tres_names("cpu");
+  w.add_tres_weights(100);
+  w.add_tres_names("mem");
+  w.add_tres_weights(150);
+  struct Job {
+    uint32_t id;
+    const char* partition;
+    const char* user;
+    uint32_t priority;
+    double fairshare;
+    double job_size;
+    double cpu;
+    double mem;
+  };
+  for (const Job& j : {Job{21442, "a4", "alice", 2637, 1.0 / 7, 0.1875, 0.125, 0.0625},
+                       Job{21448, "a4", "alice", 3016, 1.0 / 7, 0.5, 0.5, 0.25},
+                       Job{21449, "high", "root", 5579, 3.0 / 7, 0.25, 0.25, 0.125}}) {
+    v1::JobPriority& p = *reply.add_jobs();
+    p.set_job_id(j.id);
+    p.set_partition(j.partition);
+    p.set_user(j.user);
+    p.set_priority(j.priority);
+    p.set_fairshare(j.fairshare);
+    p.set_job_size(j.job_size);
+    p.set_partition_factor(1);
+    p.add_tres(j.cpu);
+    p.add_tres(j.mem);
+  }
+  // sshare -a's rows at the same time.
+  struct Share {
+    int depth;
+    const char* account;
+    const char* user;
+    double norm_shares;
+    double raw_usage;
+    double effective_usage;
+    double fair_share;
+  };
+  for (const Share& s : {Share{0, "root", "", 0, 272546, 1, 0},
+                         Share{1, "root", "root", 0.333333, 77845, 0.320087, 3.0 / 7},
+                         Share{1, "prod", "", 0.333333, 20823, 0.073342, 0},
+                         Share{2, "prod", "bob", 0.25, 19260, 0.918641, 4.0 / 7},
+                         Share{2, "prod", "bob", 0.25, 1336, 0.068672, 5.0 / 7},
+                         Share{2, "prod", "root", 0.25, 0, 0, 1},
+                         Share{2, "prod", "root", 0.25, 226, 0.012687, 6.0 / 7},
+                         Share{1, "research", "", 0.333333, 173878, 0.606571, 0},
+                         Share{2, "research", "alice", 0.5, 0, 0, 2.0 / 7},
+                         Share{2, "research", "alice", 0.5, 173878, 1, 1.0 / 7}}) {
+    v1::ShareInfo& row = *reply.add_shares();
+    row.set_depth(s.depth);
+    row.set_account(s.account);
+    row.set_user(s.user);
+    row.set_raw_shares(1);
+    row.set_norm_shares(s.norm_shares);
+    row.set_raw_usage(s.raw_usage);
+    row.set_effective_usage(s.effective_usage);
+    row.set_fair_share(s.fair_share);
+  }
+  return reply;
+}
+
+// sprio and sshare print the reference cluster's values byte for byte as its sprio and sshare
+// did (tests/golden/cmd-anchor-sprio*.txt, cmd-anchor-sshare*.txt are those captures).
+TEST(CommandsGoldenTest, SprioAndSshareMatchTheReferenceCluster) {
+  FakeController fake;
+  fake.SetPriorities(AnchorPriorities());
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio"), ::gantry::testing::ReadGolden("cmd-anchor-sprio.txt"));
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio -l"),
+            ::gantry::testing::ReadGolden("cmd-anchor-sprio-l.txt"));
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio -w"),
+            ::gantry::testing::ReadGolden("cmd-anchor-sprio-w.txt"));
+  EXPECT_EQ(StdoutOf(fake, "root", "sshare -a"),
+            ::gantry::testing::ReadGolden("cmd-anchor-sshare-a.txt"));
+  EXPECT_EQ(StdoutOf(fake, "alice", "sshare"),
+            ::gantry::testing::ReadGolden("cmd-anchor-sshare.txt"));
+  // Filters, sorting and errors.
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio -h -u root -o '%i %u %Y'"), "21449 root 5579\n");
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio -h -S -y -o %i"), "21449\n21448\n21442\n");
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio -j 7"),
+            "Unable to find jobs matching user/id(s) specified\n");
+  EXPECT_EQ(StdoutOf(fake, "root", "sprio -h -n -j 21442 -o '%.10y %f %j %t'"),
+            "0.00000061 0.1428571 0.1875000 cpu=0.12,mem=0.06\n");
+  v1::GetPrioritiesReply basic = AnchorPriorities();
+  basic.mutable_weights()->set_multifactor(false);
+  fake.SetPriorities(basic);
+  const std::string t = Transcript(fake, {{"root", "sprio"}});
+  EXPECT_NE(t.find("You are not running a supported priority plugin\n(priority/basic).\n"
+                   "Only 'priority/multifactor' is supported.\n--- exit code: 1"),
+            std::string::npos)
+      << t;
+}
+
+}  // namespace
+}  // namespace gantry::slurm

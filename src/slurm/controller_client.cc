@@ -223,6 +223,10 @@ Result<v1::UpdateAccountingReply> ControllerClient::UpdateAccounting(
     const v1::UpdateAccountingRequest& request) {
   return Call<v1::UpdateAccountingReply>(wire::Method::kUpdateAccounting, request);
 }
+Result<v1::GetPrioritiesReply> ControllerClient::GetPriorities(
+    const v1::GetPrioritiesRequest& request) {
+  return Call<v1::GetPrioritiesReply>(wire::Method::kGetPriorities, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

@@ -89,6 +89,7 @@ class ControllerClient {
   Result<v1::UpdateNodeReply> UpdateNode(const v1::UpdateNodeRequest& request);
   Result<v1::UpdatePartitionReply> UpdatePartition(const v1::UpdatePartitionRequest& request);
   Result<v1::AccountingDb> GetAccounting();
+  Result<v1::GetPrioritiesReply> GetPriorities(const v1::GetPrioritiesRequest& request);
   Result<v1::UpdateAccountingReply> UpdateAccounting(const v1::UpdateAccountingRequest& request);
   Result<v1::GetConfigReply> GetConfig(const v1::GetConfigRequest& request);
 

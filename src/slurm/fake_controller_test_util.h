@@ -275,6 +275,17 @@ class FakeController final : public v1::Controller::Service {
     *reply = accounting_;
     return grpc::Status::OK;
   }
+  grpc::Status GetPriorities(grpc::ServerContext*, const v1::GetPrioritiesRequest*,
+                             v1::GetPrioritiesReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    *reply = priorities_;
+    return grpc::Status::OK;
+  }
+  // What GetPriorities answers.
+  void SetPriorities(const v1::GetPrioritiesReply& reply) {
+    std::lock_guard<std::mutex> lock(mu_);
+    priorities_ = reply;
+  }
 
  private:
   // The command socket's requests go to the same handlers as gRPC's.
@@ -301,6 +312,8 @@ class FakeController final : public v1::Controller::Service {
         break;  // srun steps are not served by the fake
       case wire::Method::kGetAccounting:
         return Invoke<v1::GetAccountingRequest, v1::AccountingDb>(body, &Self::GetAccounting);
+      case wire::Method::kGetPriorities:
+        return Invoke<v1::GetPrioritiesRequest, v1::GetPrioritiesReply>(body, &Self::GetPriorities);
       case wire::Method::kUpdateAccounting:
         break;  // sacctmgr is tested against a real gantryd (tests/integration/accounting.sh)
       case wire::Method::kUpdatePartition:
@@ -403,6 +416,7 @@ class FakeController final : public v1::Controller::Service {
   v1::UpdateNodeRequest last_update_node_;
   v1::GetJobsRequest last_get_jobs_;
   std::vector<v1::Job> history_jobs_;
+  v1::GetPrioritiesReply priorities_;
   v1::AccountingDb accounting_;
 };
 

@@ -52,6 +52,9 @@ class Transport final : public ControllerTransport {
       case wire::Method::kUpdateAccounting:
         return Forward<v1::UpdateAccountingRequest, v1::UpdateAccountingReply>(
             request, timeout_seconds, &Stub::UpdateAccounting);
+      case wire::Method::kGetPriorities:
+        return Forward<v1::GetPrioritiesRequest, v1::GetPrioritiesReply>(request, timeout_seconds,
+                                                                         &Stub::GetPriorities);
       case wire::Method::kJobStep:
         return Forward<v1::JobStepRequest, v1::JobStepReply>(request, timeout_seconds,
                                                              &Stub::JobStep);

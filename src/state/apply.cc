@@ -48,7 +48,9 @@ void Unindex(ClusterState* s, const v1::Job& job) {
   if (IsPendingJob(job)) s->pending.erase(PendingKeyOf(job));
 }
 void Index(ClusterState* s, const v1::Job& job) {
-  if (IsPendingJob(job)) s->pending.insert(PendingKeyOf(job));
+  if (!IsPendingJob(job)) return;
+  s->pending.insert(PendingKeyOf(job));
+  s->entered_pending.push_back(job.job_id());
 }
 
 std::string JobName(uint32_t id) { return "job " + std::to_string(id); }
@@ -853,6 +855,17 @@ void ReapplyPartitionOverrides(ClusterState* s) {
 }
 
 }  // namespace
+
+void SetJobPriority(ClusterState* state, uint32_t job_id, uint32_t priority) {
+  const auto it = state->jobs.find(job_id);
+  if (it == state->jobs.end() || !IsPendingJob(it->second) || it->second.priority() == priority) {
+    return;
+  }
+  state->pending.erase(PendingKeyOf(it->second));
+  it->second.set_priority(priority);
+  state->pending.insert(PendingKeyOf(it->second));
+  state->changed_jobs.push_back(job_id);
+}
 
 Status Apply(ClusterState* state, const v1::Event& event) {
   const int64_t t = event.time();

@@ -134,6 +134,10 @@ struct ClusterState {
   // may ignore it (it grows by an id per job an event touches). Code that edits a record
   // directly adds its id here itself.
   std::vector<uint32_t> changed_jobs;
+  // The ids of jobs that entered the pending index or changed their place in it (submitted,
+  // released, requeued, updated), in order, repeats included: for an owner that computes
+  // priorities (priority/multifactor). The owner clears it; others may ignore it.
+  std::vector<uint32_t> entered_pending;
 
   const v1::Node* FindNode(std::string_view name) const;
   const v1::Partition* FindPartition(std::string_view name) const;
@@ -148,6 +152,10 @@ struct ClusterState {
   // ""); nullopt when it does not parse or names an unknown node.
   std::optional<std::vector<uint32_t>> NodeIndexesOf(std::string_view hostlist) const;
 };
+
+// Sets a pending job's priority in memory, keeping the pending index right (priority/multifactor
+// recomputes priorities and keeps them there, not in events). No-op for other jobs.
+void SetJobPriority(ClusterState* state, uint32_t job_id, uint32_t priority);
 
 // Recomputes node_index, partition_nodes, pending and arrays from jobs, nodes and partitions.
 void RebuildIndexes(ClusterState* state);

@@ -110,7 +110,7 @@ void AdviseHugePages(void* data, size_t size) {
 
 std::optional<Method> MethodFromTag(uint8_t tag) {
   if (tag < static_cast<uint8_t>(Method::kPing) ||
-      tag > static_cast<uint8_t>(Method::kUpdateAccounting)) {
+      tag > static_cast<uint8_t>(Method::kGetPriorities)) {
     return std::nullopt;
   }
   return static_cast<Method>(tag);

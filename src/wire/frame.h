@@ -39,6 +39,7 @@ enum class Method : uint8_t {
   kUpdatePartition = 10,
   kGetAccounting = 11,
   kUpdateAccounting = 12,
+  kGetPriorities = 13,
 };
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data+size) with transparent huge
