@@ -38,14 +38,7 @@ std::map<uint32_t, state::TresAmounts> Controller::TresRunMinutesLocked(UnixTime
     }
     const int64_t left_min =
         std::max<int64_t>(0, (job.start_time() + int64_t{job.time_limit_min()} * 60 - now) / 60);
-    std::vector<uint32_t> ids;
-    if (const v1::Association* a = state::FindJobAssociation(
-            db, job.user_name(), job.request().account(), job.partition())) {
-      ids.push_back(a->id());
-    }
-    for (const v1::Association* up : state::AccountChain(db, job.request().account())) {
-      ids.push_back(up->id());
-    }
+    const std::vector<uint32_t> ids = state::UsageAssociationsOf(db, job);
     for (const auto& [tres, count] : state::JobTresOf(job)) {
       for (uint32_t a : ids) out[a][tres] += count * left_min;
     }

@@ -18,8 +18,9 @@ int64_t RunSeconds(const v1::Job& job, int64_t now) {
   if (job.start_time() <= 0) return 0;
   const model::JobState state = state::JobStateOf(job);
   if (state.base == model::JobBaseState::kSuspended) return job.pre_suspend_secs();
-  if (job.suspend_time() != 0)
+  if (job.suspend_time() != 0) {
     return std::max<int64_t>(0, now - job.suspend_time()) + job.pre_suspend_secs();
+  }
   return std::max<int64_t>(0, now - job.start_time());
 }
 
@@ -109,13 +110,7 @@ class Calculator {
     const double used = static_cast<double>(RunSeconds(job, now)) *
                         static_cast<double>(state::JobTresOf(job).Get("billing")) * factor;
     if (used <= 0) return;
-    if (const v1::Association* a = state::FindJobAssociation(
-            db_, job.user_name(), job.request().account(), job.partition())) {
-      usage_[a->id()] += used;
-    }
-    for (const v1::Association* up : state::AccountChain(db_, job.request().account())) {
-      usage_[up->id()] += used;
-    }
+    for (uint32_t id : state::UsageAssociationsOf(db_, job)) usage_[id] += used;
   }
 
   // Appends the rows of `id` and everything under it, depth first.

@@ -431,8 +431,9 @@ int RunSprio(const std::vector<std::string>& args, CommandContext& ctx) {
     return 1;
   }
   for (const std::string& user : opt.users) {
-    if (!ctx.uid_of || !ctx.uid_of(user))
+    if (!ctx.uid_of || !ctx.uid_of(user)) {
       *ctx.err << "sprio: error: Invalid user: " << user << "\n";
+    }
   }
   std::vector<v1::JobPriority> jobs;
   for (const v1::JobPriority& p : reply->jobs()) {

@@ -99,7 +99,7 @@ std::string Value(const std::string& column, const v1::ShareInfo& s, const std::
 
 std::string Cell(const Column& c, std::string value, bool parsable) {
   if (parsable) return value;
-  const size_t width = static_cast<size_t>(std::abs(c.width));
+  const auto width = static_cast<size_t>(std::abs(c.width));
   if (value.size() > width) {
     value.resize(width);
     if (width > 0) value.back() = '+';
@@ -188,7 +188,7 @@ int RunSshare(const std::vector<std::string>& args, CommandContext& ctx) {
     }
   } else {
     std::vector<std::string> names = {"Account", "User", "RawShares", "NormShares", "RawUsage"};
-    if (long_list) names.push_back("NormUsage");
+    if (long_list) names.emplace_back("NormUsage");
     names.insert(names.end(), {"EffectvUsage", "FairShare"});
     if (long_list) names.insert(names.end(), {"LevelFS", "GrpTRESMins", "TRESRunMins"});
     if (with_partition) names.insert(names.begin() + 2, "Partition");

@@ -77,6 +77,18 @@ v1::UsageTally DecayedUsage(const v1::UsageTally& tally, int64_t now, int64_t ha
   return out;
 }
 
+std::vector<uint32_t> UsageAssociationsOf(const AccountingDb& db, const v1::Job& job) {
+  std::vector<uint32_t> ids;
+  if (const v1::Association* a =
+          FindJobAssociation(db, job.user_name(), job.request().account(), job.partition())) {
+    ids.push_back(a->id());
+  }
+  for (const v1::Association* up : AccountChain(db, job.request().account())) {
+    ids.push_back(up->id());
+  }
+  return ids;
+}
+
 void AddJobUsage(const v1::Job& job, int64_t end, AccountingDb* db) {
   if (job.start_time() <= 0 || end <= job.start_time()) return;
   // The QOS's UsageFactor scales what the job counts for (0: nothing).
@@ -87,15 +99,8 @@ void AddJobUsage(const v1::Job& job, int64_t end, AccountingDb* db) {
   const double wall = static_cast<double>(end - job.start_time()) * factor;
   const TresAmounts tres = JobTresOf(job);
   const int64_t half_life = db->usage_half_life_sec;
-  std::vector<uint32_t> ids;
-  if (const v1::Association* a =
-          FindJobAssociation(*db, job.user_name(), job.request().account(), job.partition())) {
-    ids.push_back(a->id());
-  }
-  for (const v1::Association* up : AccountChain(*db, job.request().account())) {
-    ids.push_back(up->id());
-  }
-  for (uint32_t id : ids) Add(&db->association_usage[id], end, half_life, wall, tres);
+  for (uint32_t id : UsageAssociationsOf(*db, job))
+    Add(&db->association_usage[id], end, half_life, wall, tres);
   if (!job.request().qos().empty() && db->qos.contains(job.request().qos())) {
     Add(&db->qos_usage[job.request().qos()], end, half_life, wall, tres);
   }

@@ -46,6 +46,10 @@ TresAmounts JobTresOf(const v1::Job& job);
 // reads them as they are).
 v1::UsageTally DecayedUsage(const v1::UsageTally& tally, int64_t now, int64_t half_life_sec);
 
+// The associations a job's usage counts for: its own (if it still exists), then its account's
+// and every account's above, up to root's.
+std::vector<uint32_t> UsageAssociationsOf(const AccountingDb& db, const v1::Job& job);
+
 // Adds the run of `job` (start to `end`, times its QOS's UsageFactor) to the tallies its
 // association, accounts and QOS keep in `db` (jobs whose association is gone count for the
 // accounts and QOS that remain).
