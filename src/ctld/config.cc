@@ -115,6 +115,9 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
                                 if (value.empty()) return std::nullopt;
                                 return value;
                               }));
+  GANTRY_ASSIGN_OR_RETURN(out.scheduler,
+                          sched::SchedulerOptions::FromConfig(config.Get("SchedulerType"),
+                                                              config.Get("SchedulerParameters")));
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();

@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "sched/priority.h"
+#include "sched/scheduler.h"
 #include "spec/effective_config.h"
 #include "spec/show_config.h"
 #include "state/admission.h"
@@ -28,7 +29,9 @@ struct ControllerConfig {
   int32_t return_to_service = 2;            // ReturnToService
   state::AdmitOptions admit;
   int64_t usage_half_life_sec = 7 * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
-  sched::PriorityConfig priority;               // PriorityType, PriorityWeight*, PriorityFlags...
+  sched::PriorityConfig priority;
+  sched::SchedulerOptions scheduler;  // SchedulerType, SchedulerParameters (bf_*)               //
+                                      // PriorityType, PriorityWeight*, PriorityFlags...
   // Where gantryd keeps its state and job history: "" = SQLite in the state dir; else libpq
   // settings for AccountingStorageType=accounting_storage/postgresql, from AccountingStorageHost
   // (default localhost), AccountingStoragePort (5432), AccountingStorageUser, AccountingStoragePass

@@ -432,7 +432,25 @@ void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node
 void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
                                 std::vector<uint32_t>* started) {
   UpdatePrioritiesLocked(now);
-  sched::Decisions decisions = sched::Schedule(state_, now);
+  sched::Decisions decisions = sched::Schedule(state_, now, config_.scheduler);
+  // Expected starts, in memory like reasons: this pass's plans replace the last one's.
+  std::set<uint32_t> planned;
+  for (const sched::ExpectedStart& e : decisions.expected_starts) {
+    auto it = state_.jobs.find(e.job_id);
+    if (it == state_.jobs.end()) continue;
+    planned.insert(e.job_id);
+    if (it->second.expected_start_time() != e.time) {
+      it->second.set_expected_start_time(e.time);
+      state_.changed_jobs.push_back(e.job_id);
+    }
+  }
+  for (uint32_t id : planned_jobs_) {
+    auto it = state_.jobs.find(id);
+    if (it == state_.jobs.end() || planned.contains(id)) continue;
+    it->second.set_expected_start_time(0);
+    state_.changed_jobs.push_back(id);
+  }
+  planned_jobs_ = std::move(planned);
   for (const sched::ReasonChange& change : decisions.reasons) {
     // Reasons are recomputed every pass; they are not worth a durable event.
     auto it = state_.jobs.find(change.job_id);

@@ -53,12 +53,18 @@ void Controller::UpdatePrioritiesLocked(UnixTime now) {
   if (!config.multifactor) return;
   const bool full = last_priority_calc_ == 0 || now - last_priority_calc_ >= config.calc_period_sec;
   if (!full && entered.empty()) return;
+  const sched::PriorityCalculator calc(config, state_, now);
   if (full) {
     last_priority_calc_ = now;
-    entered.clear();
-    for (const state::PendingKey& key : state_.pending) entered.push_back(key.job_id);
+    state::SetPendingPriorities(&state_, [&](const v1::Job& job) -> std::optional<uint32_t> {
+      if (job.priority() == 0) return std::nullopt;  // held
+      const uint32_t priority = calc.PriorityOf(job);
+      if (config.incr_only && priority < job.priority()) return std::nullopt;
+      return priority;
+    });
+    state_.entered_pending.clear();
+    return;
   }
-  const sched::PriorityCalculator calc(config, state_, now);
   std::vector<std::pair<uint32_t, uint32_t>> changes;
   for (uint32_t id : entered) {
     const v1::Job* job = state_.FindJob(id);
@@ -68,7 +74,6 @@ void Controller::UpdatePrioritiesLocked(UnixTime now) {
     changes.emplace_back(id, priority);
   }
   for (const auto& [id, priority] : changes) state::SetJobPriority(&state_, id, priority);
-  state_.entered_pending.clear();  // the changes above are not new entries
 }
 
 v1::GetPrioritiesReply Controller::GetPriorities(const v1::GetPrioritiesRequest& request) const {

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "state/records.h"
+#include "state/resources.h"
 #include "state/usage.h"
 
 namespace gantry::sched {
@@ -22,6 +23,12 @@ int64_t RunSeconds(const v1::Job& job, int64_t now) {
     return std::max<int64_t>(0, now - job.suspend_time()) + job.pre_suspend_secs();
   }
   return std::max<int64_t>(0, now - job.start_time());
+}
+
+// A running job's billing TRES: its CPUs (TRESBillingWeights are not kept yet).
+double BillingOf(const v1::Job& job) {
+  return job.nodes_size() > 0 ? static_cast<double>(job.num_cpus())
+                              : static_cast<double>(state::TotalCpusOf(job.request()));
 }
 
 double BillingSeconds(const v1::UsageTally& tally) {
@@ -107,10 +114,15 @@ class Calculator {
     const double factor =
         qos != db_.qos.end() && qos->second.has_usage_factor() ? qos->second.usage_factor() : 1.0;
     if (factor <= 0) return;
-    const double used = static_cast<double>(RunSeconds(job, now)) *
-                        static_cast<double>(state::JobTresOf(job).Get("billing")) * factor;
+    const double used = static_cast<double>(RunSeconds(job, now)) * BillingOf(job) * factor;
     if (used <= 0) return;
-    for (uint32_t id : state::UsageAssociationsOf(db_, job)) usage_[id] += used;
+    const std::string key =
+        job.user_name() + "\n" + job.request().account() + "\n" + job.partition();
+    auto ids = charged_.find(key);
+    if (ids == charged_.end()) {
+      ids = charged_.emplace(key, state::UsageAssociationsOf(db_, job)).first;
+    }
+    for (uint32_t id : ids->second) usage_[id] += used;
   }
 
   // Appends the rows of `id` and everything under it, depth first.
@@ -209,6 +221,8 @@ class Calculator {
   FairShare* out_;
   Tree tree_;
   std::map<uint32_t, double> usage_;
+  // The associations a running job charges, by "user\naccount\npartition".
+  std::map<std::string, std::vector<uint32_t>> charged_;
 };
 
 }  // namespace

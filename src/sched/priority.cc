@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
 
 #include "state/priority.h"
 #include "state/records.h"
@@ -63,6 +65,22 @@ int64_t AgeSeconds(const v1::Job& job, int64_t now, bool accrue_always) {
   const int64_t since = accrue_always ? job.submit_time() : job.accrue_time();
   if (since <= 0 || now <= since) return 0;
   return now - since;
+}
+
+// What JobTresOf gives for cpu, mem, node and billing, without building the list.
+int64_t AskedTres(const v1::Job& job, std::string_view name) {
+  const v1::JobRequest& r = job.request();
+  const bool started = job.start_time() > 0 && job.nodes_size() > 0;
+  const int64_t nodes = started ? job.nodes_size() : state::MinNodesOf(r);
+  if (name == "node") return nodes;
+  if (name == "cpu" || name == "billing") {
+    return started ? job.num_cpus() : static_cast<int64_t>(state::TotalCpusOf(r));
+  }
+  if (name == "mem") {
+    return started ? static_cast<int64_t>(job.alloc_mem_mb())
+                   : static_cast<int64_t>(state::MemPerNodeOf(r)) * nodes;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -175,6 +193,7 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
     ++cluster_nodes_;
     cluster_cpus_ += node.cpus();
   }
+  std::map<std::string, std::vector<text::GresSpec>, std::less<>> gres_of;
   for (size_t p = 0; p < state.partitions.size(); ++p) {
     state::TresAmounts totals;
     double nodes = 0;
@@ -185,11 +204,15 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
       nodes += 1;
       cpus += node.cpus();
       mem += static_cast<double>(node.real_memory_mb());
-      if (Result<std::vector<text::GresSpec>> gres =
-              text::ParseGres(node.gres(), text::GresSyntax::kNodeConfig);
-          gres.ok()) {
-        for (const text::GresSpec& g : *gres) totals["gres/" + g.name] += g.count;
+      if (node.gres().empty()) continue;
+      auto parsed = gres_of.find(node.gres());  // nodes of a pool share their GRES
+      if (parsed == gres_of.end()) {
+        Result<std::vector<text::GresSpec>> gres =
+            text::ParseGres(node.gres(), text::GresSyntax::kNodeConfig);
+        parsed =
+            gres_of.emplace(node.gres(), gres.ok() ? *gres : std::vector<text::GresSpec>()).first;
       }
+      for (const text::GresSpec& g : parsed->second) totals["gres/" + g.name] += g.count;
     }
     std::vector<std::pair<std::string, double>> list = {
         {"cpu", cpus}, {"mem", mem}, {"node", nodes}, {"billing", cpus}};
@@ -199,11 +222,12 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
 }
 
 PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Partition& partition,
-                                              double fairshare) const {
+                                              double fairshare, bool detailed) const {
   const PriorityConfig& c = config_;
   const v1::JobRequest& r = job.request();
   PriorityFactors f;
-  f.partition = partition.name();
+  if (detailed) f.partition = partition.name();
+  double tres_sum = 0;
   f.nice = r.nice();
   if (c.weight_age > 0 && c.max_age_sec > 0) {
     const int64_t age = AgeSeconds(job, now_, c.accrue_always);
@@ -238,15 +262,26 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
                                           : partition.priority_job_factor() / max_partition_factor_;
   }
   if (c.weight_qos > 0 && max_qos_priority_ > 0) {
-    if (auto qos = state_.accounting.qos.find(r.qos()); qos != state_.accounting.qos.end()) {
-      f.qos = c.no_normal_qos ? qos->second.priority() : qos->second.priority() / max_qos_priority_;
+    if (r.qos() != last_qos_.name || !last_qos_.known) {
+      last_qos_ = {r.qos(), true, 0};
+      if (auto qos = state_.accounting.qos.find(r.qos()); qos != state_.accounting.qos.end()) {
+        last_qos_.factor =
+            c.no_normal_qos ? qos->second.priority() : qos->second.priority() / max_qos_priority_;
+      }
     }
+    f.qos = last_qos_.factor;
   }
   if (!c.weight_tres.empty()) {
-    const state::TresAmounts asked = state::JobTresOf(job);
-    const int index = state_.PartitionIndex(partition.name());
+    std::optional<state::TresAmounts> gres;  // parsed only for a gres/ weight
+    const int index = static_cast<int>(&partition - state_.partitions.data());
     for (const auto& [name, weight] : c.weight_tres) {
-      const auto count = static_cast<double>(asked.Get(name));
+      double count = 0;
+      if (name.rfind("gres/", 0) == 0) {
+        if (!gres) gres = state::JobTresOf(job);
+        count = static_cast<double>(gres->Get(name));
+      } else {
+        count = static_cast<double>(AskedTres(job, name));
+      }
       double total = 0;
       if (index >= 0) {
         for (const auto& [tres, amount] : partition_tres_[static_cast<size_t>(index)]) {
@@ -255,13 +290,14 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
       }
       double factor = 0;
       if (count > 0 && total > 0) factor = c.no_normal_tres ? count : count / total;
-      f.tres.emplace_back(name, factor);
+      tres_sum += weight * factor;
+      if (detailed) f.tres.emplace_back(name, factor);
     }
   }
   double sum = c.weight_age * f.age + c.weight_fairshare * f.fairshare +
                c.weight_job_size * f.job_size + c.weight_partition * f.partition_factor +
                c.weight_qos * f.qos + c.weight_assoc * f.assoc;
-  for (size_t i = 0; i < f.tres.size(); ++i) sum += c.weight_tres[i].second * f.tres[i].second;
+  sum += tres_sum;
   sum -= static_cast<double>(f.nice);
   if (sum < 1) sum = 1;
   f.priority = sum >= 4294967295.0 ? 0xFFFFFFFFu : static_cast<uint32_t>(sum);
@@ -270,9 +306,22 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
 
 double PriorityCalculator::FairShareOf(const v1::Job& job) const {
   if (config_.weight_fairshare == 0) return 0;
-  const v1::Association* a = state::FindJobAssociation(state_.accounting, job.user_name(),
-                                                       job.request().account(), job.partition());
-  return a == nullptr ? 0 : fair_share_.FactorOf(a->id());
+  const std::tuple<std::string_view, std::string_view, std::string_view> key(
+      job.user_name(), job.request().account(), job.partition());
+  if (last_fair_share_ != fair_share_of_.end() && last_fair_share_->first == key) {
+    return last_fair_share_->second;
+  }
+  auto it = fair_share_of_.find(key);
+  if (it == fair_share_of_.end()) {
+    const v1::Association* a = state::FindJobAssociation(state_.accounting, job.user_name(),
+                                                         job.request().account(), job.partition());
+    it = fair_share_of_
+             .emplace(std::tuple(job.user_name(), job.request().account(), job.partition()),
+                      a == nullptr ? 0 : fair_share_.FactorOf(a->id()))
+             .first;
+  }
+  last_fair_share_ = it;
+  return it->second;
 }
 
 std::vector<PriorityFactors> PriorityCalculator::FactorsOf(const v1::Job& job) const {
@@ -289,15 +338,18 @@ std::vector<PriorityFactors> PriorityCalculator::FactorsOf(const v1::Job& job) c
   });
   std::vector<PriorityFactors> out;
   out.reserve(partitions.size());
-  for (const v1::Partition* p : partitions) out.push_back(FactorsIn(job, *p, fairshare));
+  for (const v1::Partition* p : partitions) out.push_back(FactorsIn(job, *p, fairshare, true));
   return out;
 }
 
 uint32_t PriorityCalculator::PriorityOf(const v1::Job& job) const {
   if (!config_.multifactor) return state::PriorityFromNice(job.request().nice());
-  const v1::Partition* own = state_.FindPartition(job.partition());
+  if (last_partition_ == nullptr || last_partition_->name() != job.partition()) {
+    last_partition_ = state_.FindPartition(job.partition());
+  }
+  const v1::Partition* own = last_partition_;
   if (own == nullptr) return 1;
-  return FactorsIn(job, *own, FairShareOf(job)).priority;
+  return FactorsIn(job, *own, FairShareOf(job), false).priority;
 }
 
 }  // namespace gantry::sched

@@ -24,9 +24,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -96,14 +98,29 @@ class PriorityCalculator {
   const FairShare& fair_share() const { return fair_share_; }
 
  private:
-  PriorityFactors FactorsIn(const v1::Job& job, const v1::Partition& partition,
-                            double fairshare) const;
+  // The factors in `partition`; without `detailed` only the numbers (no names: cheaper).
+  PriorityFactors FactorsIn(const v1::Job& job, const v1::Partition& partition, double fairshare,
+                            bool detailed) const;
   double FairShareOf(const v1::Job& job) const;
 
   const PriorityConfig& config_;
   const state::ClusterState& state_;
   int64_t now_;
   FairShare fair_share_;
+  // The fair-share factor by (user, account, partition): association lookups are linear.
+  using FairShareMemo =
+      std::map<std::tuple<std::string, std::string, std::string>, double, std::less<>>;
+  mutable FairShareMemo fair_share_of_;
+  // The last lookups (jobs in a row mostly share them). Partitions are the state's own (their
+  // place in state.partitions is their index).
+  mutable FairShareMemo::const_iterator last_fair_share_ = fair_share_of_.end();
+  mutable const v1::Partition* last_partition_ = nullptr;
+  struct QosMemo {
+    std::string name;
+    bool known = false;
+    double factor = 0;
+  };
+  mutable QosMemo last_qos_;
   double max_partition_factor_ = 1;
   double max_qos_priority_ = 0;
   uint64_t cluster_nodes_ = 0;

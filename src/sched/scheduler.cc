@@ -80,6 +80,7 @@ struct Eligibility {
   bool valid = true;  // the request parsed
   NodeRequest need;
   std::vector<uint32_t> nodes;  // node indexes, partition order
+  std::vector<bool> member;     // by node index: in `nodes`
   uint32_t up = 0;              // how many of them are up
 };
 
@@ -108,15 +109,30 @@ struct ShapeKey {
   }
 };
 
+constexpr int64_t kNoTime = INT64_MAX;  // never free, no end
+
 class Pass {
  public:
-  Pass(const ClusterState& s, int64_t now) : s_(s), now_(now), limits_(s, now) {
+  Pass(const ClusterState& s, int64_t now, const SchedulerOptions& options)
+      : s_(s), now_(now), options_(options), limits_(s, now) {
     const size_t n = s.nodes.size();
     capacity_.reserve(n);
     slots_.reserve(n);
+    free_at_.reserve(n);
     for (const v1::Node& node : s.nodes) {
       capacity_.push_back(state::CapacityOf(node));
       slots_.push_back(InitialSlot(node));
+      free_at_.push_back(FreeAt(node, slots_.back()));
+      const auto i = static_cast<uint32_t>(free_at_.size() - 1);
+      if (slots_[i] == Slot::kFree) free_now_.insert(i);
+      if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
+    }
+    planned_.resize(n);
+    position_.assign(s.partitions.size(), std::vector<uint32_t>(n, UINT32_MAX));
+    for (size_t p = 0; p < s.partitions.size(); ++p) {
+      for (size_t k = 0; k < s.partition_nodes[p].size(); ++k) {
+        position_[p][s.partition_nodes[p][k]] = static_cast<uint32_t>(k);
+      }
     }
     blocked_.assign(s.partitions.size(), false);
     parts_.reserve(s.partitions.size());
@@ -388,7 +404,9 @@ class Pass {
     if (limit == 0) limit = info.default_time;
     if (info.max_time != kUnlimited && limit > info.max_time) return "PartitionTimeLimit";
     if (const std::string_view why = limits_.Blocks(job, name, limit); !why.empty()) return why;
-    if (blocked_[p]) return kPriority;
+    if (blocked_[p] && (!options_.backfill || planned_jobs_ >= options_.bf_max_job_test)) {
+      return kPriority;  // strict order, or past the jobs backfill looks at
+    }
     const v1::Partition& part = s_.partitions[p];
 
     std::vector<uint32_t> required;
@@ -415,17 +433,25 @@ class Pass {
       return dynamic_.emplace_back("ReqNodeNotAvail, UNAVAILABLE:" + HostList(unavailable));
     }
 
-    // Required nodes first, then the partition's eligible nodes in order.
+    // Required nodes first, then the partition's eligible nodes in order: free now and not
+    // planned for an earlier job before this one would end.
+    const int64_t end = EndOf(now_, limit);
+    auto usable = [&](uint32_t i) { return slots_[i] == Slot::kFree && !Planned(i, now_, end); };
     std::vector<uint32_t> picked;
     bool required_free = true;
     for (uint32_t i : required) {
-      if (slots_[i] != Slot::kFree) required_free = false;
+      if (!usable(i)) required_free = false;
       picked.push_back(i);
     }
     if (required_free) {
-      for (uint32_t i : elig->nodes) {
+      std::vector<uint32_t> others;
+      for (uint32_t i : free_now_) {
+        if (elig->member[i] && usable(i) && !Contains(required, i)) others.push_back(i);
+      }
+      InPartitionOrder(static_cast<uint32_t>(p), &others);
+      for (uint32_t i : others) {
         if (picked.size() >= max_nodes) break;
-        if (slots_[i] == Slot::kFree && !Contains(required, i)) picked.push_back(i);
+        picked.push_back(i);
       }
     }
     if (required_free && picked.size() >= min_nodes) {
@@ -439,11 +465,140 @@ class Pass {
     for (uint32_t i : required) {
       if (slots_[i] != Slot::kFree && slots_[i] != Slot::kReserved) required_possible = false;
     }
-    for (uint32_t i : elig->nodes) {
-      if (slots_[i] == Slot::kFree || slots_[i] == Slot::kReserved) ++could;
+    for (const std::set<uint32_t>* some : {&free_now_, &reserved_now_}) {
+      for (uint32_t i : *some) could += elig->member[i] ? 1 : 0;
     }
-    Block(static_cast<uint32_t>(p));
-    return required_possible && could >= min_nodes ? kPriority : kResources;
+    const bool behind = blocked_[p];
+    if (options_.backfill) {
+      blocked_[p] = true;
+      if (planned_jobs_ < options_.bf_max_job_test) {
+        Plan(job, static_cast<uint32_t>(p), *elig, required, min_nodes, limit);
+      }
+    } else {
+      Block(static_cast<uint32_t>(p));
+    }
+    return behind || (required_possible && could >= min_nodes) ? kPriority : kResources;
+  }
+
+  // When a job started at `start` with `limit` minutes ends (never without a limit).
+  static int64_t EndOf(int64_t start, uint32_t limit) {
+    return limit == kUnlimited || limit == 0 ? kNoTime : start + int64_t{limit} * 60;
+  }
+
+  // When a node is free for new work: now, at the latest end of its jobs, or never.
+  int64_t FreeAt(const v1::Node& node, Slot slot) const {
+    if (slot == Slot::kFree) return now_;
+    if (slot == Slot::kDown) return kNoTime;
+    int64_t at = now_;
+    for (uint32_t id : node.job_ids()) {
+      const v1::Job* job = s_.FindJob(id);
+      if (job == nullptr) continue;
+      const model::JobState state = state::JobStateOf(*job);
+      if (state.base != model::JobBaseState::kRunning || job->start_time() <= 0) return kNoTime;
+      at = std::max(at, EndOf(job->start_time(), job->time_limit_min()));
+      if (at == kNoTime) return kNoTime;
+    }
+    return at;
+  }
+
+  // Whether node i is planned for a waiting job at some time in [from, to).
+  bool Planned(uint32_t i, int64_t from, int64_t to) const {
+    for (const auto& [start, end] : planned_[i]) {
+      if (start < to && from < end) return true;
+    }
+    return false;
+  }
+
+  // The earliest time from `t` on when node i is free for `duration` seconds.
+  int64_t EarliestFree(uint32_t i, int64_t t, int64_t duration) const {
+    int64_t at = std::max(t, free_at_[i]);
+    if (at == kNoTime) return kNoTime;
+    for (bool moved = true; moved;) {
+      moved = false;
+      const int64_t until = duration == kNoTime ? kNoTime : at + duration;
+      for (const auto& [start, end] : planned_[i]) {
+        if (start < until && at < end) {
+          at = end;
+          moved = true;
+        }
+      }
+      if (at == kNoTime) return kNoTime;
+    }
+    return at;
+  }
+
+  // Sorts nodes of partition p into the partition's order.
+  void InPartitionOrder(uint32_t p, std::vector<uint32_t>* nodes) const {
+    const std::vector<uint32_t>& pos = position_[p];
+    std::ranges::sort(*nodes, [&pos](uint32_t a, uint32_t b) { return pos[a] < pos[b]; });
+  }
+
+  // Backfill's plan for a job that cannot start now: the earliest time, within the window and
+  // on bf_resolution's grid, when min_nodes of its nodes (its -w nodes among them) are free for
+  // its whole time limit; those nodes (the first such in partition order) are kept for it from
+  // then. Nodes are looked at in the order they free up, so on a busy cluster a plan costs
+  // about min_nodes node checks.
+  void Plan(const v1::Job& job, uint32_t p, const Eligibility& elig,
+            const std::vector<uint32_t>& required, uint32_t min_nodes, uint32_t limit) {
+    const int64_t duration = limit == kUnlimited || limit == 0 ? kNoTime : int64_t{limit} * 60;
+    const int64_t horizon = now_ + options_.bf_window_sec;
+    const int64_t grid = std::max<int64_t>(1, options_.bf_resolution_sec);
+    auto on_grid = [&](int64_t t) {
+      if (t <= now_ || t == kNoTime) return t;
+      return now_ + (t - now_ + grid - 1) / grid * grid;
+    };
+    const size_t others = min_nodes > required.size() ? min_nodes - required.size() : 0;
+    int64_t from = now_;
+    for (int round = 0; round < 64 && from <= horizon; ++round) {
+      int64_t t = from;
+      for (uint32_t i : required) t = std::max(t, on_grid(EarliestFree(i, from, duration)));
+      // The `others` smallest earliest free times (a max-heap); a node frees no earlier than its
+      // free_at_, so the walk stops once that passes the heap's largest.
+      std::vector<std::pair<int64_t, uint32_t>> best;
+      for (const auto& [at, i] : by_free_) {
+        if (others == 0 || (best.size() == others && std::max(at, from) >= best.front().first)) {
+          break;
+        }
+        if (!elig.member[i] || slots_[i] == Slot::kDown || Contains(required, i)) continue;
+        const int64_t e = on_grid(EarliestFree(i, from, duration));
+        if (e == kNoTime) continue;
+        if (best.size() < others) {
+          best.emplace_back(e, i);
+          std::ranges::push_heap(best);
+        } else if (e < best.front().first) {
+          std::ranges::pop_heap(best);
+          best.back() = {e, i};
+          std::ranges::push_heap(best);
+        }
+      }
+      if (best.size() < others) return;
+      if (others > 0) t = std::max(t, best.front().first);
+      if (t == kNoTime || t > horizon) return;
+      // The nodes free for the whole run from t (a plan may end between a node's earliest free
+      // time and t, or begin inside the run), first in partition order.
+      const int64_t until = duration == kNoTime ? kNoTime : t + duration;
+      auto fits = [&](uint32_t i) { return free_at_[i] <= t && !Planned(i, t, until); };
+      bool required_ok = true;
+      for (uint32_t i : required) required_ok = required_ok && fits(i);
+      std::vector<uint32_t> fitting;
+      for (const auto& [at, i] : by_free_) {
+        if (at > t) break;
+        if (elig.member[i] && slots_[i] != Slot::kDown && !Contains(required, i) && fits(i)) {
+          fitting.push_back(i);
+        }
+      }
+      if (required_ok && fitting.size() >= others) {
+        InPartitionOrder(p, &fitting);
+        std::vector<uint32_t> chosen = required;
+        chosen.insert(chosen.end(), fitting.begin(),
+                      fitting.begin() + static_cast<ptrdiff_t>(others));
+        for (uint32_t i : chosen) planned_[i].emplace_back(t, until);
+        ++planned_jobs_;
+        out_.expected_starts.push_back({job.job_id(), t});
+        return;
+      }
+      from = t + 1;
+    }
   }
 
   int PartitionOf(std::string_view name) const {
@@ -461,7 +616,11 @@ class Pass {
   void Block(uint32_t p) {
     blocked_[p] = true;
     for (uint32_t i : s_.partition_nodes[p]) {
-      if (slots_[i] == Slot::kFree) slots_[i] = Slot::kReserved;
+      if (slots_[i] == Slot::kFree) {
+        slots_[i] = Slot::kReserved;
+        free_now_.erase(i);
+        reserved_now_.insert(i);
+      }
     }
   }
 
@@ -477,6 +636,10 @@ class Pass {
     start.nodes.reserve(picked.size());
     for (uint32_t i : picked) {
       slots_[i] = Slot::kTaken;
+      free_now_.erase(i);
+      by_free_.erase({free_at_[i], i});
+      free_at_[i] = EndOf(now_, limit);
+      if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
       start.nodes.push_back(s_.nodes[i].name());
       start.num_cpus += capacity_[i].cpus;
       start.alloc_mem_mb += elig.need.mem_mb == 0 ? capacity_[i].mem_mb : elig.need.mem_mb;
@@ -522,15 +685,18 @@ class Pass {
       *required = *std::move(w);
     }
     const std::vector<uint32_t>& members = s_.partition_nodes[p];
+    e.member.assign(s_.nodes.size(), false);
     for (uint32_t i : members) {
       if (Contains(excluded, i) || !state::Fits(capacity_[i], e.need)) continue;
       e.nodes.push_back(i);
+      e.member[i] = true;
       if (slots_[i] != Slot::kDown) ++e.up;
     }
     if (required != nullptr) {
       for (uint32_t i : *required) {
         if (!Contains(e.nodes, i)) {
           e.nodes.clear();  // a required node that can never be used here
+          e.member.assign(s_.nodes.size(), false);
           e.up = 0;
           break;
         }
@@ -541,8 +707,17 @@ class Pass {
 
   const ClusterState& s_;
   const int64_t now_;
+  const SchedulerOptions& options_;
   std::vector<NodeCapacity> capacity_;
   std::vector<Slot> slots_;
+  std::vector<int64_t> free_at_;     // per node: when it is free for new work (kNoTime: never)
+  std::set<uint32_t> free_now_;      // nodes in Slot::kFree
+  std::set<uint32_t> reserved_now_;  // nodes in Slot::kReserved (strict order)
+  std::set<std::pair<int64_t, uint32_t>> by_free_;  // (free_at_, node) of nodes that free up
+  std::vector<std::vector<uint32_t>> position_;     // per partition, by node: place in its order
+  // Per node: the times it is kept for planned jobs, [start, end).
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> planned_;
+  uint32_t planned_jobs_ = 0;
   std::vector<bool> blocked_;
   AssocLimits limits_;
   std::vector<PartitionInfo> parts_;
@@ -554,6 +729,49 @@ class Pass {
 
 }  // namespace
 
-Decisions Schedule(const state::ClusterState& state, int64_t now) { return Pass(state, now).Run(); }
+Decisions Schedule(const state::ClusterState& state, int64_t now, const SchedulerOptions& options) {
+  return Pass(state, now, options).Run();
+}
+
+Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler_type,
+                                                      std::string_view parameters) {
+  SchedulerOptions o;
+  if (scheduler_type == "sched/builtin") {
+    o.backfill = false;
+  } else if (!scheduler_type.empty() && scheduler_type != "sched/backfill") {
+    return InvalidArgument("SchedulerType: invalid value '" + std::string(scheduler_type) +
+                           "' (sched/backfill or sched/builtin)");
+  }
+  for (std::string_view item : text::Split(parameters, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = item.substr(0, eq);
+    const std::string_view value = item.substr(eq + 1);
+    struct Range {
+      std::string_view key;
+      int64_t low;
+      int64_t high;
+      int64_t scale;
+      int64_t* field;
+    };
+    int64_t max_job_test = o.bf_max_job_test;
+    const Range ranges[] = {{"bf_window", 1, 43200, 60, &o.bf_window_sec},
+                            {"bf_resolution", 1, 3600, 1, &o.bf_resolution_sec},
+                            {"bf_max_job_test", 1, 1000000, 1, &max_job_test}};
+    for (const Range& r : ranges) {
+      if (key != r.key) continue;
+      int64_t n = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < r.low || n > r.high) {
+        return InvalidArgument("SchedulerParameters: invalid value '" + std::string(item) + "' (" +
+                               std::string(r.key) + " is a whole number from " +
+                               std::to_string(r.low) + " to " + std::to_string(r.high) + ")");
+      }
+      *r.field = n * r.scale;
+    }
+    o.bf_max_job_test = static_cast<uint32_t>(max_job_test);
+  }
+  return o;
+}
 
 }  // namespace gantry::sched

@@ -3,7 +3,9 @@
 // event and sets each ReasonChange on the job in memory (reasons are recomputed every pass and
 // not logged). Issue 6 replaces the policy, not this interface.
 //
-// Policy: strict priority with whole-node (exclusive) allocation and no backfill.
+// Policy: priority order with whole-node (exclusive) allocation and backfill (sched/backfill;
+// SchedulerType=sched/builtin keeps strict order: a blocked job keeps its partition's free
+// nodes and nothing behind it starts there).
 //  * Order: the state's pending index (priority high to low, then submit time, then id).
 //    Held jobs (priority 0) and jobs still COMPLETING from a requeue are left alone.
 //  * A job whose begin time is after `now` waits with "BeginTime".
@@ -32,10 +34,18 @@
 //    "PartitionNodeLimit"; time limit above MaxTime "PartitionTimeLimit"; fewer nodes that could
 //    ever fit than min_nodes "PartitionConfig" (Slurm 22.05's reason for `-N 10` on a 4-node
 //    partition); not enough of them up "ReqNodeNotAvail, UNAVAILABLE:<nodes>"; otherwise
-//    "Resources" for the first job blocked in a partition, after which the partition is blocked
-//    for the rest of the pass: its free nodes are kept for that job, later jobs of the partition
-//    wait with "Priority", and so do later jobs of other partitions that could only start on
-//    those kept nodes. A job with several partitions takes the reason of the first partition
+//    "Resources" for the first job blocked in a partition ("Priority" when the nodes kept for
+//    earlier jobs would have been enough); later jobs of the partition that do not start wait
+//    with "Priority".
+//  * Backfill: each job that cannot start now is planned (up to bf_max_job_test jobs a pass):
+//    its expected start is the earliest time, within bf_window and rounded up to bf_resolution,
+//    when min_nodes of its eligible nodes are free for its whole time limit (a busy node frees
+//    at the latest end, start + time limit, of its jobs; a node running a job without a time
+//    limit, or down, never does), and those nodes are kept for it from then until it would end.
+//    A later job starts now only on free nodes that it leaves before any such plan needs them:
+//    no job delays the planned start of a job before it. Jobs without a time limit only start
+//    on nodes nobody planned for. A job that cannot be planned (no nodes free in the window)
+//    keeps nothing. A job with several partitions takes the reason of the first partition
 //    where it waits for resources, else of the first partition.
 //  * A ReasonChange is emitted only when the reason differs from the job's current one.
 //  * A partition's MaxNodes or MaxTime of 0 (an unset field) reads as UNLIMITED.
@@ -52,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "state/cluster_state.h"
 
 namespace gantry::sched {
@@ -77,8 +88,17 @@ struct DependencyChange {
   std::string status;  // Job.dependency_status
 };
 
+// When a job that waits is planned to start (backfill's reservation for it).
+struct ExpectedStart {
+  uint32_t job_id;
+  int64_t time;
+};
+
 struct Decisions {
   std::vector<Start> starts;
+  // Jobs that wait, with the time backfill planned them to start (their nodes are kept for them
+  // from then for their time limit: later jobs start earlier only where they end before).
+  std::vector<ExpectedStart> expected_starts;
   std::vector<ReasonChange> reasons;
   std::vector<DependencyChange> dependencies;
   // Pending jobs to cancel: their dependency can never be satisfied and they asked for that
@@ -86,8 +106,22 @@ struct Decisions {
   std::vector<uint32_t> cancels;
 };
 
+// SchedulerType and the backfill parts of SchedulerParameters.
+struct SchedulerOptions {
+  bool backfill = true;               // sched/backfill (false: sched/builtin, strict order)
+  int64_t bf_window_sec = 1440 * 60;  // bf_window: how far ahead jobs are planned
+  int64_t bf_resolution_sec = 60;     // bf_resolution: planned times are rounded up to it
+  uint32_t bf_max_job_test = 500;     // bf_max_job_test: jobs planned per pass
+
+  // From SchedulerType and SchedulerParameters ("bf_window=2880,bf_resolution=300,...": other
+  // parameters are accepted and ignored). Errors name the key, the value and the rule.
+  static Result<SchedulerOptions> FromConfig(std::string_view scheduler_type,
+                                             std::string_view parameters);
+};
+
 // One scheduling pass over a snapshot of the state at `now`. Pure.
-Decisions Schedule(const state::ClusterState& state, int64_t now);
+Decisions Schedule(const state::ClusterState& state, int64_t now,
+                   const SchedulerOptions& options = SchedulerOptions());
 
 // Whether the node may take jobs at all: up (not DOWN, UNKNOWN, FUTURE, ERROR) and not drained,
 // failed, not responding, in maintenance, rebooting or powered down.

@@ -50,7 +50,14 @@ std::map<uint32_t, std::string> Reasons(const Decisions& d) {
 
 void Submit(ClusterState* s, v1::Job job) { MustApply(s, SubmitEvent(job, job.submit_time())); }
 
-// Occupies `nodes` with a running job `id`.
+// SchedulerType=sched/builtin: strict priority order, no backfill.
+SchedulerOptions Strict() {
+  SchedulerOptions o;
+  o.backfill = false;
+  return o;
+}
+
+// Occupies `nodes` with a running job `id` (time limit 60 minutes, started at kNow).
 void Occupy(ClusterState* s, uint32_t id, const std::vector<std::string>& nodes) {
   Submit(s, PendingJob(id, "batch", static_cast<uint32_t>(nodes.size())));
   MustApply(s, StartEvent(id, nodes, kNow, 64 * static_cast<uint32_t>(nodes.size()), 0));
@@ -132,7 +139,7 @@ TEST(ScheduleTest, StrictPriorityBlocksPartition) {
   Submit(&s, PendingJob(1, "batch", 3));  // needs 3 of the 2 free: Resources
   Submit(&s, PendingJob(2, "batch", 1));  // would fit, but behind job 1: Priority
   Submit(&s, PendingJob(3, "other", 1));  // another partition: starts
-  const Decisions d = Schedule(s, kNow);
+  const Decisions d = Schedule(s, kNow, Strict());
   EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{3, {"n5"}}}));
   EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{1, "Resources"}, {2, "Priority"}}));
 }
@@ -147,10 +154,69 @@ TEST(ScheduleTest, OverlappingPartitionCannotTakeKeptNodes) {
   Submit(&s, PendingJob(1, "batch", 3));  // blocked: keeps n2, n3
   Submit(&s, PendingJob(2, "wide", 2));   // n4 alone is not enough without n2/n3: Priority
   Submit(&s, PendingJob(3, "wide", 1));   // wide is now blocked too
-  const Decisions d = Schedule(s, kNow);
+  const Decisions d = Schedule(s, kNow, Strict());
   EXPECT_TRUE(d.starts.empty());
   EXPECT_EQ(Reasons(d),
             (std::map<uint32_t, std::string>{{1, "Resources"}, {2, "Priority"}, {3, "Priority"}}));
+}
+
+// Backfill: job 1 needs 3 nodes and gets n1-n3 planned from when job 9 ends (kNow + 1 h). A
+// one-hour job fits before that plan and starts now; a two-hour job would delay job 1 and
+// waits; a job without a time limit can only use n4, which nobody planned for.
+TEST(ScheduleTest, BackfillStartsOnlyJobsThatDoNotDelayPlannedOnes) {
+  ClusterState s = MakeCluster(4);
+  Occupy(&s, 9, {"n1", "n2"});
+  Submit(&s, PendingJob(1, "batch", 3));
+  v1::Job long_job = PendingJob(2, "batch", 2);
+  long_job.set_time_limit_min(120);
+  Submit(&s, long_job);
+  Submit(&s, PendingJob(3, "batch", 1));  // 60 minutes
+  v1::Job unlimited = PendingJob(4, "batch", 1);
+  unlimited.set_time_limit_min(kUnlimited);
+  Submit(&s, unlimited);
+  const Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{3, {"n3"}}, {4, {"n4"}}}));
+  EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{1, "Resources"}, {2, "Priority"}}));
+  ASSERT_EQ(d.expected_starts.size(), 2u);
+  EXPECT_EQ(d.expected_starts[0].job_id, 1u);
+  EXPECT_EQ(d.expected_starts[0].time, kNow + 3600);
+  // Job 2 goes after job 1's plan: its two nodes are free from job 1's end (n4 is taken by
+  // job 4 for ever, so n1 and n2 or n3 after kNow + 2 h).
+  EXPECT_EQ(d.expected_starts[1].job_id, 2u);
+  EXPECT_EQ(d.expected_starts[1].time, kNow + 2 * 3600);
+}
+
+TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
+  ClusterState s = MakeCluster(2);
+  Occupy(&s, 9, {"n1", "n2"});
+  Submit(&s, PendingJob(1, "batch", 2));
+  SchedulerOptions o;
+  o.bf_resolution_sec = 7 * 60;
+  Decisions d = Schedule(s, kNow, o);
+  ASSERT_EQ(d.expected_starts.size(), 1u);
+  EXPECT_EQ(d.expected_starts[0].time, kNow + 63 * 60);  // 60 min rounded up to 7-minute steps
+  o.bf_window_sec = 30 * 60;  // the nodes free after the window: not planned
+  d = Schedule(s, kNow, o);
+  EXPECT_TRUE(d.expected_starts.empty());
+  o = SchedulerOptions();
+  o.bf_max_job_test = 0;
+  EXPECT_TRUE(Schedule(s, kNow, o).expected_starts.empty());
+}
+
+TEST(ScheduleTest, SchedulerOptionsFromConfig) {
+  Result<SchedulerOptions> o = SchedulerOptions::FromConfig(
+      "sched/backfill", "bf_window=2880,bf_resolution=300,bf_max_job_test=50,bf_continue");
+  ASSERT_TRUE(o.ok());
+  EXPECT_TRUE(o->backfill);
+  EXPECT_EQ(o->bf_window_sec, 2880 * 60);
+  EXPECT_EQ(o->bf_resolution_sec, 300);
+  EXPECT_EQ(o->bf_max_job_test, 50u);
+  EXPECT_FALSE(SchedulerOptions::FromConfig("sched/builtin", "")->backfill);
+  EXPECT_EQ(SchedulerOptions::FromConfig("sched/fancy", "").status().message(),
+            "SchedulerType: invalid value 'sched/fancy' (sched/backfill or sched/builtin)");
+  EXPECT_EQ(SchedulerOptions::FromConfig("", "bf_window=0").status().message(),
+            "SchedulerParameters: invalid value 'bf_window=0' (bf_window is a whole number from "
+            "1 to 43200)");
 }
 
 TEST(ScheduleTest, RequiredAndExcludedNodes) {
@@ -176,7 +242,7 @@ TEST(ScheduleTest, BusyRequiredNodeBlocks) {
   job.mutable_request()->set_req_nodes("n1");
   Submit(&s, job);
   Submit(&s, PendingJob(2));
-  const Decisions d = Schedule(s, kNow);
+  const Decisions d = Schedule(s, kNow, Strict());
   EXPECT_TRUE(d.starts.empty());
   EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{1, "Resources"}, {2, "Priority"}}));
 }

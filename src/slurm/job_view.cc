@@ -51,6 +51,11 @@ model::JobState StateOf(const v1::Job& job) {
 
 bool IsPendingJob(const v1::Job& job) { return StateOf(job).base == model::JobBaseState::kPending; }
 
+UnixTime StartTimeOf(const v1::Job& job) {
+  if (IsPendingJob(job) && job.expected_start_time() != 0) return job.expected_start_time();
+  return job.start_time();
+}
+
 int64_t TimeUsed(const v1::Job& job, UnixTime now) {
   const model::JobState state = StateOf(job);
   if (job.start_time() == 0 || state.base == model::JobBaseState::kPending) return 0;

@@ -30,6 +30,8 @@ inline constexpr uint32_t kInfiniteMinutes = 0xFFFFFFFFu;
 model::JobState StateOf(const v1::Job& job);
 bool IsPendingJob(const v1::Job& job);
 
+// When the job started, or for a pending job when backfill plans to start it (0: not known).
+UnixTime StartTimeOf(const v1::Job& job);
 int64_t TimeUsed(const v1::Job& job, UnixTime now);
 uint32_t NodeCount(const v1::Job& job);
 uint32_t CpuCount(const v1::Job& job);

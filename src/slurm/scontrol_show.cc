@@ -109,7 +109,7 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
   out << "AccrueTime=" << TimeText(job.accrue_time(), tz, "Unknown");
   out.EndLine();
   const bool end_unknown = job.time_limit_min() == kInfiniteMinutes && job.end_time() > now;
-  out << "StartTime=" << TimeText(job.start_time(), tz, "Unknown") << " EndTime="
+  out << "StartTime=" << TimeText(StartTimeOf(job), tz, "Unknown") << " EndTime="
       << (end_unknown ? std::string("Unknown") : TimeText(job.end_time(), tz, "Unknown"))
       << " Deadline=N/A";
   out.EndLine();

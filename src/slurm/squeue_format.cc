@@ -196,7 +196,7 @@ const JobField kFields[] = {
      }},  // see RenderJobLine
     {"StartTime", 'S', "START_TIME", true, true,
      [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
-       return s = PrintTime(j.start_time(), c);
+       return s = PrintTime(StartTimeOf(j), c);
      }},
     {"StateCompact", 't', "ST", true, true,
      [](const v1::Job& j, const Ctx&, std::string&) -> std::string_view {

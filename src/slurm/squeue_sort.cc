@@ -15,9 +15,10 @@ namespace {
 // Jobs without an expected start sort after every job with one, as in the reference
 // (squeue --start lists the BeginTime job first).
 UnixTime StartKey(const v1::Job& job, UnixTime now) {
-  if (job.start_time() == 0) return std::numeric_limits<UnixTime>::max();
-  if (IsPendingJob(job) && job.start_time() < now) return now;
-  return job.start_time();
+  const UnixTime start = StartTimeOf(job);
+  if (start == 0) return std::numeric_limits<UnixTime>::max();
+  if (IsPendingJob(job) && start < now) return now;
+  return start;
 }
 
 }  // namespace

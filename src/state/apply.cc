@@ -867,6 +867,22 @@ void SetJobPriority(ClusterState* state, uint32_t job_id, uint32_t priority) {
   state->changed_jobs.push_back(job_id);
 }
 
+void SetPendingPriorities(ClusterState* state,
+                          const std::function<std::optional<uint32_t>(const v1::Job&)>& priority) {
+  std::vector<PendingKey> keys;
+  keys.reserve(state->pending.size());
+  for (auto& [id, job] : state->jobs) {
+    if (!IsPendingJob(job)) continue;
+    if (const std::optional<uint32_t> p = priority(job); p && *p != job.priority()) {
+      job.set_priority(*p);
+      state->changed_jobs.push_back(id);
+    }
+    keys.push_back(PendingKeyOf(job));
+  }
+  std::sort(keys.begin(), keys.end());
+  state->pending = std::set<PendingKey>(keys.begin(), keys.end());
+}
+
 Status Apply(ClusterState* state, const v1::Event& event) {
   const int64_t t = event.time();
   switch (event.change_case()) {

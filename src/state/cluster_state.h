@@ -157,6 +157,11 @@ struct ClusterState {
 // recomputes priorities and keeps them there, not in events). No-op for other jobs.
 void SetJobPriority(ClusterState* state, uint32_t job_id, uint32_t priority);
 
+// The same for every pending job at once: `priority` gives each one's new priority (nullopt:
+// keep it); the pending index is rebuilt in one go (priority/multifactor's full recalculation).
+void SetPendingPriorities(ClusterState* state,
+                          const std::function<std::optional<uint32_t>(const v1::Job&)>& priority);
+
 // Recomputes node_index, partition_nodes, pending and arrays from jobs, nodes and partitions.
 void RebuildIndexes(ClusterState* state);
 

@@ -1,0 +1,170 @@
+// One full scheduling cycle as gantryd runs it: priority/multifactor recomputed for every pending
+// job (Fair Tree over 100 accounts of 10 users, the reference cluster's weights), then the pass
+// (priority order, backfill planning up to bf_max_job_test jobs). 10,000 nodes each running a
+// job (whole-node allocation: one job per node, so 10k running rather than 20k), and 10k, 50k
+// and 100k pending jobs of 1-4 nodes and 1-24 hours. Prints, per size, the median of 5 cycles in
+// ms (priorities / pass / both) and the process's peak RSS; between cycles the pass's reasons are
+// kept on the jobs, as gantryd keeps them. Not a Google Benchmark: it prints
+// one line per size.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sched/priority.h"
+#include "sched/scheduler.h"
+#include "state/accounting.h"
+#include "state/testing.h"
+
+namespace gantry {
+namespace {
+
+using state::ClusterState;
+using namespace state::testing;  // NOLINT(google-build-using-namespace): the state builders
+
+constexpr int kNodes = 10000;
+constexpr int kAccounts = 100;
+constexpr int kUsersPerAccount = 10;
+
+void Must(ClusterState* s, const v1::Event& e) {
+  if (!state::Apply(s, e).ok()) std::abort();
+}
+
+std::string UserOf(uint32_t i) { return "u" + std::to_string(i % (kAccounts * kUsersPerAccount)); }
+std::string AccountOf(uint32_t i) {
+  return "a" + std::to_string(i % (kAccounts * kUsersPerAccount) / kUsersPerAccount);
+}
+
+ClusterState Cluster(int pending) {
+  ClusterState s;
+  s.return_to_service = 2;
+  const std::vector<std::string> names = NodeNames(kNodes);
+  std::vector<v1::Node> nodes;
+  for (const std::string& n : names) nodes.push_back(MakeNode(n, 64, 256000, "gpu:h100:8"));
+  Must(&s, ConfigEvent(nodes, {MakePartition("batch", names, true)}));
+  for (const std::string& n : names) Must(&s, RegisterEvent(n));
+  // Accounts a0..a99 under root, users u0..u999, one association each; some usage.
+  v1::AccountingChange change = state::DefaultAccounting();
+  uint32_t assoc = 100;
+  for (int a = 0; a < kAccounts; ++a) {
+    v1::Account* account = change.add_accounts();
+    account->set_name("a" + std::to_string(a));
+    account->set_parent("root");
+    v1::Association* own = change.add_associations();
+    own->set_id(assoc++);
+    own->set_account(account->name());
+    own->set_shares(1);
+    own->add_qos("normal");
+    for (int u = 0; u < kUsersPerAccount; ++u) {
+      const uint32_t n = static_cast<uint32_t>(a * kUsersPerAccount + u);
+      v1::AccountingUser* user = change.add_users();
+      user->set_name(UserOf(n));
+      user->set_default_account(account->name());
+      v1::Association* mine = change.add_associations();
+      mine->set_id(assoc++);
+      mine->set_account(account->name());
+      mine->set_user(user->name());
+      mine->set_shares(1);
+      mine->add_qos("normal");
+    }
+  }
+  state::ApplyAccountingChange(change, &s.accounting);
+  for (auto& [id, a] : s.accounting.associations) {
+    v1::UsageTally& t = s.accounting.association_usage[id];
+    t.set_as_of(kNow);
+    (*t.mutable_tres_sec())["billing"] = static_cast<double>(id % 97) * 1000;
+  }
+  uint32_t id = 1;
+  for (int i = 0; i < kNodes; ++i) {
+    v1::Job job = PendingJob(id);
+    job.set_user_name(UserOf(id));
+    job.mutable_request()->set_account(AccountOf(id));
+    job.mutable_request()->set_qos("normal");
+    Must(&s, SubmitEvent(job));
+    Must(&s, StartEvent(id++, {names[static_cast<size_t>(i)]}, kNow - 600, 64, 0,
+                        60 * (1 + static_cast<uint32_t>(i % 24))));
+  }
+  for (int i = 0; i < pending; ++i) {
+    v1::Job job = PendingJob(id, "batch", 1 + id % 4);
+    job.set_user_name(UserOf(id));
+    job.mutable_request()->set_account(AccountOf(id));
+    job.mutable_request()->set_qos("normal");
+    job.set_time_limit_min(60 * (1 + id % 24));
+    job.set_submit_time(kNow - id % 3600);
+    job.set_accrue_time(job.submit_time());
+    ++id;
+    Must(&s, SubmitEvent(job));
+  }
+  return s;
+}
+
+sched::PriorityConfig Weights() {
+  sched::PriorityConfig c;
+  c.multifactor = true;
+  c.weight_age = 1000;
+  c.weight_fairshare = 10000;
+  c.weight_job_size = 1000;
+  c.weight_partition = 1000;
+  c.weight_qos = 1000;
+  c.weight_tres = {{"cpu", 100}, {"mem", 150}};
+  return c;
+}
+
+double Ms(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+void Run(int pending) {
+  ClusterState s = Cluster(pending);
+  const sched::PriorityConfig config = Weights();
+  std::vector<double> prio_ms, pass_ms, total_ms;
+  size_t starts = 0, planned = 0;
+  for (int round = 0; round < 5; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      const sched::PriorityCalculator calc(config, s, kNow);
+      state::SetPendingPriorities(&s, [&calc](const v1::Job& job) -> std::optional<uint32_t> {
+        if (job.priority() == 0) return std::nullopt;
+        return calc.PriorityOf(job);
+      });
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    const sched::Decisions d = sched::Schedule(s, kNow);
+    const auto t2 = std::chrono::steady_clock::now();
+    // As gantryd does: reasons and plans stay on the jobs (the next pass reports changes only).
+    for (const sched::ReasonChange& r : d.reasons) s.jobs[r.job_id].set_reason(r.reason);
+    starts = d.starts.size();
+    planned = d.expected_starts.size();
+    prio_ms.push_back(Ms(t1 - t0));
+    pass_ms.push_back(Ms(t2 - t1));
+    total_ms.push_back(Ms(t2 - t0));
+    s.changed_jobs.clear();
+    s.entered_pending.clear();
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf(
+      "%7d pending  %5d nodes  %5d running  priorities %7.1f ms  pass %7.1f ms  "
+      "cycle %7.1f ms  (%zu started, %zu planned)  peak RSS %ld MiB\n",
+      pending, kNodes, kNodes, median(prio_ms), median(pass_ms), median(total_ms), starts, planned,
+      usage.ru_maxrss / 1024);
+  std::fflush(stdout);
+}
+
+}  // namespace
+}  // namespace gantry
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes = {10000, 50000, 100000};
+  if (argc > 1) sizes = {std::atoi(argv[1])};
+  for (int n : sizes) gantry::Run(n);
+  return 0;
+}
