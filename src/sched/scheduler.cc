@@ -150,10 +150,7 @@ class Pass {
   }
 
   Decisions Run() {
-    for (const state::PendingKey& key : s_.pending) {
-      if (key.priority == 0) break;  // held jobs sort last
-      const v1::Job* job = s_.FindJob(key.job_id);
-      if (job == nullptr || !state::IsPendingJob(*job)) continue;
+    for (const v1::Job* job : Order()) {
       if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
       if (job->request().begin_time() > now_) {
         SetReason(*job, "BeginTime");
@@ -182,6 +179,41 @@ class Pass {
 
  private:
   enum class DependencyState { kSatisfied, kWaiting, kNever };
+
+  // The pending jobs (not held) in the order they are considered: the pending index's order
+  // (priority, submit time, id), except that where partitions have different PriorityTiers a
+  // job of a higher tier (its best partition's) goes first, as Slurm evaluates them.
+  std::vector<const v1::Job*> Order() const {
+    std::vector<const v1::Job*> jobs;
+    jobs.reserve(s_.pending.size());
+    for (const state::PendingKey& key : s_.pending) {
+      if (key.priority == 0) break;  // held jobs sort last
+      const v1::Job* job = s_.FindJob(key.job_id);
+      if (job != nullptr && state::IsPendingJob(*job)) jobs.push_back(job);
+    }
+    bool tiers = false;
+    for (const v1::Partition& p : s_.partitions) {
+      tiers = tiers || p.priority_tier() != s_.partitions.front().priority_tier();
+    }
+    if (!tiers) return jobs;
+    auto tier_of = [this](const v1::Job& job) {
+      uint32_t tier = 0;
+      auto see = [&](std::string_view name) {
+        if (const v1::Partition* p = s_.FindPartition(name))
+          tier = std::max(tier, p->priority_tier());
+      };
+      if (job.request().partitions().empty()) see(job.partition());
+      for (const std::string& name : job.request().partitions()) see(name);
+      return tier;
+    };
+    std::vector<std::pair<uint32_t, const v1::Job*>> tiered;
+    tiered.reserve(jobs.size());
+    for (const v1::Job* job : jobs) tiered.emplace_back(tier_of(*job), job);
+    std::ranges::stable_sort(tiered,
+                             [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < jobs.size(); ++i) jobs[i] = tiered[i].second;
+    return jobs;
+  }
 
   // What a dependency term waits on, summed over its records: a plain job, every record of an
   // array (the array's own record counts as not started while it has pending tasks), or one

@@ -6,7 +6,8 @@
 // Policy: priority order with whole-node (exclusive) allocation and backfill (sched/backfill;
 // SchedulerType=sched/builtin keeps strict order: a blocked job keeps its partition's free
 // nodes and nothing behind it starts there).
-//  * Order: the state's pending index (priority high to low, then submit time, then id).
+//  * Order: the state's pending index (priority high to low, then submit time, then id), jobs
+//    of partitions with a higher PriorityTier first (a job's tier is its best partition's).
 //    Held jobs (priority 0) and jobs still COMPLETING from a requeue are left alone.
 //  * A job whose begin time is after `now` waits with "BeginTime".
 //  * A job with a dependency (text/dependency.h) waits with "Dependency" until it holds, or

@@ -219,6 +219,24 @@ TEST(ScheduleTest, SchedulerOptionsFromConfig) {
             "1 to 43200)");
 }
 
+// Slurm evaluates jobs by their partition's PriorityTier before their priority: a job of the
+// high-tier partition takes the one free node although a job of the default partition has a
+// higher priority.
+TEST(ScheduleTest, HigherPriorityTierGoesFirst) {
+  ClusterState s;
+  s.return_to_service = 2;
+  v1::Partition high = MakePartition("high", {"n1"});
+  high.set_priority_tier(10);
+  MustApply(&s, ConfigEvent({MakeNode("n1")}, {MakePartition("batch", {"n1"}, true), high}));
+  MustApply(&s, RegisterEvent("n1"));
+  v1::Job low_tier = PendingJob(1, "batch");
+  low_tier.set_priority(kBasePriority + 1000);
+  Submit(&s, low_tier);
+  Submit(&s, PendingJob(2, "high"));
+  const Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{2, {"n1"}}}));
+}
+
 TEST(ScheduleTest, RequiredAndExcludedNodes) {
   ClusterState s = MakeCluster(4);
   v1::Job want_n3 = PendingJob(1);
