@@ -44,6 +44,7 @@ ClusterState Cluster(int pending) {
   s.return_to_service = 2;
   const std::vector<std::string> names = NodeNames(kNodes);
   std::vector<v1::Node> nodes;
+  nodes.reserve(names.size());
   for (const std::string& n : names) nodes.push_back(MakeNode(n, 64, 256000, "gpu:h100:8"));
   Must(&s, ConfigEvent(nodes, {MakePartition("batch", names, true)}));
   for (const std::string& n : names) Must(&s, RegisterEvent(n));
@@ -60,7 +61,7 @@ ClusterState Cluster(int pending) {
     own->set_shares(1);
     own->add_qos("normal");
     for (int u = 0; u < kUsersPerAccount; ++u) {
-      const uint32_t n = static_cast<uint32_t>(a * kUsersPerAccount + u);
+      const auto n = static_cast<uint32_t>(a * kUsersPerAccount + u);
       v1::AccountingUser* user = change.add_users();
       user->set_name(UserOf(n));
       user->set_default_account(account->name());
@@ -121,8 +122,11 @@ double Ms(std::chrono::steady_clock::duration d) {
 void Run(int pending) {
   ClusterState s = Cluster(pending);
   const sched::PriorityConfig config = Weights();
-  std::vector<double> prio_ms, pass_ms, total_ms;
-  size_t starts = 0, planned = 0;
+  std::vector<double> prio_ms;
+  std::vector<double> pass_ms;
+  std::vector<double> total_ms;
+  size_t starts = 0;
+  size_t planned = 0;
   for (int round = 0; round < 5; ++round) {
     const auto t0 = std::chrono::steady_clock::now();
     {

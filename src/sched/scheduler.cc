@@ -199,8 +199,9 @@ class Pass {
     auto tier_of = [this](const v1::Job& job) {
       uint32_t tier = 0;
       auto see = [&](std::string_view name) {
-        if (const v1::Partition* p = s_.FindPartition(name))
+        if (const v1::Partition* p = s_.FindPartition(name)) {
           tier = std::max(tier, p->priority_tier());
+        }
       };
       if (job.request().partitions().empty()) see(job.partition());
       for (const std::string& name : job.request().partitions()) see(name);
@@ -535,10 +536,9 @@ class Pass {
 
   // Whether node i is planned for a waiting job at some time in [from, to).
   bool Planned(uint32_t i, int64_t from, int64_t to) const {
-    for (const auto& [start, end] : planned_[i]) {
-      if (start < to && from < end) return true;
-    }
-    return false;
+    return std::ranges::any_of(planned_[i], [&](const std::pair<int64_t, int64_t>& plan) {
+      return plan.first < to && from < plan.second;
+    });
   }
 
   // The earliest time from `t` on when node i is free for `duration` seconds.

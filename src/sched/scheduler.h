@@ -109,10 +109,10 @@ struct Decisions {
 
 // SchedulerType and the backfill parts of SchedulerParameters.
 struct SchedulerOptions {
-  bool backfill = true;               // sched/backfill (false: sched/builtin, strict order)
-  int64_t bf_window_sec = 1440 * 60;  // bf_window: how far ahead jobs are planned
-  int64_t bf_resolution_sec = 60;     // bf_resolution: planned times are rounded up to it
-  uint32_t bf_max_job_test = 500;     // bf_max_job_test: jobs planned per pass
+  bool backfill = true;  // sched/backfill (false: sched/builtin, strict order)
+  int64_t bf_window_sec = int64_t{1440} * 60;  // bf_window: how far ahead jobs are planned
+  int64_t bf_resolution_sec = 60;              // bf_resolution: planned times are rounded up to it
+  uint32_t bf_max_job_test = 500;              // bf_max_job_test: jobs planned per pass
 
   // From SchedulerType and SchedulerParameters ("bf_window=2880,bf_resolution=300,...": other
   // parameters are accepted and ignored). Errors name the key, the value and the rule.
