@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "state/records.h"
-#include "state/resources.h"
 #include "state/usage.h"
 
 namespace gantry::sched {
@@ -23,12 +22,6 @@ int64_t RunSeconds(const v1::Job& job, int64_t now) {
     return std::max<int64_t>(0, now - job.suspend_time()) + job.pre_suspend_secs();
   }
   return std::max<int64_t>(0, now - job.start_time());
-}
-
-// A running job's billing TRES: its CPUs (TRESBillingWeights are not kept yet).
-double BillingOf(const v1::Job& job) {
-  return job.nodes_size() > 0 ? static_cast<double>(job.num_cpus())
-                              : static_cast<double>(state::TotalCpusOf(job.request()));
 }
 
 double BillingSeconds(const v1::UsageTally& tally) {
@@ -114,7 +107,8 @@ class Calculator {
     const double factor =
         qos != db_.qos.end() && qos->second.has_usage_factor() ? qos->second.usage_factor() : 1.0;
     if (factor <= 0) return;
-    const double used = static_cast<double>(RunSeconds(job, now)) * BillingOf(job) * factor;
+    const double used = static_cast<double>(RunSeconds(job, now)) *
+                        static_cast<double>(state::JobBaseTres(job, "billing")) * factor;
     if (used <= 0) return;
     const std::string key =
         job.user_name() + "\n" + job.request().account() + "\n" + job.partition();

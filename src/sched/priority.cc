@@ -31,13 +31,11 @@ Result<uint32_t> Weight(std::string_view key, const std::string& value) {
   return static_cast<uint32_t>(n);
 }
 
+// Comma-separated items, empty ones dropped.
 std::vector<std::string> SplitList(std::string_view text) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.emplace_back(text.substr(start, comma - start));
-    start = comma + 1;
+  for (std::string_view item : text::Split(text, ',')) {
+    if (!item.empty()) out.emplace_back(item);
   }
   return out;
 }
@@ -65,22 +63,6 @@ int64_t AgeSeconds(const v1::Job& job, int64_t now, bool accrue_always) {
   const int64_t since = accrue_always ? job.submit_time() : job.accrue_time();
   if (since <= 0 || now <= since) return 0;
   return now - since;
-}
-
-// What JobTresOf gives for cpu, mem, node and billing, without building the list.
-int64_t AskedTres(const v1::Job& job, std::string_view name) {
-  const v1::JobRequest& r = job.request();
-  const bool started = job.start_time() > 0 && job.nodes_size() > 0;
-  const int64_t nodes = started ? job.nodes_size() : state::MinNodesOf(r);
-  if (name == "node") return nodes;
-  if (name == "cpu" || name == "billing") {
-    return started ? job.num_cpus() : static_cast<int64_t>(state::TotalCpusOf(r));
-  }
-  if (name == "mem") {
-    return started ? static_cast<int64_t>(job.alloc_mem_mb())
-                   : static_cast<int64_t>(state::MemPerNodeOf(r)) * nodes;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -280,7 +262,7 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
         if (!gres) gres = state::JobTresOf(job);
         count = static_cast<double>(gres->Get(name));
       } else {
-        count = static_cast<double>(AskedTres(job, name));
+        count = static_cast<double>(state::JobBaseTres(job, name));
       }
       double total = 0;
       if (index >= 0) {

@@ -65,14 +65,6 @@ struct Options {
   std::vector<std::string> partitions;
 };
 
-std::vector<std::string> Split(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::string_view item : text::Split(text, ',')) {
-    if (!item.empty()) out.emplace_back(item);
-  }
-  return out;
-}
-
 std::vector<Field> ParseFormat(const std::string& format) {
   std::vector<Field> out;
   for (size_t i = 0; i < format.size(); ++i) {
@@ -373,7 +365,7 @@ int RunSprio(const std::vector<std::string>& args, CommandContext& ctx) {
         opt.no_header = true;
         break;
       case 'j':
-        for (const std::string& id : Split(value)) {
+        for (const std::string& id : SplitList(value)) {
           std::optional<uint64_t> n = ParseUnsigned(id);
           if (!n || *n == 0 || *n > 0xFFFFFFFFu) {
             *ctx.err << "Invalid job id: " << id << "\n";
@@ -392,13 +384,13 @@ int RunSprio(const std::vector<std::string>& args, CommandContext& ctx) {
         opt.format = value;
         break;
       case 'p':
-        opt.partitions = Split(value);
+        opt.partitions = SplitList(value);
         break;
       case 'S':
         opt.sort = value;
         break;
       case 'u':
-        opt.users = Split(value);
+        opt.users = SplitList(value);
         break;
       case 'w':
         opt.weights = true;

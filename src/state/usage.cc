@@ -55,16 +55,26 @@ int64_t& TresAmounts::operator[](std::string_view tres) {
   return entries_.emplace_back(std::string(tres), 0).second;
 }
 
-TresAmounts JobTresOf(const v1::Job& job) {
+int64_t JobBaseTres(const v1::Job& job, std::string_view tres) {
   const v1::JobRequest& r = job.request();
   const bool started = job.start_time() > 0 && job.nodes_size() > 0;
   const int64_t nodes = started ? job.nodes_size() : MinNodesOf(r);
+  if (tres == "node") return nodes;
+  if (tres == "cpu" || tres == "billing") {
+    return started ? job.num_cpus() : static_cast<int64_t>(TotalCpusOf(r));
+  }
+  if (tres == "mem") {
+    return started ? static_cast<int64_t>(job.alloc_mem_mb())
+                   : static_cast<int64_t>(MemPerNodeOf(r)) * nodes;
+  }
+  return 0;
+}
+
+TresAmounts JobTresOf(const v1::Job& job) {
+  const v1::JobRequest& r = job.request();
+  const int64_t nodes = JobBaseTres(job, "node");
   TresAmounts out;
-  out["cpu"] = started ? job.num_cpus() : static_cast<int64_t>(TotalCpusOf(r));
-  out["mem"] = started ? static_cast<int64_t>(job.alloc_mem_mb())
-                       : static_cast<int64_t>(MemPerNodeOf(r)) * nodes;
-  out["node"] = nodes;
-  out["billing"] = out["cpu"];
+  for (const char* tres : {"cpu", "mem", "node", "billing"}) out[tres] = JobBaseTres(job, tres);
   if (Result<NodeRequest> need = NodeRequestOf(r); need.ok()) {
     for (const text::GresSpec& g : need->gres) out["gres/" + g.name] += g.count * nodes;
   }

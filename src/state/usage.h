@@ -41,6 +41,8 @@ class TresAmounts {
 
 // What a job holds once it runs (its allocation) or, pending, asks for; billing is its CPUs.
 TresAmounts JobTresOf(const v1::Job& job);
+// The same for one of cpu, mem, node and billing without building the list (0 for others).
+int64_t JobBaseTres(const v1::Job& job, std::string_view tres);
 
 // `tally` read at `now`: decayed from its as_of. Amounts only shrink (a `now` before as_of
 // reads them as they are).
