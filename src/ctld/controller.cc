@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "ctld/log.h"
+#include "model/job_brief.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "sched/scheduler.h"
@@ -201,6 +202,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
     return Status::Ok();
   }));
   records_.Clear();
+  brief_records_.Clear();
   state_.changed_jobs.clear();
   Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
       std::to_string(after) + ", " + std::to_string(replayed) + " events replayed); next job id " +
@@ -1021,6 +1023,13 @@ void Controller::VisitLiveJobsLocked(const v1::GetJobsRequest& request,
 
 Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
   if (request.history()) return GetJobHistory(request, reply);
+  auto add = [&](const v1::Job& job) {
+    if (request.brief()) {
+      model::CopyBriefJob(job, reply->add_jobs());
+    } else {
+      *reply->add_jobs() = job;
+    }
+  };
   std::shared_lock lock(mu_);
   reply->set_now(clock_->Now());
   if (request.shards() > 1 && request.job_ids().empty()) {  // the jobs of the shard's blocks
@@ -1031,7 +1040,7 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
         if (!users.empty() && std::find(users.begin(), users.end(), e.user_id) == users.end()) {
           continue;
         }
-        if (const v1::Job* job = state_.FindJob(e.job_id)) *reply->add_jobs() = *job;
+        if (const v1::Job* job = state_.FindJob(e.job_id)) add(*job);
       }
     }
     return Status::Ok();
@@ -1039,7 +1048,7 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
   if (request.job_ids().empty()) {
     reply->mutable_jobs()->Reserve(static_cast<int>(state_.jobs.size()));
   }
-  VisitLiveJobsLocked(request, [reply](const v1::Job& job) { *reply->add_jobs() = job; });
+  VisitLiveJobsLocked(request, add);
   return Status::Ok();
 }
 
@@ -1080,7 +1089,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
     std::string jobs;
     size_t count = 0;
     VisitLiveJobsLocked(request, [&](const v1::Job& job) {
-      RecordCache::AppendJobField(job, &jobs);
+      RecordCache::AppendJobField(job, request.brief(), &jobs);
       ++count;
     });
     put_head(clock_->Now(), count);
@@ -1090,7 +1099,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
   }
   // A listing: slices of the kept blocks, every job's or those of the users asked for.
   const std::vector<std::shared_ptr<const RecordCache::Block>> blocks =
-      ShardOf(request, RecordBlocksLocked());
+      ShardOf(request, RecordBlocksLocked(request.brief()));
   const auto& users = request.user_ids();
   std::vector<std::string_view> parts;
   size_t count = 0;
@@ -1129,13 +1138,17 @@ std::vector<std::shared_ptr<const RecordCache::Block>> Controller::ShardOf(
 }
 
 void Controller::ForgetChangedRecordsLocked() {
-  for (uint32_t id : state_.changed_jobs) records_.Forget(id);
+  for (uint32_t id : state_.changed_jobs) {
+    records_.Forget(id);
+    brief_records_.Forget(id);
+  }
   state_.changed_jobs.clear();
 }
 
-std::vector<std::shared_ptr<const RecordCache::Block>> Controller::RecordBlocksLocked() const {
+std::vector<std::shared_ptr<const RecordCache::Block>> Controller::RecordBlocksLocked(
+    bool brief) const {
   std::lock_guard records(records_mu_);
-  return records_.Blocks(state_.jobs, state_.changed_jobs);
+  return (brief ? brief_records_ : records_).Blocks(state_.jobs, state_.changed_jobs);
 }
 
 Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,

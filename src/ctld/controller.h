@@ -192,8 +192,10 @@ class Controller {
   // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
   // mu_ held exclusively after changing job records.
   void ForgetChangedRecordsLocked();
-  // Every kept block of wire records, up to date. Call with mu_ held (shared is enough).
-  std::vector<std::shared_ptr<const RecordCache::Block>> RecordBlocksLocked() const;
+  // Every kept block of wire records (in brief form with `brief`), up to date. Call with mu_
+  // held (shared is enough).
+  std::vector<std::shared_ptr<const RecordCache::Block>> RecordBlocksLocked(
+      bool brief = false) const;
 
   const ControllerConfig config_;
   store::Store* const store_;
@@ -219,6 +221,7 @@ class Controller {
   // with mu_ held exclusively.
   mutable std::mutex records_mu_;
   mutable RecordCache records_;
+  mutable RecordCache brief_records_{/*brief=*/true};  // the same in brief form
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

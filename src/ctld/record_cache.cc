@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/job_brief.h"
+
 namespace gantry::ctld {
 
 std::string_view RecordCache::Block::Record(const Entry& e) const {
@@ -43,6 +45,16 @@ std::vector<std::shared_ptr<const RecordCache::Block>> RecordCache::Blocks(
   return out;
 }
 
+void RecordCache::AppendJobField(const v1::Job& job, bool brief, std::string* out) {
+  if (!brief) {
+    AppendJobField(job, out);
+    return;
+  }
+  thread_local v1::Job scratch;
+  model::CopyBriefJob(job, &scratch);
+  AppendJobField(scratch, out);
+}
+
 void RecordCache::AppendJobField(const v1::Job& job, std::string* out) {
   out->push_back(static_cast<char>(0x0A));  // field 1, length-delimited
   for (uint64_t v = job.ByteSizeLong();; v >>= 7) {
@@ -61,7 +73,7 @@ void RecordCache::Make(uint32_t index, const Jobs& jobs) {
   auto block = std::make_shared<Block>();
   for (auto it = jobs.lower_bound(first); it != end; ++it) {
     const auto begin = static_cast<uint32_t>(block->bytes.size());
-    AppendJobField(it->second, &block->bytes);
+    AppendJobField(it->second, brief_, &block->bytes);
     block->entries.push_back(Entry{it->first, it->second.user_id(), begin,
                                    static_cast<uint32_t>(block->bytes.size() - begin)});
   }

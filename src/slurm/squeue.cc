@@ -216,6 +216,8 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   }
   v1::GetJobsRequest request;
   if (single) request.add_job_ids(*single);
+  const std::string sort = opt.sort ? *opt.sort : std::string(kSqueueDefaultSort);
+  request.set_brief(JobFormatIsBrief(format) && JobSorter::IsBrief(sort));
   // -u: only those users' jobs come back.
   if (filter.user_filter && !filter.user_ids.empty()) {
     for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
@@ -230,7 +232,6 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   // Each job is keyed and printed as it arrives; only its keys and its line are kept. A whole
   // listing is read in parts at once (one connection and thread each, on machines with more
   // than one core); the parts are joined in order afterwards.
-  const std::string sort = opt.sort ? *opt.sort : std::string(kSqueueDefaultSort);
   Result<JobSorter> sorter = JobSorter::Create(sort);
   if (!sorter.ok()) {
     *ctx.err << "squeue: error: " << sorter.status().message() << "\n";

@@ -421,6 +421,20 @@ bool InList(const std::vector<std::string>& list, const std::string& value, bool
   return false;
 }
 
+// The fields whose values come from what a job's brief form keeps (squeue_format_test checks
+// each against the full record).
+constexpr std::string_view kBriefFields[] = {
+    "Account",     "JobId",        "BatchHost",    "MinCPUs",       "NumCPUs",
+    "MinTmpDisk",  "NumNodes",     "EndTime",      "Feature",       "ArrayJobId",
+    "GroupId",     "JobArrayId",   "Name",         "ArrayTaskId",   "TimeLimit",
+    "TimeLeft",    "MinMemory",    "TimeUsed",     "ReqNodes",      "NodeList",
+    "Priority",    "Partition",    "QOS",          "PriorityLong",  "Reason",
+    "ReasonList",  "StartTime",    "StateCompact", "State",         "UserName",
+    "UserId",      "SubmitTime",   "Nice",         "SchedNodes",    "AccrueTime",
+    "Cluster",     "EligibleTime", "NumTasks",     "PendingTime",   "Requeue",
+    "RestartCnt",  "MinTime",      "MaxNodes",     "cpus-per-task", "LastSchedEval",
+    "PreemptTime", "OverSubscribe"};
+
 }  // namespace
 
 std::span<const JobField> SqueueFields() { return kFields; }
@@ -523,6 +537,13 @@ std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const Job
   std::string line;
   AppendJobLine(format, job, ctx, &line);
   return line;
+}
+
+bool JobFormatIsBrief(const JobFormat& format) {
+  return std::all_of(format.columns.begin(), format.columns.end(), [](const JobColumn& c) {
+    return c.field == nullptr || std::find(std::begin(kBriefFields), std::end(kBriefFields),
+                                           c.field->name) != std::end(kBriefFields);
+  });
 }
 
 bool JobMatches(const JobFilter& filter, const v1::Job& job) {

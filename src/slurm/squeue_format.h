@@ -70,6 +70,10 @@ JobFormat ParseJobFormat(std::string_view format);
 // ("Invalid job format specification: Foo").
 JobFormat ParseJobLongFormat(std::string_view format);
 
+// Whether every column prints only what a job's brief form holds (model/job_brief.h), so that
+// the listing may ask for brief records. The default, -l and --start formats do.
+bool JobFormatIsBrief(const JobFormat& format);
+
 // The header line (with '\n').
 std::string RenderJobHeader(const JobFormat& format);
 // One line per job (each with '\n').

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job_brief.h"
 #include "slurm/anchor_records_test_util.h"
 #include "slurm/job_view.h"
 #include "slurm/listing_text.h"
@@ -282,6 +283,85 @@ TEST(SqueueFormatTest, LongFormatNamesWidthsAndErrors) {
     EXPECT_EQ(f.errors, c.errors);
     EXPECT_EQ(RenderJobHeader(f), std::string(c.header) + "\n");
     EXPECT_EQ(RenderJobLine(f, job, ctx), std::string(c.line) + "\n");
+  }
+}
+
+// Jobs whose every field has a value, the fields a brief record drops included.
+std::vector<v1::Job> RichJobs() {
+  std::vector<v1::Job> jobs = AnchorQueue();
+  for (v1::Job& j : jobs) {
+    v1::JobRequest& r = *j.mutable_request();
+    r.set_work_dir("/home/alice/run");
+    r.set_std_out("/home/alice/out-%j.txt");
+    r.set_std_err("/home/alice/err-%j.txt");
+    r.set_std_in("/home/alice/in.txt");
+    r.set_comment("a comment");
+    r.set_dependency("afterok:1");
+    r.set_submit_host("login-1");
+    r.set_command("/home/alice/train.sh");
+    r.set_submit_dir("/home/alice");
+    r.set_export_env("ALL");
+    j.set_group_name("research");
+    j.set_tres("cpu=4,mem=4G,node=1,billing=4");
+    j.set_end_cause("time limit");
+    j.set_dependency_status("afterok:1(unfulfilled)");
+  }
+  return jobs;
+}
+
+TEST(SqueueBriefTest, BriefFieldsPrintTheSameFromBriefRecords) {
+  const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), "cluster"};
+  size_t brief_fields = 0;
+  size_t full_only_differences = 0;
+  for (const JobField& field : SqueueFields()) {
+    JobFormat format;
+    format.columns.push_back(JobColumn{&field, 0, false, "", ""});
+    const bool brief = JobFormatIsBrief(format);
+    brief_fields += brief ? 1 : 0;
+    for (const v1::Job& job : RichJobs()) {
+      v1::Job short_form;
+      model::CopyBriefJob(job, &short_form);
+      const std::string full_line = RenderJobLine(format, job, ctx);
+      const std::string brief_line = RenderJobLine(format, short_form, ctx);
+      if (brief) {
+        EXPECT_EQ(brief_line, full_line) << field.name << " '" << field.letter << "'";
+      } else if (brief_line != full_line) {
+        ++full_only_differences;
+      }
+    }
+  }
+  EXPECT_GT(brief_fields, 40u);
+  // The fixture holds what the brief form drops (else the check above proves nothing).
+  EXPECT_GT(full_only_differences, 0u);
+}
+
+TEST(SqueueBriefTest, CommonFormatsAndSortsAskForBriefRecords) {
+  for (const char* format : {kSqueueDefaultFormat, kSqueueLongFormat, kSqueueStartFormat}) {
+    EXPECT_TRUE(JobFormatIsBrief(ParseJobFormat(format))) << format;
+  }
+  EXPECT_FALSE(JobFormatIsBrief(ParseJobFormat("%i %Z")));
+  EXPECT_FALSE(JobFormatIsBrief(ParseJobLongFormat("JobId,STDOUT")));
+  EXPECT_TRUE(JobSorter::IsBrief(kSqueueDefaultSort));
+  EXPECT_FALSE(JobSorter::IsBrief("P,-g"));
+}
+
+TEST(SqueueBriefTest, BriefSortKeysOrderBriefRecordsAsFullOnes) {
+  const std::vector<v1::Job> full = RichJobs();
+  std::vector<v1::Job> brief(full.size());
+  for (size_t i = 0; i < full.size(); ++i) model::CopyBriefJob(full[i], &brief[i]);
+  auto ids = [](const std::vector<v1::Job>& jobs, const std::string& sort) {
+    std::vector<const v1::Job*> listed;
+    for (const v1::Job& j : jobs) listed.push_back(&j);
+    EXPECT_TRUE(SortJobs(&listed, sort, AnchorQueueNow()).ok()) << sort;
+    std::vector<uint32_t> out;
+    for (const v1::Job* j : listed) out.push_back(j->job_id());
+    return out;
+  };
+  for (char letter : std::string("aiAjPqtTpQuUMlLDCNSVeBgGm")) {
+    for (const std::string& sort : {std::string(1, letter), "-" + std::string(1, letter)}) {
+      if (!JobSorter::IsBrief(sort)) continue;
+      EXPECT_EQ(ids(brief, sort), ids(full, sort)) << sort;
+    }
   }
 }
 

@@ -38,6 +38,9 @@ class JobSorter {
  public:
   // Errors: InvalidArgument "Invalid sort specification: z".
   static Result<JobSorter> Create(std::string_view sort);
+  // Whether every key reads only what a job's brief form holds (model/job_brief.h): all but
+  // the group name ('g').
+  static bool IsBrief(std::string_view sort) { return sort.find('g') == std::string_view::npos; }
 
   // Keys the next row (rows count from 0 in the order added); `now` is the listing's time.
   void Add(const v1::Job& job, UnixTime now);
