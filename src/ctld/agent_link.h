@@ -5,6 +5,7 @@
 #ifndef GANTRY_CTLD_AGENT_LINK_H_
 #define GANTRY_CTLD_AGENT_LINK_H_
 
+#include <cstdint>
 #include <string>
 
 #include "gantry/v1/agent.pb.h"
@@ -13,7 +14,15 @@ namespace gantry::ctld {
 
 class AgentLink {
  public:
+  // sdiag's agent figures.
+  struct Load {
+    uint32_t queued = 0;   // calls waiting to be sent or retried
+    uint32_t active = 0;   // calls in progress
+    uint32_t threads = 0;  // threads that send them
+  };
+
   virtual ~AgentLink() = default;
+  virtual Load CurrentLoad() const { return {}; }
   // `address` is the agent's host:port as it registered.
   virtual void PrepareJob(const std::string& node, const std::string& address,
                           v1::PrepareJobRequest request) = 0;

@@ -23,6 +23,41 @@ Result<wire::Slices> Serialized(const Result<Reply>& reply) {
   return Serialized(*reply);
 }
 
+// The type a call counts as before its request is read.
+model::RpcType RpcTypeOf(wire::Method method) {
+  switch (method) {
+    case wire::Method::kPing:
+      return model::RpcType::kPing;
+    case wire::Method::kSubmitJob:
+      return model::RpcType::kSubmitBatchJob;
+    case wire::Method::kSignalJob:
+      return model::RpcType::kKillJob;
+    case wire::Method::kUpdateJob:
+      return model::RpcType::kUpdateJob;
+    case wire::Method::kJobStep:
+      return model::RpcType::kJobStepCreate;
+    case wire::Method::kGetJobs:
+      return model::RpcType::kJobInfo;
+    case wire::Method::kGetNodes:
+      return model::RpcType::kNodeInfo;
+    case wire::Method::kUpdateNode:
+      return model::RpcType::kUpdateNode;
+    case wire::Method::kUpdatePartition:
+      return model::RpcType::kUpdatePartition;
+    case wire::Method::kGetAccounting:
+      return model::RpcType::kGetAccounting;
+    case wire::Method::kUpdateAccounting:
+      return model::RpcType::kUpdateAccounting;
+    case wire::Method::kGetPriorities:
+      return model::RpcType::kPriorityFactors;
+    case wire::Method::kGetStats:
+      return model::RpcType::kStatsInfo;
+    case wire::Method::kGetConfig:
+      break;
+  }
+  return model::RpcType::kBuildInfo;
+}
+
 }  // namespace
 
 v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
@@ -40,6 +75,7 @@ v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
 Result<wire::Slices> HandleCommand(Controller* controller, const std::string& version,
                                    const Caller& caller, wire::Method method,
                                    std::string_view request) {
+  DiagStats::Call call(&controller->stats(), RpcTypeOf(method), caller.uid);
   switch (method) {
     case wire::Method::kPing:
       return Serialized(MakePingReply(controller, caller, version));
@@ -57,10 +93,12 @@ Result<wire::Slices> HandleCommand(Controller* controller, const std::string& ve
     }
     case wire::Method::kJobStep: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::JobStepRequest>(request));
+      call.set_type(RpcTypeOf(r));
       return Serialized(controller->JobStep(caller, r));
     }
     case wire::Method::kGetJobs: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobsRequest>(request));
+      call.set_type(RpcTypeOf(r));
       wire::Slices reply;
       GANTRY_RETURN_IF_ERROR(controller->GetJobsSerialized(r, &reply));
       return reply;
@@ -85,11 +123,16 @@ Result<wire::Slices> HandleCommand(Controller* controller, const std::string& ve
       return Serialized(controller->GetAccounting());
     case wire::Method::kGetPriorities: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetPrioritiesRequest>(request));
+      call.set_type(RpcTypeOf(r));
       return Serialized(controller->GetPriorities(r));
     }
     case wire::Method::kUpdateAccounting: {
       GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::UpdateAccountingRequest>(request));
       return Serialized(controller->UpdateAccounting(caller, r));
+    }
+    case wire::Method::kGetStats: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetStatsRequest>(request));
+      return Serialized(controller->GetStats(caller, r, &call));
     }
     case wire::Method::kGetConfig: {
       v1::GetConfigReply reply;

@@ -65,7 +65,11 @@ std::optional<uint32_t> ParseNumber(std::string_view text) {
 
 Controller::Controller(ControllerConfig config, store::Store* store, const Clock* clock,
                        AgentLink* agents)
-    : config_(std::move(config)), store_(store), clock_(clock), agents_(agents) {}
+    : config_(std::move(config)),
+      store_(store),
+      clock_(clock),
+      agents_(agents),
+      stats_(clock->Now()) {}
 
 Controller::~Controller() { Stop(); }
 
@@ -139,6 +143,7 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
       Log("internal: event not applied (" + applied.ToString() + "): " + event.ShortDebugString());
       continue;
     }
+    stats_.CountEvent(event);
     batch.records.emplace_back(kEventKind, event.SerializeAsString());
     // An ended job goes to the archive in the same commit: sacct lists it after the controller
     // forgets it (MinJobAge).
@@ -433,6 +438,7 @@ void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node
 
 void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
                                 std::vector<uint32_t>* started) {
+  const auto pass_start = std::chrono::steady_clock::now();
   UpdatePrioritiesLocked(now);
   sched::Decisions decisions = sched::Schedule(state_, now, config_.scheduler);
   // Expected starts, in memory like reasons: this pass's plans replace the last one's.
@@ -506,6 +512,9 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
     events->push_back(std::move(event));
     started->push_back(id);
   }
+  const auto pass_usec = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::steady_clock::now() - pass_start);
+  stats_.CountPass(decisions.stats, static_cast<uint64_t>(pass_usec.count()), now);
 }
 
 void Controller::PrepareStartedLocked(const std::vector<uint32_t>& started, AfterCommit* after) {

@@ -31,6 +31,7 @@
 #include "base/time.h"
 #include "ctld/agent_link.h"
 #include "ctld/config.h"
+#include "ctld/diag_stats.h"
 #include "ctld/record_cache.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
@@ -101,6 +102,13 @@ class Controller {
   Status UpdatePartition(const Caller& caller, const v1::UpdatePartitionRequest& request);
   void GetConfig(v1::GetConfigReply* reply) const;
   bool IsOperator(const Caller& caller) const;
+  // sdiag: the statistics (`self` is the sdiag call, left out of the pending RPCs), or with
+  // request.reset a fresh start of them: operators only (else PermissionDenied
+  // "Access/permission denied").
+  Result<v1::GetStatsReply> GetStats(const Caller& caller, const v1::GetStatsRequest& request,
+                                     const DiagStats::Call* self);
+  // Where the RPC entry points count their calls.
+  DiagStats& stats() { return stats_; }
 
   // Node agents.
   Result<v1::RegisterReply> Register(const Caller& caller, const v1::RegisterRequest& request);
@@ -222,6 +230,8 @@ class Controller {
   mutable std::mutex records_mu_;
   mutable RecordCache records_;
   mutable RecordCache brief_records_{/*brief=*/true};  // the same in brief form
+
+  DiagStats stats_;
 
   std::mutex loop_mu_;
   std::condition_variable loop_cv_;

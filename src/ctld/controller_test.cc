@@ -297,6 +297,58 @@ TEST_F(ControllerTest, CancelPendingEndsAtOnceAndRunningTerminatesOnEveryNode) {
   EXPECT_EQ(State(running), JobBaseState::kCancelled);
 }
 
+// sdiag: jobs counted by what happened to them, the passes, the calls by type and user; a
+// reset is for operators and starts the counters again.
+TEST_F(ControllerTest, StatisticsCountJobsPassesAndCalls) {
+  RegisterAll();
+  const uint32_t running = Submit(kAlice, 2);
+  controller_->RunOnce();
+  const uint32_t pending = Submit(kAlice, 3);  // 1 node left: waits
+  controller_->RunOnce();
+  v1::SignalJobRequest cancel;
+  cancel.add_job_ids(std::to_string(pending));
+  ASSERT_TRUE(controller_->Signal(kAlice, cancel).ok());
+  { DiagStats::Call call(&controller_->stats(), model::RpcType::kJobInfo, kBob.uid); }
+  clock_.now += 90;
+  DiagStats::Call self(&controller_->stats(), model::RpcType::kStatsInfo, kAlice.uid);
+  Result<v1::GetStatsReply> stats = controller_->GetStats(kAlice, v1::GetStatsRequest(), &self);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->since(), kNow);
+  EXPECT_EQ(stats->time(), kNow + 90);
+  EXPECT_EQ(stats->jobs_submitted(), 2u);
+  EXPECT_EQ(stats->jobs_started(), 1u);
+  EXPECT_EQ(stats->jobs_canceled(), 1u);
+  EXPECT_EQ(stats->jobs_completed(), 0u);
+  EXPECT_EQ(stats->jobs_running(), 1u);
+  EXPECT_EQ(stats->jobs_pending(), 0u);
+  EXPECT_EQ(stats->schedule_cycle_counter(), 2u);
+  EXPECT_EQ(stats->schedule_cycle_depth(), 2u);  // one job tried in each pass
+  EXPECT_EQ(stats->bf_cycle_counter(), 1u);      // the second pass planned the 3-node job
+  EXPECT_EQ(stats->bf_last_depth(), 1u);
+  EXPECT_EQ(stats->server_thread_count(), 1u);  // this call
+  EXPECT_TRUE(stats->pending_rpcs().empty());
+  ASSERT_EQ(stats->rpc_types_size(), 1);
+  EXPECT_EQ(stats->rpc_types(0).id(), static_cast<uint32_t>(model::RpcType::kJobInfo));
+  ASSERT_EQ(stats->rpc_users_size(), 1);
+  EXPECT_EQ(stats->rpc_users(0).id(), kBob.uid);
+  EXPECT_EQ(stats->rpc_users(0).count(), 1u);
+
+  v1::GetStatsRequest reset;
+  reset.set_reset(true);
+  Result<v1::GetStatsReply> denied = controller_->GetStats(kAlice, reset, &self);
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(denied.status().message(), "Access/permission denied");
+  ASSERT_TRUE(controller_->GetStats(kRoot, reset, &self).ok());
+  stats = controller_->GetStats(kAlice, v1::GetStatsRequest(), &self);
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->since(), kNow + 90);
+  EXPECT_EQ(stats->jobs_submitted(), 0u);
+  EXPECT_EQ(stats->schedule_cycle_counter(), 0u);
+  EXPECT_EQ(stats->jobs_running(), 1u);  // states are the state's, not counters
+  EXPECT_TRUE(stats->rpc_types().empty());
+  EXPECT_EQ(State(running), JobBaseState::kRunning);
+}
+
 TEST_F(ControllerTest, UsersCannotTouchOtherUsersJobs) {
   RegisterAll();
   const uint32_t id = Submit(kAlice);

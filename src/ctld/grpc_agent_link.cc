@@ -44,6 +44,15 @@ v1::Agent::Stub* GrpcAgentLink::StubFor(const std::string& address) {
   return stub.get();
 }
 
+AgentLink::Load GrpcAgentLink::CurrentLoad() const {
+  Load load;
+  load.active = active_.load();
+  load.threads = static_cast<uint32_t>(threads_.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  load.queued = static_cast<uint32_t>(tasks_.size());
+  return load;
+}
+
 void GrpcAgentLink::Worker() {
   for (;;) {
     Task task;
@@ -72,7 +81,9 @@ void GrpcAgentLink::Worker() {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
     rpc::AttachCredential(&context, key_);
+    ++active_;
     const grpc::Status status = task.attempt(stub, &context);
+    --active_;
     if (status.ok()) continue;
     const bool retryable = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                            status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;

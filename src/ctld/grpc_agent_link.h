@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -38,6 +39,7 @@ class GrpcAgentLink final : public AgentLink {
                  v1::SignalJobOnNodeRequest request) override;
   void TerminateJob(const std::string& node, const std::string& address,
                     v1::TerminateJobRequest request) override;
+  Load CurrentLoad() const override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -59,8 +61,9 @@ class GrpcAgentLink final : public AgentLink {
 
   const rpc::ClusterKey key_;
   const std::chrono::seconds give_up_after_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
+  std::atomic<uint32_t> active_{0};                                     // calls in progress
   std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;  // guarded by mu_
   std::map<std::string, std::unique_ptr<v1::Agent::Stub>> stubs_;       // guarded by mu_
   bool stopping_ = false;

@@ -21,11 +21,14 @@ Result<Caller> Authenticator::Authenticate(const grpc::ServerContext& context) c
 
 namespace {
 
-// Runs `body(caller)` for an authenticated caller, mapping errors.
+// Runs `body(caller)` for an authenticated caller, counted in sdiag's statistics as a call of
+// `type`, mapping errors.
 template <typename Body>
-grpc::Status Authenticated(const Authenticator* auth, grpc::ServerContext* context, Body body) {
+grpc::Status Authenticated(Controller* controller, const Authenticator* auth,
+                           grpc::ServerContext* context, model::RpcType type, Body body) {
   Result<Caller> caller = auth->Authenticate(*context);
   if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
+  DiagStats::Call call(&controller->stats(), type, caller->uid);
   return rpc::ToGrpcStatus(body(*caller));
 }
 
@@ -41,47 +44,48 @@ Status Into(Result<T> result, T* reply) {
 
 grpc::Status ControllerService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
                                      v1::PingReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    *reply = MakePingReply(controller_, caller, version_);
-    return Status::Ok();
-  });
+  return Authenticated(controller_, auth_, context, model::RpcType::kPing,
+                       [&](const Caller& caller) {
+                         *reply = MakePingReply(controller_, caller, version_);
+                         return Status::Ok();
+                       });
 }
 
 grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context,
                                           const v1::SubmitJobRequest* request,
                                           v1::SubmitJobReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return Into(controller_->Submit(caller, *request), reply);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kSubmitBatchJob,
+      [&](const Caller& caller) { return Into(controller_->Submit(caller, *request), reply); });
 }
 
 grpc::Status ControllerService::SignalJob(grpc::ServerContext* context,
                                           const v1::SignalJobRequest* request,
                                           v1::SignalJobReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return Into(controller_->Signal(caller, *request), reply);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kKillJob,
+      [&](const Caller& caller) { return Into(controller_->Signal(caller, *request), reply); });
 }
 
 grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context,
                                           const v1::UpdateJobRequest* request,
                                           v1::UpdateJobReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return Into(controller_->UpdateJob(caller, *request), reply);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kUpdateJob,
+      [&](const Caller& caller) { return Into(controller_->UpdateJob(caller, *request), reply); });
 }
 
 grpc::Status ControllerService::GetJobs(grpc::ServerContext* context,
                                         const v1::GetJobsRequest* request,
                                         v1::GetJobsReply* reply) {
-  return Authenticated(auth_, context,
+  return Authenticated(controller_, auth_, context, RpcTypeOf(*request),
                        [&](const Caller&) { return controller_->GetJobs(*request, reply); });
 }
 
 grpc::Status ControllerService::GetNodes(grpc::ServerContext* context,
                                          const v1::GetNodesRequest* request,
                                          v1::GetNodesReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller&) {
+  return Authenticated(controller_, auth_, context, model::RpcType::kNodeInfo, [&](const Caller&) {
     controller_->GetNodes(*request, reply);
     return Status::Ok();
   });
@@ -90,15 +94,15 @@ grpc::Status ControllerService::GetNodes(grpc::ServerContext* context,
 grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context,
                                            const v1::UpdateNodeRequest* request,
                                            v1::UpdateNodeReply*) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return controller_->UpdateNode(caller, *request);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kUpdateNode,
+      [&](const Caller& caller) { return controller_->UpdateNode(caller, *request); });
 }
 
 grpc::Status ControllerService::JobStep(grpc::ServerContext* context,
                                         const v1::JobStepRequest* request,
                                         v1::JobStepReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
+  return Authenticated(controller_, auth_, context, RpcTypeOf(*request), [&](const Caller& caller) {
     return Into(controller_->JobStep(caller, *request), reply);
   });
 }
@@ -106,14 +110,14 @@ grpc::Status ControllerService::JobStep(grpc::ServerContext* context,
 grpc::Status ControllerService::UpdatePartition(grpc::ServerContext* context,
                                                 const v1::UpdatePartitionRequest* request,
                                                 v1::UpdatePartitionReply*) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return controller_->UpdatePartition(caller, *request);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kUpdatePartition,
+      [&](const Caller& caller) { return controller_->UpdatePartition(caller, *request); });
 }
 
 grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
                                           v1::GetConfigReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller&) {
+  return Authenticated(controller_, auth_, context, model::RpcType::kBuildInfo, [&](const Caller&) {
     controller_->GetConfig(reply);
     return Status::Ok();
   });
@@ -122,16 +126,17 @@ grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1
 grpc::Status ControllerService::GetAccounting(grpc::ServerContext* context,
                                               const v1::GetAccountingRequest*,
                                               v1::AccountingDb* reply) {
-  return Authenticated(auth_, context, [&](const Caller&) {
-    *reply = controller_->GetAccounting();
-    return Status::Ok();
-  });
+  return Authenticated(controller_, auth_, context, model::RpcType::kGetAccounting,
+                       [&](const Caller&) {
+                         *reply = controller_->GetAccounting();
+                         return Status::Ok();
+                       });
 }
 
 grpc::Status ControllerService::GetPriorities(grpc::ServerContext* context,
                                               const v1::GetPrioritiesRequest* request,
                                               v1::GetPrioritiesReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller&) {
+  return Authenticated(controller_, auth_, context, RpcTypeOf(*request), [&](const Caller&) {
     *reply = controller_->GetPriorities(*request);
     return Status::Ok();
   });
@@ -140,30 +145,40 @@ grpc::Status ControllerService::GetPriorities(grpc::ServerContext* context,
 grpc::Status ControllerService::UpdateAccounting(grpc::ServerContext* context,
                                                  const v1::UpdateAccountingRequest* request,
                                                  v1::UpdateAccountingReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return Into(controller_->UpdateAccounting(caller, *request), reply);
-  });
+  return Authenticated(controller_, auth_, context, model::RpcType::kUpdateAccounting,
+                       [&](const Caller& caller) {
+                         return Into(controller_->UpdateAccounting(caller, *request), reply);
+                       });
+}
+
+grpc::Status ControllerService::GetStats(grpc::ServerContext* context,
+                                         const v1::GetStatsRequest* request,
+                                         v1::GetStatsReply* reply) {
+  Result<Caller> caller = auth_->Authenticate(*context);
+  if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
+  DiagStats::Call call(&controller_->stats(), model::RpcType::kStatsInfo, caller->uid);
+  return rpc::ToGrpcStatus(Into(controller_->GetStats(*caller, *request, &call), reply));
 }
 
 grpc::Status NodeLinkService::Register(grpc::ServerContext* context,
                                        const v1::RegisterRequest* request,
                                        v1::RegisterReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return Into(controller_->Register(caller, *request), reply);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kNodeRegistration,
+      [&](const Caller& caller) { return Into(controller_->Register(caller, *request), reply); });
 }
 
 grpc::Status NodeLinkService::Heartbeat(grpc::ServerContext* context,
                                         const v1::HeartbeatRequest* request,
                                         v1::HeartbeatReply* reply) {
-  return Authenticated(auth_, context, [&](const Caller& caller) {
-    return Into(controller_->Heartbeat(caller, *request), reply);
-  });
+  return Authenticated(
+      controller_, auth_, context, model::RpcType::kNodeHeartbeat,
+      [&](const Caller& caller) { return Into(controller_->Heartbeat(caller, *request), reply); });
 }
 
 grpc::Status NodeLinkService::ReportJob(grpc::ServerContext* context, const v1::JobReport* request,
                                         v1::JobReportReply*) {
-  return Authenticated(auth_, context,
+  return Authenticated(controller_, auth_, context, RpcTypeOf(*request),
                        [&](const Caller& caller) { return controller_->Report(caller, *request); });
 }
 

@@ -150,7 +150,9 @@ class Pass {
   }
 
   Decisions Run() {
-    for (const v1::Job* job : Order()) {
+    const std::vector<const v1::Job*> order = Order();
+    out_.stats.queue_length = static_cast<uint32_t>(order.size());
+    for (const v1::Job* job : order) {
       if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
       if (job->request().begin_time() > now_) {
         SetReason(*job, "BeginTime");
@@ -173,6 +175,10 @@ class Pass {
         }
       }
       Consider(*job);
+    }
+    out_.stats.bf_planned = planned_jobs_;
+    for (const auto& plans : planned_) {
+      out_.stats.bf_reservations += static_cast<uint32_t>(plans.size());
     }
     return std::move(out_);
   }
@@ -399,6 +405,7 @@ class Pass {
 
   // Tries the job's partitions in order; starts it or records why it waits.
   void Consider(const v1::Job& job) {
+    ++out_.stats.depth;
     const v1::JobRequest& r = job.request();
     std::string_view config_reason;  // the first partition's permanent reason
     std::string_view wait_reason;    // the first partition's Resources/Priority
@@ -488,6 +495,7 @@ class Pass {
       }
     }
     if (required_free && picked.size() >= min_nodes) {
+      if (blocked_[p]) ++out_.stats.backfilled;
       StartJob(job, part, *elig, std::move(picked), limit);
       return "";
     }
@@ -505,6 +513,7 @@ class Pass {
     if (options_.backfill) {
       blocked_[p] = true;
       if (planned_jobs_ < options_.bf_max_job_test) {
+        ++out_.stats.bf_tried;
         Plan(job, static_cast<uint32_t>(p), *elig, required, min_nodes, limit);
       }
     } else {

@@ -95,6 +95,17 @@ struct ExpectedStart {
   int64_t time;
 };
 
+// What a pass did, for sdiag.
+struct PassStats {
+  uint32_t queue_length = 0;     // pending jobs (not held) the pass went through
+  uint32_t depth = 0;            // jobs (array tasks) tried for a start: past BeginTime and
+                                 // dependencies
+  uint32_t backfilled = 0;       // jobs started while a job before them waits in that partition
+  uint32_t bf_tried = 0;         // waiting jobs backfill tried to plan
+  uint32_t bf_planned = 0;       // of them, the ones it planned a start for
+  uint32_t bf_reservations = 0;  // node reservations (node, from, to) at the end of the pass
+};
+
 struct Decisions {
   std::vector<Start> starts;
   // Jobs that wait, with the time backfill planned them to start (their nodes are kept for them
@@ -105,6 +116,7 @@ struct Decisions {
   // Pending jobs to cancel: their dependency can never be satisfied and they asked for that
   // (--kill-on-invalid-dep=yes).
   std::vector<uint32_t> cancels;
+  PassStats stats;
 };
 
 // SchedulerType and the backfill parts of SchedulerParameters.

@@ -184,6 +184,14 @@ TEST(ScheduleTest, BackfillStartsOnlyJobsThatDoNotDelayPlannedOnes) {
   // job 4 for ever, so n1 and n2 or n3 after kNow + 2 h).
   EXPECT_EQ(d.expected_starts[1].job_id, 2u);
   EXPECT_EQ(d.expected_starts[1].time, kNow + 2 * 3600);
+  // sdiag's view: 4 jobs tried, 2 of them started past job 1 (backfilled); 2 planned, holding
+  // 3 + 2 node reservations.
+  EXPECT_EQ(d.stats.queue_length, 4u);
+  EXPECT_EQ(d.stats.depth, 4u);
+  EXPECT_EQ(d.stats.backfilled, 2u);
+  EXPECT_EQ(d.stats.bf_tried, 2u);
+  EXPECT_EQ(d.stats.bf_planned, 2u);
+  EXPECT_EQ(d.stats.bf_reservations, 5u);
 }
 
 TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
@@ -198,9 +206,13 @@ TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
   o.bf_window_sec = 30 * 60;  // the nodes free after the window: not planned
   d = Schedule(s, kNow, o);
   EXPECT_TRUE(d.expected_starts.empty());
+  EXPECT_EQ(d.stats.bf_tried, 1u);  // tried, nothing planned
+  EXPECT_EQ(d.stats.bf_planned, 0u);
   o = SchedulerOptions();
   o.bf_max_job_test = 0;
-  EXPECT_TRUE(Schedule(s, kNow, o).expected_starts.empty());
+  d = Schedule(s, kNow, o);
+  EXPECT_TRUE(d.expected_starts.empty());
+  EXPECT_EQ(d.stats.bf_tried, 0u);
 }
 
 TEST(ScheduleTest, SchedulerOptionsFromConfig) {

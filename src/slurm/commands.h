@@ -30,6 +30,8 @@ int RunSreport(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSprio(const std::vector<std::string>& args, CommandContext& ctx);
 // sshare: the fair-share tree (sshare.cc).
 int RunSshare(const std::vector<std::string>& args, CommandContext& ctx);
+// sdiag: the controller's statistics (sdiag.cc).
+int RunSdiag(const std::vector<std::string>& args, CommandContext& ctx);
 // srun inside a job allocation: one task on this node (srun.cc).
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
 // `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "slurm/commands.h"
 #include "slurm/fake_controller_test_util.h"
@@ -30,7 +31,7 @@ struct Case {
 
 const std::map<std::string, uint32_t>& Users() {
   static const std::map<std::string, uint32_t> users = {
-      {"root", 0}, {"alice", 1001}, {"bob", 1002}};
+      {"root", 0}, {"alice", 1001}, {"bob", 1002}, {"carol", 1003}, {"slurm", 64030}};
   return users;
 }
 
@@ -868,6 +869,128 @@ TEST(CommandsGoldenTest, SprioAndSshareMatchTheReferenceCluster) {
                    "Only 'priority/multifactor' is supported.\n--- exit code: 1"),
             std::string::npos)
       << t;
+}
+
+void AddRpcStat(google::protobuf::RepeatedPtrField<v1::RpcStat>* table, uint32_t id, uint32_t count,
+                uint64_t total_usec) {
+  v1::RpcStat* stat = table->Add();
+  stat->set_id(id);
+  stat->set_count(count);
+  stat->set_total_usec(total_usec);
+}
+
+// The reference cluster's counters when its sdiag was captured (outputs/sdiag.txt), the RPC
+// types in the order slurmctld first saw them.
+v1::GetStatsReply AnchorStats() {
+  v1::GetStatsReply s;
+  s.set_time(1796212009);
+  s.set_since(1796211482);
+  s.set_server_thread_count(3);
+  s.set_jobs_submitted(73);
+  s.set_jobs_started(43);
+  s.set_jobs_completed(10);
+  s.set_jobs_canceled(44);
+  s.set_job_states_time(1796211992);
+  s.set_jobs_pending(12);
+  s.set_jobs_running(4);
+  s.set_schedule_cycle_last(5039);
+  s.set_schedule_cycle_max(5039);
+  s.set_schedule_cycle_counter(41);
+  s.set_schedule_cycle_sum(908 * 41);
+  s.set_schedule_cycle_depth(41);
+  s.set_schedule_queue_len(5);
+  s.set_bf_when_last_cycle(1796211309);
+  s.set_gettimeofday_latency_usec(27);
+  const std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> types = {
+      {4027, 4, 1774},     {1002, 4, 4973},    {2009, 313, 106004}, {2049, 285, 149951},
+      {2021, 280, 109033}, {4003, 72, 106532}, {5032, 48, 327333},  {6012, 46, 15713},
+      {5018, 39, 46386},   {2003, 32, 16784},  {2007, 16, 10155},   {10001, 12, 25483},
+      {5016, 9, 5130},     {2026, 7, 3352},    {2039, 5, 2636},     {5001, 5, 5976},
+      {2022, 5, 2628},     {1008, 4, 1992},    {3001, 2, 1123},     {4001, 2, 2077},
+      {2001, 2, 2694},     {2035, 1, 406},     {4019, 1, 256},      {5017, 1, 1182}};
+  for (const auto& [id, count, total] : types) AddRpcStat(s.mutable_rpc_types(), id, count, total);
+  AddRpcStat(s.mutable_rpc_users(), 1003, 2, 1453);
+  AddRpcStat(s.mutable_rpc_users(), 64030, 12, 25483);
+  AddRpcStat(s.mutable_rpc_users(), 0, 1108, 827926);
+  AddRpcStat(s.mutable_rpc_users(), 1002, 20, 25889);
+  AddRpcStat(s.mutable_rpc_users(), 1001, 53, 68822);
+  return s;
+}
+
+// sdiag prints the reference cluster's counters as its sdiag did: main cycles only, then a pass
+// with backfill (the benchmark's capture with 10k pending jobs).
+TEST(CommandsGoldenTest, SdiagMatchesTheReferenceCluster) {
+  FakeController fake;
+  fake.SetStats(AnchorStats());
+  EXPECT_EQ(StdoutOf(fake, "root", "sdiag"), ::gantry::testing::ReadGolden("cmd-anchor-sdiag.txt"));
+
+  v1::GetStatsReply bf;
+  bf.set_time(1796210094);
+  bf.set_since(1796210043);
+  bf.set_server_thread_count(3);
+  bf.set_job_states_time(1796210094);
+  bf.set_jobs_pending(10000);
+  bf.set_jobs_running(4);
+  bf.set_schedule_cycle_last(133776);
+  bf.set_schedule_cycle_max(133776);
+  bf.set_schedule_cycle_counter(1);
+  bf.set_schedule_cycle_sum(133776);
+  bf.set_schedule_cycle_depth(500);
+  bf.set_schedule_queue_len(10000);
+  bf.set_bf_cycle_counter(1);
+  bf.set_bf_when_last_cycle(1796210092);
+  bf.set_bf_cycle_last(128592);
+  bf.set_bf_cycle_max(128592);
+  bf.set_bf_cycle_sum(128592);
+  bf.set_bf_last_depth(500);
+  bf.set_bf_last_depth_try(500);
+  bf.set_bf_depth_sum(500);
+  bf.set_bf_depth_try_sum(500);
+  bf.set_bf_queue_len(10000);
+  bf.set_bf_queue_len_sum(10000);
+  bf.set_bf_table_size(1);
+  bf.set_bf_table_size_sum(1);
+  bf.set_gettimeofday_latency_usec(24);
+  AddRpcStat(bf.mutable_rpc_types(), 2035, 11, 4732);
+  AddRpcStat(bf.mutable_rpc_users(), 0, 11, 4732);
+  fake.SetStats(bf);
+  EXPECT_EQ(StdoutOf(fake, "root", "sdiag"),
+            ::gantry::testing::ReadGolden("cmd-anchor-sdiag-backfill.txt"));
+}
+
+// The RPC tables' orders, reset, options and errors as sdiag 22.05 prints them.
+TEST(CommandsGoldenTest, SdiagSortsResetsAndReportsErrors) {
+  FakeController fake;
+  v1::GetStatsReply s = AnchorStats();
+  v1::RpcStat* pending = s.add_pending_rpcs();
+  pending->set_id(4003);
+  pending->set_count(2);
+  fake.SetStats(s);
+  auto table = [&](const std::string& line) {
+    const std::string out = StdoutOf(fake, "root", line);
+    const size_t begin = out.find("by message type\n") + 17;
+    std::vector<std::string> ids;
+    for (size_t at = out.find('(', begin); at < out.find("by user"); at = out.find('(', at + 1)) {
+      ids.push_back(out.substr(at + 1, 5));
+    }
+    return ids.size() > 3 ? std::vector<std::string>(ids.begin(), ids.begin() + 3) : ids;
+  };
+  EXPECT_EQ(table("sdiag -i"), (std::vector<std::string>{" 1002", " 1008", " 2001"}));
+  EXPECT_EQ(table("sdiag -t"), (std::vector<std::string>{" 5032", " 2049", " 2021"}));
+  EXPECT_EQ(table("sdiag --sort-by-time2"), (std::vector<std::string>{" 5032", "10001", " 4003"}));
+  EXPECT_NE(StdoutOf(fake, "root", "sdiag")
+                .find("Pending RPC statistics\n\tREQUEST_SUBMIT_BATCH_JOB                ( 4003) "
+                      "count:2     \n"),
+            std::string::npos);
+  CheckGolden("cmd-sdiag.txt", Transcript(fake, {
+                                                    {"root", "sdiag -r"},
+                                                    {"alice", "sdiag -r"},
+                                                    {"root", "sdiag --usage"},
+                                                    {"root", "sdiag --help"},
+                                                    {"root", "sdiag -V"},
+                                                    {"root", "sdiag -z"},
+                                                }));
+  EXPECT_EQ(fake.stats_resets(), 1);
 }
 
 }  // namespace

@@ -227,6 +227,9 @@ Result<v1::GetPrioritiesReply> ControllerClient::GetPriorities(
     const v1::GetPrioritiesRequest& request) {
   return Call<v1::GetPrioritiesReply>(wire::Method::kGetPriorities, request);
 }
+Result<v1::GetStatsReply> ControllerClient::GetStats(const v1::GetStatsRequest& request) {
+  return Call<v1::GetStatsReply>(wire::Method::kGetStats, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

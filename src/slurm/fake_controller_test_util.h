@@ -286,6 +286,28 @@ class FakeController final : public v1::Controller::Service {
     std::lock_guard<std::mutex> lock(mu_);
     priorities_ = reply;
   }
+  grpc::Status GetStats(grpc::ServerContext*, const v1::GetStatsRequest* request,
+                        v1::GetStatsReply* reply) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (request->reset()) {
+      if (caller_uid != 0) {
+        return {grpc::StatusCode::PERMISSION_DENIED, "Access/permission denied"};
+      }
+      stats_resets_++;
+      return grpc::Status::OK;
+    }
+    *reply = stats_;
+    return grpc::Status::OK;
+  }
+  // What GetStats answers; a reset is refused unless caller_uid is root's.
+  void SetStats(const v1::GetStatsReply& reply) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_ = reply;
+  }
+  int stats_resets() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_resets_;
+  }
 
  private:
   // The command socket's requests go to the same handlers as gRPC's.
@@ -314,6 +336,8 @@ class FakeController final : public v1::Controller::Service {
         return Invoke<v1::GetAccountingRequest, v1::AccountingDb>(body, &Self::GetAccounting);
       case wire::Method::kGetPriorities:
         return Invoke<v1::GetPrioritiesRequest, v1::GetPrioritiesReply>(body, &Self::GetPriorities);
+      case wire::Method::kGetStats:
+        return Invoke<v1::GetStatsRequest, v1::GetStatsReply>(body, &Self::GetStats);
       case wire::Method::kUpdateAccounting:
         break;  // sacctmgr is tested against a real gantryd (tests/integration/accounting.sh)
       case wire::Method::kUpdatePartition:
@@ -417,6 +441,8 @@ class FakeController final : public v1::Controller::Service {
   v1::GetJobsRequest last_get_jobs_;
   std::vector<v1::Job> history_jobs_;
   v1::GetPrioritiesReply priorities_;
+  v1::GetStatsReply stats_;
+  int stats_resets_ = 0;
   v1::AccountingDb accounting_;
 };
 

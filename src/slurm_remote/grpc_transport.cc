@@ -58,6 +58,9 @@ class Transport final : public ControllerTransport {
       case wire::Method::kJobStep:
         return Forward<v1::JobStepRequest, v1::JobStepReply>(request, timeout_seconds,
                                                              &Stub::JobStep);
+      case wire::Method::kGetStats:
+        return Forward<v1::GetStatsRequest, v1::GetStatsReply>(request, timeout_seconds,
+                                                               &Stub::GetStats);
     }
     return Internal(kUnexpectedMessage);
   }

@@ -109,8 +109,7 @@ void AdviseHugePages(void* data, size_t size) {
 }
 
 std::optional<Method> MethodFromTag(uint8_t tag) {
-  if (tag < static_cast<uint8_t>(Method::kPing) ||
-      tag > static_cast<uint8_t>(Method::kGetPriorities)) {
+  if (tag < static_cast<uint8_t>(Method::kPing) || tag > static_cast<uint8_t>(Method::kGetStats)) {
     return std::nullopt;
   }
   return static_cast<Method>(tag);

@@ -40,6 +40,7 @@ enum class Method : uint8_t {
   kGetAccounting = 11,
   kUpdateAccounting = 12,
   kGetPriorities = 13,
+  kGetStats = 14,
 };
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data+size) with transparent huge
