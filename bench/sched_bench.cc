@@ -1,8 +1,9 @@
 // One full scheduling cycle as gantryd runs it: priority/multifactor recomputed for every pending
 // job (Fair Tree over 100 accounts of 10 users, the reference cluster's weights), then the pass
-// (priority order, backfill planning up to bf_max_job_test jobs). 10,000 nodes each running a
-// job (whole-node allocation: one job per node, so 10k running rather than 20k), and 10k, 50k
-// and 100k pending jobs of 1-4 nodes and 1-24 hours. Prints, per size, the median of 5 cycles in
+// (priority order, backfill planning up to bf_max_job_test jobs). 10,000 nodes (64 CPUs, 8
+// GPUs) each running two jobs of half a node (20k running, consumable resources), and 10k, 50k
+// and 100k pending jobs of 1-24 hours: half share a node (8-32 CPUs, 1-8 GPUs), half want 1-4
+// whole nodes. Prints, per size, the median of 5 cycles in
 // ms (priorities / pass / both) and the process's peak RSS; between cycles the pass's reasons are
 // kept on the jobs, as gantryd keeps them. Not a Google Benchmark: it prints
 // one line per size.
@@ -80,17 +81,26 @@ ClusterState Cluster(int pending) {
     (*t.mutable_tres_sec())["billing"] = static_cast<double>(id % 97) * 1000;
   }
   uint32_t id = 1;
-  for (int i = 0; i < kNodes; ++i) {
+  for (int i = 0; i < 2 * kNodes; ++i) {
     v1::Job job = PendingJob(id);
     job.set_user_name(UserOf(id));
     job.mutable_request()->set_account(AccountOf(id));
     job.mutable_request()->set_qos("normal");
+    job.mutable_request()->set_num_tasks(32);
+    job.mutable_request()->set_mem_per_cpu_mb(4000);
+    job.mutable_request()->set_gres("gpu:4");
     Must(&s, SubmitEvent(job));
-    Must(&s, StartEvent(id++, {names[static_cast<size_t>(i)]}, kNow - 600, 64, 0,
+    Must(&s, StartEvent(id++, {names[static_cast<size_t>(i / 2)]}, kNow - 600, 32, 128000,
                         60 * (1 + static_cast<uint32_t>(i % 24))));
   }
   for (int i = 0; i < pending; ++i) {
-    v1::Job job = PendingJob(id, "batch", 1 + id % 4);
+    const bool shared = id % 2 == 0;
+    v1::Job job = PendingJob(id, "batch", shared ? 1 : 1 + id % 4);
+    if (shared) {
+      job.mutable_request()->set_num_tasks(8 * (1 + id % 4));
+      job.mutable_request()->set_mem_per_cpu_mb(2000);
+      job.mutable_request()->set_gres("gpu:" + std::to_string(1 + id % 8));
+    }
     job.set_user_name(UserOf(id));
     job.mutable_request()->set_account(AccountOf(id));
     job.mutable_request()->set_qos("normal");
@@ -158,8 +168,8 @@ void Run(int pending) {
   std::printf(
       "%7d pending  %5d nodes  %5d running  priorities %7.1f ms  pass %7.1f ms  "
       "cycle %7.1f ms  (%zu started, %zu planned)  peak RSS %ld MiB\n",
-      pending, kNodes, kNodes, median(prio_ms), median(pass_ms), median(total_ms), starts, planned,
-      usage.ru_maxrss / 1024);
+      pending, kNodes, 2 * kNodes, median(prio_ms), median(pass_ms), median(total_ms), starts,
+      planned, usage.ru_maxrss / 1024);
   std::fflush(stdout);
 }
 

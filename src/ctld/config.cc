@@ -118,6 +118,7 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   GANTRY_ASSIGN_OR_RETURN(out.scheduler,
                           sched::SchedulerOptions::FromConfig(config.Get("SchedulerType"),
                                                               config.Get("SchedulerParameters")));
+  out.scheduler.whole_nodes = config.Get("SelectType") == "select/linear";
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();

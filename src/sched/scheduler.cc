@@ -66,13 +66,50 @@ bool NodeIsUsable(const v1::Node& node) {
 
 namespace {
 
-Slot InitialSlot(const v1::Node& node) {
+// A node is free while it can take a job: idle, or (consumable resources) holding jobs that
+// leave CPUs unallocated. Completing nodes wait for their epilogs.
+Slot InitialSlot(const v1::Node& node, const NodeCapacity& capacity, bool whole_nodes) {
   if (!NodeIsUsable(node)) return Slot::kDown;
   const model::NodeState s = state::NodeStateOf(node);
-  if (s.base != NodeBaseState::kIdle || s.Has(NodeFlag::kCompleting) || !node.job_ids().empty()) {
-    return Slot::kBusy;
+  if (s.Has(NodeFlag::kCompleting)) return Slot::kBusy;
+  if (node.job_ids().empty()) return s.base == NodeBaseState::kIdle ? Slot::kFree : Slot::kBusy;
+  return !whole_nodes && node.alloc_cpus() < capacity.cpus ? Slot::kFree : Slot::kBusy;
+}
+
+// What the jobs on a node hold (consumable resources).
+struct Used {
+  uint64_t cpus = 0;
+  uint64_t mem_mb = 0;
+  std::vector<text::GresSpec> gres;  // job-request specs, summed
+
+  bool empty() const { return cpus == 0 && mem_mb == 0 && gres.empty(); }
+  // How many of `want` (name, and type when given) these hold; an untyped allocation counts
+  // against every type.
+  int64_t GresHeld(const text::GresSpec& want) const {
+    int64_t n = 0;
+    for (const text::GresSpec& g : gres) {
+      if (g.name == want.name && (want.type.empty() || g.type.empty() || g.type == want.type)) {
+        n += g.count;
+      }
+    }
+    return n;
   }
-  return Slot::kFree;
+  void Add(uint64_t more_cpus, uint64_t more_mem, const std::vector<text::GresSpec>& more_gres) {
+    cpus += more_cpus;
+    mem_mb += more_mem;
+    gres.insert(gres.end(), more_gres.begin(), more_gres.end());
+  }
+};
+
+Used UsedOn(const v1::Node& node) {
+  Used u;
+  u.cpus = node.alloc_cpus();
+  u.mem_mb = node.alloc_mem_mb();
+  if (!node.alloc_gres().empty()) {
+    auto gres = text::ParseGres(node.alloc_gres(), text::GresSyntax::kJobRequest);
+    if (gres.ok()) u.gres = std::move(gres).value();
+  }
+  return u;
 }
 
 // The nodes of a partition that could ever hold one node's share of a job.
@@ -119,15 +156,21 @@ class Pass {
     capacity_.reserve(n);
     slots_.reserve(n);
     free_at_.reserve(n);
+    used_.reserve(n);
     for (const v1::Node& node : s.nodes) {
       capacity_.push_back(state::CapacityOf(node));
-      slots_.push_back(InitialSlot(node));
+      used_.push_back(UsedOn(node));
+      slots_.push_back(InitialSlot(node, capacity_.back(), options_.whole_nodes));
       free_at_.push_back(FreeAt(node, slots_.back()));
       const auto i = static_cast<uint32_t>(free_at_.size() - 1);
       if (slots_[i] == Slot::kFree) free_now_.insert(i);
       if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
     }
     planned_.resize(n);
+    in_index_order_.assign(s.partitions.size(), true);
+    for (size_t p = 0; p < s.partitions.size(); ++p) {
+      in_index_order_[p] = std::ranges::is_sorted(s.partition_nodes[p]);
+    }
     position_.assign(s.partitions.size(), std::vector<uint32_t>(n, UINT32_MAX));
     for (size_t p = 0; p < s.partitions.size(); ++p) {
       for (size_t k = 0; k < s.partition_nodes[p].size(); ++k) {
@@ -476,39 +519,61 @@ class Pass {
     // Required nodes first, then the partition's eligible nodes in order: free now and not
     // planned for an earlier job before this one would end.
     const int64_t end = EndOf(now_, limit);
-    auto usable = [&](uint32_t i) { return slots_[i] == Slot::kFree && !Planned(i, now_, end); };
+    const bool whole = options_.whole_nodes || r.exclusive() ||
+                       text::EqualsIgnoreCase(part.oversubscribe(), "EXCLUSIVE");
+    auto usable = [&](uint32_t i) {
+      return slots_[i] == Slot::kFree && FitsNow(i, elig->need, whole) && !Planned(i, now_, end);
+    };
     std::vector<uint32_t> picked;
     bool required_free = true;
     for (uint32_t i : required) {
       if (!usable(i)) required_free = false;
       picked.push_back(i);
     }
-    if (required_free) {
+    // Free nodes where one node's share fits now (plans aside): the walk stops early once
+    // enough usable ones are found in partition order, and is skipped for a request shape that
+    // found too few before in this pass (what is free only shrinks during a pass).
+    size_t fit_now = 0;
+    const auto shape = std::make_tuple(elig, whole, min_nodes);
+    const bool exhausted = required.empty() && own == std::nullopt && exhausted_.contains(shape);
+    if (required_free && !exhausted) {
       std::vector<uint32_t> others;
+      const bool ordered = in_index_order_[p];
       for (uint32_t i : free_now_) {
-        if (elig->member[i] && usable(i) && !Contains(required, i)) others.push_back(i);
+        if (!elig->member[i] || !FitsNow(i, elig->need, whole) || Contains(required, i)) continue;
+        ++fit_now;
+        if (Planned(i, now_, end)) continue;
+        others.push_back(i);
+        if (ordered && picked.size() + others.size() >= max_nodes) break;
       }
       InPartitionOrder(static_cast<uint32_t>(p), &others);
       for (uint32_t i : others) {
         if (picked.size() >= max_nodes) break;
         picked.push_back(i);
       }
+      if (required.empty() && own == std::nullopt && fit_now < min_nodes) {
+        exhausted_.insert(shape);
+      }
     }
     if (required_free && picked.size() >= min_nodes) {
       if (blocked_[p]) ++out_.stats.backfilled;
-      StartJob(job, part, *elig, std::move(picked), limit);
+      StartJob(job, part, *elig, whole, std::move(picked), limit);
       return "";
     }
 
     // Blocked: would the nodes kept for earlier jobs have been enough?
-    size_t could = 0;
+    size_t could = fit_now;
     bool required_possible = true;
     for (uint32_t i : required) {
       if (slots_[i] != Slot::kFree && slots_[i] != Slot::kReserved) required_possible = false;
     }
-    for (const std::set<uint32_t>* some : {&free_now_, &reserved_now_}) {
-      for (uint32_t i : *some) could += elig->member[i] ? 1 : 0;
+    if (!required.empty()) {
+      could = 0;
+      for (uint32_t i : free_now_) {
+        could += elig->member[i] && FitsNow(i, elig->need, whole) ? 1 : 0;
+      }
     }
+    for (uint32_t i : reserved_now_) could += elig->member[i] ? 1 : 0;
     const bool behind = blocked_[p];
     if (options_.backfill) {
       blocked_[p] = true;
@@ -527,9 +592,8 @@ class Pass {
     return limit == kUnlimited || limit == 0 ? kNoTime : start + int64_t{limit} * 60;
   }
 
-  // When a node is free for new work: now, at the latest end of its jobs, or never.
+  // When a node is wholly free for new work: now, at the latest end of its jobs, or never.
   int64_t FreeAt(const v1::Node& node, Slot slot) const {
-    if (slot == Slot::kFree) return now_;
     if (slot == Slot::kDown) return kNoTime;
     int64_t at = now_;
     for (uint32_t id : node.job_ids()) {
@@ -665,7 +729,21 @@ class Pass {
     }
   }
 
-  void StartJob(const v1::Job& job, const v1::Partition& part, const Eligibility& elig,
+  // Whether node i can take one node's share of a job now: with `whole` (or a request for all
+  // of a node's memory) only when nothing is allocated there, else in what is left.
+  bool FitsNow(uint32_t i, const NodeRequest& need, bool whole) const {
+    const Used& u = used_[i];
+    if (whole || need.mem_mb == 0) return u.empty();
+    const NodeCapacity& c = capacity_[i];
+    if (u.cpus + need.cpus > c.cpus || u.mem_mb + need.mem_mb > c.mem_mb) return false;
+    return std::ranges::all_of(need.gres, [&](const text::GresSpec& want) {
+      return state::GresCount(c, want) - u.GresHeld(want) >= want.count;
+    });
+  }
+
+  // Allocates: whole nodes (all CPUs; the memory asked for, else all of it), or one node's
+  // share on each; a node stays free for others while CPUs are left on it.
+  void StartJob(const v1::Job& job, const v1::Partition& part, const Eligibility& elig, bool whole,
                 std::vector<uint32_t> picked, uint32_t limit) {
     std::ranges::sort(picked);  // configuration order; nodes[0] is the batch host
     Start start;
@@ -676,14 +754,21 @@ class Pass {
     start.time_limit_min = limit;
     start.nodes.reserve(picked.size());
     for (uint32_t i : picked) {
-      slots_[i] = Slot::kTaken;
-      free_now_.erase(i);
+      const NodeCapacity& c = capacity_[i];
+      const bool all = whole || elig.need.mem_mb == 0;
+      const uint32_t cpus = all ? c.cpus : elig.need.cpus;
+      const uint64_t mem = elig.need.mem_mb == 0 ? c.mem_mb : elig.need.mem_mb;
+      used_[i].Add(cpus, mem, elig.need.gres);
+      if (all || used_[i].cpus >= c.cpus || used_[i].mem_mb >= c.mem_mb) {
+        slots_[i] = Slot::kTaken;
+        free_now_.erase(i);
+      }
       by_free_.erase({free_at_[i], i});
-      free_at_[i] = EndOf(now_, limit);
+      free_at_[i] = std::max(free_at_[i], EndOf(now_, limit));
       if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
       start.nodes.push_back(s_.nodes[i].name());
-      start.num_cpus += capacity_[i].cpus;
-      start.alloc_mem_mb += elig.need.mem_mb == 0 ? capacity_[i].mem_mb : elig.need.mem_mb;
+      start.num_cpus += cpus;
+      start.alloc_mem_mb += mem;
     }
     limits_.Started(job, start);
     out_.starts.push_back(std::move(start));
@@ -751,6 +836,10 @@ class Pass {
   const SchedulerOptions& options_;
   std::vector<NodeCapacity> capacity_;
   std::vector<Slot> slots_;
+  std::vector<Used> used_;            // per node: what its jobs hold, this pass's starts included
+  std::vector<bool> in_index_order_;  // per partition: its node order is configuration order
+  // Request shapes (eligibility, whole nodes, min nodes) too few free nodes fit in this pass.
+  std::set<std::tuple<const Eligibility*, bool, uint32_t>> exhausted_;
   std::vector<int64_t> free_at_;     // per node: when it is free for new work (kNoTime: never)
   std::set<uint32_t> free_now_;      // nodes in Slot::kFree
   std::set<uint32_t> reserved_now_;  // nodes in Slot::kReserved (strict order)

@@ -121,7 +121,8 @@ struct Decisions {
 
 // SchedulerType and the backfill parts of SchedulerParameters.
 struct SchedulerOptions {
-  bool backfill = true;  // sched/backfill (false: sched/builtin, strict order)
+  bool backfill = true;      // sched/backfill (false: sched/builtin, strict order)
+  bool whole_nodes = false;  // SelectType=select/linear: every job gets whole nodes
   int64_t bf_window_sec = int64_t{1440} * 60;  // bf_window: how far ahead jobs are planned
   int64_t bf_resolution_sec = 60;              // bf_resolution: planned times are rounded up to it
   uint32_t bf_max_job_test = 500;              // bf_max_job_test: jobs planned per pass

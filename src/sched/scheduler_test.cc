@@ -194,6 +194,89 @@ TEST(ScheduleTest, BackfillStartsOnlyJobsThatDoNotDelayPlannedOnes) {
   EXPECT_EQ(d.stats.bf_reservations, 5u);
 }
 
+// A job asking for part of a node: -n tasks, memory per CPU, GPUs.
+v1::Job SharedJob(uint32_t id, uint32_t tasks, uint64_t mem_per_cpu, const std::string& gres) {
+  v1::Job job = PendingJob(id, "batch", 1);
+  job.mutable_request()->set_num_tasks(tasks);
+  job.mutable_request()->set_mem_per_cpu_mb(mem_per_cpu);
+  job.mutable_request()->set_gres(gres);
+  return job;
+}
+
+// Consumable resources: jobs share a node while its CPUs, memory and GPUs last (64 CPUs, 256000
+// MB, 8 GPUs each); what the node's running jobs hold counts in the next pass; --exclusive and
+// a request for all of a node's memory need an empty node.
+TEST(ScheduleTest, JobsShareNodesWhileCpusMemoryAndGpusLast) {
+  ClusterState s = MakeCluster(2);
+  Submit(&s, SharedJob(1, 16, 2000, "gpu:2"));
+  Submit(&s, SharedJob(2, 48, 2000, "gpu:6"));  // the rest of n1's CPUs and GPUs
+  Submit(&s, SharedJob(3, 1, 100, "gpu:1"));    // n1 is full
+  v1::Job exclusive = SharedJob(4, 1, 100, "");
+  exclusive.mutable_request()->set_exclusive(true);
+  Submit(&s, exclusive);  // n2 holds job 3
+  Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d),
+            (std::map<uint32_t, std::vector<std::string>>{{1, {"n1"}}, {2, {"n1"}}, {3, {"n2"}}}));
+  EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{4, "Resources"}}));
+  ASSERT_EQ(d.starts.size(), 3u);
+  EXPECT_EQ(d.starts[0].num_cpus, 16u);
+  EXPECT_EQ(d.starts[0].alloc_mem_mb, 32000u);
+  EXPECT_EQ(d.starts[2].num_cpus, 1u);
+  ApplyDecisions(&s, d, kNow);
+  EXPECT_EQ(state::NodeStateOf(*s.FindNode("n1")).base, model::NodeBaseState::kAllocated);
+  EXPECT_EQ(state::NodeStateOf(*s.FindNode("n2")).base, model::NodeBaseState::kMixed);
+  EXPECT_EQ(s.FindNode("n2")->alloc_cpus(), 1u);
+
+  // The next pass sees what the nodes hold: 7 GPUs and 63 CPUs left on n2.
+  Submit(&s, SharedJob(5, 8, 1000, "gpu:7"));
+  Submit(&s, SharedJob(6, 60, 1000, ""));  // 55 CPUs left after job 5
+  d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{5, {"n2"}}}));
+  EXPECT_EQ(Reasons(d).at(6), "Priority");  // behind the exclusive job 4
+}
+
+TEST(ScheduleTest, WholeNodesForExclusivePartitionsAndSelectLinear) {
+  ClusterState s = MakeCluster(2);
+  s.partitions[0].set_oversubscribe("EXCLUSIVE");
+  Submit(&s, SharedJob(1, 1, 100, ""));
+  Submit(&s, SharedJob(2, 1, 100, ""));
+  Submit(&s, SharedJob(3, 1, 100, ""));
+  Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{1, {"n1"}}, {2, {"n2"}}}));
+  EXPECT_EQ(d.starts[0].num_cpus, 64u);       // all its CPUs
+  EXPECT_EQ(d.starts[0].alloc_mem_mb, 100u);  // the memory it asked for
+
+  s.partitions[0].set_oversubscribe("NO");
+  SchedulerOptions linear;
+  linear.whole_nodes = true;
+  d = Schedule(s, kNow, linear);
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{1, {"n1"}}, {2, {"n2"}}}));
+  // Without it the three share n1.
+  d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d),
+            (std::map<uint32_t, std::vector<std::string>>{{1, {"n1"}}, {2, {"n1"}}, {3, {"n1"}}}));
+}
+
+// Backfill plans whole nodes from when their jobs end; a shared job starts on a planned node
+// only if it ends before the plan.
+TEST(ScheduleTest, SharedJobsRespectBackfillPlans) {
+  ClusterState s = MakeCluster(2);
+  Submit(&s, PendingJob(9, "batch", 1));
+  MustApply(&s, StartEvent(9, {"n1"}, kNow, 32, 1000, 60));  // half of n1 until kNow + 1 h
+  v1::Job wide = PendingJob(1, "batch", 2);                  // needs both nodes whole
+  Submit(&s, wide);
+  v1::Job long_job = SharedJob(2, 4, 100, "");
+  long_job.set_time_limit_min(120);
+  Submit(&s, long_job);
+  Submit(&s, SharedJob(3, 4, 100, ""));  // 60 minutes
+  const Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{3, {"n1"}}}));
+  EXPECT_EQ(Reasons(d).at(2), "Priority");
+  ASSERT_FALSE(d.expected_starts.empty());
+  EXPECT_EQ(d.expected_starts[0].job_id, 1u);
+  EXPECT_EQ(d.expected_starts[0].time, kNow + 3600);
+}
+
 TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
   ClusterState s = MakeCluster(2);
   Occupy(&s, 9, {"n1", "n2"});

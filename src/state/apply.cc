@@ -128,10 +128,11 @@ void AddGres(const std::string& request, std::vector<text::GresSpec>* sum) {
   }
 }
 
-// Recomputes a node's base state and COMPLETING flag from the jobs it holds: ALLOCATED while a
-// job runs there, else IDLE (a suspended job keeps only its memory, as in Slurm); COMPLETING
-// while a job still has to release it. DOWN, UNKNOWN and FUTURE nodes keep their base state.
-// Also sums the GRES its running jobs asked for per node into alloc_gres ("gpu:4").
+// Recomputes a node's base state and COMPLETING flag from the jobs it holds: ALLOCATED while
+// jobs running there hold all its CPUs, MIXED while they hold some, else IDLE (a suspended job
+// keeps only its memory, as in Slurm); COMPLETING while a job still has to release it. DOWN,
+// UNKNOWN and FUTURE nodes keep their base state. Also sums the GRES its running jobs asked for per
+// node into alloc_gres ("gpu:4").
 void RefreshNode(ClusterState* s, v1::Node* node) {
   bool active = false;
   bool completing = false;
@@ -154,7 +155,9 @@ void RefreshNode(ClusterState* s, v1::Node* node) {
   }
   if (state.base != NodeBaseState::kDown && state.base != NodeBaseState::kUnknown &&
       state.base != NodeBaseState::kFuture) {
-    state.base = active ? NodeBaseState::kAllocated : NodeBaseState::kIdle;
+    state.base = !active                             ? NodeBaseState::kIdle
+                 : node->alloc_cpus() < node->cpus() ? NodeBaseState::kMixed
+                                                     : NodeBaseState::kAllocated;
   }
   if (node->job_ids().empty()) {
     node->set_alloc_cpus(0);

@@ -19,17 +19,6 @@ bool IsFeatureChar(char c) {
          c == '-' || c == '.' || c == ':' || c == '=' || c == '+' || c == '/';
 }
 
-// The count of GRES `want` (name, and type when given) the node has.
-int64_t GresCount(const NodeCapacity& node, const text::GresSpec& want) {
-  int64_t count = 0;
-  for (const text::GresSpec& have : node.gres) {
-    if (have.name != want.name) continue;
-    if (!want.type.empty() && have.type != want.type) continue;
-    count += have.count;
-  }
-  return count;
-}
-
 bool HasGres(const NodeCapacity& node, const text::GresSpec& want) {
   return std::ranges::any_of(node.gres, [&](const text::GresSpec& have) {
     return have.name == want.name && (want.type.empty() || have.type == want.type);
@@ -141,6 +130,16 @@ bool Fits(const NodeCapacity& node, const NodeRequest& request) {
     if (GresCount(node, want) < want.count) return false;
   }
   return request.features.Matches(node.features);
+}
+
+int64_t GresCount(const NodeCapacity& node, const text::GresSpec& want) {
+  int64_t count = 0;
+  for (const text::GresSpec& have : node.gres) {
+    if (have.name != want.name) continue;
+    if (!want.type.empty() && have.type != want.type) continue;
+    count += have.count;
+  }
+  return count;
 }
 
 bool HasGresNames(const NodeCapacity& node, const std::vector<text::GresSpec>& gres) {

@@ -76,6 +76,9 @@ Result<NodeRequest> NodeRequestOf(const v1::JobRequest& request);
 // and current jobs).
 bool Fits(const NodeCapacity& node, const NodeRequest& request);
 
+// How many of GRES `want` (its name, and its type when given) the node has.
+int64_t GresCount(const NodeCapacity& node, const text::GresSpec& want);
+
 // Whether the node has every GRES name (and type, when given) in `gres`, whatever the count.
 bool HasGresNames(const NodeCapacity& node, const std::vector<text::GresSpec>& gres);
 

@@ -126,8 +126,9 @@ wait_for 20 reason_is "$r2" AssocMaxJobsLimit || fail "reason $(squeue -h -j "$r
 scancel "$r1"
 wait_state "$r2" COMPLETED
 sacctmgr -i modify user "$u" set MaxJobs=-1 >/dev/null || fail "clear MaxJobs"
-# GrpTRES on the account: one whole node's CPUs (jobs get whole nodes).
-cpus=$(sinfo -h -N -o %c | head -1 | tr -d ' ')
+# GrpTRES on the account: one CPU (each job here gets one; nodes are shared).
+cpus=1
+node_cpus=$(sinfo -h -N -o %c | head -1 | tr -d ' ')
 out=$(sacctmgr -i modify account research set GrpTRES=cpu="$cpus")
 expect "GrpTRES" " Modified account associations...
   C = acct       A = research of root" "$out"
@@ -172,8 +173,8 @@ wait_for 20 reason_is "$t2" AssocMaxMemPerNode || fail "reason $(squeue -h -j "$
 sacctmgr -i modify user "$u" set MaxTRES=cpu=-1 MaxTRESPerNode=mem=-1 >/dev/null || fail "clear"
 wait_state "$t1" COMPLETED
 wait_state "$t2" COMPLETED
-# A QOS's TRES per user and TRES run minutes: jobs get whole nodes, so one running job holds all
-# of MaxTRESPU=cpu=$cpus, and one 10-minute job all of GrpTRESRunMins=cpu=$((cpus * 10)).
+# A QOS's TRES per user and TRES run minutes: one running job holds all of MaxTRESPU=cpu=$cpus,
+# and one 10-minute job all of GrpTRESRunMins=cpu=$((cpus * 10)).
 out=$(sacctmgr -i add qos lim MaxTRESPU=cpu="$cpus")
 expect "add qos lim" " Adding QOS(s)
   lim
@@ -201,7 +202,8 @@ sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (
 d1=$(as sbatch --parsable -p debug -q lim -c 2 --wrap true) || fail "a job within MinTRES"
 wait_state "$d1" COMPLETED
 # GrpTRESMins counts the CPU minutes used; RawUsage=0 starts them again.
-m1=$(as sbatch --parsable -p debug -t 1 --wrap 'sleep 9') || fail "job that uses CPU minutes"
+m1=$(as sbatch --parsable -p debug -t 1 -c "$node_cpus" --wrap 'sleep 9') ||
+  fail "job that uses CPU minutes"
 wait_state "$m1" COMPLETED
 sacctmgr -i modify account research set GrpTRESMins=cpu=1 >/dev/null || fail "GrpTRESMins"
 m2=$(as sbatch --parsable -p debug -t 1 --wrap true) || fail "job under GrpTRESMins"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Backfill on a real 4-node cluster: with two nodes busy for 10 minutes, a 3-node job waits for
+# Backfill on a real 4-node cluster, whole nodes (--exclusive): with two nodes busy for 10 minutes, a 3-node job waits for
 # them (Resources, its expected start shown by squeue --start and scontrol); a 1-node job with a
 # 5-minute limit fits in the free nodes before that plan and starts at once; a 2-node job with a
 # 30-minute limit would delay the 3-node job and waits (Priority); once the wide job's plan is
@@ -16,12 +16,12 @@ $3"
 }
 reason() { squeue -h -j "$1" -o %r; }
 
-busy=$(sbatch --parsable -N 2 -t 10 -o /dev/null --wrap 'sleep 600') || fail "sbatch busy"
+busy=$(sbatch --parsable -N 2 --exclusive -t 10 -o /dev/null --wrap 'sleep 600') || fail "sbatch busy"
 wait_state "$busy" RUNNING 30
-wide=$(sbatch --parsable -N 3 -t 10 -o /dev/null --wrap 'sleep 1') || fail "sbatch wide"
+wide=$(sbatch --parsable -N 3 --exclusive -t 10 -o /dev/null --wrap 'sleep 1') || fail "sbatch wide"
 wait_for 10 test "$(reason "$wide")" = Resources || fail "wide: $(reason "$wide")"
-short=$(sbatch --parsable -N 1 -t 5 -o /dev/null --wrap 'sleep 600') || fail "sbatch short"
-long=$(sbatch --parsable -N 2 -t 30 -o /dev/null --wrap 'sleep 1') || fail "sbatch long"
+short=$(sbatch --parsable -N 1 --exclusive -t 5 -o /dev/null --wrap 'sleep 600') || fail "sbatch short"
+long=$(sbatch --parsable -N 2 --exclusive -t 30 -o /dev/null --wrap 'sleep 1') || fail "sbatch long"
 wait_state "$short" RUNNING 30
 wait_for 10 test "$(reason "$long")" = Priority || fail "long: $(reason "$long")"
 expect "wide still waits" "PENDING" "$(job_state "$wide")"

@@ -36,13 +36,13 @@ grep -qx to-err "$WORK/err-$id.txt" || fail "stderr file"
 [ "$(job_field "$id" ExitCode)" = "3:0" ] || fail "exit code $(job_field "$id" ExitCode)"
 
 # 3. A 2-node job gets two distinct nodes, exclusively, and prolog/epilog ran on both.
-id=$(sbatch --parsable -N 2 -o "$WORK/two-%j.out" \
+id=$(sbatch --parsable -N 2 --exclusive -o "$WORK/two-%j.out" \
   --wrap "echo \$SLURM_JOB_NODELIST; while [ ! -e $WORK/go ]; do sleep 0.1; done") || fail "sbatch -N 2"
 wait_state "$id" RUNNING
 nodes=$(scontrol show hostnames "$(job_field "$id" NodeList)" 2>/dev/null || true)
 [ "$(job_field "$id" NumNodes)" = "2" ] || fail "NumNodes $(job_field "$id" NumNodes)"
-# While it runs, a 3-node job cannot start (4 nodes, 2 taken, whole-node allocation).
-id3=$(sbatch --parsable -N 3 --wrap 'true') || fail "sbatch -N 3"
+# While it runs, an exclusive 3-node job cannot start (4 nodes, 2 taken whole).
+id3=$(sbatch --parsable -N 3 --exclusive --wrap 'true') || fail "sbatch -N 3"
 sleep 1
 [ "$(job_state "$id3")" = PENDING ] || fail "3-node job not pending while 2 nodes are taken"
 touch "$WORK/go"
