@@ -164,6 +164,11 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
   if (config.weight_fairshare > 0) {
     fair_share_ = ComputeFairShare(state.accounting, running, now, config.fair_share,
                                    config.fairshare_dampening);
+    for (const auto& [id, a] : state.accounting.associations) {
+      if (a.user().empty()) continue;
+      fair_share_of_.try_emplace(AssocKey(a.user(), a.account(), a.partition()),
+                                 fair_share_.FactorOf(a.id()));
+    }
   }
   for (const v1::Partition& p : state.partitions) {
     max_partition_factor_ = std::max<double>(max_partition_factor_, p.priority_job_factor());
@@ -288,22 +293,17 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
 
 double PriorityCalculator::FairShareOf(const v1::Job& job) const {
   if (config_.weight_fairshare == 0) return 0;
-  const std::tuple<std::string_view, std::string_view, std::string_view> key(
-      job.user_name(), job.request().account(), job.partition());
-  if (last_fair_share_ != fair_share_of_.end() && last_fair_share_->first == key) {
-    return last_fair_share_->second;
-  }
+  const AssocKey key(job.user_name(), job.request().account(), job.partition());
+  if (last_fair_share_ >= 0 && last_key_ == key) return last_fair_share_;
+  // The association of the job's partition, else the user's in that account for any partition
+  // (state::FindJobAssociation's rule).
   auto it = fair_share_of_.find(key);
-  if (it == fair_share_of_.end()) {
-    const v1::Association* a = state::FindJobAssociation(state_.accounting, job.user_name(),
-                                                         job.request().account(), job.partition());
-    it = fair_share_of_
-             .emplace(std::tuple(job.user_name(), job.request().account(), job.partition()),
-                      a == nullptr ? 0 : fair_share_.FactorOf(a->id()))
-             .first;
+  if (it == fair_share_of_.end() && !job.partition().empty()) {
+    it = fair_share_of_.find(AssocKey(job.user_name(), job.request().account(), ""));
   }
-  last_fair_share_ = it;
-  return it->second;
+  last_key_ = key;
+  last_fair_share_ = it == fair_share_of_.end() ? 0 : it->second;
+  return last_fair_share_;
 }
 
 std::vector<PriorityFactors> PriorityCalculator::FactorsOf(const v1::Job& job) const {

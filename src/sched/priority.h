@@ -29,6 +29,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -107,13 +108,21 @@ class PriorityCalculator {
   const state::ClusterState& state_;
   int64_t now_;
   FairShare fair_share_;
-  // The fair-share factor by (user, account, partition): association lookups are linear.
-  using FairShareMemo =
-      std::map<std::tuple<std::string, std::string, std::string>, double, std::less<>>;
-  mutable FairShareMemo fair_share_of_;
-  // The last lookups (jobs in a row mostly share them). Partitions are the state's own (their
+  // The fair-share factor of each user association by (user, account, partition; "" for any),
+  // the strings the state's own.
+  using AssocKey = std::tuple<std::string_view, std::string_view, std::string_view>;
+  struct AssocKeyHash {
+    size_t operator()(const AssocKey& k) const {
+      const std::hash<std::string_view> h;
+      return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 31) ^ (h(std::get<2>(k)) * 1009);
+    }
+  };
+  using FairShareIndex = std::unordered_map<AssocKey, double, AssocKeyHash>;
+  FairShareIndex fair_share_of_;
+  // The last lookup (jobs in a row mostly share it). Partitions are the state's own (their
   // place in state.partitions is their index).
-  mutable FairShareMemo::const_iterator last_fair_share_ = fair_share_of_.end();
+  mutable AssocKey last_key_;
+  mutable double last_fair_share_ = -1;
   mutable const v1::Partition* last_partition_ = nullptr;
   struct QosMemo {
     std::string name;

@@ -235,9 +235,21 @@ class Pass {
   std::vector<const v1::Job*> Order() const {
     std::vector<const v1::Job*> jobs;
     jobs.reserve(s_.pending.size());
+    // Records by id from one walk over the job map (ids are dense), rather than a map lookup
+    // per pending job.
+    std::vector<const v1::Job*> by_id;
+    uint32_t first_id = 0;
+    if (!s_.jobs.empty()) {
+      first_id = s_.jobs.begin()->first;
+      const uint64_t span = uint64_t{s_.jobs.rbegin()->first} - first_id + 1;
+      if (span <= 4 * s_.jobs.size() + 4096) {
+        by_id.assign(span, nullptr);
+        for (const auto& [id, job] : s_.jobs) by_id[id - first_id] = &job;
+      }
+    }
     for (const state::PendingKey& key : s_.pending) {
       if (key.priority == 0) break;  // held jobs sort last
-      const v1::Job* job = s_.FindJob(key.job_id);
+      const v1::Job* job = by_id.empty() ? s_.FindJob(key.job_id) : by_id[key.job_id - first_id];
       if (job != nullptr && state::IsPendingJob(*job)) jobs.push_back(job);
     }
     bool tiers = false;

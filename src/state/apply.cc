@@ -883,7 +883,18 @@ void SetPendingPriorities(ClusterState* state,
     keys.push_back(PendingKeyOf(job));
   }
   std::sort(keys.begin(), keys.end());
-  state->pending = std::set<PendingKey>(keys.begin(), keys.end());
+  if (keys.size() != state->pending.size()) {
+    state->pending = std::set<PendingKey>(keys.begin(), keys.end());
+    return;
+  }
+  // The same jobs in a new order: the index's nodes are reused (no allocation per job).
+  std::set<PendingKey> rebuilt;
+  for (const PendingKey& key : keys) {
+    auto node = state->pending.extract(state->pending.begin());
+    node.value() = key;
+    rebuilt.insert(rebuilt.end(), std::move(node));
+  }
+  state->pending = std::move(rebuilt);
 }
 
 Status Apply(ClusterState* state, const v1::Event& event) {
