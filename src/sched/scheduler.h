@@ -3,7 +3,7 @@
 // event and sets each ReasonChange on the job in memory (reasons are recomputed every pass and
 // not logged). Issue 6 replaces the policy, not this interface.
 //
-// Policy: priority order with whole-node (exclusive) allocation and backfill (sched/backfill;
+// Policy: priority order with consumable resources (select/cons_tres) and backfill (sched/backfill;
 // SchedulerType=sched/builtin keeps strict order: a blocked job keeps its partition's free
 // nodes and nothing behind it starts there).
 //  * Order: the state's pending index (priority high to low, then submit time, then id), jobs
@@ -22,14 +22,18 @@
 //    Start names its task. Dependencies on an array wait for all its records (or one task:
 //    `12_3`); aftercorr pairs task i with task i of the other array.
 //  * Its partitions are tried in the order requested; the first where it fits now wins. In a
-//    partition it needs between min_nodes and max_nodes whole nodes (as many as are free, up to
-//    max_nodes) that are free (IDLE, no job, not COMPLETING, DRAIN, FAIL, DOWN, NOT_RESPONDING,
-//    powered down or rebooting), fit one node's share of the request (CPUs, memory, GRES,
-//    features; state/resources.h), include every -w node and no -x node. Nodes are picked in
-//    the partition's order and listed in configuration order.
-//  * Start: num_cpus = the nodes' CPUs, alloc_mem_mb = memory per node x nodes (the nodes' whole
-//    memory when the job asks for none), time_limit_min = the job's (or the partition's
-//    DefaultTime/MaxTime when unset).
+//    partition it needs between min_nodes and max_nodes nodes (as many as fit, up to max_nodes)
+//    that are up (not COMPLETING, DRAIN, FAIL, DOWN, NOT_RESPONDING, powered down or
+//    rebooting), whose configuration fits one node's share of the request (CPUs, memory, GRES,
+//    features; state/resources.h) and where that share is still free: the CPUs, memory and GRES
+//    the node's jobs hold (its alloc_* fields, this pass's starts added) leave room for it.
+//    A job takes whole nodes, which must hold no job, with --exclusive, in an
+//    OverSubscribe=EXCLUSIVE partition, under SelectType=select/linear (whole_nodes) or when it
+//    asks for all of a node's memory (--mem=0). It must get every -w node and no -x node. Nodes
+//    are picked in the partition's order and listed in configuration order.
+//  * Start: num_cpus = the CPUs per node (state::CpusPerNodeOf; whole nodes: all of theirs) x
+//    nodes, alloc_mem_mb = memory per node x nodes (a whole node's memory when the job asks
+//    for none), time_limit_min = the job's (or the partition's DefaultTime/MaxTime when unset).
 //  * Reasons for a job that cannot start (Slurm's names): partition DOWN "PartitionDown",
 //    INACTIVE "PartitionInactive"; min_nodes above MaxNodes or max_nodes below MinNodes
 //    "PartitionNodeLimit"; time limit above MaxTime "PartitionTimeLimit"; fewer nodes that could
@@ -40,7 +44,7 @@
 //    with "Priority".
 //  * Backfill: each job that cannot start now is planned (up to bf_max_job_test jobs a pass):
 //    its expected start is the earliest time, within bf_window and rounded up to bf_resolution,
-//    when min_nodes of its eligible nodes are free for its whole time limit (a busy node frees
+//    when min_nodes of its eligible nodes are wholly free for its whole time limit (a node frees
 //    at the latest end, start + time limit, of its jobs; a node running a job without a time
 //    limit, or down, never does), and those nodes are kept for it from then until it would end.
 //    A later job starts now only on free nodes that it leaves before any such plan needs them:
@@ -51,9 +55,10 @@
 //  * A ReasonChange is emitted only when the reason differs from the job's current one.
 //  * A partition's MaxNodes or MaxTime of 0 (an unset field) reads as UNLIMITED.
 // Cost: one pass over the pending index; node scans only for jobs that start or that block a
-// partition (per-node fits are cached by partition and request shape), so 100k pending jobs on
-// 1k nodes take about 25-30 ms of CPU (scheduler_test's HundredThousandJobsThousandNodes
-// records it).
+// partition (per-node fits are cached by partition and request shape; the scan for free nodes
+// stops once enough are found, and a request shape that found too few is not looked for again
+// in the pass), so 100k pending jobs on 1k nodes take about 25-30 ms of CPU (scheduler_test's
+// HundredThousandJobsThousandNodes records it); bench/sched_bench measures 10k shared nodes.
 // Pure; thread-safe (reads the state only).
 #ifndef GANTRY_SCHED_SCHEDULER_H_
 #define GANTRY_SCHED_SCHEDULER_H_
