@@ -217,7 +217,17 @@ Result<pid_t> StartChild(ChildArgs* args) {
   return pid;
 }
 #endif
+// No child may start while a file to be executed is open for writing (launcher.h).
+std::shared_mutex& ExecutableWriteLock() {
+  static std::shared_mutex lock;
+  return lock;
+}
+
 }  // namespace
+
+std::unique_lock<std::shared_mutex> LockForWritingExecutable() {
+  return std::unique_lock(ExecutableWriteLock());
+}
 
 Result<Spawned> Spawn(const SpawnSpec& spec) {
   if (spec.path.empty()) return InvalidArgument("nothing to run: empty path");
@@ -268,7 +278,12 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
 
   ChildArgs child{&spec,       argv.data(), sh_argv.data(), envp.data(),   task_pid_digits,
                   pipe_fds[1], cgroup_fd,   root,           same_err_file, out_flags};
-  Result<pid_t> started = StartChild(&child);
+  Result<pid_t> started = [&] {
+    // With clone(CLONE_VFORK) the child has exec'd (its inherited descriptors closed) by the
+    // time StartChild returns; a fork()ed child holds only descriptors open at the fork.
+    std::shared_lock no_writers(ExecutableWriteLock());
+    return StartChild(&child);
+  }();
   if (!started.ok()) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);

@@ -21,13 +21,21 @@
 // "chdir(/home/alice/nope): No such file or directory" (the child has been reaped then).
 //
 // Thread-safe: concurrent Spawn calls are fine. The caller reaps the returned pid.
+//
+// A file the agent writes and then executes (batch, prolog and epilog scripts) must be written
+// under LockForWritingExecutable: a child spawned while its descriptor is open inherits a copy
+// until that child execs, and exec'ing the file meanwhile fails with ETXTBSY ("Text file
+// busy"). Spawn holds the lock shared while it starts a child; writers hold it exclusively from
+// open to close.
 #ifndef GANTRY_AGENT_LAUNCHER_H_
 #define GANTRY_AGENT_LAUNCHER_H_
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
@@ -63,6 +71,9 @@ struct Spawned {
 };
 
 // See the header comment. Errors: FailedPrecondition naming the failed step.
+// Held by a writer of an executable file from its open to its close (see above).
+std::unique_lock<std::shared_mutex> LockForWritingExecutable();
+
 Result<Spawned> Spawn(const SpawnSpec& spec);
 
 // "exit status 3", "killed by signal 9 (Killed)", "killed by signal 11 (Segmentation fault),

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
@@ -168,6 +170,34 @@ TEST(RunScripts, KillsAScriptThatTimesOutWithItsChildren) {
   EXPECT_EQ(outcome.message, "epilog 1 (inline script): timed out after 300 ms");
   const pid_t child = std::stoi(ReadFile(tmp / "child"));
   EXPECT_TRUE(testing::Eventually([&] { return testing::ProcessGone(child); }));
+}
+
+// Jobs sharing a node run their inline prologs at the same time: each is written and then
+// exec'd while other threads start children. None may fail with "Text file busy" (a child
+// started while another script was open for writing would hold it open until its own exec).
+TEST(RunScripts, ConcurrentInlineScriptsNeverFindTheirFileBusy) {
+  TempDir tmp;
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 40;
+  std::vector<std::string> failures[kThreads];
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        ScriptBatch batch;
+        batch.kind = "prolog";
+        batch.entries = {"#!/bin/sh\nexit 0\n"};
+        batch.env = {"PATH=/usr/bin:/bin"};
+        batch.timeout = std::chrono::seconds(60);
+        batch.scratch_dir = tmp.path();
+        batch.tag = "job" + std::to_string(t * kRounds + round);
+        const ScriptOutcome outcome = RunScripts(batch);
+        if (!outcome.ok) failures[t].push_back(outcome.message);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_TRUE(failures[t].empty()) << failures[t].front();
 }
 
 }  // namespace

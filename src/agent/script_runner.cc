@@ -21,6 +21,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 Status WriteScriptFile(const std::string& path, const std::string& text) {
   unlink(path.c_str());
+  const auto writing = LockForWritingExecutable();
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
   if (fd < 0) return Unavailable("open(" + path + "): " + std::strerror(errno));
   size_t done = 0;

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/launcher.h"
+
 namespace gantry::agent {
 namespace {
 
@@ -139,6 +141,7 @@ Result<std::string> Spool::WriteBatchScript(uint32_t job_id, std::string_view sc
     return Unavailable("mkdir(" + job_dir + "): " + ErrnoText());
   }
   const std::string path = job_dir + "/slurm_script";
+  auto writing = LockForWritingExecutable();
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
   if (fd < 0) return Unavailable("open(" + path + "): " + ErrnoText());
   Status written = WriteAll(fd, script, path);
@@ -149,6 +152,7 @@ Result<std::string> Spool::WriteBatchScript(uint32_t job_id, std::string_view sc
     written = Unavailable("fchmod(" + path + "): " + ErrnoText());
   }
   if (close(fd) != 0 && written.ok()) written = Unavailable("close(" + path + "): " + ErrnoText());
+  writing.unlock();
   GANTRY_RETURN_IF_ERROR(written);
   // The directory goes to the user last, once the script is in place.
   if (chown(job_dir.c_str(), uid, gid) != 0) {

@@ -235,11 +235,16 @@ class Pass {
   std::vector<const v1::Job*> Order() const {
     std::vector<const v1::Job*> jobs;
     jobs.reserve(s_.pending.size());
-    // Records by id from one walk over the job map (ids are dense), rather than a map lookup
-    // per pending job.
+    // Records by id from one walk over the job map (ids are dense) when most jobs wait to be
+    // considered, rather than a map lookup per pending job.
+    size_t eligible = 0;
+    for (const state::PendingKey& key : s_.pending) {
+      if (key.priority == 0) break;
+      ++eligible;
+    }
     std::vector<const v1::Job*> by_id;
     uint32_t first_id = 0;
-    if (!s_.jobs.empty()) {
+    if (!s_.jobs.empty() && eligible * 8 >= s_.jobs.size()) {
       first_id = s_.jobs.begin()->first;
       const uint64_t span = uint64_t{s_.jobs.rbegin()->first} - first_id + 1;
       if (span <= 4 * s_.jobs.size() + 4096) {
