@@ -200,7 +200,7 @@ int ChildEntry(void* args) { RunChild(*static_cast<ChildArgs*>(args)); }
 // no copy-on-write faults afterwards (fork() of the multi-threaded agent cost more CPU than the
 // job's own trivial script). The agent's thread waits until the child has exec'd or exited.
 Result<pid_t> StartChild(ChildArgs* args) {
-  constexpr size_t kStackBytes = 256 * 1024;
+  constexpr size_t kStackBytes = size_t{256} * 1024;
   void* stack = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return Unavailable(std::string("mmap: ") + strerror(errno));
@@ -310,8 +310,9 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
   }
   Spawned spawned;
   spawned.pid = pid;
-  if (std::optional<proc::ProcStat> stat = proc::ReadProcStat(pid))
+  if (std::optional<proc::ProcStat> stat = proc::ReadProcStat(pid)) {
     spawned.start_ticks = stat->start_ticks;
+  }
   return spawned;
 }
 

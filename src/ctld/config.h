@@ -28,7 +28,7 @@ struct ControllerConfig {
   bool job_requeue = true;                  // JobRequeue
   int32_t return_to_service = 2;            // ReturnToService
   state::AdmitOptions admit;
-  int64_t usage_half_life_sec = 7 * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
+  int64_t usage_half_life_sec = int64_t{7} * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
   sched::PriorityConfig priority;
   sched::SchedulerOptions scheduler;  // SchedulerType, SchedulerParameters (bf_*)               //
                                       // PriorityType, PriorityWeight*, PriorityFlags...

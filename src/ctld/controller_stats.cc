@@ -1,8 +1,7 @@
 // Controller: sdiag's statistics (ctld/diag_stats.h) with the figures only the controller
 // knows: the jobs' states now, the agents' load, the clock's latency.
-#include <time.h>
-
 #include <chrono>
+#include <ctime>
 #include <shared_mutex>
 
 #include "ctld/controller.h"

@@ -42,8 +42,8 @@ Status Into(Result<T> result, T* reply) {
 
 }  // namespace
 
-grpc::Status ControllerService::Ping(grpc::ServerContext* context, const v1::PingRequest*,
-                                     v1::PingReply* reply) {
+grpc::Status ControllerService::Ping(grpc::ServerContext* context,
+                                     const v1::PingRequest* /*request*/, v1::PingReply* reply) {
   return Authenticated(controller_, auth_, context, model::RpcType::kPing,
                        [&](const Caller& caller) {
                          *reply = MakePingReply(controller_, caller, version_);
@@ -93,7 +93,7 @@ grpc::Status ControllerService::GetNodes(grpc::ServerContext* context,
 
 grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context,
                                            const v1::UpdateNodeRequest* request,
-                                           v1::UpdateNodeReply*) {
+                                           v1::UpdateNodeReply* /*reply*/) {
   return Authenticated(
       controller_, auth_, context, model::RpcType::kUpdateNode,
       [&](const Caller& caller) { return controller_->UpdateNode(caller, *request); });
@@ -109,13 +109,14 @@ grpc::Status ControllerService::JobStep(grpc::ServerContext* context,
 
 grpc::Status ControllerService::UpdatePartition(grpc::ServerContext* context,
                                                 const v1::UpdatePartitionRequest* request,
-                                                v1::UpdatePartitionReply*) {
+                                                v1::UpdatePartitionReply* /*reply*/) {
   return Authenticated(
       controller_, auth_, context, model::RpcType::kUpdatePartition,
       [&](const Caller& caller) { return controller_->UpdatePartition(caller, *request); });
 }
 
-grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest*,
+grpc::Status ControllerService::GetConfig(grpc::ServerContext* context,
+                                          const v1::GetConfigRequest* /*request*/,
                                           v1::GetConfigReply* reply) {
   return Authenticated(controller_, auth_, context, model::RpcType::kBuildInfo, [&](const Caller&) {
     controller_->GetConfig(reply);
@@ -124,7 +125,7 @@ grpc::Status ControllerService::GetConfig(grpc::ServerContext* context, const v1
 }
 
 grpc::Status ControllerService::GetAccounting(grpc::ServerContext* context,
-                                              const v1::GetAccountingRequest*,
+                                              const v1::GetAccountingRequest* /*request*/,
                                               v1::AccountingDb* reply) {
   return Authenticated(controller_, auth_, context, model::RpcType::kGetAccounting,
                        [&](const Caller&) {
@@ -177,7 +178,7 @@ grpc::Status NodeLinkService::Heartbeat(grpc::ServerContext* context,
 }
 
 grpc::Status NodeLinkService::ReportJob(grpc::ServerContext* context, const v1::JobReport* request,
-                                        v1::JobReportReply*) {
+                                        v1::JobReportReply* /*reply*/) {
   return Authenticated(controller_, auth_, context, RpcTypeOf(*request),
                        [&](const Caller& caller) { return controller_->Report(caller, *request); });
 }

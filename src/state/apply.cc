@@ -99,7 +99,8 @@ struct NodeShares {
 // The per-node shares of a job on its nodes (nodes no longer configured are left out).
 NodeShares SharesOf(const ClusterState& s, const v1::Job& job) {
   NodeShares out;
-  std::vector<uint64_t> cpu_cap, mem_cap;
+  std::vector<uint64_t> cpu_cap;
+  std::vector<uint64_t> mem_cap;
   for (const std::string& name : job.nodes()) {
     const int i = s.NodeIndex(name);
     if (i < 0) continue;
@@ -303,8 +304,9 @@ Status ApplyJobStarted(ClusterState* s, const v1::JobStarted& e, int64_t time) {
   if (current.Has(JobFlag::kCompleting)) {
     return FailedPrecondition(JobName(e.job_id()) + " is still completing on its previous nodes");
   }
-  if (e.nodes().empty())
+  if (e.nodes().empty()) {
     return InvalidArgument("JobStarted: " + JobName(e.job_id()) + " has no nodes");
+  }
   GANTRY_ASSIGN_OR_RETURN(const std::vector<uint32_t> indexes, NodeIndexes(*s, e.nodes()));
 
   Unindex(s, *job);
