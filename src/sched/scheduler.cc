@@ -594,7 +594,7 @@ class Pass {
     const bool behind = blocked_[p];
     if (options_.backfill) {
       blocked_[p] = true;
-      if (planned_jobs_ < options_.bf_max_job_test) {
+      if (planned_jobs_ < options_.bf_max_job_test && UnderPlanLimits(job, p)) {
         ++out_.stats.bf_tried;
         Plan(job, static_cast<uint32_t>(p), *elig, required, min_nodes, limit);
       }
@@ -602,6 +602,22 @@ class Pass {
       Block(static_cast<uint32_t>(p));
     }
     return behind || (required_possible && could >= min_nodes) ? kPriority : kResources;
+  }
+
+  // bf_max_job_user, bf_max_job_part: how many jobs of one user, of one partition, backfill
+  // plans in a pass (0: no limit).
+  bool UnderPlanLimits(const v1::Job& job, int p) const {
+    if (options_.bf_max_job_user > 0) {
+      const auto it = planned_by_user_.find(job.user_id());
+      if (it != planned_by_user_.end() && it->second >= options_.bf_max_job_user) return false;
+    }
+    if (options_.bf_max_job_part > 0) {
+      const auto it = planned_by_partition_.find(static_cast<uint32_t>(p));
+      if (it != planned_by_partition_.end() && it->second >= options_.bf_max_job_part) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // When a job started at `start` with `limit` minutes ends (never without a limit).
@@ -716,6 +732,8 @@ class Pass {
                       fitting.begin() + static_cast<ptrdiff_t>(others));
         for (uint32_t i : chosen) planned_[i].emplace_back(t, until);
         ++planned_jobs_;
+        ++planned_by_user_[job.user_id()];
+        ++planned_by_partition_[p];
         out_.expected_starts.push_back({job.job_id(), t});
         return;
       }
@@ -865,6 +883,8 @@ class Pass {
   // Per node: the times it is kept for planned jobs, [start, end).
   std::vector<std::vector<std::pair<int64_t, int64_t>>> planned_;
   uint32_t planned_jobs_ = 0;
+  std::map<uint32_t, uint32_t> planned_by_user_;       // uid -> jobs planned this pass
+  std::map<uint32_t, uint32_t> planned_by_partition_;  // partition index -> jobs planned
   std::vector<bool> blocked_;
   AssocLimits limits_;
   std::vector<PartitionInfo> parts_;
@@ -902,9 +922,13 @@ Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler
       int64_t* field;
     };
     int64_t max_job_test = o.bf_max_job_test;
+    int64_t max_job_user = o.bf_max_job_user;
+    int64_t max_job_part = o.bf_max_job_part;
     const Range ranges[] = {{"bf_window", 1, 43200, 60, &o.bf_window_sec},
                             {"bf_resolution", 1, 3600, 1, &o.bf_resolution_sec},
-                            {"bf_max_job_test", 1, 1000000, 1, &max_job_test}};
+                            {"bf_max_job_test", 1, 1000000, 1, &max_job_test},
+                            {"bf_max_job_user", 0, 1000000, 1, &max_job_user},
+                            {"bf_max_job_part", 0, 1000000, 1, &max_job_part}};
     for (const Range& r : ranges) {
       if (key != r.key) continue;
       int64_t n = 0;
@@ -917,6 +941,8 @@ Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler
       *r.field = n * r.scale;
     }
     o.bf_max_job_test = static_cast<uint32_t>(max_job_test);
+    o.bf_max_job_user = static_cast<uint32_t>(max_job_user);
+    o.bf_max_job_part = static_cast<uint32_t>(max_job_part);
   }
   return o;
 }

@@ -42,7 +42,8 @@
 //    "Resources" for the first job blocked in a partition ("Priority" when the nodes kept for
 //    earlier jobs would have been enough); later jobs of the partition that do not start wait
 //    with "Priority".
-//  * Backfill: each job that cannot start now is planned (up to bf_max_job_test jobs a pass):
+//  * Backfill: each job that cannot start now is planned (up to bf_max_job_test jobs a pass, at
+//    most bf_max_job_user of one user and bf_max_job_part of one partition):
 //    its expected start is the earliest time, within bf_window and rounded up to bf_resolution,
 //    when min_nodes of its eligible nodes are wholly free for its whole time limit (a node frees
 //    at the latest end, start + time limit, of its jobs; a node running a job without a time
@@ -131,6 +132,8 @@ struct SchedulerOptions {
   int64_t bf_window_sec = int64_t{1440} * 60;  // bf_window: how far ahead jobs are planned
   int64_t bf_resolution_sec = 60;              // bf_resolution: planned times are rounded up to it
   uint32_t bf_max_job_test = 500;              // bf_max_job_test: jobs planned per pass
+  uint32_t bf_max_job_user = 0;  // bf_max_job_user: of them, at most this many per user (0: any)
+  uint32_t bf_max_job_part = 0;  // bf_max_job_part: at most this many per partition (0: any)
 
   // From SchedulerType and SchedulerParameters ("bf_window=2880,bf_resolution=300,...": other
   // parameters are accepted and ignored). Errors name the key, the value and the rule.

@@ -298,6 +298,28 @@ TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
   EXPECT_EQ(d.stats.bf_tried, 0u);
 }
 
+// bf_max_job_user / bf_max_job_part: one user's (one partition's) jobs past the limit get no
+// plan in the pass; other users' still do.
+TEST(ScheduleTest, BackfillPlansAtMostSoManyJobsPerUserAndPartition) {
+  ClusterState s = MakeCluster(2);
+  Occupy(&s, 9, {"n1", "n2"});
+  for (uint32_t id = 1; id <= 3; ++id) Submit(&s, PendingJob(id, "batch", 1));  // alice's
+  v1::Job bobs = PendingJob(4, "batch", 1);
+  bobs.set_user_id(1002);
+  Submit(&s, bobs);
+  SchedulerOptions o;
+  auto planned = [&] {
+    std::vector<uint32_t> ids;
+    for (const ExpectedStart& e : Schedule(s, kNow, o).expected_starts) ids.push_back(e.job_id);
+    return ids;
+  };
+  EXPECT_EQ(planned(), (std::vector<uint32_t>{1, 2, 3, 4}));
+  o.bf_max_job_user = 2;
+  EXPECT_EQ(planned(), (std::vector<uint32_t>{1, 2, 4}));
+  o.bf_max_job_part = 1;
+  EXPECT_EQ(planned(), (std::vector<uint32_t>{1}));
+}
+
 TEST(ScheduleTest, SchedulerOptionsFromConfig) {
   Result<SchedulerOptions> o = SchedulerOptions::FromConfig(
       "sched/backfill", "bf_window=2880,bf_resolution=300,bf_max_job_test=50,bf_continue");
@@ -306,6 +328,14 @@ TEST(ScheduleTest, SchedulerOptionsFromConfig) {
   EXPECT_EQ(o->bf_window_sec, 2880 * 60);
   EXPECT_EQ(o->bf_resolution_sec, 300);
   EXPECT_EQ(o->bf_max_job_test, 50u);
+  EXPECT_EQ(o->bf_max_job_user, 0u);
+  o = SchedulerOptions::FromConfig("", "bf_max_job_user=2,bf_max_job_part=30");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->bf_max_job_user, 2u);
+  EXPECT_EQ(o->bf_max_job_part, 30u);
+  EXPECT_EQ(SchedulerOptions::FromConfig("", "bf_max_job_user=x").status().message(),
+            "SchedulerParameters: invalid value 'bf_max_job_user=x' (bf_max_job_user is a whole "
+            "number from 0 to 1000000)");
   EXPECT_FALSE(SchedulerOptions::FromConfig("sched/builtin", "")->backfill);
   EXPECT_EQ(SchedulerOptions::FromConfig("sched/fancy", "").status().message(),
             "SchedulerType: invalid value 'sched/fancy' (sched/backfill or sched/builtin)");
