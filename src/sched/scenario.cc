@@ -1,0 +1,256 @@
+#include "sched/scenario.h"
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/job_state.h"
+#include "sched/scheduler.h"
+#include "state/cluster_state.h"
+#include "state/testing.h"
+#include "text/ascii.h"
+#include "text/hostlist.h"
+
+namespace gantry::sched {
+namespace {
+
+using namespace state::testing;  // NOLINT(google-build-using-namespace): the state builders
+
+// One line's words: the leading ones, then key=value options (a bare word is key="").
+struct Line {
+  int number = 0;
+  std::vector<std::string> words;
+  std::map<std::string, std::string> options;
+};
+
+Status LineError(const Line& line, const std::string& what) {
+  return InvalidArgument("line " + std::to_string(line.number) + ": " + what);
+}
+
+Result<uint64_t> Number(const Line& line, const std::string& key, uint64_t fallback) {
+  const auto it = line.options.find(key);
+  if (it == line.options.end()) return fallback;
+  uint64_t n = 0;
+  const std::string& v = it->second;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size()) {
+    return LineError(line, key + "=" + v + ": not a whole number");
+  }
+  return n;
+}
+
+std::string Option(const Line& line, const std::string& key, const std::string& fallback = "") {
+  const auto it = line.options.find(key);
+  return it == line.options.end() ? fallback : it->second;
+}
+
+std::string Offset(int64_t t) { return "+" + std::to_string(t - kNow) + "s"; }
+
+class Scenario {
+ public:
+  Result<std::string> Run(std::string_view text) {
+    int number = 0;
+    for (std::string_view raw : text::Split(text, '\n')) {
+      ++number;
+      const size_t hash = raw.find('#');
+      if (hash != std::string_view::npos) raw = raw.substr(0, hash);
+      Line line;
+      line.number = number;
+      for (std::string_view word : text::Split(raw, ' ')) {
+        if (word.empty()) continue;
+        const size_t eq = word.find('=');
+        if (eq != std::string_view::npos) {
+          line.options[std::string(word.substr(0, eq))] = std::string(word.substr(eq + 1));
+        } else if (!line.options.empty() || (line.words.size() >= 2 && line.words[0] == "submit")) {
+          line.options[std::string(word)] = "";
+        } else {
+          line.words.emplace_back(word);
+        }
+      }
+      if (line.words.empty()) continue;
+      GANTRY_RETURN_IF_ERROR(Command(line));
+    }
+    return out_;
+  }
+
+ private:
+  Status Command(const Line& line) {
+    const std::string& verb = line.words[0];
+    if (verb == "node") return AddNodes(line);
+    if (verb == "partition") return AddPartition(line);
+    if (verb == "scheduler") return SetScheduler(line);
+    if (verb != "submit" && verb != "advance" && verb != "end" && verb != "cycle") {
+      return LineError(line, "unknown command '" + verb +
+                                 "' (node, partition, scheduler, submit, advance, end, cycle)");
+    }
+    GANTRY_RETURN_IF_ERROR(SetUp(line));
+    if (verb == "submit") return Submit(line);
+    if (verb == "advance") {
+      if (line.words.size() != 2) return LineError(line, "advance takes a number of seconds");
+      Line n = line;
+      n.options["seconds"] = line.words[1];
+      GANTRY_ASSIGN_OR_RETURN(uint64_t seconds, Number(n, "seconds", 0));
+      now_ += static_cast<int64_t>(seconds);
+      return Status::Ok();
+    }
+    if (verb == "end") return End(line);
+    return Cycle();
+  }
+
+  Status AddNodes(const Line& line) {
+    if (set_up_) return LineError(line, "nodes come before the first job or event");
+    if (line.words.size() != 2) return LineError(line, "node takes one hostlist");
+    Result<std::vector<std::string>> names = text::ExpandHostlist(line.words[1]);
+    if (!names.ok()) return LineError(line, names.status().message());
+    GANTRY_ASSIGN_OR_RETURN(uint64_t cpus, Number(line, "cpus", 64));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t mem, Number(line, "mem", 256000));
+    for (const std::string& name : *names) {
+      nodes_.push_back(MakeNode(name, static_cast<uint32_t>(cpus), mem, Option(line, "gres"),
+                                Option(line, "features")));
+    }
+    return Status::Ok();
+  }
+
+  Status AddPartition(const Line& line) {
+    if (set_up_) return LineError(line, "partitions come before the first job or event");
+    if (line.words.size() != 2) return LineError(line, "partition takes one name");
+    Result<std::vector<std::string>> names = text::ExpandHostlist(Option(line, "nodes"));
+    if (!names.ok() || names->empty()) return LineError(line, "nodes=HOSTLIST is required");
+    v1::Partition p = MakePartition(line.words[1], *names, line.options.contains("default"));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t tier, Number(line, "tier", 1));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t max_time, Number(line, "maxtime", state::kUnlimited));
+    p.set_priority_tier(static_cast<uint32_t>(tier));
+    p.set_max_time_min(static_cast<uint32_t>(max_time));
+    p.set_oversubscribe(text::AsciiToUpper(Option(line, "oversubscribe", "NO")));
+    partitions_.push_back(std::move(p));
+    return Status::Ok();
+  }
+
+  Status SetScheduler(const Line& line) {
+    Result<SchedulerOptions> o =
+        SchedulerOptions::FromConfig(Option(line, "type"), Option(line, "params"));
+    if (!o.ok()) return LineError(line, o.status().message());
+    options_ = *o;
+    options_.whole_nodes = Option(line, "select") == "select/linear";
+    return Status::Ok();
+  }
+
+  Status SetUp(const Line& line) {
+    if (set_up_) return Status::Ok();
+    if (nodes_.empty() || partitions_.empty()) {
+      return LineError(line, "a scenario needs node and partition lines first");
+    }
+    GANTRY_RETURN_IF_ERROR(state::Apply(&s_, ConfigEvent(nodes_, partitions_, now_)));
+    for (const v1::Node& n : nodes_) {
+      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, RegisterEvent(n.name(), now_)));
+    }
+    set_up_ = true;
+    return Status::Ok();
+  }
+
+  Status Submit(const Line& line) {
+    if (line.words.size() != 2) return LineError(line, "submit takes a job id");
+    Line id = line;
+    id.options["id"] = line.words[1];
+    GANTRY_ASSIGN_OR_RETURN(uint64_t job_id, Number(id, "id", 0));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t nodes, Number(line, "nodes", 1));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t tasks, Number(line, "tasks", 0));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t cpt, Number(line, "cpus_per_task", 0));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t mem_per_cpu, Number(line, "mem_per_cpu", 0));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t mem, Number(line, "mem", 0));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t time, Number(line, "time", 60));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t priority, Number(line, "priority", state::kBasePriority));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t user, Number(line, "user", 1001));
+    const std::string partition =
+        Option(line, "partition", partitions_.empty() ? "" : partitions_.front().name());
+    v1::Job job =
+        PendingJob(static_cast<uint32_t>(job_id), partition, static_cast<uint32_t>(nodes), now_);
+    v1::JobRequest& r = *job.mutable_request();
+    r.set_num_tasks(static_cast<uint32_t>(tasks));
+    r.set_cpus_per_task(static_cast<uint32_t>(cpt));
+    r.set_mem_per_cpu_mb(mem_per_cpu);
+    r.set_mem_per_node_mb(mem);
+    r.set_gres(Option(line, "gres"));
+    r.set_exclusive(line.options.contains("exclusive"));
+    r.set_dependency(Option(line, "dependency"));
+    r.set_req_nodes(Option(line, "nodelist"));
+    job.set_user_id(static_cast<uint32_t>(user));
+    job.set_time_limit_min(static_cast<uint32_t>(time));
+    job.set_priority(static_cast<uint32_t>(priority));
+    Status applied = state::Apply(&s_, SubmitEvent(job, now_));
+    return applied.ok() ? applied : LineError(line, applied.message());
+  }
+
+  Status End(const Line& line) {
+    if (line.words.size() != 2) return LineError(line, "end takes a job id");
+    Line id = line;
+    id.options["id"] = line.words[1];
+    GANTRY_ASSIGN_OR_RETURN(uint64_t job_id, Number(id, "id", 0));
+    const v1::Job* job = s_.FindJob(static_cast<uint32_t>(job_id));
+    if (job == nullptr) return LineError(line, "no job " + line.words[1]);
+    const std::string state_name = Option(line, "state", "COMPLETED");
+    std::optional<model::JobBaseState> state;
+    for (model::JobBaseState b : model::kAllJobBaseStates) {
+      if (model::JobBaseStateName(b) == state_name) state = b;
+    }
+    if (!state || !model::IsFinished(*state)) {
+      return LineError(line, "state=" + state_name + ": not an end state (COMPLETED, FAILED...)");
+    }
+    const std::vector<std::string> nodes(job->nodes().begin(), job->nodes().end());
+    GANTRY_RETURN_IF_ERROR(
+        state::Apply(&s_, EndEvent(static_cast<uint32_t>(job_id), *state, now_)));
+    for (const std::string& node : nodes) {
+      GANTRY_RETURN_IF_ERROR(
+          state::Apply(&s_, ReleaseEvent(static_cast<uint32_t>(job_id), node, now_)));
+    }
+    return Status::Ok();
+  }
+
+  Status Cycle() {
+    const Decisions d = Schedule(s_, now_, options_);
+    out_ += "cycle at " + Offset(now_) + "\n";
+    for (const Start& start : d.starts) {
+      std::string nodes;
+      for (const std::string& n : start.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+      out_ += "  start " + std::to_string(start.job_id) + " on " + nodes +
+              " cpus=" + std::to_string(start.num_cpus) +
+              " mem=" + std::to_string(start.alloc_mem_mb) + "\n";
+      GANTRY_RETURN_IF_ERROR(
+          state::Apply(&s_, StartEvent(start.job_id, start.nodes, now_, start.num_cpus,
+                                       start.alloc_mem_mb, start.time_limit_min, start.partition)));
+    }
+    for (const ReasonChange& change : d.reasons) {
+      s_.jobs[change.job_id].set_reason(change.reason);
+    }
+    std::map<uint32_t, int64_t> expected;
+    for (const ExpectedStart& e : d.expected_starts) expected[e.job_id] = e.time;
+    for (const state::PendingKey& key : s_.pending) {
+      const v1::Job* job = s_.FindJob(key.job_id);
+      if (job == nullptr || !state::IsPendingJob(*job)) continue;
+      out_ += "  wait " + std::to_string(key.job_id) + " prio=" + std::to_string(key.priority) +
+              " " + job->reason();
+      if (const auto it = expected.find(key.job_id); it != expected.end()) {
+        out_ += " expected " + Offset(it->second);
+      }
+      out_ += "\n";
+    }
+    return Status::Ok();
+  }
+
+  state::ClusterState s_;
+  std::vector<v1::Node> nodes_;
+  std::vector<v1::Partition> partitions_;
+  SchedulerOptions options_;
+  bool set_up_ = false;
+  int64_t now_ = kNow;
+  std::string out_;
+};
+
+}  // namespace
+
+Result<std::string> RunScenario(std::string_view text) { return Scenario().Run(text); }
+
+}  // namespace gantry::sched

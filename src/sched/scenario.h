@@ -1,0 +1,36 @@
+// Scheduling scenarios: a small language for "this cluster, these jobs, these events" whose run
+// prints what the scheduler decided at each pass, so that scenario files can pin decisions the
+// way flux-sched's resource-query tests do (tests/scenarios/*.scn and their .out).
+//
+// One command per line; '#' starts a comment; words are `key=value` options:
+//   node NAMES [cpus=64] [mem=256000] [gres=gpu:8] [features=a,b]    (a hostlist: n[1-4])
+//   partition NAME nodes=HOSTLIST [default] [tier=N] [oversubscribe=EXCLUSIVE] [maxtime=MIN]
+//   scheduler [type=sched/backfill|sched/builtin] [select=select/linear] [params=bf_...,...]
+//   submit ID [user=UID] [partition=P] [nodes=N] [tasks=N] [cpus_per_task=N] [mem_per_cpu=MB]
+//          [mem=MB] [gres=gpu:N] [time=MIN] [priority=N] [exclusive] [dependency=afterok:N]
+//          [nodelist=HOSTLIST]
+//   advance SECONDS            the clock moves on
+//   end ID [state=COMPLETED]   the job ends and leaves its nodes
+//   cycle                      one pass: prints it and applies its starts
+// The nodes and partitions are set up at the first command that is neither. The clock starts
+// at state::testing::kNow; times print as offsets from it ("+3600s").
+// A `cycle` prints "cycle at +Ns", then "  start ID on NODES cpus=N mem=N" per start, then
+// "  wait ID prio=N REASON" (with " expected +Ns" when backfill planned it) for every job
+// still pending, in priority order.
+// Errors name the line, the word and the rule.
+// Pure; thread-safe.
+#ifndef GANTRY_SCHED_SCENARIO_H_
+#define GANTRY_SCHED_SCENARIO_H_
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace gantry::sched {
+
+Result<std::string> RunScenario(std::string_view text);
+
+}  // namespace gantry::sched
+
+#endif  // GANTRY_SCHED_SCENARIO_H_
