@@ -287,6 +287,7 @@ void Controller::RunOnce() {
   const UnixTime now = clock_->Now();
   std::vector<v1::Event> events;
   AfterCommit after;
+  ResetUsageLocked(now, &events);
   TimersLocked(now, &events, &after);
   // Timer events (node lost, time limits) must be applied before scheduling sees the state.
   std::unique_ptr<store::PendingWrite> timers = CommitLocked(std::move(events));

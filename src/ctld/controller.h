@@ -189,6 +189,10 @@ class Controller {
   // again; in between, those of jobs that entered the queue (state_.entered_pending). In
   // memory only, like reasons (controller_priority.cc).
   void UpdatePrioritiesLocked(UnixTime now);
+  // PriorityUsageResetPeriod: once per period boundary, the usage tallies not charged since it
+  // start again from nothing (one AccountingChanged event; a controller that was down across a
+  // boundary resets the tallies untouched since). Call with mu_ held exclusively.
+  void ResetUsageLocked(UnixTime now, std::vector<v1::Event>* events);
   // sshare's TRESRunMins: per association (and every account above), the TRES x minutes left
   // of the time limits of its running jobs. Call with mu_ held.
   std::map<uint32_t, state::TresAmounts> TresRunMinutesLocked(UnixTime now) const;
@@ -217,9 +221,10 @@ class Controller {
   uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
-  UnixTime last_purge_ = 0;          // guarded by mu_
-  UnixTime last_priority_calc_ = 0;  // guarded by mu_
-  std::set<uint32_t> planned_jobs_;  // jobs with an expected start set, guarded by mu_
+  UnixTime last_purge_ = 0;           // guarded by mu_
+  UnixTime last_priority_calc_ = 0;   // guarded by mu_
+  UnixTime usage_reset_checked_ = 0;  // the last reset boundary looked at, guarded by mu_
+  std::set<uint32_t> planned_jobs_;   // jobs with an expected start set, guarded by mu_
   // Running jobs (id, epoch) that got their --signal warning; not durable: after a restart a
   // job may be warned again. Guarded by mu_.
   std::set<std::pair<uint32_t, uint64_t>> warned_;

@@ -9,6 +9,7 @@
 #include "sched/priority.h"
 #include "state/records.h"
 #include "state/usage.h"
+#include "sys/system_time.h"
 
 namespace gantry::ctld {
 namespace {
@@ -44,6 +45,24 @@ std::map<uint32_t, state::TresAmounts> Controller::TresRunMinutesLocked(UnixTime
     }
   }
   return out;
+}
+
+void Controller::ResetUsageLocked(UnixTime now, std::vector<v1::Event>* events) {
+  const UnixTime boundary = sched::LastUsageReset(config_.priority.usage_reset, now, boot_time_,
+                                                  sys::LocalTimeZone::Get());
+  if (boundary <= 0 || boundary <= usage_reset_checked_) return;
+  usage_reset_checked_ = boundary;
+  v1::AccountingChange change;
+  for (const auto& [id, tally] : state_.accounting.association_usage) {
+    if (tally.as_of() < boundary) change.add_reset_usage(id);
+  }
+  for (const auto& [name, tally] : state_.accounting.qos_usage) {
+    if (tally.as_of() < boundary) change.add_reset_qos_usage(name);
+  }
+  if (change.reset_usage().empty() && change.reset_qos_usage().empty()) return;
+  v1::Event event = NewEvent();
+  *event.mutable_accounting_changed()->mutable_change() = std::move(change);
+  events->push_back(std::move(event));
 }
 
 void Controller::UpdatePrioritiesLocked(UnixTime now) {

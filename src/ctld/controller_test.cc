@@ -251,6 +251,34 @@ TEST_F(ControllerTest, BatchJobRunsThroughPrologLaunchEndAndEpilog) {
   EXPECT_EQ(Node("n0").job_ids_size(), 0);
 }
 
+// PriorityUsageResetPeriod=DAILY: the usage a job left is gone once a day has begun.
+TEST_F(ControllerTest, UsageStartsAgainAtTheResetPeriod) {
+  config_.priority.usage_reset = sched::UsageResetPeriod::kDaily;
+  Open();
+  RegisterAll();
+  const uint32_t id = Submit(kRoot);
+  controller_->RunOnce();
+  PrologsDone(id);
+  clock_.now += 600;
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, 0).ok());
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
+  auto root_usage = [&] {
+    v1::GetPrioritiesRequest r;
+    r.set_shares(true);
+    double usage = -1;
+    const v1::GetPrioritiesReply reply = controller_->GetPriorities(r);
+    for (const v1::ShareInfo& share : reply.shares()) {
+      if (share.account() == "root" && share.user() == "root") usage = share.raw_usage();
+    }
+    return usage;
+  };
+  controller_->RunOnce();
+  EXPECT_GT(root_usage(), 0);  // the same day
+  clock_.now += 24 * 3600;
+  controller_->RunOnce();
+  EXPECT_EQ(root_usage(), 0);
+}
+
 TEST_F(ControllerTest, FailingScriptEndsFailedWithItsExitCode) {
   RegisterAll();
   const uint32_t id = Submit(kAlice);

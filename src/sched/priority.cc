@@ -105,6 +105,9 @@ Result<PriorityConfig> PriorityConfig::FromKeys(
     }
     c.calc_period_sec = *minutes * 60;
   }
+  if (auto v = value("PriorityUsageResetPeriod")) {
+    GANTRY_ASSIGN_OR_RETURN(c.usage_reset, ParseUsageResetPeriod(*v));
+  }
   if (auto v = value("PriorityFavorSmall")) {
     const std::string yes = text::AsciiToLower(*v);
     if (yes != "yes" && yes != "no") return Bad("PriorityFavorSmall", *v, "YES or NO");

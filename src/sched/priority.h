@@ -35,6 +35,7 @@
 
 #include "base/status.h"
 #include "sched/fair_share.h"
+#include "sched/usage_reset.h"
 #include "state/cluster_state.h"
 
 namespace gantry::sched {
@@ -62,6 +63,7 @@ struct PriorityConfig {
   bool accrue_always = false;
   bool incr_only = false;
   FairShareAlgorithm fair_share = FairShareAlgorithm::kFairTree;  // NO_FAIR_TREE, DEPTH_OBLIVIOUS
+  UsageResetPeriod usage_reset = UsageResetPeriod::kNone;         // PriorityUsageResetPeriod
 
   // From slurm.conf keys (`value` gives a key's value, nullopt when unset). Errors name the key,
   // the value and the rule: InvalidArgument "PriorityFlags: unknown flag 'X' (...)".
