@@ -35,13 +35,6 @@ if [ ${#pg[@]} != 0 ]; then
 fi
 mkdir -p "$WORK/$u" && chown "$u" "$WORK/$u"
 as() { (cd "$WORK/$u" && runuser -u "$u" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@"); }
-expect() {  # expect WHAT EXPECTED ACTUAL
-  [ "$2" = "$3" ] || fail "$1: expected
-$2
-got
-$3"
-}
-
 # A new cluster has root's account and user, and QOS normal.
 expect "list user" "      User   Def Acct     Admin 
 ---------- ---------- --------- 

@@ -8,12 +8,6 @@
 source "$(dirname "$0")/lib.sh" "$1" "$2"
 start_cluster
 
-expect() {  # expect WHAT EXPECTED ACTUAL
-  [ "$2" = "$3" ] || fail "$1: expected
-$2
-got
-$3"
-}
 reason() { squeue -h -j "$1" -o %r; }
 
 busy=$(sbatch --parsable -N 2 --exclusive -t 10 -o /dev/null --wrap 'sleep 600') || fail "sbatch busy"

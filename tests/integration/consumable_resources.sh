@@ -7,12 +7,6 @@
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/shared.json"
 start_cluster
 
-expect() {  # expect WHAT EXPECTED ACTUAL
-  [ "$2" = "$3" ] || fail "$1: expected
-$2
-got
-$3"
-}
 node_of() { squeue -h -j "$1" -o %N; }
 node_field() { scontrol show node "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
 first=$(sinfo -h -N -p gpu -o %N | head -1)

@@ -39,6 +39,14 @@ fail() {
   exit 1
 }
 
+# expect WHAT EXPECTED ACTUAL: fails, showing both, unless they are equal.
+expect() {
+  [ "$2" = "$3" ] || fail "$1: expected
+$2
+got
+$3"
+}
+
 # The spec with @WORK@ replaced by the scratch dir (prolog/epilog scripts write there).
 prepare_spec() {
   sed "s|@WORK@|$WORK|g" "$SPEC" >"$WORK/spec.json"

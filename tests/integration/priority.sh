@@ -10,13 +10,6 @@ source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/priority.j
 start_cluster
 me=$(id -un)
 
-expect() {  # expect WHAT EXPECTED ACTUAL
-  [ "$2" = "$3" ] || fail "$1: expected
-$2
-got
-$3"
-}
-
 sacctmgr -i add account research prod >/dev/null || fail "add accounts"
 sacctmgr -i add user "$me" Account=research,prod >/dev/null || fail "add associations"
 

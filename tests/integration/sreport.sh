@@ -10,13 +10,6 @@ source "$(dirname "$0")/lib.sh" "$1" "$2"
 start_cluster
 me=$(id -un)
 
-expect() {  # expect WHAT EXPECTED ACTUAL
-  [ "$2" = "$3" ] || fail "$1: expected
-$2
-got
-$3"
-}
-
 # A second account for the same user: its jobs run with -A research.
 sacctmgr -i add account research >/dev/null || fail "add account"
 sacctmgr -i add user "$me" Account=research >/dev/null || fail "add association"
