@@ -167,15 +167,18 @@ class Pass {
       if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
     }
     planned_.resize(n);
+    // Each partition's nodes in the order jobs get them: lowest Weight first, then the
+    // partition's order.
     in_index_order_.assign(s.partitions.size(), true);
-    for (size_t p = 0; p < s.partitions.size(); ++p) {
-      in_index_order_[p] = std::ranges::is_sorted(s.partition_nodes[p]);
-    }
     position_.assign(s.partitions.size(), std::vector<uint32_t>(n, UINT32_MAX));
     for (size_t p = 0; p < s.partitions.size(); ++p) {
-      for (size_t k = 0; k < s.partition_nodes[p].size(); ++k) {
-        position_[p][s.partition_nodes[p][k]] = static_cast<uint32_t>(k);
-      }
+      std::vector<uint32_t> order = s.partition_nodes[p];
+      std::ranges::stable_sort(order, [&s](uint32_t a, uint32_t b) {
+        return std::max<uint32_t>(s.nodes[a].weight(), 1) <
+               std::max<uint32_t>(s.nodes[b].weight(), 1);
+      });
+      in_index_order_[p] = std::ranges::is_sorted(order);
+      for (size_t k = 0; k < order.size(); ++k) position_[p][order[k]] = static_cast<uint32_t>(k);
     }
     blocked_.assign(s.partitions.size(), false);
     parts_.reserve(s.partitions.size());

@@ -30,7 +30,8 @@
 //    A job takes whole nodes, which must hold no job, with --exclusive, in an
 //    OverSubscribe=EXCLUSIVE partition, under SelectType=select/linear (whole_nodes) or when it
 //    asks for all of a node's memory (--mem=0). It must get every -w node and no -x node. Nodes
-//    are picked in the partition's order and listed in configuration order.
+//    are picked lowest Weight first, then in the partition's order, and listed in configuration
+//    order.
 //  * Start: num_cpus = the CPUs per node (state::CpusPerNodeOf; whole nodes: all of theirs) x
 //    nodes, alloc_mem_mb = memory per node x nodes (a whole node's memory when the job asks
 //    for none), time_limit_min = the job's (or the partition's DefaultTime/MaxTime when unset).

@@ -235,6 +235,18 @@ TEST(ScheduleTest, JobsShareNodesWhileCpusMemoryAndGpusLast) {
   EXPECT_EQ(Reasons(d).at(6), "Priority");  // behind the exclusive job 4
 }
 
+TEST(ScheduleTest, LowestWeightNodesFirst) {
+  ClusterState s = MakeCluster(3);
+  s.nodes[0].set_weight(10);
+  s.nodes[1].set_weight(1);
+  s.nodes[2].set_weight(5);
+  Submit(&s, PendingJob(1, "batch", 1));
+  Submit(&s, PendingJob(2, "batch", 2));
+  const Decisions d = Schedule(s, kNow);
+  EXPECT_EQ(Started(d),
+            (std::map<uint32_t, std::vector<std::string>>{{1, {"n2"}}, {2, {"n1", "n3"}}}));
+}
+
 TEST(ScheduleTest, WholeNodesForExclusivePartitionsAndSelectLinear) {
   ClusterState s = MakeCluster(2);
   s.partitions[0].set_oversubscribe("EXCLUSIVE");

@@ -274,7 +274,8 @@ std::string FormatNodeRecord(const v1::Node& node, const TimeZone& tz, const Sho
   out.EndLine();
   out << "State=" << model::NodeStateComplete(NodeDisplayState(node))
       << " ThreadsPerCore=" << std::to_string(topo.threads)
-      << " TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A";
+      << " TmpDisk=0 Weight=" << std::to_string(std::max<uint32_t>(node.weight(), 1))
+      << " Owner=N/A MCS_label=N/A";
   out.EndLine();
   if (node.partitions_size() > 0) {
     std::string parts;

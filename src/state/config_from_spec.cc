@@ -170,6 +170,8 @@ v1::ConfigLoaded ConfigFromSpec(const spec::EffectiveConfig& config) {
     if (const std::string* v = Find(pool.node_config, "Gres")) gres = *v;
     if (const std::string* v = Find(pool.node_config, "Features")) features = *v;
     if (const std::string* v = Find(pool.node_config, "Feature")) features = *v;
+    uint64_t weight = 1;
+    if (const std::string* v = Find(pool.node_config, "Weight")) weight = ParseUint(*v, weight);
     for (const std::string& name : pool.node_names) {
       v1::Node& node = *out.add_nodes();
       node.set_name(name);
@@ -186,6 +188,7 @@ v1::ConfigLoaded ConfigFromSpec(const spec::EffectiveConfig& config) {
       node.set_real_memory_mb(memory);
       node.set_gres(gres);
       node.set_features(features);
+      node.set_weight(static_cast<uint32_t>(weight));
     }
   }
   return out;
