@@ -190,6 +190,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   state_.return_to_service = config_.return_to_service;
   state_.enforce_limits = config_.admit.enforce_limits;
   state_.enforce_safe = config_.admit.enforce_safe;
+  state_.billing_max_tres = config_.priority.max_tres;
   state_.accounting.usage_half_life_sec = config_.usage_half_life_sec;
   uint64_t replayed = 0;
   GANTRY_RETURN_IF_ERROR(store_->ReadFrom(after, [&](const store::Record& record) {
@@ -441,25 +442,34 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
                                 std::vector<uint32_t>* started) {
   const auto pass_start = std::chrono::steady_clock::now();
   UpdatePrioritiesLocked(now);
-  sched::Decisions decisions = sched::Schedule(state_, now, config_.scheduler);
-  // Expected starts, in memory like reasons: this pass's plans replace the last one's.
-  std::set<uint32_t> planned;
-  for (const sched::ExpectedStart& e : decisions.expected_starts) {
-    auto it = state_.jobs.find(e.job_id);
-    if (it == state_.jobs.end()) continue;
-    planned.insert(e.job_id);
-    if (it->second.expected_start_time() != e.time) {
-      it->second.set_expected_start_time(e.time);
-      state_.changed_jobs.push_back(e.job_id);
+  // bf_interval: passes between backfilling ones keep strict order and the last plans.
+  sched::SchedulerOptions options = config_.scheduler;
+  const int64_t interval = options.bf_interval_sec;
+  const bool backfill = options.backfill && interval >= 0 &&
+                        (last_backfill_ == 0 || interval == 0 || now - last_backfill_ >= interval);
+  if (backfill) last_backfill_ = now;
+  options.backfill = backfill;
+  sched::Decisions decisions = sched::Schedule(state_, now, options);
+  // Expected starts, in memory like reasons: a backfilling pass's plans replace the last one's.
+  if (backfill || interval < 0) {
+    std::set<uint32_t> planned;
+    for (const sched::ExpectedStart& e : decisions.expected_starts) {
+      auto it = state_.jobs.find(e.job_id);
+      if (it == state_.jobs.end()) continue;
+      planned.insert(e.job_id);
+      if (it->second.expected_start_time() != e.time) {
+        it->second.set_expected_start_time(e.time);
+        state_.changed_jobs.push_back(e.job_id);
+      }
     }
+    for (uint32_t id : planned_jobs_) {
+      auto it = state_.jobs.find(id);
+      if (it == state_.jobs.end() || planned.contains(id)) continue;
+      it->second.set_expected_start_time(0);
+      state_.changed_jobs.push_back(id);
+    }
+    planned_jobs_ = std::move(planned);
   }
-  for (uint32_t id : planned_jobs_) {
-    auto it = state_.jobs.find(id);
-    if (it == state_.jobs.end() || planned.contains(id)) continue;
-    it->second.set_expected_start_time(0);
-    state_.changed_jobs.push_back(id);
-  }
-  planned_jobs_ = std::move(planned);
   for (const sched::ReasonChange& change : decisions.reasons) {
     // Reasons are recomputed every pass; they are not worth a durable event.
     auto it = state_.jobs.find(change.job_id);

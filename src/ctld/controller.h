@@ -225,6 +225,7 @@ class Controller {
   UnixTime last_priority_calc_ = 0;   // guarded by mu_
   UnixTime usage_reset_checked_ = 0;  // the last reset boundary looked at, guarded by mu_
   std::set<uint32_t> planned_jobs_;   // jobs with an expected start set, guarded by mu_
+  UnixTime last_backfill_ = 0;        // when a pass last backfilled (bf_interval); guarded by mu_
   // Running jobs (id, epoch) that got their --signal warning; not durable: after a restart a
   // job may be warned again. Guarded by mu_.
   std::set<std::pair<uint32_t, uint64_t>> warned_;

@@ -279,6 +279,38 @@ TEST_F(ControllerTest, UsageStartsAgainAtTheResetPeriod) {
   EXPECT_EQ(root_usage(), 0);
 }
 
+// bf_interval=60: passes between backfilling ones keep strict order (a short job waits behind a
+// blocked wide one) and the wide job keeps the start the last backfill planned for it.
+TEST_F(ControllerTest, BackfillRunsAtMostOncePerBfInterval) {
+  config_.scheduler.bf_interval_sec = 60;
+  Open();
+  RegisterAll();
+  auto job = [&](uint32_t nodes, uint32_t minutes) {
+    return SubmitWith(kAlice, [=](v1::JobRequest* r) {
+      r->set_min_nodes(nodes);
+      r->set_time_limit_min(minutes);
+    });
+  };
+  const uint32_t running = job(1, 10);
+  controller_->RunOnce();  // backfills (the first pass)
+  ASSERT_EQ(State(running), JobBaseState::kRunning);
+  const uint32_t wide = job(3, 10);
+  const uint32_t shorter = job(1, 5);
+  clock_.now += 10;
+  controller_->RunOnce();  // 10 s later: strict order
+  EXPECT_EQ(State(shorter), JobBaseState::kPending);
+  EXPECT_EQ(Job(shorter).reason(), "Priority");
+  EXPECT_EQ(Job(wide).expected_start_time(), 0);
+  clock_.now += 50;
+  controller_->RunOnce();  // 60 s after the last backfill
+  EXPECT_EQ(State(shorter), JobBaseState::kRunning);
+  const int64_t planned = Job(wide).expected_start_time();
+  EXPECT_GT(planned, clock_.now);
+  clock_.now += 1;
+  controller_->RunOnce();
+  EXPECT_EQ(Job(wide).expected_start_time(), planned);  // kept until the next backfill
+}
+
 TEST_F(ControllerTest, FailingScriptEndsFailedWithItsExitCode) {
   RegisterAll();
   const uint32_t id = Submit(kAlice);

@@ -67,7 +67,9 @@ void AssocLimits::Started(const v1::Job& job, const Start& start) {
   if (!active_) return;
   state::LimitedJob started = Limited(job, start.partition, start.time_limit_min);
   started.tres["cpu"] = start.num_cpus;
-  started.tres["billing"] = start.num_cpus;
+  // With billing weights the job's billing stays what it asked for until the next pass counts
+  // its record (gantryd sets it from the allocation when the start is applied).
+  if (!job.has_billing()) started.tres["billing"] = start.num_cpus;
   started.tres["mem"] = static_cast<int64_t>(start.alloc_mem_mb);
   started.tres["node"] = static_cast<int64_t>(start.nodes.size());
   limits_.Count(started, &use_);

@@ -107,8 +107,7 @@ class Calculator {
     const double factor =
         qos != db_.qos.end() && qos->second.has_usage_factor() ? qos->second.usage_factor() : 1.0;
     if (factor <= 0) return;
-    const double used = static_cast<double>(RunSeconds(job, now)) *
-                        static_cast<double>(state::JobBaseTres(job, "billing")) * factor;
+    const double used = static_cast<double>(RunSeconds(job, now)) * state::JobBilling(job) * factor;
     if (used <= 0) return;
     const std::string key =
         job.user_name() + "\n" + job.request().account() + "\n" + job.partition();

@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "model/billing.h"
 #include "state/priority.h"
 #include "state/records.h"
 #include "state/resources.h"
@@ -141,7 +142,9 @@ Result<PriorityConfig> PriorityConfig::FromKeys(
         c.incr_only = true;
       } else if (f == "NO_FAIR_TREE" || f == "DEPTH_OBLIVIOUS") {
         c.fair_share = FairShareAlgorithm::kClassic;
-      } else if (f != "FAIR_TREE" && f != "MAX_TRES") {
+      } else if (f == "MAX_TRES") {
+        c.max_tres = true;
+      } else if (f != "FAIR_TREE") {
         return Bad("PriorityFlags", flag,
                    "flags: ACCRUE_ALWAYS, CALCULATE_RUNNING, DEPTH_OBLIVIOUS, FAIR_TREE, "
                    "INCR_ONLY, MAX_TRES, NO_FAIR_TREE, NO_NORMAL_ALL, NO_NORMAL_ASSOC, "
@@ -167,10 +170,21 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
   if (config.weight_fairshare > 0) {
     fair_share_ = ComputeFairShare(state.accounting, running, now, config.fair_share,
                                    config.fairshare_dampening);
+  }
+  if (config.weight_fairshare > 0 || config.weight_assoc > 0) {
+    double max_assoc_priority = 0;
+    for (const auto& [id, a] : state.accounting.associations) {
+      max_assoc_priority =
+          std::max<double>(max_assoc_priority, state::EffectivePriority(state.accounting, a));
+    }
     for (const auto& [id, a] : state.accounting.associations) {
       if (a.user().empty()) continue;
-      fair_share_of_.try_emplace(AssocKey(a.user(), a.account(), a.partition()),
-                                 fair_share_.FactorOf(a.id()));
+      AssocFactors f;
+      if (config.weight_fairshare > 0) f.fairshare = fair_share_.FactorOf(a.id());
+      if (const double p = state::EffectivePriority(state.accounting, a); p > 0) {
+        f.assoc = config.no_normal_assoc ? p : p / max_assoc_priority;
+      }
+      assoc_factors_of_.try_emplace(AssocKey(a.user(), a.account(), a.partition()), f);
     }
   }
   for (const v1::Partition& p : state.partitions) {
@@ -205,14 +219,26 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
       for (const text::GresSpec& g : parsed->second) totals["gres/" + g.name] += g.count;
     }
     std::vector<std::pair<std::string, double>> list = {
-        {"cpu", cpus}, {"mem", mem}, {"node", nodes}, {"billing", cpus}};
+        {"cpu", cpus}, {"mem", mem}, {"node", nodes}};
     for (const auto& [name, count] : totals) list.emplace_back(name, static_cast<double>(count));
+    // The partition's billing: its weights applied to its totals (scontrol's TRES=billing=).
+    const std::vector<text::TresWeight>& weights =
+        model::BillingWeightsOf(state.partitions[p].tres_billing_weights());
+    const double billing =
+        weights.empty() ? cpus
+                        : model::WeightedTres(weights, config.max_tres, [&](std::string_view n) {
+                            for (const auto& [name, count] : list) {
+                              if (name == n) return count;
+                            }
+                            return 0.0;
+                          });
+    list.emplace_back("billing", std::floor(billing));
     partition_tres_.push_back(std::move(list));
   }
 }
 
 PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Partition& partition,
-                                              double fairshare, bool detailed) const {
+                                              const AssocFactors& assoc, bool detailed) const {
   const PriorityConfig& c = config_;
   const v1::JobRequest& r = job.request();
   PriorityFactors f;
@@ -224,7 +250,8 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
     f.age =
         age >= c.max_age_sec ? 1.0 : static_cast<double>(age) / static_cast<double>(c.max_age_sec);
   }
-  f.fairshare = fairshare;
+  f.fairshare = assoc.fairshare;
+  f.assoc = assoc.assoc;
   if (c.weight_job_size > 0 && cluster_nodes_ > 0 && cluster_cpus_ > 0) {
     const auto nodes = static_cast<double>(cluster_nodes_);
     const auto cpus = static_cast<double>(cluster_cpus_);
@@ -294,23 +321,23 @@ PriorityFactors PriorityCalculator::FactorsIn(const v1::Job& job, const v1::Part
   return f;
 }
 
-double PriorityCalculator::FairShareOf(const v1::Job& job) const {
-  if (config_.weight_fairshare == 0) return 0;
+PriorityCalculator::AssocFactors PriorityCalculator::AssocFactorsOf(const v1::Job& job) const {
+  if (assoc_factors_of_.empty()) return {};
   const AssocKey key(job.user_name(), job.request().account(), job.partition());
-  if (last_fair_share_ >= 0 && last_key_ == key) return last_fair_share_;
+  if (last_assoc_ && last_key_ == key) return *last_assoc_;
   // The association of the job's partition, else the user's in that account for any partition
   // (state::FindJobAssociation's rule).
-  auto it = fair_share_of_.find(key);
-  if (it == fair_share_of_.end() && !job.partition().empty()) {
-    it = fair_share_of_.find(AssocKey(job.user_name(), job.request().account(), ""));
+  auto it = assoc_factors_of_.find(key);
+  if (it == assoc_factors_of_.end() && !job.partition().empty()) {
+    it = assoc_factors_of_.find(AssocKey(job.user_name(), job.request().account(), ""));
   }
   last_key_ = key;
-  last_fair_share_ = it == fair_share_of_.end() ? 0 : it->second;
-  return last_fair_share_;
+  last_assoc_ = it == assoc_factors_of_.end() ? AssocFactors{} : it->second;
+  return *last_assoc_;
 }
 
 std::vector<PriorityFactors> PriorityCalculator::FactorsOf(const v1::Job& job) const {
-  const double fairshare = FairShareOf(job);
+  const AssocFactors assoc = AssocFactorsOf(job);
   std::vector<const v1::Partition*> partitions;
   for (const std::string& name : job.request().partitions()) {
     if (const v1::Partition* p = state_.FindPartition(name)) partitions.push_back(p);
@@ -323,7 +350,7 @@ std::vector<PriorityFactors> PriorityCalculator::FactorsOf(const v1::Job& job) c
   });
   std::vector<PriorityFactors> out;
   out.reserve(partitions.size());
-  for (const v1::Partition* p : partitions) out.push_back(FactorsIn(job, *p, fairshare, true));
+  for (const v1::Partition* p : partitions) out.push_back(FactorsIn(job, *p, assoc, true));
   return out;
 }
 
@@ -334,7 +361,7 @@ uint32_t PriorityCalculator::PriorityOf(const v1::Job& job) const {
   }
   const v1::Partition* own = last_partition_;
   if (own == nullptr) return 1;
-  return FactorsIn(job, *own, FairShareOf(job), false).priority;
+  return FactorsIn(job, *own, AssocFactorsOf(job), false).priority;
 }
 
 }  // namespace gantry::sched

@@ -6,7 +6,8 @@
 // truncated to an integer, at least 1 (0 means held) and at most 2^32-1. Factors, each in
 // [0, 1]:
 //   age        (now - accrue time) / PriorityMaxAge, at most 1; 0 while the job does not accrue
-//   assoc      0 (association priorities are not kept yet)
+//   assoc      the Priority= of the job's association (inherited down the account tree,
+//              state::EffectivePriority) / the largest any association has (raw: NO_NORMAL_ASSOC)
 //   fairshare  the job's user association's factor (sched/fair_share.h)
 //   jobsize    (min nodes / cluster nodes + CPUs / cluster CPUs) / 2; PriorityFavorSmall=YES:
 //              ((nodes - min nodes) / nodes + (CPUs - job CPUs) / CPUs) / 2;
@@ -62,6 +63,7 @@ struct PriorityConfig {
   bool calculate_running = false;
   bool accrue_always = false;
   bool incr_only = false;
+  bool max_tres = false;  // billing takes the largest node TRES (model/billing.h)
   FairShareAlgorithm fair_share = FairShareAlgorithm::kFairTree;  // NO_FAIR_TREE, DEPTH_OBLIVIOUS
   UsageResetPeriod usage_reset = UsageResetPeriod::kNone;         // PriorityUsageResetPeriod
 
@@ -101,17 +103,22 @@ class PriorityCalculator {
   const FairShare& fair_share() const { return fair_share_; }
 
  private:
+  // The factors that come from the job's association.
+  struct AssocFactors {
+    double fairshare = 0;
+    double assoc = 0;
+  };
   // The factors in `partition`; without `detailed` only the numbers (no names: cheaper).
-  PriorityFactors FactorsIn(const v1::Job& job, const v1::Partition& partition, double fairshare,
-                            bool detailed) const;
-  double FairShareOf(const v1::Job& job) const;
+  PriorityFactors FactorsIn(const v1::Job& job, const v1::Partition& partition,
+                            const AssocFactors& assoc, bool detailed) const;
+  AssocFactors AssocFactorsOf(const v1::Job& job) const;
 
   const PriorityConfig& config_;
   const state::ClusterState& state_;
   int64_t now_;
   FairShare fair_share_;
-  // The fair-share factor of each user association by (user, account, partition; "" for any),
-  // the strings the state's own.
+  // The association factors of each user association by (user, account, partition; "" for
+  // any), the strings the state's own.
   using AssocKey = std::tuple<std::string_view, std::string_view, std::string_view>;
   struct AssocKeyHash {
     size_t operator()(const AssocKey& k) const {
@@ -119,12 +126,12 @@ class PriorityCalculator {
       return h(std::get<0>(k)) ^ (h(std::get<1>(k)) * 31) ^ (h(std::get<2>(k)) * 1009);
     }
   };
-  using FairShareIndex = std::unordered_map<AssocKey, double, AssocKeyHash>;
-  FairShareIndex fair_share_of_;
+  using AssocIndex = std::unordered_map<AssocKey, AssocFactors, AssocKeyHash>;
+  AssocIndex assoc_factors_of_;
   // The last lookup (jobs in a row mostly share it). Partitions are the state's own (their
   // place in state.partitions is their index).
   mutable AssocKey last_key_;
-  mutable double last_fair_share_ = -1;
+  mutable std::optional<AssocFactors> last_assoc_;
   mutable const v1::Partition* last_partition_ = nullptr;
   struct QosMemo {
     std::string name;

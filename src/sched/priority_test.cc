@@ -164,6 +164,64 @@ TEST(PriorityTest, AgeNiceFavorSmallAndPartitionsByTier) {
   EXPECT_EQ(calc.PriorityOf(job), 1u);
 }
 
+// Association Priority on the reference cluster (PriorityWeightAssoc=1000): research 100 (alice
+// inherits it), bob 50, root's user associations 400; sprio -l after a restart showed ASSOC
+// 250 (alice), 125 (bob) and 1000 (root, in root and in prod).
+TEST(PriorityTest, AssociationPriorityIsInheritedAndNormalisedByTheLargest) {
+  state::ClusterState s = AnchorCluster();
+  for (auto& [id, a] : s.accounting.associations) {
+    if (a.user().empty() && a.account() == "research") a.set_priority(100);
+    if (a.user() == "bob") a.set_priority(50);
+    if (a.user() == "root") a.set_priority(400);
+  }
+  PriorityConfig config = AnchorWeights();
+  config.weight_assoc = 1000;
+  const struct {
+    v1::Job job;
+    double assoc;
+  } cases[] = {
+      {Job(19, "alice", "research", "a4", 4, 256), 0.25},
+      {Job(20, "bob", "prod", "a4", 4, 256), 0.125},
+      {Job(21, "root", "root", "a4", 4, 256), 1.0},
+      {Job(22, "root", "prod", "a4", 4, 256), 1.0},
+  };
+  const PriorityCalculator calc(config, s, kNow);
+  for (const auto& c : cases) {
+    const std::vector<PriorityFactors> f = calc.FactorsOf(c.job);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_DOUBLE_EQ(f[0].assoc, c.assoc) << c.job.job_id();
+  }
+  // The same jobs' priorities differ by exactly the weighted association term.
+  PriorityConfig without = config;
+  without.weight_assoc = 0;
+  const PriorityCalculator plain(without, s, kNow);
+  EXPECT_EQ(calc.PriorityOf(cases[0].job) - plain.PriorityOf(cases[0].job), 250u);
+  EXPECT_EQ(calc.PriorityOf(cases[1].job) - plain.PriorityOf(cases[1].job), 125u);
+  // NO_NORMAL_ASSOC: the raw Priority.
+  config.no_normal_assoc = true;
+  const PriorityCalculator raw(config, s, kNow);
+  EXPECT_DOUBLE_EQ(raw.FactorsOf(cases[1].job)[0].assoc, 50.0);
+}
+
+// The billing TRES weight divides by the partition's billing (its TRESBillingWeights applied to
+// its totals: scontrol's TRES=billing=570 on the reference cluster with
+// CPU=1,Mem=0.25G,GRES/gpu=2).
+TEST(PriorityTest, BillingTresFactorUsesThePartitionsBilling) {
+  state::ClusterState s = AnchorCluster();
+  for (v1::Partition& p : s.partitions) {
+    if (p.name() == "a4") p.set_tres_billing_weights("CPU=1.0,Mem=0.25G,GRES/gpu=2.0");
+  }
+  PriorityConfig config = AnchorWeights();
+  config.weight_tres = {{"billing", 5700}};
+  v1::Job job = Job(1, "alice", "research", "a4", 1, 3);
+  job.set_billing(9.5);
+  const PriorityCalculator calc(config, s, kNow);
+  const std::vector<PriorityFactors> f = calc.FactorsOf(job);
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_EQ(f[0].tres.size(), 1u);
+  EXPECT_DOUBLE_EQ(f[0].tres[0].second, 9.0 / 570);  // the job's billing count is truncated
+}
+
 TEST(PriorityTest, ConfigErrorsNameTheKeyAndTheRule) {
   auto from = [](std::map<std::string, std::string> conf) {
     return PriorityConfig::FromKeys([conf](std::string_view key) {

@@ -8,10 +8,13 @@
 #include <vector>
 
 #include "model/job_state.h"
+#include "sched/priority.h"
 #include "sched/scheduler.h"
+#include "state/accounting.h"
 #include "state/cluster_state.h"
 #include "state/testing.h"
 #include "text/ascii.h"
+#include "text/duration.h"
 #include "text/hostlist.h"
 
 namespace gantry::sched {
@@ -51,6 +54,8 @@ std::string Offset(int64_t t) { return "+" + std::to_string(t - kNow) + "s"; }
 
 class Scenario {
  public:
+  Scenario() { state::ApplyAccountingChange(state::DefaultAccounting(), &s_.accounting); }
+
   Result<std::string> Run(std::string_view text) {
     int number = 0;
     for (std::string_view raw : text::Split(text, '\n')) {
@@ -82,9 +87,12 @@ class Scenario {
     if (verb == "node") return AddNodes(line);
     if (verb == "partition") return AddPartition(line);
     if (verb == "scheduler") return SetScheduler(line);
+    if (verb == "priority") return SetPriority(line);
+    if (verb == "account" || verb == "user") return AddAssociation(line);
     if (verb != "submit" && verb != "advance" && verb != "end" && verb != "cycle") {
       return LineError(line, "unknown command '" + verb +
-                                 "' (node, partition, scheduler, submit, advance, end, cycle)");
+                                 "' (node, partition, scheduler, priority, account, user, "
+                                 "submit, advance, end, cycle)");
     }
     GANTRY_RETURN_IF_ERROR(SetUp(line));
     if (verb == "submit") return Submit(line);
@@ -125,6 +133,9 @@ class Scenario {
     p.set_priority_tier(static_cast<uint32_t>(tier));
     p.set_max_time_min(static_cast<uint32_t>(max_time));
     p.set_oversubscribe(text::AsciiToUpper(Option(line, "oversubscribe", "NO")));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t job_factor, Number(line, "jobfactor", 1));
+    p.set_priority_job_factor(static_cast<uint32_t>(job_factor));
+    p.set_tres_billing_weights(Option(line, "billing"));
     partitions_.push_back(std::move(p));
     return Status::Ok();
   }
@@ -135,6 +146,63 @@ class Scenario {
     if (!o.ok()) return LineError(line, o.status().message());
     options_ = *o;
     options_.whole_nodes = Option(line, "select") == "select/linear";
+    return Status::Ok();
+  }
+
+  // priority KEY=VALUE...: slurm.conf's priority keys (PriorityType, PriorityWeight*,
+  // PriorityFlags, PriorityDecayHalfLife...).
+  Status SetPriority(const Line& line) {
+    if (line.words.size() != 1) return LineError(line, "priority takes KEY=VALUE options only");
+    Result<PriorityConfig> c =
+        PriorityConfig::FromKeys([&line](std::string_view key) -> std::optional<std::string> {
+          const auto it = line.options.find(std::string(key));
+          if (it == line.options.end()) return std::nullopt;
+          return it->second;
+        });
+    if (!c.ok()) return LineError(line, c.status().message());
+    priority_ = *c;
+    s_.billing_max_tres = priority_.max_tres;
+    if (const std::string half_life = Option(line, "PriorityDecayHalfLife"); !half_life.empty()) {
+      Result<int64_t> seconds = text::ParseDurationSeconds(half_life);
+      if (!seconds.ok()) return LineError(line, "PriorityDecayHalfLife=" + half_life);
+      s_.accounting.usage_half_life_sec = *seconds;
+    }
+    return Status::Ok();
+  }
+
+  // account NAME [parent=root] [shares=1] [priority=N]; user NAME account=A [shares=1]
+  // [priority=N]: sacctmgr's associations.
+  Status AddAssociation(const Line& line) {
+    if (line.words.size() != 2) return LineError(line, line.words[0] + " takes one name");
+    const bool user = line.words[0] == "user";
+    const std::string account = user ? Option(line, "account") : line.words[1];
+    if (account.empty()) return LineError(line, "user needs account=NAME");
+    GANTRY_ASSIGN_OR_RETURN(uint64_t shares, Number(line, "shares", 1));
+    v1::AccountingChange change;
+    if (!user) {
+      v1::Account* a = change.add_accounts();
+      a->set_name(account);
+      a->set_parent(Option(line, "parent", "root"));
+    }
+    if (user && !s_.accounting.users.contains(line.words[1])) {
+      v1::AccountingUser* u = change.add_users();
+      u->set_name(line.words[1]);
+      u->set_default_account(account);
+    }
+    v1::Association* a = change.add_associations();
+    a->set_id(static_cast<uint32_t>(s_.accounting.associations.size() + 1));
+    a->set_account(account);
+    if (user) a->set_user(line.words[1]);
+    a->set_shares(static_cast<uint32_t>(shares));
+    a->add_qos("normal");
+    if (line.options.contains("priority")) {
+      GANTRY_ASSIGN_OR_RETURN(uint64_t priority, Number(line, "priority", 0));
+      a->set_priority(static_cast<uint32_t>(priority));
+    }
+    state::AccountingDb db = s_.accounting;
+    state::ApplyAccountingChange(change, &db);
+    if (Status ok = state::CheckAccounting(db); !ok.ok()) return LineError(line, ok.message());
+    s_.accounting = std::move(db);
     return Status::Ok();
   }
 
@@ -163,7 +231,16 @@ class Scenario {
     GANTRY_ASSIGN_OR_RETURN(uint64_t mem, Number(line, "mem", 0));
     GANTRY_ASSIGN_OR_RETURN(uint64_t time, Number(line, "time", 60));
     GANTRY_ASSIGN_OR_RETURN(uint64_t priority, Number(line, "priority", state::kBasePriority));
-    GANTRY_ASSIGN_OR_RETURN(uint64_t user, Number(line, "user", 1001));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t nice, Number(line, "nice", 0));
+    // user=UID or user=NAME (then a uid of its own).
+    const std::string user_option = Option(line, "user");
+    const bool named = !user_option.empty() && !text::IsAsciiDigit(user_option[0]);
+    uint64_t user = 1001;
+    if (named) {
+      user = 2000 + uids_.try_emplace(user_option, uids_.size()).first->second;
+    } else {
+      GANTRY_ASSIGN_OR_RETURN(user, Number(line, "user", 1001));
+    }
     const std::string partition =
         Option(line, "partition", partitions_.empty() ? "" : partitions_.front().name());
     v1::Job job =
@@ -178,6 +255,10 @@ class Scenario {
     r.set_dependency(Option(line, "dependency"));
     r.set_req_nodes(Option(line, "nodelist"));
     job.set_user_id(static_cast<uint32_t>(user));
+    if (named) job.set_user_name(user_option);
+    r.set_account(Option(line, "account", "root"));
+    r.set_qos("normal");
+    r.set_nice(static_cast<int32_t>(nice));
     job.set_time_limit_min(static_cast<uint32_t>(time));
     job.set_priority(static_cast<uint32_t>(priority));
     Status applied = state::Apply(&s_, SubmitEvent(job, now_));
@@ -210,6 +291,13 @@ class Scenario {
   }
 
   Status Cycle() {
+    if (priority_.multifactor) {  // as gantryd's full recalculation
+      const PriorityCalculator calc(priority_, s_, now_);
+      state::SetPendingPriorities(&s_, [&](const v1::Job& job) -> std::optional<uint32_t> {
+        if (job.priority() == 0) return std::nullopt;
+        return calc.PriorityOf(job);
+      });
+    }
     const Decisions d = Schedule(s_, now_, options_);
     out_ += "cycle at " + Offset(now_) + "\n";
     for (const Start& start : d.starts) {
@@ -244,6 +332,8 @@ class Scenario {
   std::vector<v1::Node> nodes_;
   std::vector<v1::Partition> partitions_;
   SchedulerOptions options_;
+  PriorityConfig priority_;
+  std::map<std::string, uint32_t> uids_;  // user=NAME: the order names came in
   bool set_up_ = false;
   int64_t now_ = kNow;
   std::string out_;

@@ -43,7 +43,8 @@ TEST(ScenarioTest, ErrorsNameTheLineAndTheRule) {
   const Case cases[] = {
       {"cycle\n", "line 1: a scenario needs node and partition lines first"},
       {"node n1\npartition p nodes=n1\nfly\n",
-       "line 3: unknown command 'fly' (node, partition, scheduler, submit, advance, end, cycle)"},
+       "line 3: unknown command 'fly' (node, partition, scheduler, priority, account, user, "
+       "submit, advance, end, cycle)"},
       {"node n1 cpus=many\n", "line 1: cpus=many: not a whole number"},
       {"node n1\npartition p nodes=n1\nsubmit 1\nend 1 state=RUNNING\n",
        "line 4: state=RUNNING: not an end state (COMPLETED, FAILED...)"},

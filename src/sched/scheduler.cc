@@ -927,7 +927,8 @@ Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler
     int64_t max_job_test = o.bf_max_job_test;
     int64_t max_job_user = o.bf_max_job_user;
     int64_t max_job_part = o.bf_max_job_part;
-    const Range ranges[] = {{"bf_window", 1, 43200, 60, &o.bf_window_sec},
+    const Range ranges[] = {{"bf_interval", -1, 10800, 1, &o.bf_interval_sec},
+                            {"bf_window", 1, 43200, 60, &o.bf_window_sec},
                             {"bf_resolution", 1, 3600, 1, &o.bf_resolution_sec},
                             {"bf_max_job_test", 1, 1000000, 1, &max_job_test},
                             {"bf_max_job_user", 0, 1000000, 1, &max_job_user},

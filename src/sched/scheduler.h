@@ -130,6 +130,11 @@ struct Decisions {
 struct SchedulerOptions {
   bool backfill = true;      // sched/backfill (false: sched/builtin, strict order)
   bool whole_nodes = false;  // SelectType=select/linear: every job gets whole nodes
+  // bf_interval: the least time between passes that backfill (the caller's choice: Schedule
+  // plans in every pass it is given backfill); the passes between keep strict order, as Slurm's
+  // main scheduler. 0 (unset): every pass backfills (Gantry's default; Slurm's is 30 s);
+  // -1: none does.
+  int64_t bf_interval_sec = 0;
   int64_t bf_window_sec = int64_t{1440} * 60;  // bf_window: how far ahead jobs are planned
   int64_t bf_resolution_sec = 60;              // bf_resolution: planned times are rounded up to it
   uint32_t bf_max_job_test = 500;              // bf_max_job_test: jobs planned per pass

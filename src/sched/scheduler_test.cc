@@ -345,6 +345,12 @@ TEST(ScheduleTest, SchedulerOptionsFromConfig) {
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->bf_max_job_user, 2u);
   EXPECT_EQ(o->bf_max_job_part, 30u);
+  EXPECT_EQ(o->bf_interval_sec, 0);  // unset: every pass
+  EXPECT_EQ(SchedulerOptions::FromConfig("", "bf_interval=300")->bf_interval_sec, 300);
+  EXPECT_EQ(SchedulerOptions::FromConfig("", "bf_interval=-1")->bf_interval_sec, -1);
+  EXPECT_EQ(SchedulerOptions::FromConfig("", "bf_interval=10801").status().message(),
+            "SchedulerParameters: invalid value 'bf_interval=10801' (bf_interval is a whole "
+            "number from -1 to 10800)");
   EXPECT_EQ(SchedulerOptions::FromConfig("", "bf_max_job_user=x").status().message(),
             "SchedulerParameters: invalid value 'bf_max_job_user=x' (bf_max_job_user is a whole "
             "number from 0 to 1000000)");

@@ -211,6 +211,10 @@ std::string GresName(std::string_view gres) {
   return std::string(gres.substr(0, colon));
 }
 
+int64_t BillingCount(const v1::Job& job) {
+  return job.has_billing() ? static_cast<int64_t>(job.billing()) : CpuCount(job);
+}
+
 std::string Tres(const v1::Job& job) {
   if (!job.tres().empty()) return job.tres();
   const v1::JobRequest& r = job.request();
@@ -223,7 +227,7 @@ std::string Tres(const v1::Job& job) {
       {{"cpu", ""}, cpus},
       {{"mem", ""}, mem},
       {{"node", ""}, nodes},
-      {{"billing", ""}, cpus},
+      {{"billing", ""}, BillingCount(job)},
   };
   if (const uint64_t gres = GresCount(r.gres()); gres > 0) {
     counts.push_back({{"gres", GresName(r.gres())}, static_cast<int64_t>(gres) * nodes});

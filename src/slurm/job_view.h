@@ -67,7 +67,10 @@ std::string StdoutPath(const v1::Job& job);
 std::string StderrPath(const v1::Job& job);
 std::string StdinPath(const v1::Job& job);
 
+// TRES= / AllocTRES: allocated once started, else requested; billing as BillingCount.
 std::string Tres(const v1::Job& job);
+// The billing TRES count: Job.billing truncated (model/billing.h), its CPUs when unset.
+int64_t BillingCount(const v1::Job& job);
 
 // The GRES count per node in a "gpu:4" / "gres:gpu:4" / "gpu:b200:4" string; 0 when none.
 uint64_t GresCount(std::string_view gres);

@@ -425,8 +425,9 @@ std::string ReqTres(const Row& r, const Ctx& ctx) {
   const v1::Job& job = *r.job;
   const int64_t cpus = RequestedCpus(job);
   const int64_t nodes = RequestedNodes(job);
+  // The billing the record keeps: what the job asked for until it started, then what it held.
   std::vector<text::TresCount> counts = {
-      {{"billing", ""}, cpus},
+      {{"billing", ""}, job.has_billing() ? BillingCount(job) : cpus},
       {{"cpu", ""}, cpus},
       {{"mem", ""}, static_cast<int64_t>(RequestedMemMiB(job))},
       {{"node", ""}, nodes},

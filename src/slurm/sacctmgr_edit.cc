@@ -118,8 +118,8 @@ std::optional<uint32_t> WallMinutes(const std::string& value, std::string_view n
   return static_cast<uint32_t>(*minutes);
 }
 
-// Association-level settings (Fairshare, QOS, DefaultQOS) applied to `a`. False for a key that
-// is not one; *bad says why a value is refused.
+// Association-level settings (Fairshare, Priority, limits, QOS, DefaultQOS) applied to `a`. False
+// for a key that is not one; *bad says why a value is refused.
 bool SetAssociationField(const std::string& key, const std::string& value, v1::Association* a,
                          std::string* bad) {
   // Job-count limits: a count, or -1 to clear.
@@ -176,6 +176,18 @@ bool SetAssociationField(const std::string& key, const std::string& value, v1::A
     }
     return true;
   }
+  if (Keyword(key, "Priority", 3)) {
+    const std::optional<uint64_t> n = ParseUnsigned(value);
+    if (value == "-1") {
+      a->clear_priority();
+    } else if (!n || *n >= UINT32_MAX) {
+      *bad = "sacctmgr: error: Invalid value for Priority (" + value + ")\n" +
+             UnknownOption(key, value);
+    } else {
+      a->set_priority(static_cast<uint32_t>(*n));
+    }
+    return true;
+  }
   if (Keyword(key, "Fairshare", 1) || Keyword(key, "Shares", 1)) {
     const std::optional<uint64_t> n = ParseUnsigned(value);
     if (!n || *n > UINT32_MAX) {
@@ -220,6 +232,10 @@ std::string TakeAssociationSetting(const std::string& key, const std::string& va
   if (!SetAssociationField(key, value, &probe, &bad)) return UnknownOption(key, value);
   if (bad.empty()) fields->emplace_back(key, value);
   return bad;
+}
+
+bool HasKey(const Settings& fields, std::string_view name, size_t min) {
+  return std::ranges::any_of(fields, [&](const auto& f) { return Keyword(f.first, name, min); });
 }
 
 void ApplySettings(const Settings& fields, v1::Association* a) {
@@ -421,6 +437,7 @@ Edit AddAccounts(const Words& w, const v1::AccountingDb& db, const std::string& 
     a->set_id(NextAssociationId(db, e.change));
     a->set_account(name);
     a->set_shares(settings.shares() != 0 ? settings.shares() : 1);
+    if (settings.has_priority()) a->set_priority(settings.priority());
     *a->mutable_qos() = settings.qos().empty() ? parent_assoc->qos() : settings.qos();
     a->set_default_qos(settings.default_qos().empty() ? parent_assoc->default_qos()
                                                       : settings.default_qos());
@@ -503,6 +520,7 @@ Edit AddUsers(const Words& w, const v1::AccountingDb& db, const std::string& clu
         a->set_user(name);
         a->set_partition(partition);
         a->set_shares(settings.shares() != 0 ? settings.shares() : 1);
+        if (settings.has_priority()) a->set_priority(settings.priority());
         if (parent != nullptr) {
           *a->mutable_qos() = settings.qos().empty() ? parent->qos() : settings.qos();
           a->set_default_qos(settings.default_qos().empty() ? parent->default_qos()
@@ -690,6 +708,19 @@ Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::strin
     if (!assoc_fields.empty()) ApplySettings(assoc_fields, AddCopy(*own, &e.change));
     associations += "  C = " + Pad(cluster, 10) + " A = " + account.name() + " of " +
                     (account.parent().empty() ? "" : account.parent()) + "\n";
+    // A Priority set on the account reaches its users' associations that set none (they inherit
+    // it), and sacctmgr lists them too, newest first.
+    if (!HasKey(assoc_fields, "Priority", 3)) continue;
+    std::vector<const v1::Association*> inheriting;
+    for (const v1::Association& a : db.associations()) {
+      if (a.account() == account.name() && !a.user().empty() && !a.has_priority()) {
+        inheriting.push_back(&a);
+      }
+    }
+    std::ranges::sort(inheriting, std::greater<>(), &v1::Association::id);
+    for (const v1::Association* a : inheriting) {
+      associations += ModifiedAssociationLine(*a, cluster);
+    }
   }
   if (accounts.empty() && associations.empty()) return Nothing(" Nothing modified\n");
   if (!accounts.empty()) e.after += " Modified accounts...\n" + accounts;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 
 namespace gantry::slurm {
 namespace {
@@ -54,6 +56,29 @@ std::vector<const v1::Association*> TreeOrder(const v1::AccountingDb& db) {
     stack.insert(stack.end(), kids.begin(), kids.end());
   }
   return out;
+}
+
+// Priority= of `a` as sacctmgr lists it: its own, else the nearest account's above it that sets
+// one (Slurm stores the inherited value on the association).
+std::optional<uint32_t> InheritedPriority(const v1::AccountingDb& db, const v1::Association& a) {
+  if (a.has_priority()) return a.priority();
+  std::string account = a.user().empty() ? "" : a.account();
+  if (account.empty()) {
+    for (const v1::Account& acct : db.accounts()) {
+      if (acct.name() == a.account()) account = acct.parent();
+    }
+  }
+  for (int depth = 0; !account.empty() && depth <= db.accounts_size(); ++depth) {
+    std::string parent;
+    for (const v1::Association& up : db.associations()) {
+      if (up.account() == account && up.user().empty() && up.has_priority()) return up.priority();
+    }
+    for (const v1::Account& acct : db.accounts()) {
+      if (acct.name() == account) parent = acct.parent();
+    }
+    account = parent;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -195,6 +220,9 @@ Result<std::string> RenderAccountingListing(Entity entity, const ListSpec& spec,
     for (AccountingColumn& c : *parsed) {
       if (c.field->name == "Account" && c.width == c.field->width) c.width = -20;
     }
+  }
+  for (AccountingRow& row : rows) {
+    if (row.association != nullptr) row.priority = InheritedPriority(db, *row.association);
   }
   return RenderAccountingTable(*parsed, rows, style, no_header);
 }

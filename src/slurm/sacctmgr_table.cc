@@ -122,7 +122,8 @@ constexpr AccountingField kFields[] = {
      }},
     {"Priority", "Priority", 10,
      [](const AccountingRow& r) -> std::string {
-       return r.qos != nullptr ? std::to_string(r.qos->priority()) : "";
+       if (r.qos != nullptr) return std::to_string(r.qos->priority());
+       return r.priority ? std::to_string(*r.priority) : "";
      }},
     {"GrpJobs", "GrpJobs", 7,
      EitherCount<&v1::Qos::has_grp_jobs, &v1::Qos::grp_jobs, &v1::Association::has_grp_jobs,

@@ -9,6 +9,7 @@
 #ifndef GANTRY_SLURM_SACCTMGR_TABLE_H_
 #define GANTRY_SLURM_SACCTMGR_TABLE_H_
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,6 +30,7 @@ struct AccountingRow {
   std::string control_host;  // list cluster
   std::string control_port;
   int tree_depth = -1;  // `list assoc tree`: the account's depth (root 0); -1 = no tree
+  std::optional<uint32_t> priority;  // the association's Priority=, inherited down the tree
 };
 
 struct AccountingField {

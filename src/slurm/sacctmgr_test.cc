@@ -189,6 +189,56 @@ TEST(SacctmgrEditTest, AccountsTakeTheirParentsDefaults) {
   EXPECT_EQ(top.change.accounts(0).organization(), "lab");  // under root: its own name
 }
 
+// Captured on the reference cluster: research set Priority=100 (its users inherit it and are
+// listed with it), bob 50, root 400.
+TEST(SacctmgrEditTest, AssociationPriorityIsSetInheritedAndListed) {
+  const Edit account = WorkOutEdit(EditVerb::kModify, Entity::kAccount,
+                                   {"research", "set", "priority=100"}, AnchorDb(), "anchor");
+  EXPECT_EQ(account.after,
+            " Modified account associations...\n"
+            "  C = anchor     A = research of root\n"
+            "  C = anchor     A = research             U = alice     P = high\n"
+            "  C = anchor     A = research             U = alice     P = a4\n");
+  ASSERT_EQ(account.change.associations_size(), 1);
+  EXPECT_EQ(account.change.associations(0).priority(), 100u);
+  const Edit user = WorkOutEdit(EditVerb::kModify, Entity::kUser, {"bob", "set", "prio=50"},
+                                AnchorDb(), "anchor");
+  ASSERT_EQ(user.change.associations_size(), 2);
+  EXPECT_EQ(user.change.associations(0).priority(), 50u);
+  const Edit bad = WorkOutEdit(EditVerb::kModify, Entity::kUser, {"bob", "set", "priority=abc"},
+                               AnchorDb(), "anchor");
+  EXPECT_EQ(bad.err,
+            "sacctmgr: error: Invalid value for Priority (abc)\n"
+            " Unknown option: priority=abc\n"
+            " Use keyword 'where' to modify condition\n");
+  v1::AccountingDb db = AnchorDb();
+  for (v1::Association& a : *db.mutable_associations()) {
+    if (a.account() == "research" && a.user().empty()) a.set_priority(100);
+    if (a.user() == "bob") a.set_priority(50);
+    if (a.user() == "root") a.set_priority(400);
+  }
+  Result<ListSpec> spec =
+      ParseListSpec(Entity::kAssociation, {"format=account,user,partition,priority"});
+  ASSERT_TRUE(spec.ok());
+  Result<std::string> out =
+      RenderAccountingListing(Entity::kAssociation, *spec, db, {"anchor", "127.0.0.1", "7810"},
+                              false, TableStyle::kAligned, false);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out,
+            "   Account       User  Partition   Priority \n"
+            "---------- ---------- ---------- ---------- \n"
+            "      root                                  \n"
+            "      root       root                   400 \n"
+            "      prod                                  \n"
+            "      prod        bob       high         50 \n"
+            "      prod        bob         a4         50 \n"
+            "      prod       root       high        400 \n"
+            "      prod       root         a4        400 \n"
+            "  research                              100 \n"
+            "  research      alice       high        100 \n"
+            "  research      alice         a4        100 \n");
+}
+
 TEST(SacctmgrEditTest, ModifyAndDeleteSayWhatTheyChanged) {
   const Edit fairshare = WorkOutEdit(EditVerb::kModify, Entity::kUser,
                                      {"bob", "set", "Fairshare=5"}, AnchorDb(), "anchor");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "model/billing.h"
 #include "slurm/job_view.h"
 #include "text/ascii.h"
 #include "text/duration.h"
@@ -396,21 +397,19 @@ std::string FormatPartitionRecord(const v1::Partition& partition,
   out << def_mem << " " << max_mem;
   out.EndLine();
   int64_t billing = total_cpus;
-  if (!partition.tres_billing_weights().empty()) {
-    if (Result<std::vector<text::TresWeight>> weights =
-            text::ParseTresWeights(partition.tres_billing_weights());
-        weights.ok()) {
-      double sum = 0;
-      for (const text::TresWeight& w : *weights) {
-        if (w.key.type == "cpu") sum += w.weight * static_cast<double>(total_cpus);
-        if (w.key.type == "mem") sum += w.weight * static_cast<double>(total_mem);
-        if (w.key.type == "node") sum += w.weight * static_cast<double>(nodes.size());
-        if (w.key.type == "gres" && GresName(w.key.name) == gres_name) {
-          sum += w.weight * static_cast<double>(total_gres);
-        }
-      }
-      billing = static_cast<int64_t>(sum);
-    }
+  if (const std::vector<text::TresWeight>& weights =
+          model::BillingWeightsOf(partition.tres_billing_weights());
+      !weights.empty()) {
+    billing = static_cast<int64_t>(
+        model::WeightedTres(weights, /*max_tres=*/false, [&](std::string_view tres) -> double {
+          if (tres == "cpu") return static_cast<double>(total_cpus);
+          if (tres == "mem") return static_cast<double>(total_mem);
+          if (tres == "node") return static_cast<double>(nodes.size());
+          if (tres.starts_with("gres/") && GresName(tres.substr(5)) == gres_name) {
+            return static_cast<double>(total_gres);
+          }
+          return 0;
+        }));
   }
   std::vector<text::TresCount> tres = {
       {{"cpu", ""}, total_cpus},

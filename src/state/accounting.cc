@@ -212,6 +212,14 @@ MaxLimits EffectiveMaxLimits(const AccountingDb& db, const v1::Association& a) {
   return out;
 }
 
+uint32_t EffectivePriority(const AccountingDb& db, const v1::Association& a) {
+  if (a.has_priority()) return a.priority();
+  for (const v1::Association* up : AccountChain(db, a.account())) {
+    if (up->has_priority()) return up->priority();
+  }
+  return 0;
+}
+
 std::string DefaultQosOf(const v1::Association& association) {
   if (!association.default_qos().empty()) return association.default_qos();
   if (association.qos_size() == 1) return association.qos(0);

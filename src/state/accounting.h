@@ -87,6 +87,9 @@ struct MaxLimits {
 };
 MaxLimits EffectiveMaxLimits(const AccountingDb& db, const v1::Association& a);
 
+// Priority= of association `a`: its own, else the first its account chain sets; 0 when none.
+uint32_t EffectivePriority(const AccountingDb& db, const v1::Association& a);
+
 }  // namespace gantry::state
 
 #endif  // GANTRY_STATE_ACCOUNTING_H_

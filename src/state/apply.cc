@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/billing.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "state/cluster_state.h"
@@ -54,6 +55,21 @@ void Index(ClusterState* s, const v1::Job& job) {
 }
 
 std::string JobName(uint32_t id) { return "job " + std::to_string(id); }
+
+// Job.billing from its partition's TRESBillingWeights (model/billing.h); cleared (its CPUs)
+// where the partition has none.
+void SetJobBilling(const ClusterState& s, v1::Job* job) {
+  job->clear_billing();
+  const v1::Partition* p =
+      job->partition().empty() ? s.DefaultPartition() : s.FindPartition(job->partition());
+  if (p == nullptr || p->tres_billing_weights().empty()) return;
+  const std::vector<text::TresWeight>& weights = model::BillingWeightsOf(p->tres_billing_weights());
+  if (weights.empty()) return;
+  const TresAmounts tres = JobTresOf(*job);
+  job->set_billing(model::WeightedTres(weights, s.billing_max_tres, [&](std::string_view name) {
+    return static_cast<double>(tres.Get(name));
+  }));
+}
 
 // Ids are never reused: the next one is past every id given so far.
 void MovePastId(ClusterState* s, uint32_t id) {
@@ -244,7 +260,8 @@ Status ApplyJobSubmitted(ClusterState* s, const v1::JobSubmitted& e) {
     return InvalidArgument("JobSubmitted: array " + JobName(id) +
                            " must be its own array record with pending tasks");
   }
-  const v1::Job& stored = s->jobs.emplace(id, job).first->second;
+  v1::Job& stored = s->jobs.emplace(id, job).first->second;
+  SetJobBilling(*s, &stored);
   s->changed_jobs.push_back(id);
   MovePastId(s, id);
   Index(s, stored);
@@ -323,6 +340,7 @@ Status ApplyJobStarted(ClusterState* s, const v1::JobStarted& e, int64_t time) {
   *job->mutable_nodes() = e.nodes();
   job->set_num_cpus(e.num_cpus());
   job->set_alloc_mem_mb(e.alloc_mem_mb());
+  SetJobBilling(*s, job);
   job->set_agent_epoch(e.epoch());
   job->set_reason("None");
   job->clear_state_desc();
@@ -462,6 +480,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   job->set_num_cpus(
       static_cast<uint32_t>(std::min<uint64_t>(TotalCpusOf(job->request()), UINT32_MAX)));
   job->set_alloc_mem_mb(0);
+  SetJobBilling(*s, job);
   job->clear_end_cause();
   job->set_state_desc(e.state_desc());
   if (e.hold()) {
@@ -550,6 +569,7 @@ Status ApplyJobUpdated(ClusterState* s, const v1::JobUpdated& e) {
     state.Clear(JobFlag::kCompleting);
   }
   SetJobState(job, state);
+  if (IsPendingJob(*job)) SetJobBilling(*s, job);
   Index(s, *job);
   return Status::Ok();
 }

@@ -117,6 +117,8 @@ struct ClusterState {
                                   // return_to_service): the scheduler applies MaxJobs...
   bool enforce_safe = false;      // AccountingStorageEnforce safe (configuration): GrpTRESMins
                                   // and GrpWall count the job's whole time limit
+  bool billing_max_tres = false;  // PriorityFlags MAX_TRES (configuration): Job.billing takes
+                                  // the largest node TRES (model/billing.h)
 
   // Indexes (derived; see RebuildIndexes).
   std::map<std::string, uint32_t, std::less<>> node_index;  // node name -> index in `nodes`

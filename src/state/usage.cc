@@ -19,12 +19,14 @@ void Decay(v1::UsageTally* tally, int64_t now, int64_t half_life_sec) {
   tally->set_as_of(now);
 }
 
+// Adds `wall_sec` of a job holding `tres`; billing counts exactly (`billing`), not truncated.
 void Add(v1::UsageTally* tally, int64_t end, int64_t half_life_sec, double wall_sec,
-         const TresAmounts& tres) {
+         const TresAmounts& tres, double billing) {
   Decay(tally, end, half_life_sec);
   tally->set_wall_sec(tally->wall_sec() + wall_sec);
   for (const auto& [name, amount] : tres) {
-    (*tally->mutable_tres_sec())[name] += static_cast<double>(amount) * wall_sec;
+    const double count = name == "billing" ? billing : static_cast<double>(amount);
+    (*tally->mutable_tres_sec())[name] += count * wall_sec;
   }
 }
 
@@ -60,6 +62,7 @@ int64_t JobBaseTres(const v1::Job& job, std::string_view tres) {
   const bool started = job.start_time() > 0 && job.nodes_size() > 0;
   const int64_t nodes = started ? job.nodes_size() : MinNodesOf(r);
   if (tres == "node") return nodes;
+  if (tres == "billing" && job.has_billing()) return static_cast<int64_t>(job.billing());
   if (tres == "cpu" || tres == "billing") {
     return started ? job.num_cpus() : static_cast<int64_t>(TotalCpusOf(r));
   }
@@ -68,6 +71,10 @@ int64_t JobBaseTres(const v1::Job& job, std::string_view tres) {
                    : static_cast<int64_t>(MemPerNodeOf(r)) * nodes;
   }
   return 0;
+}
+
+double JobBilling(const v1::Job& job) {
+  return job.has_billing() ? job.billing() : static_cast<double>(JobBaseTres(job, "cpu"));
 }
 
 TresAmounts JobTresOf(const v1::Job& job) {
@@ -108,11 +115,13 @@ void AddJobUsage(const v1::Job& job, int64_t end, AccountingDb* db) {
   if (factor <= 0) return;
   const double wall = static_cast<double>(end - job.start_time()) * factor;
   const TresAmounts tres = JobTresOf(job);
+  const double billing = JobBilling(job);
   const int64_t half_life = db->usage_half_life_sec;
-  for (uint32_t id : UsageAssociationsOf(*db, job))
-    Add(&db->association_usage[id], end, half_life, wall, tres);
+  for (uint32_t id : UsageAssociationsOf(*db, job)) {
+    Add(&db->association_usage[id], end, half_life, wall, tres, billing);
+  }
   if (!job.request().qos().empty() && db->qos.contains(job.request().qos())) {
-    Add(&db->qos_usage[job.request().qos()], end, half_life, wall, tres);
+    Add(&db->qos_usage[job.request().qos()], end, half_life, wall, tres, billing);
   }
 }
 

@@ -39,10 +39,13 @@ class TresAmounts {
   std::vector<Entry> entries_;
 };
 
-// What a job holds once it runs (its allocation) or, pending, asks for; billing is its CPUs.
+// What a job holds once it runs (its allocation) or, pending, asks for; billing is Job.billing
+// truncated (its CPUs when unset).
 TresAmounts JobTresOf(const v1::Job& job);
 // The same for one of cpu, mem, node and billing without building the list (0 for others).
 int64_t JobBaseTres(const v1::Job& job, std::string_view tres);
+// Job.billing exactly (what usage is charged by); its CPUs when unset.
+double JobBilling(const v1::Job& job);
 
 // `tally` read at `now`: decayed from its as_of. Amounts only shrink (a `now` before as_of
 // reads them as they are).

@@ -4,7 +4,8 @@
 # pending job charged to research gets the whole fair-share weight and one charged to prod a
 # third of it; sprio's columns add up to the priority squeue shows and the scheduler orders by;
 # a job asking for two partitions gets one line per partition, the higher PriorityTier first;
-# sshare shows the tree; sprio -w the weights.
+# sshare shows the tree; sprio -w the weights. An account's Priority reaches its users' new jobs
+# (ASSOC); partition high's TRESBillingWeights make a job's billing (scontrol, sacct).
 # usage: priority.sh BIN_DIR SOURCE_ROOT
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/priority.json"
 start_cluster
@@ -23,8 +24,8 @@ p=$(sbatch --parsable -A prod --begin=now+1hour -N 2 -o /dev/null --wrap true) |
 two=$(sbatch --parsable -A prod -p a4,high --begin=now+1hour -o /dev/null --wrap true) || fail "two"
 sleep 1
 
-expect "sprio -w" "          JOBID PARTITION   PRIORITY       SITE        AGE  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES
-        Weights                               1       1000      10000       1000       1000       1000      cpu=100,mem=150" "$(sprio -w)"
+expect "sprio -w" "          JOBID PARTITION   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES
+        Weights                               1       1000       1000      10000       1000       1000       1000      cpu=100,mem=150" "$(sprio -w)"
 
 # FAIRSHARE: research's user ranks first of 3 (10000), prod's last (3333).
 expect "research job fair-share" "10000" "$(sprio -h -j "$r" -o '%F' | tr -d ' ')"
@@ -58,4 +59,23 @@ expect "sshare prod" "0.333333" "$(sshare -a -P -n | awk -F'|' '$1 == "  prod" {
 expect "sshare -l columns" \
   "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|GrpTRESMins|TRESRunMins" \
   "$(sshare -l -P | head -1)"
+# Association Priority: research's users inherit it; the largest is research's, so ASSOC = 1000.
+sacctmgr -i modify account research set Priority=100 >/dev/null || fail "set Priority"
+expect "sacctmgr Priority" "research|$me|100|" \
+  "$(sacctmgr -n -p show assoc account=research user="$me" format=account,user,priority)"
+r2=$(sbatch --parsable -A research --begin=now+1hour -o /dev/null --wrap true) || fail "r2"
+p2=$(sbatch --parsable -A prod --begin=now+1hour -o /dev/null --wrap true) || fail "p2"
+sleep 1
+expect "research ASSOC" "1000" "$(sprio -h -j "$r2" -o '%B' | tr -d ' ')"
+expect "prod ASSOC" "0" "$(sprio -h -j "$p2" -o '%B' | tr -d ' ')"
+
+# Billing: 2 x 2 CPUs + 0.5 x 3 GiB = 5.5 -> billing=5 in high; CPUs (2) in a4.
+b=$(sbatch --parsable -A research -p high -n 2 --mem=3G -o /dev/null --wrap 'sleep 1') || fail "b"
+a=$(sbatch --parsable -A research -p a4 -n 2 --mem=3G -o /dev/null --wrap 'sleep 1') || fail "a"
+wait_state "$b" COMPLETED 60
+wait_state "$a" COMPLETED 60
+expect "high billing" "billing=5" "$(scontrol show job "$b" | grep -o 'billing=[0-9]*')"
+expect "a4 billing" "billing=2" "$(scontrol show job "$a" | grep -o 'billing=[0-9]*')"
+expect "sacct AllocTRES" "billing=5,cpu=2,mem=3G,node=1" \
+  "$(sacct -n -X -P -j "$b" -o AllocTRES)"
 echo "priority: ok"
