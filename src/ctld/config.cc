@@ -119,6 +119,10 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
                           sched::SchedulerOptions::FromConfig(config.Get("SchedulerType"),
                                                               config.Get("SchedulerParameters")));
   out.scheduler.whole_nodes = config.Get("SelectType") == "select/linear";
+  GANTRY_ASSIGN_OR_RETURN(
+      out.scheduler.preempt,
+      sched::PreemptOptions::FromConfig(config.Get("PreemptType"), config.Get("PreemptMode"),
+                                        config.Get("PreemptExemptTime")));
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();

@@ -290,11 +290,12 @@ void Controller::RunOnce() {
   AfterCommit after;
   ResetUsageLocked(now, &events);
   TimersLocked(now, &events, &after);
+  ResumePreemptedLocked(&events, &after);
   // Timer events (node lost, time limits) must be applied before scheduling sees the state.
   std::unique_ptr<store::PendingWrite> timers = CommitLocked(std::move(events));
   std::vector<v1::Event> starts;
   std::vector<uint32_t> started;
-  ScheduleLocked(now, &starts, &started);
+  ScheduleLocked(now, &starts, &started, &after);
   std::unique_ptr<store::PendingWrite> scheduled = CommitLocked(std::move(starts));
   PrepareStartedLocked(started, &after);
   PurgeLocked(now);
@@ -385,7 +386,8 @@ v1::JobContext Controller::ContextLocked(const v1::Job& job, uint32_t node_index
   return context;
 }
 
-void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after) {
+void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after,
+                                        uint32_t grace_sec) {
   for (int i = 0; i < job.nodes_size(); ++i) {
     const std::string& name = job.nodes(i);
     const v1::Node* node = state_.FindNode(name);
@@ -393,7 +395,7 @@ void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after) 
     v1::TerminateJobRequest request;
     request.set_job_id(job.job_id());
     request.set_epoch(job.agent_epoch());
-    request.set_kill_wait_sec(config_.kill_wait_sec);
+    request.set_kill_wait_sec(config_.kill_wait_sec + grace_sec);
     *request.mutable_context() = ContextLocked(job, static_cast<uint32_t>(i));
     after->push_back([this, name, address = node->address(), request = std::move(request)] {
       agents_->TerminateJob(name, address, request);
@@ -403,7 +405,7 @@ void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after) 
 
 void Controller::EndJobLocked(const v1::Job& job, JobBaseState end_state, int32_t exit_status,
                               const std::string& cause, std::vector<v1::Event>* events,
-                              AfterCommit* after) {
+                              AfterCommit* after, uint32_t grace_sec) {
   v1::Event event = NewEvent();
   v1::JobEnded* ended = event.mutable_job_ended();
   ended->set_job_id(job.job_id());
@@ -412,7 +414,7 @@ void Controller::EndJobLocked(const v1::Job& job, JobBaseState end_state, int32_
   ended->set_end_cause(cause);
   events->push_back(std::move(event));
   prologs_.erase(job.job_id());
-  if (job.nodes_size() > 0) TerminateOnNodesLocked(job, after);
+  if (job.nodes_size() > 0) TerminateOnNodesLocked(job, after, grace_sec);
 }
 
 void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node,
@@ -439,7 +441,7 @@ void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node
 }
 
 void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
-                                std::vector<uint32_t>* started) {
+                                std::vector<uint32_t>* started, AfterCommit* after) {
   const auto pass_start = std::chrono::steady_clock::now();
   UpdatePrioritiesLocked(now);
   // bf_interval: passes between backfilling ones keep strict order and the last plans.
@@ -494,6 +496,7 @@ void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
     EndJobLocked(*job, JobBaseState::kCancelled, 0, "dependency never satisfied", events, &none);
     events->back().mutable_job_ended()->set_reason("DependencyNeverSatisfied");
   }
+  for (const sched::Preemption& p : decisions.preemptions) PreemptLocked(p, events, after);
   // Array tasks split off their array's record first; ids are given in order of start, and the
   // record's last pending task keeps the array's id.
   uint32_t next_id = state_.next_job_id;

@@ -178,13 +178,22 @@ class Controller {
   std::string GroupName(gid_t gid) const;
 
   // Job lifecycle pieces, all with mu_ held; they append events and agent calls.
+  // `grace_sec` (a preempted job's GraceTime) goes before the KillWait.
   void EndJobLocked(const v1::Job& job, model::JobBaseState state, int32_t exit_status,
-                    const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after);
-  void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after);
+                    const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after,
+                    uint32_t grace_sec = 0);
+  void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0);
   void RequeueOrFailLocked(const v1::Job& job, const std::string& node, const std::string& why,
                            std::vector<v1::Event>* events, AfterCommit* after);
   v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
-  void ScheduleLocked(UnixTime now, std::vector<v1::Event>* events, std::vector<uint32_t>* started);
+  void ScheduleLocked(UnixTime now, std::vector<v1::Event>* events, std::vector<uint32_t>* started,
+                      AfterCommit* after);
+  // Preemption (controller_preempt.cc): carries out one of the pass's preemptions (suspends,
+  // requeues or cancels the victim), and resumes the jobs preemption suspended once the CPUs
+  // they gave up are free again.
+  void PreemptLocked(const sched::Preemption& preemption, std::vector<v1::Event>* events,
+                     AfterCommit* after);
+  void ResumePreemptedLocked(std::vector<v1::Event>* events, AfterCommit* after);
   // priority/multifactor: every PriorityCalcPeriod, every pending job's priority is computed
   // again; in between, those of jobs that entered the queue (state_.entered_pending). In
   // memory only, like reasons (controller_priority.cc).

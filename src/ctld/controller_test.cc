@@ -297,16 +297,19 @@ TEST_F(ControllerTest, BackfillRunsAtMostOncePerBfInterval) {
   const uint32_t wide = job(3, 10);
   const uint32_t shorter = job(1, 5);
   clock_.now += 10;
+  HeartbeatAll();
   controller_->RunOnce();  // 10 s later: strict order
   EXPECT_EQ(State(shorter), JobBaseState::kPending);
   EXPECT_EQ(Job(shorter).reason(), "Priority");
   EXPECT_EQ(Job(wide).expected_start_time(), 0);
   clock_.now += 50;
+  HeartbeatAll();
   controller_->RunOnce();  // 60 s after the last backfill
   EXPECT_EQ(State(shorter), JobBaseState::kRunning);
   const int64_t planned = Job(wide).expected_start_time();
   EXPECT_GT(planned, clock_.now);
   clock_.now += 1;
+  HeartbeatAll();
   controller_->RunOnce();
   EXPECT_EQ(Job(wide).expected_start_time(), planned);  // kept until the next backfill
 }

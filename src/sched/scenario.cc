@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/job_state.h"
+#include "sched/preempt.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "state/accounting.h"
@@ -136,6 +137,9 @@ class Scenario {
     GANTRY_ASSIGN_OR_RETURN(uint64_t job_factor, Number(line, "jobfactor", 1));
     p.set_priority_job_factor(static_cast<uint32_t>(job_factor));
     p.set_tres_billing_weights(Option(line, "billing"));
+    p.set_preempt_mode(text::AsciiToUpper(Option(line, "preemptmode")));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t grace, Number(line, "gracetime", 0));
+    p.set_grace_time_sec(static_cast<uint32_t>(grace));
     partitions_.push_back(std::move(p));
     return Status::Ok();
   }
@@ -146,6 +150,11 @@ class Scenario {
     if (!o.ok()) return LineError(line, o.status().message());
     options_ = *o;
     options_.whole_nodes = Option(line, "select") == "select/linear";
+    Result<PreemptOptions> preempt =
+        PreemptOptions::FromConfig(Option(line, "PreemptType"), Option(line, "PreemptMode"),
+                                   Option(line, "PreemptExemptTime"));
+    if (!preempt.ok()) return LineError(line, preempt.status().message());
+    options_.preempt = *preempt;
     return Status::Ok();
   }
 
@@ -290,7 +299,52 @@ class Scenario {
     return Status::Ok();
   }
 
+  // A job leaves its nodes at once (its epilog takes no time here).
+  Status Release(uint32_t id, const std::vector<std::string>& nodes) {
+    for (const std::string& node : nodes) {
+      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, ReleaseEvent(id, node, now_)));
+    }
+    return Status::Ok();
+  }
+
+  // A preemption as gantryd carries it out (ctld/controller_preempt.cc).
+  Status Preempt(const Preemption& p) {
+    const v1::Job* job = s_.FindJob(p.victim);
+    if (job == nullptr) return Internal("no victim " + std::to_string(p.victim));
+    const std::vector<std::string> nodes(job->nodes().begin(), job->nodes().end());
+    static constexpr const char* kNames[] = {"off", "cancel", "requeue", "suspend"};
+    out_ += "  preempt " + std::to_string(p.victim) + " for " + std::to_string(p.preemptor) + " " +
+            kNames[static_cast<int>(p.action)] + "\n";
+    v1::Event e;
+    e.set_time(now_);
+    switch (p.action) {
+      case PreemptAction::kSuspend:
+        e.mutable_job_suspended()->set_job_id(p.victim);
+        e.mutable_job_suspended()->set_preemptor(p.preemptor);
+        return state::Apply(&s_, e);
+      case PreemptAction::kRequeue:
+        e = RequeueEvent(p.victim, false, "None", now_);
+        e.mutable_job_requeued()->set_preempted(true);
+        GANTRY_RETURN_IF_ERROR(state::Apply(&s_, e));
+        return Release(p.victim, nodes);
+      case PreemptAction::kCancel:
+      case PreemptAction::kOff:
+        GANTRY_RETURN_IF_ERROR(
+            state::Apply(&s_, EndEvent(p.victim, model::JobBaseState::kPreempted, now_)));
+        return Release(p.victim, nodes);
+    }
+    return Status::Ok();
+  }
+
   Status Cycle() {
+    out_ += "cycle at " + Offset(now_) + "\n";
+    for (uint32_t id : ResumableJobs(s_)) {
+      v1::Event e;
+      e.set_time(now_);
+      e.mutable_job_resumed()->set_job_id(id);
+      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, e));
+      out_ += "  resume " + std::to_string(id) + "\n";
+    }
     if (priority_.multifactor) {  // as gantryd's full recalculation
       const PriorityCalculator calc(priority_, s_, now_);
       state::SetPendingPriorities(&s_, [&](const v1::Job& job) -> std::optional<uint32_t> {
@@ -299,7 +353,7 @@ class Scenario {
       });
     }
     const Decisions d = Schedule(s_, now_, options_);
-    out_ += "cycle at " + Offset(now_) + "\n";
+    for (const Preemption& p : d.preemptions) GANTRY_RETURN_IF_ERROR(Preempt(p));
     for (const Start& start : d.starts) {
       std::string nodes;
       for (const std::string& n : start.nodes) nodes += (nodes.empty() ? "" : ",") + n;
@@ -312,6 +366,11 @@ class Scenario {
     }
     for (const ReasonChange& change : d.reasons) {
       s_.jobs[change.job_id].set_reason(change.reason);
+    }
+    for (const auto& [id, job] : s_.jobs) {
+      if (state::JobStateOf(job).base == model::JobBaseState::kSuspended) {
+        out_ += "  suspended " + std::to_string(id) + "\n";
+      }
     }
     std::map<uint32_t, int64_t> expected;
     for (const ExpectedStart& e : d.expected_starts) expected[e.job_id] = e.time;

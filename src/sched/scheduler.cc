@@ -18,6 +18,7 @@
 #include "sched/assoc_limits.h"
 #include "state/records.h"
 #include "state/resources.h"
+#include "state/shares.h"
 #include "text/ascii.h"
 #include "text/dependency.h"
 #include "text/hostlist.h"
@@ -98,6 +99,21 @@ struct Used {
     cpus += more_cpus;
     mem_mb += more_mem;
     gres.insert(gres.end(), more_gres.begin(), more_gres.end());
+  }
+  // Takes back what a job held (a preemption victim's share).
+  void Remove(uint64_t less_cpus, uint64_t less_mem, const std::vector<text::GresSpec>& less_gres) {
+    cpus -= std::min(cpus, less_cpus);
+    mem_mb -= std::min(mem_mb, less_mem);
+    for (const text::GresSpec& g : less_gres) {
+      int64_t left = g.count;
+      for (text::GresSpec& held : gres) {
+        if (held.name != g.name || held.type != g.type || left == 0) continue;
+        const int64_t take = std::min(held.count, left);
+        held.count -= take;
+        left -= take;
+      }
+      std::erase_if(gres, [](const text::GresSpec& held) { return held.count == 0; });
+    }
   }
 };
 
@@ -581,6 +597,11 @@ class Pass {
       return "";
     }
 
+    if (options_.preempt.type != PreemptType::kNone &&
+        Preempt(job, static_cast<uint32_t>(p), *elig, whole, required, min_nodes, limit)) {
+      return "";
+    }
+
     // Blocked: would the nodes kept for earlier jobs have been enough?
     size_t could = fit_now;
     bool required_possible = true;
@@ -605,6 +626,225 @@ class Pass {
       Block(static_cast<uint32_t>(p));
     }
     return behind || (required_possible && could >= min_nodes) ? kPriority : kResources;
+  }
+
+  struct Victim {
+    const v1::Job* job;
+    PreemptAction action;
+  };
+
+  // The running jobs on node i that `job` (to run in `part`) may preempt, oldest first.
+  std::vector<Victim> CandidatesOn(uint32_t i, const v1::Job& job, const v1::Partition& part) {
+    std::vector<Victim> out;
+    for (uint32_t id : s_.nodes[i].job_ids()) {
+      const v1::Job* v = s_.FindJob(id);
+      if (v == nullptr || victims_.contains(id) ||
+          state::JobStateOf(*v).base != model::JobBaseState::kRunning) {
+        continue;
+      }
+      const v1::Partition* vp = s_.FindPartition(v->partition());
+      if (vp == nullptr) continue;
+      if (const std::optional<PreemptAction> action =
+              PreemptionOf(s_, options_.preempt, job, part, *v, *vp, now_)) {
+        out.push_back({v, *action});
+      }
+    }
+    std::ranges::sort(out, [](const Victim& a, const Victim& b) {
+      return std::pair(a.job->start_time(), a.job->job_id()) <
+             std::pair(b.job->start_time(), b.job->job_id());
+    });
+    return out;
+  }
+
+  // What `v` holds on node i, and what leaves with it: its CPUs, and its memory and GRES unless
+  // it is suspended.
+  void TakeOff(const Victim& v, uint32_t i, Used* u) const {
+    const state::NodeShares shares = state::SharesOf(s_, *v.job);
+    for (size_t k = 0; k < shares.nodes.size(); ++k) {
+      if (shares.nodes[k] != i) continue;
+      if (v.action == PreemptAction::kSuspend) {
+        u->Remove(shares.cpus[k], 0, {});
+      } else {
+        std::vector<text::GresSpec> gres;
+        if (auto parsed = text::ParseGres(v.job->request().gres(), text::GresSyntax::kJobRequest);
+            parsed.ok()) {
+          gres = std::move(parsed).value();
+        }
+        u->Remove(shares.cpus[k], shares.mem[k], gres);
+      }
+    }
+  }
+
+  // Whether jobs of partition p (`job` among them) may preempt anyone at all: under
+  // partition_prio a partition of a lower tier whose PreemptMode preempts; under qos a QOS
+  // Preempt list for the job's QOS.
+  bool MayPreempt(uint32_t p, const v1::Job& job) {
+    const PreemptOptions& o = options_.preempt;
+    if (o.type == PreemptType::kQos) {
+      const auto qos = s_.accounting.qos.find(job.request().qos());
+      return qos != s_.accounting.qos.end() && !qos->second.preempt().empty();
+    }
+    if (may_preempt_.empty()) {
+      may_preempt_.assign(s_.partitions.size(), false);
+      suspend_only_ = true;
+      for (size_t a = 0; a < s_.partitions.size(); ++a) {
+        for (const v1::Partition& b : s_.partitions) {
+          const PreemptAction action = ActionOfMode(b.preempt_mode(), o.action);
+          if (b.priority_tier() < s_.partitions[a].priority_tier() &&
+              action != PreemptAction::kOff) {
+            may_preempt_[a] = true;
+            suspend_only_ = suspend_only_ && action == PreemptAction::kSuspend;
+          }
+        }
+      }
+    }
+    return may_preempt_[p];
+  }
+
+  // Whether node i has room for the job's memory and GRES with what it holds now (victims that
+  // are suspended keep theirs).
+  bool MemoryAndGresFit(uint32_t i, const NodeRequest& need, bool whole) const {
+    const Used& u = used_[i];
+    const NodeCapacity& c = capacity_[i];
+    if (whole || need.mem_mb == 0) return u.mem_mb == 0 && u.gres.empty();
+    if (u.mem_mb + need.mem_mb > c.mem_mb) return false;
+    return std::ranges::all_of(need.gres, [&](const text::GresSpec& want) {
+      return state::GresCount(c, want) - u.GresHeld(want) >= want.count;
+    });
+  }
+
+  // What placing one node's share of `job` on node i takes: the candidates that must go
+  // (oldest first; with gantry_minimal_victims the fewest, lowest-priority ones), and whether
+  // the node is still completing (earlier victims leaving); nullopt when it cannot fit there.
+  struct NodeChoice {
+    std::vector<Victim> victims;
+    bool completing = false;
+  };
+  std::optional<NodeChoice> ChooseOn(uint32_t i, const v1::Job& job, const v1::Partition& part,
+                                     const Eligibility& elig, bool whole, int64_t end) {
+    if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || Planned(i, now_, end)) {
+      return std::nullopt;
+    }
+    if (suspend_only_ && !MemoryAndGresFit(i, elig.need, whole)) return std::nullopt;
+    NodeChoice choice;
+    choice.completing = state::NodeStateOf(s_.nodes[i]).Has(NodeFlag::kCompleting);
+    if (FitsIn(used_[i], i, elig.need, whole)) return choice;
+    std::vector<Victim> candidates = CandidatesOn(i, job, part);
+    if (options_.minimal_victims) {
+      // Lowest priority first; then the greedy set is pruned of jobs it does not need.
+      std::ranges::stable_sort(candidates, [](const Victim& a, const Victim& b) {
+        return a.job->priority() < b.job->priority();
+      });
+    }
+    Used u = used_[i];
+    for (const Victim& v : candidates) {
+      TakeOff(v, i, &u);
+      choice.victims.push_back(v);
+      if (FitsIn(u, i, elig.need, whole)) break;
+    }
+    if (!FitsIn(u, i, elig.need, whole)) return std::nullopt;
+    if (options_.minimal_victims) {
+      for (size_t k = choice.victims.size(); k-- > 0;) {
+        Used without = used_[i];
+        for (size_t j = 0; j < choice.victims.size(); ++j) {
+          if (j != k) TakeOff(choice.victims[j], i, &without);
+        }
+        if (FitsIn(without, i, elig.need, whole)) {
+          choice.victims.erase(choice.victims.begin() + static_cast<ptrdiff_t>(k));
+        }
+      }
+    }
+    return choice;
+  }
+
+  // Preemption (see the file comment); returns whether the job started.
+  bool Preempt(const v1::Job& job, uint32_t p, const Eligibility& elig, bool whole,
+               const std::vector<uint32_t>& required, uint32_t min_nodes, uint32_t limit) {
+    const v1::Partition& part = s_.partitions[p];
+    if (!MayPreempt(p, job)) return false;
+    // A placement that found too few nodes stays impossible for the rest of the pass (the
+    // candidates only become fewer).
+    const auto shape =
+        std::make_tuple(&elig, whole, min_nodes, std::string_view(job.request().qos()));
+    // (Only for cached eligibilities: jobs without -w/-x.)
+    const bool cacheable = job.request().req_nodes().empty() && job.request().exc_nodes().empty();
+    if (cacheable && no_victims_.contains(shape)) return false;
+    const int64_t end = EndOf(now_, limit);
+    const size_t wanted = std::max<size_t>(min_nodes, required.size());
+    std::vector<uint32_t> picked;
+    std::vector<Victim> victims;
+    bool waits = false;  // a picked node is still completing (earlier victims leaving)
+    auto take = [&](uint32_t i, NodeChoice&& choice) {
+      picked.push_back(i);
+      waits = waits || choice.completing;
+      victims.insert(victims.end(), choice.victims.begin(), choice.victims.end());
+    };
+    for (uint32_t i : required) {
+      std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end);
+      if (!choice) return false;
+      take(i, *std::move(choice));
+    }
+    std::vector<uint32_t> order = elig.nodes;
+    InPartitionOrder(p, &order);
+    if (!options_.minimal_victims) {
+      for (uint32_t i : order) {
+        if (picked.size() >= wanted) break;
+        if (Contains(required, i)) continue;
+        if (std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end)) {
+          take(i, *std::move(choice));
+        }
+      }
+    } else {
+      // gantry_minimal_victims: the nodes that cost the fewest victims, then the lowest
+      // priorities, then partition order.
+      std::vector<std::pair<std::tuple<size_t, uint64_t, size_t>, uint32_t>> costs;
+      std::map<uint32_t, NodeChoice> choices;
+      for (size_t k = 0; k < order.size(); ++k) {
+        const uint32_t i = order[k];
+        if (Contains(required, i)) continue;
+        std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end);
+        if (!choice) continue;
+        uint64_t priorities = 0;
+        for (const Victim& v : choice->victims) priorities += v.job->priority();
+        costs.push_back({{choice->victims.size(), priorities, k}, i});
+        choices.emplace(i, *std::move(choice));
+      }
+      std::ranges::sort(costs);
+      for (const auto& [cost, i] : costs) {
+        if (picked.size() >= wanted) break;
+        take(i, std::move(choices.at(i)));
+      }
+    }
+    if (picked.size() < wanted) {
+      if (cacheable) no_victims_.insert(shape);
+      return false;
+    }
+    if (victims.empty()) return false;
+
+    bool all_suspend = !waits;
+    std::set<uint32_t> seen;
+    for (const Victim& v : victims) {
+      if (!seen.insert(v.job->job_id()).second) continue;
+      victims_.insert(v.job->job_id());
+      out_.preemptions.push_back({v.job->job_id(), job.job_id(), v.action});
+      all_suspend = all_suspend && v.action == PreemptAction::kSuspend;
+    }
+    if (!all_suspend) return false;
+    // The victims stop now: their CPUs, on every node of theirs, are the job's to take.
+    for (uint32_t id : seen) {
+      const v1::Job* v = s_.FindJob(id);
+      for (uint32_t i : state::SharesOf(s_, *v).nodes) {
+        TakeOff({v, PreemptAction::kSuspend}, i, &used_[i]);
+        if ((slots_[i] == Slot::kBusy || slots_[i] == Slot::kTaken) &&
+            used_[i].cpus < capacity_[i].cpus &&
+            !state::NodeStateOf(s_.nodes[i]).Has(NodeFlag::kCompleting)) {
+          slots_[i] = Slot::kFree;
+          free_now_.insert(i);
+        }
+      }
+    }
+    StartJob(job, part, elig, whole, std::move(picked), limit);
+    return true;
   }
 
   // bf_max_job_user, bf_max_job_part: how many jobs of one user, of one partition, backfill
@@ -770,7 +1010,10 @@ class Pass {
   // Whether node i can take one node's share of a job now: with `whole` (or a request for all
   // of a node's memory) only when nothing is allocated there, else in what is left.
   bool FitsNow(uint32_t i, const NodeRequest& need, bool whole) const {
-    const Used& u = used_[i];
+    return FitsIn(used_[i], i, need, whole);
+  }
+  // The same with `u` held on node i.
+  bool FitsIn(const Used& u, uint32_t i, const NodeRequest& need, bool whole) const {
     if (whole || need.mem_mb == 0) return u.empty();
     const NodeCapacity& c = capacity_[i];
     if (u.cpus + need.cpus > c.cpus || u.mem_mb + need.mem_mb > c.mem_mb) return false;
@@ -894,6 +1137,11 @@ class Pass {
   std::map<ShapeKey, Eligibility> shapes_;
   std::deque<std::string> dynamic_;  // reasons built in this pass (ReqNodeNotAvail, ...)
   std::set<uint32_t> reported_;      // jobs whose dependency status this pass gave
+  std::set<uint32_t> victims_;       // jobs this pass preempted
+  std::vector<bool> may_preempt_;    // per partition (MayPreempt), filled at the first use
+  bool suspend_only_ = false;        // partition_prio: every victim would be suspended
+  // Preemptor shapes (eligibility, whole nodes, min nodes, QOS) that found too few nodes.
+  std::set<std::tuple<const Eligibility*, bool, uint32_t, std::string_view>> no_victims_;
   Decisions out_;
 };
 
@@ -913,6 +1161,7 @@ Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler
                            "' (sched/backfill or sched/builtin)");
   }
   for (std::string_view item : text::Split(parameters, ',')) {
+    if (item == "gantry_minimal_victims") o.minimal_victims = true;
     const size_t eq = item.find('=');
     if (eq == std::string_view::npos) continue;
     const std::string_view key = item.substr(0, eq);

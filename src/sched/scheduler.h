@@ -54,6 +54,16 @@
 //    on nodes nobody planned for. A job that cannot be planned (no nodes free in the window)
 //    keeps nothing. A job with several partitions takes the reason of the first partition
 //    where it waits for resources, else of the first partition.
+//  * Preemption (options.preempt, sched/preempt.h): a job that cannot start is placed as if the
+//    running jobs it may preempt had left (only their CPUs where they would be suspended: a
+//    suspended job keeps its memory and GRES), on the first eligible nodes in partition order
+//    where it then fits (its -w nodes first, min_nodes of them); on each, the candidates it
+//    needs gone, oldest first, are its victims (a whole-node job needs them all), as Slurm's
+//    gang scheduler suspends every lower-tier job sharing the preemptor's resources. When all
+//    victims are to be suspended the job starts now in their CPUs; otherwise they are requeued
+//    or cancelled and it starts once their nodes are free (until then a node completing for
+//    them counts as free for its placement, so no one else is preempted). Jobs in their exempt
+//    time are never victims.
 //  * A ReasonChange is emitted only when the reason differs from the job's current one.
 //  * A partition's MaxNodes or MaxTime of 0 (an unset field) reads as UNLIMITED.
 // Cost: one pass over the pending index; node scans only for jobs that start or that block a
@@ -71,6 +81,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "sched/preempt.h"
 #include "state/cluster_state.h"
 
 namespace gantry::sched {
@@ -113,7 +124,17 @@ struct PassStats {
   uint32_t bf_reservations = 0;  // node reservations (node, from, to) at the end of the pass
 };
 
+// A running job to preempt for a pending one (sched/preempt.h). SUSPEND victims are suspended
+// before the preemptor's Start in the same Decisions; REQUEUE and CANCEL victims leave first and
+// the preemptor starts in a later pass.
+struct Preemption {
+  uint32_t victim;
+  uint32_t preemptor;
+  PreemptAction action;
+};
+
 struct Decisions {
+  std::vector<Preemption> preemptions;  // before `starts`
   std::vector<Start> starts;
   // Jobs that wait, with the time backfill planned them to start (their nodes are kept for them
   // from then for their time limit: later jobs start earlier only where they end before).
@@ -140,6 +161,11 @@ struct SchedulerOptions {
   uint32_t bf_max_job_test = 500;              // bf_max_job_test: jobs planned per pass
   uint32_t bf_max_job_user = 0;  // bf_max_job_user: of them, at most this many per user (0: any)
   uint32_t bf_max_job_part = 0;  // bf_max_job_part: at most this many per partition (0: any)
+  PreemptOptions preempt;        // PreemptType, PreemptMode, PreemptExemptTime
+  // SchedulerParameters=gantry_minimal_victims (Gantry's; Slurm ignores it): a preemptor goes
+  // on the nodes where it costs the fewest, then lowest-priority, victims, and on each node
+  // only the jobs it needs go, instead of Slurm's first nodes and oldest jobs.
+  bool minimal_victims = false;
 
   // From SchedulerType and SchedulerParameters ("bf_window=2880,bf_resolution=300,...": other
   // parameters are accepted and ignored). Errors name the key, the value and the rule.

@@ -72,6 +72,12 @@ class Explainer {
   void Active() {
     Item("It runs on " + NodeList(job_) + " since " + Time(job_.start_time()) + " (" +
          text::FormatDurationSeconds(TimeUsed(job_, in_.now)) + " so far).");
+    if (job_.preempted_by() != 0) {
+      Item("Job " + std::to_string(job_.preempted_by()) + " preempted it at " +
+           Time(job_.preempt_time()) +
+           ": it is suspended, keeps its memory and GPUs, and resumes by itself once that job's "
+           "CPUs are free again. Suspended time does not count against its time limit.");
+    }
     if (job_.time_limit_min() == kUnlimited || job_.end_time() == 0) {
       Item("It has no time limit.");
     } else {

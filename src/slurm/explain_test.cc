@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job_state.h"
 #include "slurm/anchor_records_test_util.h"
 
 namespace gantry::slurm {
@@ -49,6 +50,19 @@ TEST_F(ExplainTest, RunningJobSaysWhereAndUntilWhen) {
             "Job 21443 (sweep, user bob, partition a4) is RUNNING.\n"
             "  It runs on gpu[1-2] since 2026-12-02T11:46:41 (00:00:06 so far).\n"
             "  Its time limit (01:00:00) ends it at 2026-12-02T12:46:41.\n");
+}
+
+TEST_F(ExplainTest, PreemptedJobSaysByWhomAndWhenItResumes) {
+  v1::Job job = AnchorJob(21443);
+  job.set_state(static_cast<uint32_t>(model::JobBaseState::kSuspended));
+  job.set_preempted_by(21450);
+  job.set_preempt_time(job.start_time() + 3);
+  const std::string text = Explain(job);
+  EXPECT_NE(text.find("Job 21450 preempted it at 2026-12-02T11:46:44: it is suspended, keeps its "
+                      "memory and GPUs, and resumes by itself once that job's CPUs are free "
+                      "again."),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(ExplainTest, HeldBeginTimeAndDependency) {

@@ -331,7 +331,13 @@ bool SetQosField(const std::string& key, const std::string& value, v1::Qos* q, s
     q->set_preempt_mode(text::AsciiToLower(value));
   } else if (Keyword(key, "PreemptExemptTime", 8)) {
     name = "PreemptExemptTime";
-    if (auto n = number("PreemptExemptTime")) q->set_preempt_exempt_time_sec(*n);
+    // A duration ("01:00:00", "2-0", "30" minutes), as sacctmgr's time_str2secs reads it.
+    const Result<int64_t> seconds = text::ParseDurationSeconds(value);
+    if (!seconds.ok() || *seconds < 0 || *seconds > UINT32_MAX) {
+      *bad = " Bad PreemptExemptTime value: " + value + "\n";
+    } else {
+      q->set_preempt_exempt_time_sec(static_cast<uint32_t>(*seconds));
+    }
   } else if (Keyword(key, "Preempt", 7)) {
     name = "Preempt";
     q->clear_preempt();

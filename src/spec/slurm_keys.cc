@@ -157,6 +157,7 @@ constexpr std::string_view kSchedulerParameters[] = {
     "disable_user_top",
     "enable_hetjob_steps",
     "enable_user_top",
+    "gantry_minimal_victims",  // Gantry's (Slurm ignores it): scheduler.h
     "ignore_numa",
     "ignore_prefer_validation",
     "inventory_interval=#",

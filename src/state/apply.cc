@@ -16,6 +16,7 @@
 #include "state/priority.h"
 #include "state/records.h"
 #include "state/resources.h"
+#include "state/shares.h"
 #include "state/usage.h"
 #include "text/gres.h"
 
@@ -93,42 +94,6 @@ Result<std::vector<uint32_t>> NodeIndexes(
   return out;
 }
 
-// How a job's CPUs or memory spread over its nodes: each node's whole capacity when the total is
-// exactly the sum (whole-node allocation), else an even split (a per-node request).
-std::vector<uint64_t> Shares(uint64_t total, const std::vector<uint64_t>& capacity) {
-  std::vector<uint64_t> out(capacity.size(), 0);
-  if (capacity.empty()) return out;
-  uint64_t sum = 0;
-  for (uint64_t c : capacity) sum += c;
-  if (sum == total) return capacity;
-  const uint64_t n = capacity.size();
-  for (size_t i = 0; i < out.size(); ++i) out[i] = total / n + (i < total % n ? 1 : 0);
-  return out;
-}
-
-struct NodeShares {
-  std::vector<uint32_t> nodes;  // indexes
-  std::vector<uint64_t> cpus;
-  std::vector<uint64_t> mem;
-};
-
-// The per-node shares of a job on its nodes (nodes no longer configured are left out).
-NodeShares SharesOf(const ClusterState& s, const v1::Job& job) {
-  NodeShares out;
-  std::vector<uint64_t> cpu_cap;
-  std::vector<uint64_t> mem_cap;
-  for (const std::string& name : job.nodes()) {
-    const int i = s.NodeIndex(name);
-    if (i < 0) continue;
-    out.nodes.push_back(static_cast<uint32_t>(i));
-    cpu_cap.push_back(s.nodes[i].cpus());
-    mem_cap.push_back(s.nodes[i].real_memory_mb());
-  }
-  out.cpus = Shares(job.num_cpus(), cpu_cap);
-  out.mem = Shares(job.alloc_mem_mb(), mem_cap);
-  return out;
-}
-
 // Adds the per-node GRES of a job request ("gpu:4", "gres:gpu:b200:2") to `sum`.
 void AddGres(const std::string& request, std::vector<text::GresSpec>* sum) {
   if (request.empty()) return;
@@ -148,17 +113,20 @@ void AddGres(const std::string& request, std::vector<text::GresSpec>* sum) {
 // Recomputes a node's base state and COMPLETING flag from the jobs it holds: ALLOCATED while
 // jobs running there hold all its CPUs, MIXED while they hold some, else IDLE (a suspended job
 // keeps only its memory, as in Slurm); COMPLETING while a job still has to release it. DOWN,
-// UNKNOWN and FUTURE nodes keep their base state. Also sums the GRES its running jobs asked for per
-// node into alloc_gres ("gpu:4").
+// UNKNOWN and FUTURE nodes keep their base state. Also sums the GRES its running jobs (and the
+// jobs preemption suspended) asked for per node into alloc_gres ("gpu:4").
 void RefreshNode(ClusterState* s, v1::Node* node) {
   bool active = false;
   bool completing = false;
   std::vector<text::GresSpec> gres;
   for (uint32_t id : node->job_ids()) {
     if (const v1::Job* job = s->FindJob(id)) {
-      if (JobStateOf(*job).base == JobBaseState::kRunning) {
+      const JobBaseState base = JobStateOf(*job).base;
+      if (base == JobBaseState::kRunning) {
         active = true;
         AddGres(job->request().gres(), &gres);
+      } else if (base == JobBaseState::kSuspended && job->preempted_by() != 0) {
+        AddGres(job->request().gres(), &gres);  // preempted: keeps its GRES (Slurm's gang)
       }
     }
     const auto it = s->completing.find(id);
@@ -389,6 +357,8 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   if (model::IsActive(current.base)) AddJobUsage(*job, job->end_time(), &s->accounting);
   job->set_exit_status(e.exit_status());
   job->set_reason(e.reason().empty() ? "None" : e.reason());
+  job->set_preempted_by(0);
+  if (to == JobBaseState::kPreempted) job->set_preempt_time(time);
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
   if (e.has_cancelled_by_uid()) job->set_cancelled_by_uid(e.cancelled_by_uid());
   if (e.has_batch_usage()) *job->mutable_batch_usage() = e.batch_usage();
@@ -469,6 +439,8 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
                 &s->accounting);
   }
   job->set_restarts(job->restarts() + 1);
+  job->set_preempted_by(0);
+  if (e.preempted()) job->set_preempt_time(time);
   job->set_submit_time(time);
   job->set_start_time(0);
   job->set_end_time(0);
@@ -776,6 +748,10 @@ Status ApplyJobSuspended(ClusterState* s, const v1::JobSuspended& e, int64_t tim
   const int64_t since = job->suspend_time() != 0 ? job->suspend_time() : job->start_time();
   job->set_pre_suspend_secs(job->pre_suspend_secs() + std::max<int64_t>(0, time - since));
   job->set_suspend_time(time);
+  if (e.preemptor() != 0) {
+    job->set_preempted_by(e.preemptor());
+    job->set_preempt_time(time);
+  }
   state.base = JobBaseState::kSuspended;
   SetJobState(job, state);
   ReleaseShares(s, *job, /*cpus=*/true, /*mem=*/false);
@@ -793,6 +769,7 @@ Status ApplyJobResumed(ClusterState* s, const v1::JobResumed& e, int64_t time) {
                               ": only a suspended job can resume");
   }
   job->set_suspend_time(time);
+  job->set_preempted_by(0);
   const uint32_t limit = job->time_limit_min();
   if (limit != kUnlimited && limit != 0) {
     job->set_end_time(time + int64_t{limit} * 60 - job->pre_suspend_secs());

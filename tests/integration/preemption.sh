@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Preemption on a real local cluster (preempt/partition_prio, PreemptMode=SUSPEND,GANG; two
+# 8-CPU nodes; partitions lo, rq (REQUEUE), cx (CANCEL) at tier 1, hi at tier 10), with jobs
+# that write a counter every 0.1 s:
+#  - SUSPEND: a hi job suspends the lo job on the first node; its counter stops, the other
+#    node's keeps going; when the hi job ends the victim resumes and counts again.
+#  - REQUEUE: the victim goes back to the queue, the hi job starts once it left, and the victim
+#    runs again with SLURM_RESTART_COUNT=1.
+#  - CANCEL: the victim ends PREEMPTED (sacct).
+#  - A job within its QOS's PreemptExemptTime is not chosen: the job on the other node is.
+#  - With SchedulerParameters=gantry_minimal_victims (a second cluster), the hi job takes the
+#    node where one job is in its way, not the first node with two.
+# usage: preemption.sh BIN_DIR SOURCE_ROOT
+source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/preempt.json"
+start_cluster
+cd "$WORK"
+
+counter() { echo "i=0; while true; do i=\$((i+1)); echo \$i > $WORK/$1; sleep 0.1; done"; }
+value() { cat "$WORK/$1" 2>/dev/null; }
+advancing() {
+  local a b
+  a=$(value "$1")
+  for _ in $(seq 30); do
+    sleep 0.1
+    b=$(value "$1")
+    [ -n "$b" ] && [ "$b" != "$a" ] && return 0
+  done
+  return 1
+}
+stopped() {
+  local a b
+  sleep 0.5
+  a=$(value "$1")
+  sleep 1.5
+  b=$(value "$1")
+  [ "$a" = "$b" ]
+}
+# submit PARTITION NAME [sbatch options]: a whole-node (8 CPUs) counter job.
+submit() {
+  local p=$1 name=$2
+  shift 2
+  sbatch --parsable -p "$p" -n 8 --mem=100 -t 10 -o /dev/null "$@" --wrap "$(counter "$name")" ||
+    fail "sbatch $name"
+}
+node_of() { job_field "$1" NodeList; }
+first=$(sinfo -h -N -p lo -o %N | head -1)
+gone() { ! squeue -h -j "$1" -t R,S,CG,PD 2>/dev/null | grep -q .; }
+
+# --- SUSPEND
+a=$(submit lo a)
+b=$(submit lo b)
+wait_state "$a" RUNNING
+wait_state "$b" RUNNING
+expect "first job's node" "$first" "$(node_of "$a")"
+advancing a || fail "job a does not count"
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 4') || fail "sbatch hi"
+wait_state "$h" RUNNING 20
+expect "hi job's node" "$first" "$(node_of "$h")"
+expect "victim" SUSPENDED "$(job_state "$a")"
+expect "victim in squeue" "S" "$(squeue -h -j "$a" -o %t)"
+expect "other job" RUNNING "$(job_state "$b")"
+[ "$(job_field "$a" PreemptTime)" != None ] || fail "PreemptTime not set"
+stopped a || fail "the suspended job still counts"
+advancing b || fail "the other job stopped"
+wait_state "$h" COMPLETED 30
+wait_state "$a" RUNNING 20
+advancing a || fail "the resumed job does not count"
+scancel "$a" "$b"
+wait_for 30 gone "$a" && wait_for 30 gone "$b" || fail "a and b did not end"
+wait_for 30 nodes_idle || fail "nodes not idle"
+
+# --- REQUEUE (rq's GraceTime 1 s)
+r=$(sbatch --parsable -p rq -n 8 --mem=100 -t 10 -o /dev/null \
+  --wrap "echo \${SLURM_RESTART_COUNT:-unset} >> $WORK/restarts; $(counter r)") || fail "sbatch rq"
+wait_state "$r" RUNNING
+f=$(submit lo f)
+wait_state "$f" RUNNING
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 3') || fail "sbatch hi"
+wait_state "$h" RUNNING 30
+expect "hi job's node (the requeued job's)" "$first" "$(node_of "$h")"
+expect "filler" RUNNING "$(job_state "$f")"
+expect "restarts" 1 "$(job_field "$r" Restarts)"
+[ "$(job_field "$r" PreemptTime)" != None ] || fail "PreemptTime of the requeued job"
+wait_state "$h" COMPLETED 30
+wait_state "$r" RUNNING 30
+wait_for 10 test "$(wc -l < "$WORK/restarts")" = 2 || fail "the job did not run again"
+expect "SLURM_RESTART_COUNT (unset at first, as Slurm)" "unset
+1" "$(cat "$WORK/restarts")"
+scancel "$r" "$f"
+wait_for 30 gone "$r" && wait_for 30 gone "$f" || fail "r and f did not end"
+wait_for 30 nodes_idle || fail "nodes not idle"
+
+# --- CANCEL
+c=$(submit cx c)
+wait_state "$c" RUNNING
+f=$(submit lo f2)
+wait_state "$f" RUNNING
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 1') || fail "sbatch hi"
+wait_state "$c" PREEMPTED 20
+wait_state "$h" COMPLETED 30
+expect "sacct" "PREEMPTED" "$(sacct -n -X -P -j "$c" -o State)"
+scancel "$f"
+wait_for 30 gone "$f" || fail "f did not end"
+wait_for 30 nodes_idle || fail "nodes not idle"
+
+# --- PreemptExemptTime (QOS keep: an hour)
+sacctmgr -i add qos keep PreemptExemptTime=01:00:00 >/dev/null || fail "add qos"
+k=$(submit lo k --qos=keep)
+wait_state "$k" RUNNING
+l=$(submit lo l)
+wait_state "$l" RUNNING
+expect "exempt job's node" "$first" "$(node_of "$k")"
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 2') || fail "sbatch hi"
+wait_state "$h" RUNNING 20
+expect "exempt job" RUNNING "$(job_state "$k")"
+expect "victim" SUSPENDED "$(job_state "$l")"
+[ "$(node_of "$h")" != "$first" ] || fail "the hi job went on the exempt job's node"
+scancel "$k" "$l" "$h"
+
+# --- gantry_minimal_victims: a cluster of its own.
+"$BIN/gantry" down --state-dir "$STATE" >/dev/null 2>&1 || fail "gantry down"
+STATE=$WORK/state2
+sed 's|"PreemptMode": "SUSPEND,GANG"|"PreemptMode": "SUSPEND,GANG", "SchedulerParameters": "gantry_minimal_victims"|' \
+  "$SRC/tests/integration/specs/preempt.json" > "$WORK/minimal.json"
+SPEC=$WORK/minimal.json
+start_cluster
+x1=$(sbatch --parsable -p lo -n 4 --mem=100 -t 10 -o /dev/null --wrap "$(counter x1)") || fail "x1"
+x2=$(sbatch --parsable -p lo -n 4 --mem=100 -t 10 -o /dev/null --wrap "$(counter x2)") || fail "x2"
+wait_state "$x1" RUNNING
+wait_state "$x2" RUNNING
+y=$(submit lo y)
+wait_state "$y" RUNNING
+expect "x1 and x2 share the first node" "$first $first" "$(node_of "$x1") $(node_of "$x2")"
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 2') || fail "sbatch hi"
+wait_state "$h" RUNNING 20
+expect "one victim" "SUSPENDED RUNNING RUNNING" \
+  "$(job_state "$y") $(job_state "$x1") $(job_state "$x2")"
+wait_state "$h" COMPLETED 30
+wait_state "$y" RUNNING 20
+scancel "$x1" "$x2" "$y"
+echo "preemption: ok"
