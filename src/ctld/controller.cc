@@ -191,6 +191,8 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   state_.enforce_limits = config_.admit.enforce_limits;
   state_.enforce_safe = config_.admit.enforce_safe;
   state_.billing_max_tres = config_.priority.max_tres;
+  state_.preemption = config_.scheduler.preempt.type != sched::PreemptType::kNone;
+  state_.preempt_exempt_sec = config_.scheduler.preempt.exempt_sec;
   state_.accounting.usage_half_life_sec = config_.usage_half_life_sec;
   uint64_t replayed = 0;
   GANTRY_RETURN_IF_ERROR(store_->ReadFrom(after, [&](const store::Record& record) {
@@ -290,9 +292,13 @@ void Controller::RunOnce() {
   AfterCommit after;
   ResetUsageLocked(now, &events);
   TimersLocked(now, &events, &after);
-  ResumePreemptedLocked(&events, &after);
-  // Timer events (node lost, time limits) must be applied before scheduling sees the state.
+  TimeSliceLocked(now, &events, &after);
+  // Timer events (node lost, time limits, turns over) must be applied before the suspended jobs
+  // that get their CPUs back resume, and those before scheduling sees the state.
   std::unique_ptr<store::PendingWrite> timers = CommitLocked(std::move(events));
+  std::vector<v1::Event> resumes;
+  ResumePreemptedLocked(&resumes, &after);
+  std::unique_ptr<store::PendingWrite> resumed = CommitLocked(std::move(resumes));
   std::vector<v1::Event> starts;
   std::vector<uint32_t> started;
   ScheduleLocked(now, &starts, &started, &after);
@@ -301,6 +307,7 @@ void Controller::RunOnce() {
   PurgeLocked(now);
   lock.unlock();
   (void)Finish(std::move(timers), {});
+  (void)Finish(std::move(resumed), {});
   (void)Finish(std::move(scheduled), std::move(after));
 }
 

@@ -194,6 +194,8 @@ class Controller {
   void PreemptLocked(const sched::Preemption& preemption, std::vector<v1::Event>* events,
                      AfterCommit* after);
   void ResumePreemptedLocked(std::vector<v1::Event>* events, AfterCommit* after);
+  // Gang time-slicing: suspends the running jobs whose turn is over (sched::TimeSlice).
+  void TimeSliceLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
   // priority/multifactor: every PriorityCalcPeriod, every pending job's priority is computed
   // again; in between, those of jobs that entered the queue (state_.entered_pending). In
   // memory only, like reasons (controller_priority.cc).

@@ -6,6 +6,8 @@
 //   REQUEUE  JobRequeued{preempted} when the job may be requeued (else as CANCEL); its processes
 //            get SIGTERM, then SIGKILL after the partition's GraceTime plus KillWait.
 //   CANCEL   JobEnded PREEMPTED, the same signals.
+// Gang time-slicing (sched::TimeSlice): a running job whose turn is over is suspended the same
+// way as SUSPEND, for the job that waited longest, which then resumes.
 #include <signal.h>
 
 #include "ctld/controller.h"
@@ -60,6 +62,19 @@ void Controller::ResumePreemptedLocked(std::vector<v1::Event>* events, AfterComm
     events->push_back(std::move(event));
     Log("job " + std::to_string(id) + " resumed: its CPUs are free again");
     SignalOnNodesLocked(*job, SIGCONT, after);
+  }
+}
+
+void Controller::TimeSliceLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after) {
+  const sched::SchedulerOptions& options = config_.scheduler;
+  for (const sched::SliceSuspension& turn :
+       sched::TimeSlice(state_, options.preempt, options.time_slice_sec, now)) {
+    const v1::Job* job = state_.FindJob(turn.job_id);
+    v1::Event event = NewEvent();
+    event.mutable_job_suspended()->set_job_id(turn.job_id);
+    event.mutable_job_suspended()->set_preemptor(turn.for_job);
+    events->push_back(std::move(event));
+    SignalOnNodesLocked(*job, SIGSTOP, after);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 #include "model/job_state.h"
@@ -100,12 +101,20 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
 }
 
 std::vector<uint32_t> ResumableJobs(const state::ClusterState& state) {
+  std::vector<const v1::Job*> waiting;
+  for (const auto& [id, job] : state.jobs) {
+    if (job.preempted_by() != 0 && state::JobStateOf(job).base == model::JobBaseState::kSuspended) {
+      waiting.push_back(&job);
+    }
+  }
+  std::ranges::stable_sort(waiting, [](const v1::Job* a, const v1::Job* b) {
+    return a->suspend_time() < b->suspend_time();
+  });
   std::vector<uint32_t> out;
   std::map<uint32_t, uint64_t> taken;  // node index -> CPUs the jobs before took back
-  for (const auto& [id, job] : state.jobs) {
-    if (job.preempted_by() == 0 || state::JobStateOf(job).base != model::JobBaseState::kSuspended) {
-      continue;
-    }
+  for (const v1::Job* waiter : waiting) {
+    const v1::Job& job = *waiter;
+    const uint32_t id = job.job_id();
     const state::NodeShares shares = state::SharesOf(state, job);
     bool free = true;
     for (size_t k = 0; k < shares.nodes.size() && free; ++k) {
@@ -115,6 +124,74 @@ std::vector<uint32_t> ResumableJobs(const state::ClusterState& state) {
     if (!free) continue;
     for (size_t k = 0; k < shares.nodes.size(); ++k) taken[shares.nodes[k]] += shares.cpus[k];
     out.push_back(id);
+  }
+  return out;
+}
+
+uint32_t ForceShares(const v1::Partition& partition) {
+  const std::string mode = text::AsciiToUpper(partition.oversubscribe());
+  if (mode.rfind("FORCE", 0) != 0) return 0;
+  if (mode.size() > 6 && mode[5] == ':') {
+    uint32_t n = 0;
+    for (char c : mode.substr(6)) {
+      if (!text::IsAsciiDigit(c)) return 4;
+      n = n * 10 + static_cast<uint32_t>(c - '0');
+    }
+    return std::max<uint32_t>(n, 1);
+  }
+  return 4;  // Slurm's default for FORCE
+}
+
+bool TimeSliced(const PreemptOptions& options, const v1::Partition& partition) {
+  return options.gang && ForceShares(partition) > 1;
+}
+
+int64_t ActiveSince(const v1::Job& job) {
+  return job.suspend_time() != 0 ? job.suspend_time() : job.start_time();
+}
+
+std::vector<SliceSuspension> TimeSlice(const state::ClusterState& state,
+                                       const PreemptOptions& options, int64_t slice_sec,
+                                       int64_t now) {
+  std::vector<SliceSuspension> out;
+  if (!options.gang) return out;
+  std::set<uint32_t> suspending;
+  for (const auto& [id, waiter] : state.jobs) {
+    if (waiter.preempted_by() == 0 ||
+        state::JobStateOf(waiter).base != model::JobBaseState::kSuspended ||
+        now - waiter.suspend_time() < slice_sec) {
+      continue;
+    }
+    const v1::Partition* partition = state.FindPartition(waiter.partition());
+    if (partition == nullptr || !TimeSliced(options, *partition)) continue;
+    // The running jobs of its partition on its nodes that had their slice, and whether the
+    // waiter fits once they stop.
+    const state::NodeShares shares = state::SharesOf(state, waiter);
+    std::vector<uint32_t> turn;
+    bool fits = true;
+    for (size_t k = 0; k < shares.nodes.size() && fits; ++k) {
+      const v1::Node& node = state.nodes[shares.nodes[k]];
+      uint64_t freed = 0;
+      for (uint32_t other : node.job_ids()) {
+        const v1::Job* job = state.FindJob(other);
+        if (job == nullptr || job->partition() != waiter.partition() ||
+            state::JobStateOf(*job).base != model::JobBaseState::kRunning ||
+            (now - ActiveSince(*job) < slice_sec && !suspending.contains(other))) {
+          continue;
+        }
+        const state::NodeShares theirs = state::SharesOf(state, *job);
+        for (size_t j = 0; j < theirs.nodes.size(); ++j) {
+          if (theirs.nodes[j] == shares.nodes[k]) freed += theirs.cpus[j];
+        }
+        if (std::ranges::find(turn, other) == turn.end()) turn.push_back(other);
+      }
+      fits = node.alloc_cpus() - std::min<uint64_t>(node.alloc_cpus(), freed) + shares.cpus[k] <=
+             node.cpus();
+    }
+    if (!fits || turn.empty()) continue;
+    for (uint32_t other : turn) {
+      if (suspending.insert(other).second) out.push_back({other, id});
+    }
   }
   return out;
 }

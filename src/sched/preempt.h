@@ -53,9 +53,28 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
                                           const v1::Partition& victim_partition, int64_t now);
 
 // The jobs preemption suspended (Job.preempted_by) whose CPUs are free again on every node of
-// theirs, in id order; each one's CPUs count as taken for the ones after it. Resuming them
-// before a pass gives them back their place, as Slurm's gang scheduler does.
+// theirs, the longest suspended first; each one's CPUs count as taken for the ones after it.
+// Resuming them before a pass gives them back their place, as Slurm's gang scheduler does.
 std::vector<uint32_t> ResumableJobs(const state::ClusterState& state);
+
+// Gang time-slicing (GANG in the cluster's PreemptMode, a partition with OverSubscribe=FORCE[:n]):
+// up to n jobs share each CPU of the partition's nodes and take turns every
+// SchedulerTimeSlice. A pending job of such a partition may suspend running jobs of the same
+// partition that have run a whole slice since they (re)started (the scheduler pass does it,
+// PreemptionOf's rules aside); TimeSlice gives the other half of the turn: for each job that
+// time-slicing suspended at least a slice ago and that fits once they are suspended, the running
+// jobs of its partition on its nodes that have run a slice (each suspended for it, once).
+// ResumableJobs then resumes the one that waited longest.
+uint32_t ForceShares(const v1::Partition& partition);  // n of FORCE[:n] (FORCE: 4); 0 if not
+bool TimeSliced(const PreemptOptions& options, const v1::Partition& partition);
+int64_t ActiveSince(const v1::Job& job);  // start, or the last resume
+struct SliceSuspension {
+  uint32_t job_id;
+  uint32_t for_job;
+};
+std::vector<SliceSuspension> TimeSlice(const state::ClusterState& state,
+                                       const PreemptOptions& options, int64_t slice_sec,
+                                       int64_t now);
 
 }  // namespace gantry::sched
 

@@ -155,6 +155,9 @@ class Scenario {
                                    Option(line, "PreemptExemptTime"));
     if (!preempt.ok()) return LineError(line, preempt.status().message());
     options_.preempt = *preempt;
+    Line slice = line;
+    GANTRY_ASSIGN_OR_RETURN(uint64_t seconds, Number(slice, "SchedulerTimeSlice", 30));
+    options_.time_slice_sec = static_cast<int64_t>(seconds);
     return Status::Ok();
   }
 
@@ -338,6 +341,16 @@ class Scenario {
 
   Status Cycle() {
     out_ += "cycle at " + Offset(now_) + "\n";
+    for (const SliceSuspension& turn :
+         TimeSlice(s_, options_.preempt, options_.time_slice_sec, now_)) {
+      v1::Event e;
+      e.set_time(now_);
+      e.mutable_job_suspended()->set_job_id(turn.job_id);
+      e.mutable_job_suspended()->set_preemptor(turn.for_job);
+      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, e));
+      out_ += "  turn over " + std::to_string(turn.job_id) + " for " +
+              std::to_string(turn.for_job) + "\n";
+    }
     for (uint32_t id : ResumableJobs(s_)) {
       v1::Event e;
       e.set_time(now_);

@@ -7,9 +7,10 @@
 //   partition NAME nodes=HOSTLIST [default] [tier=N] [oversubscribe=EXCLUSIVE] [maxtime=MIN]
 //   partition ... [jobfactor=N] [billing=CPU=1.0,Mem=0.25G,GRES/gpu=2]   (PriorityJobFactor,
 //          TRESBillingWeights) [preemptmode=REQUEUE] [gracetime=SECONDS]
+//          [oversubscribe=FORCE:2]
 //   scheduler [type=sched/backfill|sched/builtin] [select=select/linear] [params=bf_...,...]
 //          [PreemptType=preempt/partition_prio] [PreemptMode=SUSPEND,GANG]
-//          [PreemptExemptTime=00:05:00]
+//          [PreemptExemptTime=00:05:00] [SchedulerTimeSlice=30]
 //   priority KEY=VALUE...      slurm.conf's PriorityType, PriorityWeight*, PriorityFlags,
 //                              PriorityMaxAge, PriorityDecayHalfLife...: with
 //                              PriorityType=priority/multifactor each cycle first computes every
@@ -25,7 +26,8 @@
 // The nodes and partitions are set up at the first command that is neither of them nor
 // scheduler, priority, account or user. The clock starts
 // at state::testing::kNow; times print as offsets from it ("+3600s").
-// A `cycle` prints "cycle at +Ns", then "  resume ID" for each job preemption suspended that
+// A `cycle` prints "cycle at +Ns", then "  turn over ID for ID" for each job gang time-slicing
+// suspends (sched::TimeSlice), "  resume ID" for each job preemption suspended that
 // gets its CPUs back (sched::ResumableJobs), "  preempt ID for ID suspend|requeue|cancel" per
 // preemption (applied as gantryd does; requeued and cancelled jobs leave their nodes at once),
 // "  start ID on NODES cpus=N mem=N" per start, "  suspended ID" for every suspended job, then

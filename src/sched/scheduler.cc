@@ -597,7 +597,7 @@ class Pass {
       return "";
     }
 
-    if (options_.preempt.type != PreemptType::kNone &&
+    if ((options_.preempt.type != PreemptType::kNone || options_.preempt.gang) &&
         Preempt(job, static_cast<uint32_t>(p), *elig, whole, required, min_nodes, limit)) {
       return "";
     }
@@ -644,6 +644,13 @@ class Pass {
       }
       const v1::Partition* vp = s_.FindPartition(v->partition());
       if (vp == nullptr) continue;
+      if (vp == &part && TimeSliced(options_.preempt, part)) {
+        // Time-slicing: a job of the same partition that had its slice.
+        if (now_ - ActiveSince(*v) >= options_.time_slice_sec) {
+          out.push_back({v, PreemptAction::kSuspend});
+        }
+        continue;
+      }
       if (const std::optional<PreemptAction> action =
               PreemptionOf(s_, options_.preempt, job, part, *v, *vp, now_)) {
         out.push_back({v, *action});
@@ -680,6 +687,8 @@ class Pass {
   // Preempt list for the job's QOS.
   bool MayPreempt(uint32_t p, const v1::Job& job) {
     const PreemptOptions& o = options_.preempt;
+    if (TimeSliced(o, s_.partitions[p])) return true;
+    if (o.type == PreemptType::kNone) return false;
     if (o.type == PreemptType::kQos) {
       const auto qos = s_.accounting.qos.find(job.request().qos());
       return qos != s_.accounting.qos.end() && !qos->second.preempt().empty();
@@ -729,6 +738,19 @@ class Pass {
     NodeChoice choice;
     choice.completing = state::NodeStateOf(s_.nodes[i]).Has(NodeFlag::kCompleting);
     if (FitsIn(used_[i], i, elig.need, whole)) return choice;
+    if (const uint32_t shares = ForceShares(part); TimeSliced(options_.preempt, part)) {
+      // At most `shares` jobs to a CPU: the running and suspended jobs' CPUs here.
+      uint64_t stacked = 0;
+      for (uint32_t id : s_.nodes[i].job_ids()) {
+        const v1::Job* v = s_.FindJob(id);
+        if (v == nullptr || !model::IsActive(state::JobStateOf(*v).base)) continue;
+        const state::NodeShares theirs = state::SharesOf(s_, *v);
+        for (size_t k = 0; k < theirs.nodes.size(); ++k) {
+          if (theirs.nodes[k] == i) stacked += theirs.cpus[k];
+        }
+      }
+      if (stacked + elig.need.cpus > uint64_t{capacity_[i].cpus} * shares) return std::nullopt;
+    }
     std::vector<Victim> candidates = CandidatesOn(i, job, part);
     if (options_.minimal_victims) {
       // Lowest priority first; then the greedy set is pruned of jobs it does not need.

@@ -63,7 +63,9 @@
 //    victims are to be suspended the job starts now in their CPUs; otherwise they are requeued
 //    or cancelled and it starts once their nodes are free (until then a node completing for
 //    them counts as free for its placement, so no one else is preempted). Jobs in their exempt
-//    time are never victims.
+//    time are never victims. In a time-sliced partition (GANG, OverSubscribe=FORCE:n; see
+//    sched::TimeSlice) jobs of the same partition that ran a whole time slice are suspended the
+//    same way, as long as no CPU then holds more than n jobs.
 //  * A ReasonChange is emitted only when the reason differs from the job's current one.
 //  * A partition's MaxNodes or MaxTime of 0 (an unset field) reads as UNLIMITED.
 // Cost: one pass over the pending index; node scans only for jobs that start or that block a
@@ -162,6 +164,7 @@ struct SchedulerOptions {
   uint32_t bf_max_job_user = 0;  // bf_max_job_user: of them, at most this many per user (0: any)
   uint32_t bf_max_job_part = 0;  // bf_max_job_part: at most this many per partition (0: any)
   PreemptOptions preempt;        // PreemptType, PreemptMode, PreemptExemptTime
+  int64_t time_slice_sec = 30;   // SchedulerTimeSlice (gang time-slicing, sched/preempt.h)
   // SchedulerParameters=gantry_minimal_victims (Gantry's; Slurm ignores it): a preemptor goes
   // on the nodes where it costs the fewest, then lowest-priority, victims, and on each node
   // only the jobs it needs go, instead of Slurm's first nodes and oldest jobs.

@@ -117,6 +117,11 @@ struct ClusterState {
                                   // return_to_service): the scheduler applies MaxJobs...
   bool enforce_safe = false;      // AccountingStorageEnforce safe (configuration): GrpTRESMins
                                   // and GrpWall count the job's whole time limit
+  // PreemptType other than preempt/none (configuration): a job that starts may be preempted
+  // from start + its QOS's PreemptExemptTime (else preempt_exempt_sec): its
+  // preempt_eligible_time, which scontrol prints.
+  bool preemption = false;
+  int64_t preempt_exempt_sec = 0;
   bool billing_max_tres = false;  // PriorityFlags MAX_TRES (configuration): Job.billing takes
                                   // the largest node TRES (model/billing.h)
 

@@ -4,10 +4,13 @@
 # that write a counter every 0.1 s:
 #  - SUSPEND: a hi job suspends the lo job on the first node; its counter stops, the other
 #    node's keeps going; when the hi job ends the victim resumes and counts again.
-#  - REQUEUE: the victim goes back to the queue, the hi job starts once it left, and the victim
-#    runs again with SLURM_RESTART_COUNT=1.
+#  - REQUEUE: the victim gets SIGTERM and sees its PreemptTime (scontrol) in its trap, goes back
+#    to the queue, the hi job starts once it left, and the victim runs again with
+#    SLURM_RESTART_COUNT=1.
 #  - CANCEL: the victim ends PREEMPTED (sacct).
 #  - A job within its QOS's PreemptExemptTime is not chosen: the job on the other node is.
+#  - Gang time-slicing (ts: OverSubscribe=FORCE:2, SchedulerTimeSlice=5): two jobs on one node
+#    take turns, each counting only while the other is suspended.
 #  - With SchedulerParameters=gantry_minimal_victims (a second cluster), the hi job takes the
 #    node where one job is in its way, not the first node with two.
 # usage: preemption.sh BIN_DIR SOURCE_ROOT
@@ -70,8 +73,11 @@ wait_for 30 gone "$a" && wait_for 30 gone "$b" || fail "a and b did not end"
 wait_for 30 nodes_idle || fail "nodes not idle"
 
 # --- REQUEUE (rq's GraceTime 1 s)
+# The job tells preemption from a time-out on SIGTERM: scontrol shows its PreemptTime.
+why="scontrol show job \$SLURM_JOB_ID > $WORK/why.\${SLURM_RESTART_COUNT:-0} 2>&1"
 r=$(sbatch --parsable -p rq -n 8 --mem=100 -t 10 -o /dev/null \
-  --wrap "echo \${SLURM_RESTART_COUNT:-unset} >> $WORK/restarts; $(counter r)") || fail "sbatch rq"
+  --wrap "trap \"$why; exit 0\" TERM; echo \${SLURM_RESTART_COUNT:-unset} >> $WORK/restarts; $(counter r)") ||
+  fail "sbatch rq"
 wait_state "$r" RUNNING
 f=$(submit lo f)
 wait_state "$f" RUNNING
@@ -80,6 +86,8 @@ wait_state "$h" RUNNING 30
 expect "hi job's node (the requeued job's)" "$first" "$(node_of "$h")"
 expect "filler" RUNNING "$(job_state "$f")"
 expect "restarts" 1 "$(job_field "$r" Restarts)"
+wait_for 10 test -s "$WORK/why.0" || fail "the job did not look why it was ending"
+grep -q 'PreemptTime=20' "$WORK/why.0" || fail "the job saw $(cat "$WORK/why.0")"
 [ "$(job_field "$r" PreemptTime)" != None ] || fail "PreemptTime of the requeued job"
 wait_state "$h" COMPLETED 30
 wait_state "$r" RUNNING 30
@@ -117,10 +125,26 @@ expect "victim" SUSPENDED "$(job_state "$l")"
 [ "$(node_of "$h")" != "$first" ] || fail "the hi job went on the exempt job's node"
 scancel "$k" "$l" "$h"
 
+# --- Gang time-slicing: two whole-node jobs on the first node take 5 s turns.
+t1=$(sbatch --parsable -p ts -w "$first" -n 8 --mem=100 -t 10 -o /dev/null \
+  --wrap "$(counter t1)") || fail "t1"
+wait_state "$t1" RUNNING
+t2=$(sbatch --parsable -p ts -w "$first" -n 8 --mem=100 -t 10 -o /dev/null \
+  --wrap "$(counter t2)") || fail "t2"
+wait_state "$t2" RUNNING 20
+expect "t1 after its turn" SUSPENDED "$(job_state "$t1")"
+stopped t1 || fail "t1 counts while t2 has its turn"
+advancing t2 || fail "t2 does not count in its turn"
+wait_state "$t1" RUNNING 20
+expect "t2 after its turn" SUSPENDED "$(job_state "$t2")"
+advancing t1 || fail "t1 does not count in its second turn"
+scancel "$t1" "$t2"
+wait_for 30 gone "$t1" && wait_for 30 gone "$t2" || fail "t1 and t2 did not end"
+
 # --- gantry_minimal_victims: a cluster of its own.
 "$BIN/gantry" down --state-dir "$STATE" >/dev/null 2>&1 || fail "gantry down"
 STATE=$WORK/state2
-sed 's|"PreemptMode": "SUSPEND,GANG"|"PreemptMode": "SUSPEND,GANG", "SchedulerParameters": "gantry_minimal_victims"|' \
+sed 's|"PreemptMode": "SUSPEND,GANG",|"PreemptMode": "SUSPEND,GANG", "SchedulerParameters": "gantry_minimal_victims",|' \
   "$SRC/tests/integration/specs/preempt.json" > "$WORK/minimal.json"
 SPEC=$WORK/minimal.json
 start_cluster
