@@ -779,6 +779,88 @@ class Pass {
     return choice;
   }
 
+  // Without GANG, Slurm's preempt plugins' order: the candidates by their partition's tier, then
+  // their node count (partition_prio), or by their QOS's priority (qos); each is taken off in
+  // turn until `wanted` nodes fit; the job goes on the first of those in partition order, and
+  // the candidates taken there are its victims, less any the nodes fit without.
+  void PlaceByCandidateOrder(const v1::Job& job, const v1::Partition& part, const Eligibility& elig,
+                             bool whole, int64_t end, const std::vector<uint32_t>& order,
+                             size_t wanted, std::vector<uint32_t>* picked,
+                             std::vector<Victim>* victims, bool* waits) {
+    std::vector<uint32_t> position(s_.nodes.size(), UINT32_MAX);  // in `order`, usable nodes
+    std::vector<Victim> candidates;
+    std::set<uint32_t> seen;
+    for (size_t k = 0; k < order.size(); ++k) {
+      const uint32_t i = order[k];
+      if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || Planned(i, now_, end) ||
+          (suspend_only_ && !MemoryAndGresFit(i, elig.need, whole))) {
+        continue;
+      }
+      position[i] = static_cast<uint32_t>(k);
+      for (const Victim& v : CandidatesOn(i, job, part)) {
+        if (seen.insert(v.job->job_id()).second) candidates.push_back(v);
+      }
+    }
+    auto key = [&](const Victim& v) {
+      if (options_.preempt.type == PreemptType::kQos) {
+        const auto qos = s_.accounting.qos.find(v.job->request().qos());
+        return std::pair<uint64_t, uint64_t>(
+            qos == s_.accounting.qos.end() ? 0 : qos->second.priority(), 0);
+      }
+      const v1::Partition* vp = s_.FindPartition(v.job->partition());
+      return std::pair<uint64_t, uint64_t>(vp == nullptr ? 0 : vp->priority_tier(),
+                                           std::min(v.job->nodes_size(), 0xffff));
+    };
+    std::ranges::stable_sort(candidates,
+                             [&](const Victim& a, const Victim& b) { return key(a) < key(b); });
+    std::map<uint32_t, Used> as_if;  // node -> what it holds once the taken candidates are gone
+    std::set<uint32_t> fitting;      // positions of usable nodes where the job fits that way
+    for (uint32_t i : order) {
+      if (position[i] != UINT32_MAX && FitsIn(used_[i], i, elig.need, whole)) {
+        fitting.insert(position[i]);
+      }
+    }
+    std::vector<Victim> taken;
+    for (const Victim& v : candidates) {
+      if (fitting.size() >= wanted) break;
+      taken.push_back(v);
+      for (uint32_t i : state::SharesOf(s_, *v.job).nodes) {
+        if (position[i] == UINT32_MAX) continue;
+        auto it = as_if.try_emplace(i, used_[i]).first;
+        TakeOff(v, i, &it->second);
+        if (FitsIn(it->second, i, elig.need, whole)) fitting.insert(position[i]);
+      }
+    }
+    if (fitting.size() < wanted) return;
+    std::set<uint32_t> chosen;
+    for (uint32_t k : fitting) {
+      if (chosen.size() >= wanted) break;
+      chosen.insert(order[k]);
+      picked->push_back(order[k]);
+      *waits = *waits || state::NodeStateOf(s_.nodes[order[k]]).Has(NodeFlag::kCompleting);
+    }
+    // The taken candidates on the chosen nodes, latest first dropped where not needed.
+    std::vector<Victim> needed;
+    for (const Victim& v : taken) {
+      const std::vector<uint32_t> nodes = state::SharesOf(s_, *v.job).nodes;
+      if (std::ranges::any_of(nodes, [&](uint32_t i) { return chosen.contains(i); })) {
+        needed.push_back(v);
+      }
+    }
+    for (size_t k = needed.size(); k-- > 0;) {
+      bool fits_without = true;
+      for (uint32_t i : chosen) {
+        Used u = used_[i];
+        for (size_t j = 0; j < needed.size(); ++j) {
+          if (j != k) TakeOff(needed[j], i, &u);
+        }
+        fits_without = fits_without && FitsIn(u, i, elig.need, whole);
+      }
+      if (fits_without) needed.erase(needed.begin() + static_cast<ptrdiff_t>(k));
+    }
+    victims->insert(victims->end(), needed.begin(), needed.end());
+  }
+
   // Preemption (see the file comment); returns whether the job started.
   bool Preempt(const v1::Job& job, uint32_t p, const Eligibility& elig, bool whole,
                const std::vector<uint32_t>& required, uint32_t min_nodes, uint32_t limit) {
@@ -808,7 +890,9 @@ class Pass {
     }
     std::vector<uint32_t> order = elig.nodes;
     InPartitionOrder(p, &order);
-    if (!options_.minimal_victims) {
+    if (!options_.preempt.gang && !options_.minimal_victims && required.empty()) {
+      PlaceByCandidateOrder(job, part, elig, whole, end, order, wanted, &picked, &victims, &waits);
+    } else if (!options_.minimal_victims) {
       for (uint32_t i : order) {
         if (picked.size() >= wanted) break;
         if (Contains(required, i)) continue;

@@ -9,6 +9,7 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "slurm/job_view.h"
+#include "text/ascii.h"
 #include "text/dependency.h"
 #include "text/duration.h"
 
@@ -296,6 +297,7 @@ class Explainer {
       Item("Nodes it could use are kept for a job ahead of it in another partition.");
     }
 
+    Preemption(*part);
     if (up < need) {
       Item("Fewer nodes are up than it needs: it cannot start until nodes come back.");
       return;
@@ -319,6 +321,52 @@ class Explainer {
         "What would let it run sooner: fewer nodes (-N), another partition, or a higher "
         "priority (scontrol update JobId=" +
         Id(job_) + " Nice=-N, operators only).");
+  }
+
+  // Preemption's dry run: the running jobs on the partition's nodes that it may preempt
+  // (partitions of a lower PriorityTier whose PreemptMode is not OFF; jobs the controller gave
+  // a PreemptEligibleTime, which it does only when preemption is on), now or once their exempt
+  // time is over. gantryd takes the first nodes in order where it then fits.
+  void Preemption(const v1::Partition& part) {
+    std::vector<std::string> now;
+    std::vector<std::string> later;
+    for (const v1::Job* other : in_.jobs) {
+      const v1::Partition* theirs = Partition(other->partition());
+      if (theirs == nullptr || StateOf(*other).base != model::JobBaseState::kRunning ||
+          other->preempt_eligible_time() == 0 || theirs->priority_tier() >= part.priority_tier() ||
+          text::EqualsIgnoreCase(theirs->preempt_mode(), "OFF") ||
+          !std::ranges::any_of(other->nodes(), [&](const std::string& n) {
+            return std::ranges::find(part.nodes(), n) != part.nodes().end();
+          })) {
+        continue;
+      }
+      // What preempting it does: its partition's mode less GANG (the cluster's when unset).
+      std::string mode;
+      for (const char* base : {"SUSPEND", "REQUEUE", "CANCEL"}) {
+        if (text::AsciiToUpper(theirs->preempt_mode()).find(base) != std::string::npos) {
+          mode = std::string(", ") + base;
+        }
+      }
+      const std::string what =
+          Id(*other) + " (" + theirs->name() + mode + ", " + NodeList(*other) + ")";
+      if (other->preempt_eligible_time() <= in_.now) {
+        now.push_back(what);
+      } else {
+        later.push_back(what + " from " + Time(other->preempt_eligible_time()));
+      }
+    }
+    auto list = [](const std::vector<std::string>& items) {
+      std::string out;
+      for (size_t i = 0; i < items.size() && i < 5; ++i) out += (i ? ", " : "") + items[i];
+      return out + (items.size() > 5 ? ", ..." : "");
+    };
+    if (!now.empty()) {
+      Item("It may preempt " + list(now) +
+           ": the jobs in its way on the first nodes where it then fits go at the next pass.");
+    }
+    if (!later.empty()) {
+      Item("Once their PreemptExemptTime is over it may also preempt " + list(later) + ".");
+    }
   }
 
   const ExplainInput& in_;

@@ -65,6 +65,29 @@ TEST_F(ExplainTest, PreemptedJobSaysByWhomAndWhenItResumes) {
       << text;
 }
 
+// A pending job of a higher tier: the running jobs of lower tiers on its partition's nodes
+// that preemption may take, now or after their exempt time.
+TEST_F(ExplainTest, PendingJobOfAHigherTierNamesWhoItMayPreempt) {
+  for (v1::Partition& p : *nodes_.mutable_partitions()) {
+    if (p.name() == "high") p.set_priority_tier(10);
+    if (p.name() == "a4") p.set_priority_tier(1);
+  }
+  for (v1::Job& j : queue_) {
+    if (j.job_id() == 21439) j.set_preempt_eligible_time(AnchorQueueNow() + 600);
+  }
+  v1::Job job = AnchorJob(21449);  // pending in high
+  job.set_reason("Resources");
+  const std::string text = Explain(job);
+  EXPECT_NE(text.find("It may preempt 21438 (a4, SUSPEND, gpu2), 21440 (a4, SUSPEND, gpu4), "
+                      "21443 (a4, SUSPEND, gpu[1-2])"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Once their PreemptExemptTime is over it may also preempt 21439 (a4, "
+                      "SUSPEND, gpu3) from 2026-12-02T11:56:47."),
+            std::string::npos)
+      << text;
+}
+
 TEST_F(ExplainTest, HeldBeginTimeAndDependency) {
   const std::string held = Explain(21445);
   EXPECT_NE(held.find("Reason: JobHeldUser.\n  Its owner held it"), std::string::npos) << held;
