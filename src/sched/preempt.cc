@@ -46,6 +46,8 @@ Result<PreemptOptions> PreemptOptions::FromConfig(std::string_view type, std::st
                              "' (OFF, CANCEL, REQUEUE, SUSPEND, GANG, WITHIN, PRIORITY)");
     }
     if (word == "GANG") o.gang = true;
+    if (word == "PRIORITY") o.priority = true;
+    if (word == "WITHIN") o.within = true;
   }
   o.action =
       o.type == PreemptType::kNone ? PreemptAction::kOff : ActionOfMode(mode, PreemptAction::kOff);
@@ -69,6 +71,10 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
     return it == state.accounting.qos.end() ? nullptr : &it->second;
   };
   const v1::Qos* victim_qos = qos_of(victim);
+  const auto has = [](std::string_view mode, std::string_view word) {
+    return text::AsciiToUpper(mode).find(word) != std::string::npos;
+  };
+  bool by_priority = options.priority;
   PreemptAction action = PreemptAction::kOff;
   switch (options.type) {
     case PreemptType::kNone:
@@ -76,14 +82,18 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
     case PreemptType::kPartitionPrio:
       if (partition.priority_tier() <= victim_partition.priority_tier()) return std::nullopt;
       action = ActionOfMode(victim_partition.preempt_mode(), options.action);
+      by_priority = by_priority || has(victim_partition.preempt_mode(), "PRIORITY");
       break;
     case PreemptType::kQos: {
       const v1::Qos* qos = qos_of(preemptor);
-      if (qos == nullptr || victim_qos == nullptr ||
-          std::ranges::find(qos->preempt(), victim_qos->name()) == qos->preempt().end()) {
-        return std::nullopt;
-      }
+      if (qos == nullptr || victim_qos == nullptr) return std::nullopt;
       const std::string_view mode = victim_qos->preempt_mode();
+      const bool listed =
+          std::ranges::find(qos->preempt(), victim_qos->name()) != qos->preempt().end();
+      const bool within = qos == victim_qos && (options.within || has(mode, "WITHIN"));
+      if (!listed && !within) return std::nullopt;
+      if (within && !listed && victim.priority() >= preemptor.priority()) return std::nullopt;
+      by_priority = by_priority || has(mode, "PRIORITY");
       action = ActionOfMode(mode == "cluster" ? "" : mode, options.action);
       if (action == PreemptAction::kSuspend && partition.name() != victim_partition.name() &&
           partition.priority_tier() <= victim_partition.priority_tier()) {
@@ -93,6 +103,7 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
     }
   }
   if (action == PreemptAction::kOff) return std::nullopt;
+  if (by_priority && victim.priority() > preemptor.priority()) return std::nullopt;
   const int64_t exempt = victim_qos != nullptr && victim_qos->preempt_exempt_time_sec() > 0
                              ? victim_qos->preempt_exempt_time_sec()
                              : options.exempt_sec;

@@ -9,7 +9,10 @@
 //                           their QOS's PreemptMode (else the cluster's) says what happens; with
 //                           SUSPEND only from the same partition or one of a higher tier.
 //   Never a job within its exempt time: start + PreemptExemptTime (its QOS's when set, else the
-//   cluster's) still after `now`.
+//   cluster's) still after `now`. Modifiers: PRIORITY (the cluster's mode, or the victim's
+//   partition's or QOS's): never a victim with a higher priority than the preemptor. WITHIN
+//   (preempt/qos; the cluster's or the QOS's): jobs of one QOS may preempt that QOS's jobs of a
+//   lower priority.
 // The action is the mode's base: SUSPEND (the victim stops and keeps its memory and GRES; the
 // preemptor takes its CPUs at once), REQUEUE (back to pending; a job that may not be requeued
 // is cancelled) or CANCEL (ends PREEMPTED). GANG alone preempts nothing.
@@ -35,6 +38,8 @@ struct PreemptOptions {
   PreemptAction action = PreemptAction::kOff;  // the cluster's PreemptMode base
   bool gang = false;                           // GANG in the cluster's PreemptMode
   int64_t exempt_sec = 0;                      // PreemptExemptTime
+  bool priority = false;  // PRIORITY: only victims whose priority is not above the preemptor's
+  bool within = false;    // WITHIN (qos): a QOS's jobs may preempt its own lower-priority ones
 
   // From slurm.conf's values ("" = unset). Errors name the key, the value and the rule.
   static Result<PreemptOptions> FromConfig(std::string_view type, std::string_view mode,

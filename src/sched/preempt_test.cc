@@ -100,5 +100,30 @@ TEST_F(PreemptionOfTest, QosPreemptsWhatItsPreemptListNames) {
   EXPECT_EQ(Of(o, high_, low_), std::nullopt);  // normal preempts no one
 }
 
+TEST_F(PreemptionOfTest, PriorityAndWithinModifiers) {
+  PreemptOptions o{PreemptType::kPartitionPrio, PreemptAction::kSuspend, true, 0};
+  victim_.set_priority(500);
+  preemptor_.set_priority(100);
+  EXPECT_EQ(Of(o, high_, low_), PreemptAction::kSuspend);
+  low_.set_preempt_mode("SUSPEND,PRIORITY");  // the victim's partition says so
+  EXPECT_EQ(Of(o, high_, low_), std::nullopt);
+  low_.clear_preempt_mode();
+  o.priority = true;  // the cluster says so
+  EXPECT_EQ(Of(o, high_, low_), std::nullopt);
+  preemptor_.set_priority(500);
+  EXPECT_EQ(Of(o, high_, low_), PreemptAction::kSuspend);  // equal is enough
+
+  // WITHIN: a QOS's jobs preempt its own jobs of a lower priority.
+  PreemptOptions q{PreemptType::kQos, PreemptAction::kRequeue, false, 0};
+  victim_.mutable_request()->set_qos("urgent");
+  victim_.set_priority(100);
+  EXPECT_EQ(Of(q, low_, low_), std::nullopt);  // urgent does not list itself
+  s_.accounting.qos["urgent"].set_preempt_mode("REQUEUE,WITHIN");
+  EXPECT_EQ(Of(q, low_, low_), PreemptAction::kRequeue);
+  victim_.set_priority(600);
+  EXPECT_EQ(Of(q, low_, low_), std::nullopt);
+  EXPECT_TRUE(PreemptOptions::FromConfig("preempt/qos", "REQUEUE,WITHIN", "")->within);
+}
+
 }  // namespace
 }  // namespace gantry::sched
