@@ -433,6 +433,7 @@ void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node
     requeued->set_job_id(job.job_id());
     requeued->set_reason("None");
     requeued->set_state_desc(why);
+    requeued->set_node_fail(true);
     events->push_back(std::move(event));
     prologs_.erase(job.job_id());
     TerminateOnNodesLocked(job, after);

@@ -8,7 +8,7 @@
 //   CANCEL   JobEnded PREEMPTED, the same signals.
 // Gang time-slicing (sched::TimeSlice): a running job whose turn is over is suspended the same
 // way as SUSPEND, for the job that waited longest, which then resumes.
-#include <signal.h>
+#include <csignal>
 
 #include "ctld/controller.h"
 #include "ctld/log.h"

@@ -155,8 +155,7 @@ class Scenario {
                                    Option(line, "PreemptExemptTime"));
     if (!preempt.ok()) return LineError(line, preempt.status().message());
     options_.preempt = *preempt;
-    Line slice = line;
-    GANTRY_ASSIGN_OR_RETURN(uint64_t seconds, Number(slice, "SchedulerTimeSlice", 30));
+    GANTRY_ASSIGN_OR_RETURN(uint64_t seconds, Number(line, "SchedulerTimeSlice", 30));
     options_.time_slice_sec = static_cast<int64_t>(seconds);
     return Status::Ok();
   }

@@ -869,7 +869,7 @@ class Pass {
     // A placement that found too few nodes stays impossible for the rest of the pass (the
     // candidates only become fewer).
     const auto shape =
-        std::make_tuple(&elig, whole, min_nodes, std::string_view(job.request().qos()));
+        std::make_tuple(&elig, whole, min_nodes, std::string_view{job.request().qos()});
     // (Only for cached eligibilities: jobs without -w/-x.)
     const bool cacheable = job.request().req_nodes().empty() && job.request().exc_nodes().empty();
     if (cacheable && no_victims_.contains(shape)) return false;

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <utility>
 
+#include "model/job_state.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/job_view.h"
@@ -299,7 +300,39 @@ struct SacctOptions {
   SacctOutput output;
   SacctFilter filter;
   bool no_convert = false;
+  bool duplicates = false;  // -D: also the earlier runs of requeued jobs
 };
+
+// sacct -D: a requeued job's earlier runs, each as the record it was when that run ended
+// (PREEMPTED, NODE_FAIL or REQUEUED), oldest first.
+std::vector<v1::Job> EarlierRuns(const v1::Job& job) {
+  std::vector<v1::Job> out;
+  for (const v1::JobRun& run : job.earlier_runs()) {
+    v1::Job& earlier = out.emplace_back(job);
+    earlier.clear_earlier_runs();
+    earlier.clear_steps();
+    earlier.clear_batch_usage();
+    model::JobState state;
+    if (run.requeued()) {
+      state.base = model::JobBaseState::kPending;
+      state.Set(model::JobFlag::kRequeue);
+    } else {
+      state.base = static_cast<model::JobBaseState>(run.state());
+    }
+    earlier.set_state(static_cast<uint32_t>(state.base));
+    earlier.set_state_flags(state.flags);
+    earlier.set_start_time(run.start_time());
+    earlier.set_end_time(run.end_time());
+    earlier.set_suspend_time(0);
+    earlier.set_pre_suspend_secs(0);
+    *earlier.mutable_nodes() = run.nodes();
+    earlier.set_num_cpus(run.num_cpus());
+    earlier.set_alloc_mem_mb(run.alloc_mem_mb());
+    earlier.set_exit_status(0);
+    earlier.clear_cancelled_by_uid();
+  }
+  return out;
+}
 
 // Handles one option; returns an exit code when sacct stops here.
 std::optional<int> ApplyOption(const ParsedOption& o, SacctOptions* opt, CommandContext& ctx,
@@ -424,6 +457,8 @@ std::optional<int> ApplyOption(const ParsedOption& o, SacctOptions* opt, Command
       opt->output.delimiter = value;
       break;
     case 'D':
+      opt->duplicates = true;
+      break;
     case 'L':
     case 'v':
     case kFederation:
@@ -538,6 +573,13 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
     lines.Reserve(head.jobs_at_most, size_t{160});  // a job line and its batch line
   };
   visitor.job = [&](const v1::Job& job) {
+    if (opt.duplicates) {
+      for (const v1::Job& earlier : EarlierRuns(job)) {
+        for (const SacctRow& row : SelectSacctRows(std::span(&earlier, 1), filter)) {
+          *lines.text() += RenderSacctLine(format.columns, row, print, opt.output);
+        }
+      }
+    }
     for (const SacctRow& row : SelectSacctRows(std::span(&job, 1), filter)) {
       *lines.text() += RenderSacctLine(format.columns, row, print, opt.output);
     }

@@ -479,6 +479,10 @@ std::string StateText(const Row& r, const Ctx&) {
   }
   if (r.batch_step) return BatchStepEnd(*r.job).state;
   const JobBaseState base = BaseOf(*r.job);
+  // A requeued job's earlier run (sacct -D): REQUEUED.
+  if ((r.job->state_flags() & static_cast<uint32_t>(model::JobFlag::kRequeue)) != 0) {
+    return "REQUEUED";
+  }
   std::string out(model::JobBaseStateName(base));
   if (base == JobBaseState::kCancelled && r.job->has_cancelled_by_uid()) {
     out += " by " + std::to_string(r.job->cancelled_by_uid());

@@ -446,6 +446,24 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
     AddJobUsage(*job, current.base == JobBaseState::kSuspended ? job->suspend_time() : time,
                 &s->accounting);
   }
+  if (job->start_time() > 0) {
+    // The run that ends here, for sacct -D.
+    v1::JobRun& run = *job->add_earlier_runs();
+    run.set_start_time(job->start_time());
+    run.set_end_time(current.base == JobBaseState::kSuspended && job->suspend_time() != 0
+                         ? job->suspend_time()
+                         : time);
+    if (e.preempted() || e.node_fail()) {
+      run.set_state(static_cast<uint32_t>(e.preempted() ? JobBaseState::kPreempted
+                                                        : JobBaseState::kNodeFail));
+    } else {
+      run.set_requeued(true);
+    }
+    *run.mutable_nodes() = job->nodes();
+    run.set_num_cpus(job->num_cpus());
+    run.set_alloc_mem_mb(job->alloc_mem_mb());
+    run.set_pre_suspend_secs(job->pre_suspend_secs());
+  }
   job->set_restarts(job->restarts() + 1);
   job->set_preempted_by(0);
   if (e.preempted()) job->set_preempt_time(time);

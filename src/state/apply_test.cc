@@ -262,6 +262,29 @@ TEST(ApplyTest, RequeueRunningJob) {
   EXPECT_EQ(NodeComplete(s, "n1"), "IDLE");
 }
 
+// Each requeue keeps the run that ended (sacct -D): PREEMPTED for preemption, REQUEUED else.
+TEST(ApplyTest, RequeueKeepsTheEarlierRun) {
+  ClusterState s = BaseState();
+  const int64_t started = Job(s, 2).start_time();
+  v1::Event preempted = RequeueEvent(2, false, "", kLater);
+  preempted.mutable_job_requeued()->set_preempted(true);
+  MustApply(&s, preempted);
+  ASSERT_EQ(Job(s, 2).earlier_runs_size(), 1);
+  const v1::JobRun& run = Job(s, 2).earlier_runs(0);
+  EXPECT_EQ(run.start_time(), started);
+  EXPECT_EQ(run.end_time(), kLater);
+  EXPECT_EQ(run.state(), static_cast<uint32_t>(JobBaseState::kPreempted));
+  EXPECT_FALSE(run.requeued());
+  EXPECT_EQ(run.nodes(0), "n1");
+  EXPECT_EQ(Job(s, 2).preempt_time(), kLater);
+  MustApply(&s, ReleaseEvent(2, "n1", kLater + 1));
+  MustApply(&s, StartEvent(2, {"n1"}, kLater + 2));
+  MustApply(&s, RequeueEvent(2, false, "", kLater + 3));
+  ASSERT_EQ(Job(s, 2).earlier_runs_size(), 2);
+  EXPECT_TRUE(Job(s, 2).earlier_runs(1).requeued());
+  EXPECT_EQ(Job(s, 2).earlier_runs(1).start_time(), kLater + 2);
+}
+
 TEST(ApplyTest, RequeuedJobCannotStartWhileCompleting) {
   ClusterState s = BaseState();
   MustApply(&s, RequeueEvent(2, false, "", kLater));

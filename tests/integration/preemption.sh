@@ -94,6 +94,9 @@ wait_state "$r" RUNNING 30
 wait_for 10 test "$(wc -l < "$WORK/restarts")" = 2 || fail "the job did not run again"
 expect "SLURM_RESTART_COUNT (unset at first, as Slurm)" "unset
 1" "$(cat "$WORK/restarts")"
+expect "sacct -D: the preempted run, then this one" "PREEMPTED
+RUNNING" "$(sacct -D -X -n -P -j "$r" -o State)"
+expect "sacct: this run" "RUNNING" "$(sacct -X -n -P -j "$r" -o State)"
 scancel "$r" "$f"
 wait_for 30 gone "$r" && wait_for 30 gone "$f" || fail "r and f did not end"
 wait_for 30 nodes_idle || fail "nodes not idle"
