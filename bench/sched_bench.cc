@@ -45,16 +45,20 @@ std::string AccountOf(uint32_t i) {
   return "a" + std::to_string(i % (kAccounts * kUsersPerAccount) / kUsersPerAccount);
 }
 
-ClusterState Cluster(int pending) {
+// With `urgent`, a second partition of PriorityTier 10 on the same nodes (the preemption runs).
+ClusterState Cluster(int pending, bool urgent = false) {
   ClusterState s;
-  v1::Partition urgent = MakePartition("urgent", NodeNames(kNodes));
-  urgent.set_priority_tier(10);
+  std::vector<v1::Partition> partitions = {MakePartition("batch", NodeNames(kNodes), true)};
+  if (urgent) {
+    partitions.push_back(MakePartition("urgent", NodeNames(kNodes)));
+    partitions.back().set_priority_tier(10);
+  }
   s.return_to_service = 2;
   const std::vector<std::string> names = NodeNames(kNodes);
   std::vector<v1::Node> nodes;
   nodes.reserve(names.size());
   for (const std::string& n : names) nodes.push_back(MakeNode(n, 64, 256000, "gpu:h100:8"));
-  Must(&s, ConfigEvent(nodes, {MakePartition("batch", names, true), urgent}));
+  Must(&s, ConfigEvent(nodes, partitions));
   for (const std::string& n : names) Must(&s, RegisterEvent(n));
   // Accounts a0..a99 under root, users u0..u999, one association each; some usage.
   v1::AccountingChange change = state::DefaultAccounting();
@@ -181,7 +185,7 @@ void Run(int pending) {
 }
 
 void RunPreemption() {
-  ClusterState s = Cluster(0);
+  ClusterState s = Cluster(0, /*urgent=*/true);
   const struct {
     const char* what;
     sched::PreemptAction action;

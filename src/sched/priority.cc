@@ -172,17 +172,23 @@ PriorityCalculator::PriorityCalculator(const PriorityConfig& config,
                                    config.fairshare_dampening);
   }
   if (config.weight_fairshare > 0 || config.weight_assoc > 0) {
+    // Association priorities (only with a weight for them): each one's inherited value.
+    std::unordered_map<uint32_t, double> assoc_priority;
     double max_assoc_priority = 0;
-    for (const auto& [id, a] : state.accounting.associations) {
-      max_assoc_priority =
-          std::max<double>(max_assoc_priority, state::EffectivePriority(state.accounting, a));
+    if (config.weight_assoc > 0) {
+      for (const auto& [id, a] : state.accounting.associations) {
+        const double p = state::EffectivePriority(state.accounting, a);
+        assoc_priority.emplace(id, p);
+        max_assoc_priority = std::max(max_assoc_priority, p);
+      }
     }
+    assoc_factors_of_.reserve(state.accounting.associations.size());
     for (const auto& [id, a] : state.accounting.associations) {
       if (a.user().empty()) continue;
       AssocFactors f;
       if (config.weight_fairshare > 0) f.fairshare = fair_share_.FactorOf(a.id());
-      if (const double p = state::EffectivePriority(state.accounting, a); p > 0) {
-        f.assoc = config.no_normal_assoc ? p : p / max_assoc_priority;
+      if (const auto p = assoc_priority.find(id); p != assoc_priority.end() && p->second > 0) {
+        f.assoc = config.no_normal_assoc ? p->second : p->second / max_assoc_priority;
       }
       assoc_factors_of_.try_emplace(AssocKey(a.user(), a.account(), a.partition()), f);
     }
