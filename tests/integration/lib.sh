@@ -3,7 +3,8 @@
 #
 # usage in a test: source lib.sh BIN_DIR SOURCE_ROOT [SPEC]
 # Provides: $BIN $SRC $WORK (scratch dir, removed at exit), $STATE (the cluster's state dir),
-# start_cluster, wait_for CMD..., job_state ID, wait_state ID STATE [SECONDS], fail MSG.
+# start_cluster, wait_for CMD..., job_state ID, wait_state ID STATE [SECONDS], fail MSG,
+# advancing/stopped FILE (a job's counter in $WORK/FILE moves within 3 s / stays for 1.5 s).
 set -u
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
@@ -94,4 +95,27 @@ wait_state() {
   local id=$1 want=$2 secs=${3:-30}
   wait_for "$secs" is_state "$id" "$want" ||
     { scontrol show job "$id"; fail "job $id is $(job_state "$id"), expected $want"; }
+}
+
+# Counters that jobs write to $WORK/FILE every 0.1 s (suspend, preemption).
+value() { cat "$WORK/$1" 2>/dev/null; }
+# advancing FILE: the counter moves within 3 s.
+advancing() {
+  local a b
+  a=$(value "$1")
+  for _ in $(seq 30); do
+    sleep 0.1
+    b=$(value "$1")
+    [ -n "$b" ] && [ "$b" != "$a" ] && return 0
+  done
+  return 1
+}
+# stopped FILE: the counter does not move for 1.5 s (after 0.5 s for a write in flight).
+stopped() {
+  local a b
+  sleep 0.5
+  a=$(value "$1")
+  sleep 1.5
+  b=$(value "$1")
+  [ "$a" = "$b" ]
 }

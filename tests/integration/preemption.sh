@@ -19,25 +19,6 @@ start_cluster
 cd "$WORK"
 
 counter() { echo "i=0; while true; do i=\$((i+1)); echo \$i > $WORK/$1; sleep 0.1; done"; }
-value() { cat "$WORK/$1" 2>/dev/null; }
-advancing() {
-  local a b
-  a=$(value "$1")
-  for _ in $(seq 30); do
-    sleep 0.1
-    b=$(value "$1")
-    [ -n "$b" ] && [ "$b" != "$a" ] && return 0
-  done
-  return 1
-}
-stopped() {
-  local a b
-  sleep 0.5
-  a=$(value "$1")
-  sleep 1.5
-  b=$(value "$1")
-  [ "$a" = "$b" ]
-}
 # submit PARTITION NAME [sbatch options]: a whole-node (8 CPUs) counter job.
 submit() {
   local p=$1 name=$2

@@ -16,27 +16,6 @@ i=0; while true; do i=\$((i+1)); echo \$i > $WORK/counter; sleep 0.1; done") || 
 wait_state "$id" RUNNING
 wait_for 20 test -s "$WORK/child" || fail "the job's child never wrote"
 
-value() { cat "$WORK/$1" 2>/dev/null; }
-# advancing FILE: the counter moves within 2 s.
-advancing() {
-  local a b
-  a=$(value "$1")
-  for _ in $(seq 20); do
-    sleep 0.1
-    b=$(value "$1")
-    [ -n "$b" ] && [ "$b" != "$a" ] && return 0
-  done
-  return 1
-}
-# stopped FILE: the counter does not move for 1.5 s (after 0.5 s for a write in flight).
-stopped() {
-  local a b
-  sleep 0.5
-  a=$(value "$1")
-  sleep 1.5
-  b=$(value "$1")
-  [ "$a" = "$b" ]
-}
 advancing counter || fail "the job does not count"
 
 scontrol suspend "$id" || fail "scontrol suspend"
