@@ -111,16 +111,32 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
   return action;
 }
 
-std::vector<uint32_t> ResumableJobs(const state::ClusterState& state) {
-  std::vector<const v1::Job*> waiting;
-  for (const auto& [id, job] : state.jobs) {
-    if (job.preempted_by() != 0 && state::JobStateOf(job).base == model::JobBaseState::kSuspended) {
-      waiting.push_back(&job);
+namespace {
+
+// The jobs preemption or time-slicing suspended, longest suspended first (then by id). They
+// sit on nodes, so the nodes are walked rather than every job the state holds.
+std::vector<const v1::Job*> PreemptedJobs(const state::ClusterState& state) {
+  std::vector<const v1::Job*> out;
+  for (const v1::Node& node : state.nodes) {
+    for (uint32_t id : node.job_ids()) {
+      const v1::Job* job = state.FindJob(id);
+      if (job != nullptr && job->preempted_by() != 0 && job->nodes_size() > 0 &&
+          job->nodes(0) == node.name() &&  // once, at its first node
+          state::JobStateOf(*job).base == model::JobBaseState::kSuspended) {
+        out.push_back(job);
+      }
     }
   }
-  std::ranges::stable_sort(waiting, [](const v1::Job* a, const v1::Job* b) {
-    return a->suspend_time() < b->suspend_time();
+  std::ranges::sort(out, [](const v1::Job* a, const v1::Job* b) {
+    return std::pair(a->suspend_time(), a->job_id()) < std::pair(b->suspend_time(), b->job_id());
   });
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint32_t> ResumableJobs(const state::ClusterState& state) {
+  const std::vector<const v1::Job*> waiting = PreemptedJobs(state);
   std::vector<uint32_t> out;
   std::map<uint32_t, uint64_t> taken;  // node index -> CPUs the jobs before took back
   for (const v1::Job* waiter : waiting) {
@@ -167,12 +183,10 @@ std::vector<SliceSuspension> TimeSlice(const state::ClusterState& state,
   std::vector<SliceSuspension> out;
   if (!options.gang) return out;
   std::set<uint32_t> suspending;
-  for (const auto& [id, waiter] : state.jobs) {
-    if (waiter.preempted_by() == 0 ||
-        state::JobStateOf(waiter).base != model::JobBaseState::kSuspended ||
-        now - waiter.suspend_time() < slice_sec) {
-      continue;
-    }
+  for (const v1::Job* waiting : PreemptedJobs(state)) {
+    const v1::Job& waiter = *waiting;
+    const uint32_t id = waiter.job_id();
+    if (now - waiter.suspend_time() < slice_sec) continue;
     const v1::Partition* partition = state.FindPartition(waiter.partition());
     if (partition == nullptr || !TimeSliced(options, *partition)) continue;
     // The running jobs of its partition on its nodes that had their slice, and whether the
