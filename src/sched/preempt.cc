@@ -113,19 +113,13 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
 
 namespace {
 
-// The jobs preemption or time-slicing suspended, longest suspended first (then by id). They
-// sit on nodes, so the nodes are walked rather than every job the state holds.
+// The jobs preemption or time-slicing suspended (the state's index of them), longest suspended
+// first (then by id).
 std::vector<const v1::Job*> PreemptedJobs(const state::ClusterState& state) {
   std::vector<const v1::Job*> out;
-  for (const v1::Node& node : state.nodes) {
-    for (uint32_t id : node.job_ids()) {
-      const v1::Job* job = state.FindJob(id);
-      if (job != nullptr && job->preempted_by() != 0 && job->nodes_size() > 0 &&
-          job->nodes(0) == node.name() &&  // once, at its first node
-          state::JobStateOf(*job).base == model::JobBaseState::kSuspended) {
-        out.push_back(job);
-      }
-    }
+  out.reserve(state.preempted.size());
+  for (uint32_t id : state.preempted) {
+    if (const v1::Job* job = state.FindJob(id)) out.push_back(job);
   }
   std::ranges::sort(out, [](const v1::Job* a, const v1::Job* b) {
     return std::pair(a->suspend_time(), a->job_id()) < std::pair(b->suspend_time(), b->job_id());

@@ -366,6 +366,7 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   job->set_exit_status(e.exit_status());
   job->set_reason(e.reason().empty() ? "None" : e.reason());
   job->set_preempted_by(0);
+  s->preempted.erase(job->job_id());
   if (to == JobBaseState::kPreempted) job->set_preempt_time(time);
   if (!e.end_cause().empty()) job->set_end_cause(e.end_cause());
   if (e.has_cancelled_by_uid()) job->set_cancelled_by_uid(e.cancelled_by_uid());
@@ -466,6 +467,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   }
   job->set_restarts(job->restarts() + 1);
   job->set_preempted_by(0);
+  s->preempted.erase(job->job_id());
   if (e.preempted()) job->set_preempt_time(time);
   job->set_submit_time(time);
   job->set_start_time(0);
@@ -777,6 +779,7 @@ Status ApplyJobSuspended(ClusterState* s, const v1::JobSuspended& e, int64_t tim
   if (e.preemptor() != 0) {
     job->set_preempted_by(e.preemptor());
     job->set_preempt_time(time);
+    s->preempted.insert(job->job_id());
   }
   state.base = JobBaseState::kSuspended;
   SetJobState(job, state);
@@ -796,6 +799,7 @@ Status ApplyJobResumed(ClusterState* s, const v1::JobResumed& e, int64_t time) {
   }
   job->set_suspend_time(time);
   job->set_preempted_by(0);
+  s->preempted.erase(job->job_id());
   const uint32_t limit = job->time_limit_min();
   if (limit != kUnlimited && limit != 0) {
     job->set_end_time(time + int64_t{limit} * 60 - job->pre_suspend_secs());

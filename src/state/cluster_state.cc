@@ -82,10 +82,14 @@ void RebuildIndexes(ClusterState* state) {
     }
   }
   state->pending.clear();
+  state->preempted.clear();
   state->arrays.clear();
   for (const auto& [id, job] : state->jobs) {
     if (IsPendingJob(job)) {
       state->pending.insert(PendingKeyOf(job));
+    }
+    if (job.preempted_by() != 0 && JobStateOf(job).base == model::JobBaseState::kSuspended) {
+      state->preempted.insert(id);
     }
     if (job.array_job_id() != 0) state->arrays[job.array_job_id()].insert(id);
   }

@@ -132,6 +132,9 @@ struct ClusterState {
   std::vector<std::vector<uint32_t>> partition_nodes;
   // Every PENDING job, in scheduling order (held jobs, priority 0, last).
   std::set<PendingKey> pending;
+  // The jobs preemption or time-slicing suspended (SUSPENDED with Job.preempted_by): gantryd
+  // looks at them before every pass to resume those whose CPUs are free again.
+  std::set<uint32_t> preempted;
   // Job arrays: array_job_id -> the ids of the records it still has (its own record while it
   // has pending tasks or once it became the last task, and every task split off).
   std::map<uint32_t, std::set<uint32_t>> arrays;
@@ -169,7 +172,8 @@ void SetJobPriority(ClusterState* state, uint32_t job_id, uint32_t priority);
 void SetPendingPriorities(ClusterState* state,
                           const std::function<std::optional<uint32_t>(const v1::Job&)>& priority);
 
-// Recomputes node_index, partition_nodes, pending and arrays from jobs, nodes and partitions.
+// Recomputes node_index, partition_nodes, pending, preempted and arrays from jobs, nodes and
+// partitions.
 void RebuildIndexes(ClusterState* state);
 
 // Applies one event (see the file comment). On error the state is unchanged.

@@ -2,6 +2,7 @@
 // PartitionName=), with Slurm 22.05's bookkeeping.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,26 @@ TEST(SuspendTest, SuspendCountsTimeRunAndFreesCpusButNotMemory) {
   EXPECT_EQ(n1.alloc_gres(), "");
   EXPECT_EQ(std::vector<uint32_t>(n1.job_ids().begin(), n1.job_ids().end()),
             std::vector<uint32_t>{2});
+}
+
+// A job preemption suspended is in the state's `preempted` index (rebuilt from the records)
+// until it resumes or leaves; an operator's suspend is not.
+TEST(SuspendTest, PreemptedJobsAreIndexedUntilTheyResumeOrLeave) {
+  ClusterState s = RunningJob();
+  MustApply(&s, SuspendEvent(2, kNow + 30));
+  EXPECT_TRUE(s.preempted.empty());
+  MustApply(&s, ResumeEvent(2, kNow + 40));
+  v1::Event preempted = SuspendEvent(2, kNow + 50);
+  preempted.mutable_job_suspended()->set_preemptor(9);
+  MustApply(&s, preempted);
+  EXPECT_EQ(s.preempted, (std::set<uint32_t>{2}));
+  RebuildIndexes(&s);
+  EXPECT_EQ(s.preempted, (std::set<uint32_t>{2}));
+  MustApply(&s, ResumeEvent(2, kNow + 60));
+  EXPECT_TRUE(s.preempted.empty());
+  MustApply(&s, preempted);
+  MustApply(&s, EndEvent(2, JobBaseState::kCancelled, kNow + 70));
+  EXPECT_TRUE(s.preempted.empty());
 }
 
 TEST(SuspendTest, ResumeMovesEndTimeBySuspendedTime) {
