@@ -196,6 +196,9 @@ class Controller {
   void ResumePreemptedLocked(std::vector<v1::Event>* events, AfterCommit* after);
   // Gang time-slicing: suspends the running jobs whose turn is over (sched::TimeSlice).
   void TimeSliceLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
+  // JobSuspended{preemptor} and SIGSTOP to the job's processes (both of the above).
+  void SuspendForLocked(const v1::Job& job, uint32_t preemptor, std::vector<v1::Event>* events,
+                        AfterCommit* after);
   // priority/multifactor: every PriorityCalcPeriod, every pending job's priority is computed
   // again; in between, those of jobs that entered the queue (state_.entered_pending). In
   // memory only, like reasons (controller_priority.cc).

@@ -29,10 +29,7 @@ void Controller::PreemptLocked(const sched::Preemption& preemption, std::vector<
   v1::Event event = NewEvent();
   switch (preemption.action) {
     case sched::PreemptAction::kSuspend:
-      event.mutable_job_suspended()->set_job_id(job->job_id());
-      event.mutable_job_suspended()->set_preemptor(preemption.preemptor);
-      events->push_back(std::move(event));
-      SignalOnNodesLocked(*job, SIGSTOP, after);
+      SuspendForLocked(*job, preemption.preemptor, events, after);
       return;
     case sched::PreemptAction::kRequeue:
       if (job->requeue()) {
@@ -69,13 +66,17 @@ void Controller::TimeSliceLocked(UnixTime now, std::vector<v1::Event>* events, A
   const sched::SchedulerOptions& options = config_.scheduler;
   for (const sched::SliceSuspension& turn :
        sched::TimeSlice(state_, options.preempt, options.time_slice_sec, now)) {
-    const v1::Job* job = state_.FindJob(turn.job_id);
-    v1::Event event = NewEvent();
-    event.mutable_job_suspended()->set_job_id(turn.job_id);
-    event.mutable_job_suspended()->set_preemptor(turn.for_job);
-    events->push_back(std::move(event));
-    SignalOnNodesLocked(*job, SIGSTOP, after);
+    SuspendForLocked(*state_.FindJob(turn.job_id), turn.for_job, events, after);
   }
+}
+
+void Controller::SuspendForLocked(const v1::Job& job, uint32_t preemptor,
+                                  std::vector<v1::Event>* events, AfterCommit* after) {
+  v1::Event event = NewEvent();
+  event.mutable_job_suspended()->set_job_id(job.job_id());
+  event.mutable_job_suspended()->set_preemptor(preemptor);
+  events->push_back(std::move(event));
+  SignalOnNodesLocked(job, SIGSTOP, after);
 }
 
 }  // namespace gantry::ctld

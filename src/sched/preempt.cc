@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/job_state.h"
+#include "state/accounting.h"
 #include "state/records.h"
 #include "state/shares.h"
 #include "text/ascii.h"
@@ -104,9 +105,7 @@ std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
   }
   if (action == PreemptAction::kOff) return std::nullopt;
   if (by_priority && victim.priority() > preemptor.priority()) return std::nullopt;
-  const int64_t exempt = victim_qos != nullptr && victim_qos->preempt_exempt_time_sec() > 0
-                             ? victim_qos->preempt_exempt_time_sec()
-                             : options.exempt_sec;
+  const int64_t exempt = state::PreemptExemptSeconds(state.accounting, victim, options.exempt_sec);
   if (victim.start_time() + exempt > now) return std::nullopt;
   return action;
 }

@@ -212,6 +212,13 @@ MaxLimits EffectiveMaxLimits(const AccountingDb& db, const v1::Association& a) {
   return out;
 }
 
+int64_t PreemptExemptSeconds(const AccountingDb& db, const v1::Job& job, int64_t cluster_sec) {
+  const auto qos = db.qos.find(job.request().qos());
+  return qos != db.qos.end() && qos->second.preempt_exempt_time_sec() > 0
+             ? qos->second.preempt_exempt_time_sec()
+             : cluster_sec;
+}
+
 uint32_t EffectivePriority(const AccountingDb& db, const v1::Association& a) {
   if (a.has_priority()) return a.priority();
   for (const v1::Association* up : AccountChain(db, a.account())) {

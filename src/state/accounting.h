@@ -24,6 +24,7 @@
 
 #include "base/status.h"
 #include "gantry/v1/accounting.pb.h"
+#include "gantry/v1/job.pb.h"
 
 namespace gantry::state {
 
@@ -86,6 +87,9 @@ struct MaxLimits {
   std::optional<uint32_t> max_wall_min;
 };
 MaxLimits EffectiveMaxLimits(const AccountingDb& db, const v1::Association& a);
+
+// PreemptExemptTime for `job`: its QOS's when set (non-zero), else `cluster_sec`.
+int64_t PreemptExemptSeconds(const AccountingDb& db, const v1::Job& job, int64_t cluster_sec);
 
 // Priority= of association `a`: its own, else the first its account chain sets; 0 when none.
 uint32_t EffectivePriority(const AccountingDb& db, const v1::Association& a);

@@ -310,12 +310,8 @@ Status ApplyJobStarted(ClusterState* s, const v1::JobStarted& e, int64_t time) {
   job->set_alloc_mem_mb(e.alloc_mem_mb());
   SetJobBilling(*s, job);
   if (s->preemption) {
-    const auto qos = s->accounting.qos.find(job->request().qos());
-    const int64_t exempt =
-        qos != s->accounting.qos.end() && qos->second.preempt_exempt_time_sec() > 0
-            ? qos->second.preempt_exempt_time_sec()
-            : s->preempt_exempt_sec;
-    job->set_preempt_eligible_time(time + exempt);
+    job->set_preempt_eligible_time(
+        time + PreemptExemptSeconds(s->accounting, *job, s->preempt_exempt_sec));
   }
   job->set_agent_epoch(e.epoch());
   job->set_reason("None");
