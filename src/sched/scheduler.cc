@@ -714,12 +714,8 @@ class Pass {
   // are suspended keep theirs).
   bool MemoryAndGresFit(uint32_t i, const NodeRequest& need, bool whole) const {
     const Used& u = used_[i];
-    const NodeCapacity& c = capacity_[i];
     if (whole || need.mem_mb == 0) return u.mem_mb == 0 && u.gres.empty();
-    if (u.mem_mb + need.mem_mb > c.mem_mb) return false;
-    return std::ranges::all_of(need.gres, [&](const text::GresSpec& want) {
-      return state::GresCount(c, want) - u.GresHeld(want) >= want.count;
-    });
+    return MemoryAndGresLeft(u, i, need);
   }
 
   // What placing one node's share of `job` on node i takes: the candidates that must go
@@ -1121,8 +1117,12 @@ class Pass {
   // The same with `u` held on node i.
   bool FitsIn(const Used& u, uint32_t i, const NodeRequest& need, bool whole) const {
     if (whole || need.mem_mb == 0) return u.empty();
+    return u.cpus + need.cpus <= capacity_[i].cpus && MemoryAndGresLeft(u, i, need);
+  }
+  // Whether node i, holding `u`, has the memory and GRES of one node's share left.
+  bool MemoryAndGresLeft(const Used& u, uint32_t i, const NodeRequest& need) const {
     const NodeCapacity& c = capacity_[i];
-    if (u.cpus + need.cpus > c.cpus || u.mem_mb + need.mem_mb > c.mem_mb) return false;
+    if (u.mem_mb + need.mem_mb > c.mem_mb) return false;
     return std::ranges::all_of(need.gres, [&](const text::GresSpec& want) {
       return state::GresCount(c, want) - u.GresHeld(want) >= want.count;
     });
