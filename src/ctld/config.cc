@@ -119,10 +119,8 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
                           sched::SchedulerOptions::FromConfig(config.Get("SchedulerType"),
                                                               config.Get("SchedulerParameters")));
   out.scheduler.whole_nodes = config.Get("SelectType") == "select/linear";
-  if (const std::string slice = config.Get("SchedulerTimeSlice"); !slice.empty()) {
-    GANTRY_ASSIGN_OR_RETURN(const uint32_t seconds, UintSetting(config, "SchedulerTimeSlice", 30));
-    out.scheduler.time_slice_sec = seconds < 5 ? 30 : seconds;  // Slurm's floor
-  }
+  GANTRY_ASSIGN_OR_RETURN(const uint32_t slice, UintSetting(config, "SchedulerTimeSlice", 30));
+  out.scheduler.time_slice_sec = slice < 5 ? 30 : slice;  // Slurm's floor
   GANTRY_ASSIGN_OR_RETURN(
       out.scheduler.preempt,
       sched::PreemptOptions::FromConfig(config.Get("PreemptType"), config.Get("PreemptMode"),
