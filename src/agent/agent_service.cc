@@ -78,6 +78,17 @@ grpc::Status AgentService::TerminateJob(grpc::ServerContext* context,
                                              request->kill_wait_sec(), request->context()));
 }
 
+grpc::Status AgentService::LaunchTasks(grpc::ServerContext* context,
+                                       const gantry::v1::LaunchTasksRequest* request,
+                                       gantry::v1::AgentReply* /*reply*/) {
+  if (grpc::Status auth = Authorize(*context, "LaunchTasks"); !auth.ok()) return auth;
+  if (Status valid = CheckLaunchTasks(*request, manager_->node()); !valid.ok()) {
+    Log("LaunchTasks refused: " + valid.message());
+    return ToGrpcStatus(valid);
+  }
+  return ToGrpcStatus(manager_->LaunchTasks(*request));
+}
+
 grpc::Status AgentService::Ping(grpc::ServerContext* context,
                                 const gantry::v1::AgentPingRequest* /*request*/,
                                 gantry::v1::AgentPingReply* reply) {

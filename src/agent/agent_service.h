@@ -36,6 +36,9 @@ class AgentService final : public gantry::v1::Agent::Service {
   grpc::Status TerminateJob(grpc::ServerContext* context,
                             const gantry::v1::TerminateJobRequest* request,
                             gantry::v1::AgentReply* reply) override;
+  grpc::Status LaunchTasks(grpc::ServerContext* context,
+                           const gantry::v1::LaunchTasksRequest* request,
+                           gantry::v1::AgentReply* reply) override;
   grpc::Status Ping(grpc::ServerContext* context, const gantry::v1::AgentPingRequest* request,
                     gantry::v1::AgentPingReply* reply) override;
 

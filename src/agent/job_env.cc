@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "model/task_layout.h"
 #include "text/array_spec.h"
 #include "text/gres.h"
 #include "text/hostlist.h"
@@ -83,43 +84,35 @@ void SetArrayValues(const gantry::v1::Job& job, bool whole_shape, EnvList* env) 
   env->Set("SLURM_ARRAY_TASK_STEP", Str(shape.step));
 }
 
-}  // namespace
-
-std::string FormatCountsPerNode(const std::vector<uint32_t>& counts) {
+std::string JoinIndexes(const std::vector<uint32_t>& ids) {
   std::string out;
-  for (size_t i = 0; i < counts.size();) {
-    size_t j = i;
-    while (j < counts.size() && counts[j] == counts[i]) ++j;
-    if (!out.empty()) out += ',';
-    out += Str(counts[i]);
-    if (j - i > 1) out += "(x" + Str(j - i) + ")";
-    i = j;
-  }
+  for (uint32_t i : ids) out += (out.empty() ? "" : ",") + Str(i);
   return out;
 }
 
-std::vector<uint32_t> BlockTaskLayout(uint32_t num_tasks, const std::vector<uint32_t>& cpus,
-                                      uint32_t cpus_per_task) {
-  std::vector<uint32_t> tasks(cpus.size(), 0);
-  if (cpus.empty()) return tasks;
-  if (cpus_per_task == 0) cpus_per_task = 1;
-  std::vector<uint32_t> capacity;
-  capacity.reserve(cpus.size());
-  for (uint32_t c : cpus) capacity.push_back(c / cpus_per_task);
-  uint32_t placed = 0;
-  bool over_subscribe = false;
-  for (uint32_t round = 0; placed < num_tasks; ++round) {
-    bool space_remaining = false;
-    for (size_t i = 0; i < cpus.size() && placed < num_tasks; ++i) {
-      if (round < capacity[i] || over_subscribe) {
-        ++tasks[i];
-        ++placed;
-        if (round + 1 < capacity[i]) space_remaining = true;
-      }
-    }
-    if (!space_remaining) over_subscribe = true;
+// MASTER_ADDR and MASTER_PORT unless the user's environment has them (MasterPortOf).
+void SetMasterValues(const gantry::v1::JobContext& context, EnvList* env) {
+  const gantry::v1::Job& job = context.job();
+  const std::string& host = !context.first_node_host().empty() ? context.first_node_host()
+                            : job.nodes_size() > 0             ? job.nodes(0)
+                                                               : std::string();
+  if (!host.empty()) env->SetIfAbsent("MASTER_ADDR", host);
+  env->SetIfAbsent("MASTER_PORT", Str(MasterPortOf(job.job_id())));
+}
+
+}  // namespace
+
+uint32_t MasterPortOf(uint32_t job_id) { return 12000 + job_id % 20000; }
+
+std::vector<uint32_t> JobGpusOnNode(const gantry::v1::Job& job, uint32_t node_index) {
+  if (job.node_gpus_size() > 0) {
+    if (node_index >= static_cast<uint32_t>(job.node_gpus_size())) return {};
+    const auto& idx = job.node_gpus(static_cast<int>(node_index)).idx();
+    return {idx.begin(), idx.end()};
   }
-  return tasks;
+  std::vector<uint32_t> first;  // a record from before GPU indexes: the node's first ones
+  for (uint32_t i = 0; i < GpuCount(job.request().gres()); ++i) first.push_back(i);
+  return first;
 }
 
 std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& context,
@@ -160,7 +153,7 @@ std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& con
   env.Set("SLURM_JOB_NODELIST", nodelist);
   env.Set("SLURM_JOB_PARTITION", job.partition());
   env.Set("SLURM_NODE_ALIASES", "(null)");
-  env.Set("SLURM_JOB_CPUS_PER_NODE", FormatCountsPerNode(cpus));
+  env.Set("SLURM_JOB_CPUS_PER_NODE", model::FormatCountsPerNode(cpus));
   env.Set("ENVIRONMENT", "BATCH");
   env.Set("HOSTNAME", node.node_name);
   env.Set("SLURM_JOBID", job_id);
@@ -173,7 +166,7 @@ std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& con
   }
   if (req.ntasks_per_node() > 0) env.Set("SLURM_NTASKS_PER_NODE", Str(req.ntasks_per_node()));
   env.Set("SLURM_TASKS_PER_NODE",
-          FormatCountsPerNode(BlockTaskLayout(layout_tasks, cpus, cpus_per_task)));
+          model::FormatCountsPerNode(model::BlockTaskLayout(layout_tasks, cpus, cpus_per_task)));
   if (req.mem_per_cpu_mb() > 0) {
     env.Set("SLURM_MEM_PER_CPU", Str(req.mem_per_cpu_mb()));
   } else if (req.mem_per_node_mb() > 0) {
@@ -204,17 +197,100 @@ std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& con
   env.Set("SLURM_GTIDS", "0");
   env.Set("SLURM_TOPOLOGY_ADDR", node.node_name);
   env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
-  // Whole nodes: the job's GPUs are the node's first ones.
-  if (uint32_t gpus = GpuCount(req.gres()); gpus > 0) {
-    std::string ids;
-    for (uint32_t i = 0; i < gpus; ++i) ids += (i ? "," : "") + Str(i);
-    env.Set("SLURM_GPUS_ON_NODE", Str(gpus));
+  const std::vector<uint32_t> gpus = JobGpusOnNode(job, context.node_index());
+  if (!gpus.empty()) {
+    const std::string ids = JoinIndexes(gpus);
+    env.Set("SLURM_GPUS_ON_NODE", Str(gpus.size()));
     env.Set("SLURM_JOB_GPUS", ids);
     env.Set("CUDA_VISIBLE_DEVICES", ids);
     env.Set("GPU_DEVICE_ORDINAL", ids);
   }
+  SetMasterValues(context, &env);
 
   for (const std::string& entry : context.extra_env()) env.SetEntry(entry);
+  return env.Take();
+}
+
+std::vector<std::string> BuildStepEnvironment(const gantry::v1::LaunchTasksRequest& request,
+                                              uint32_t rank, uint32_t local_id,
+                                              const NodeEnv& node) {
+  const gantry::v1::JobContext& context = request.context();
+  const gantry::v1::Job& job = context.job();
+  const gantry::v1::JobStep& step = request.step();
+  const gantry::v1::StepLaunch& launch = request.launch();
+  EnvList env;
+  for (const std::string& entry : launch.environment()) env.SetEntry(entry);
+
+  const std::string job_id = Str(job.job_id());
+  std::vector<std::string> job_nodes(job.nodes().begin(), job.nodes().end());
+  env.Set("SLURM_JOB_ID", job_id);
+  env.Set("SLURM_JOBID", job_id);
+  env.Set("SLURM_JOB_NODELIST", text::CompressHostlistSorted(job_nodes));
+  env.Set("SLURM_JOB_NUM_NODES", Str(job_nodes.size()));
+  env.Set("SLURM_JOB_PARTITION", job.partition());
+  env.Set("SLURM_JOB_UID", Str(job.user_id()));
+  env.Set("SLURM_JOB_GID", Str(job.group_id()));
+  if (!job.user_name().empty()) env.Set("SLURM_JOB_USER", job.user_name());
+  if (!job.request().account().empty()) env.Set("SLURM_JOB_ACCOUNT", job.request().account());
+  if (!job.request().qos().empty()) env.Set("SLURM_JOB_QOS", job.request().qos());
+  env.SetIfAbsent("SLURM_JOB_NAME", job.request().name());
+  SetClusterValues(node, &env);
+  for (const std::string& entry : context.extra_env()) env.SetEntry(entry);
+
+  std::vector<std::string> step_nodes(step.nodes().begin(), step.nodes().end());
+  const std::vector<uint32_t> counts(step.tasks_per_node().begin(), step.tasks_per_node().end());
+  uint32_t num_tasks = 0;
+  for (uint32_t c : counts) num_tasks += c;
+  const std::string step_nodelist = text::CompressHostlistSorted(step_nodes);
+  const std::string step_id = Str(step.step_id());
+  const std::string tasks_per_node = model::FormatCountsPerNode(counts);
+  env.Set("SLURM_STEP_ID", step_id);
+  env.Set("SLURM_STEPID", step_id);
+  env.Set("SLURM_STEP_NODELIST", step_nodelist);
+  env.Set("SLURM_STEP_NUM_NODES", Str(step_nodes.size()));
+  env.Set("SLURM_STEP_NUM_TASKS", Str(num_tasks));
+  env.Set("SLURM_STEP_TASKS_PER_NODE", tasks_per_node);
+  env.Set("SLURM_NTASKS", Str(num_tasks));
+  env.Set("SLURM_NPROCS", Str(num_tasks));
+  env.Set("SLURM_NNODES", Str(step_nodes.size()));
+  env.Set("SLURM_NODELIST", step_nodelist);
+  env.Set("SLURM_TASKS_PER_NODE", tasks_per_node);
+  env.Set("SLURM_DISTRIBUTION", step.distribution().empty() ? "block" : step.distribution());
+  if (step.cpus_per_task() > 0) env.Set("SLURM_CPUS_PER_TASK", Str(step.cpus_per_task()));
+  env.Set("SLURM_SRUN_COMM_HOST", launch.io_host());
+  env.Set("SLURM_SRUN_COMM_PORT", Str(launch.io_port()));
+  env.Set("SLURM_STEP_LAUNCHER_PORT", Str(launch.io_port()));
+  env.Set("SLURM_LAUNCH_NODE_IPADDR", launch.io_host());
+  if (!launch.cpu_bind().empty()) env.Set("SLURM_CPU_BIND", launch.cpu_bind());
+
+  const uint32_t nnodes = std::max(job.nodes_size(), 1);
+  env.Set("SLURMD_NODENAME", node.node_name);
+  env.Set("SLURM_TOPOLOGY_ADDR", node.node_name);
+  env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+  env.Set("SLURM_CPUS_ON_NODE", Str(std::max<uint32_t>(job.num_cpus() / nnodes, 1)));
+  env.Set("SLURM_NODEID", Str(request.step_node_index()));
+  const std::vector<uint32_t> here(request.task_ids().begin(), request.task_ids().end());
+  env.Set("SLURM_GTIDS", JoinIndexes(here));
+  env.Set("SLURM_PROCID", Str(rank));
+  env.Set("SLURM_LOCALID", Str(local_id));
+
+  const std::vector<uint32_t> gpus = JobGpusOnNode(job, context.node_index());
+  if (!gpus.empty()) {
+    const std::string ids = JoinIndexes(gpus);
+    env.Set("SLURM_GPUS_ON_NODE", Str(gpus.size()));
+    env.Set("SLURM_JOB_GPUS", ids);
+    env.Set("SLURM_STEP_GPUS", ids);
+    std::vector<uint32_t> visible = gpus;
+    if (const uint32_t g = launch.gpus_per_task(); g > 0) {
+      visible.clear();
+      for (uint64_t k = uint64_t{local_id} * g; k < (uint64_t{local_id} + 1) * g; ++k) {
+        if (k < gpus.size()) visible.push_back(gpus[k]);
+      }
+    }
+    env.Set("CUDA_VISIBLE_DEVICES", JoinIndexes(visible));
+    env.Set("GPU_DEVICE_ORDINAL", JoinIndexes(visible));
+  }
+  SetMasterValues(context, &env);
   return env.Take();
 }
 

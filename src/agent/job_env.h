@@ -12,7 +12,11 @@
 //      last two being Slurm 22.05's protocol version and select/cons_tres plugin id);
 //   4. the job- and node-derived SLURM_* variables (SLURM_JOB_ID, SLURM_JOB_NODELIST,
 //      SLURM_TASKS_PER_NODE, SLURM_MEM_PER_CPU, SLURMD_NODENAME, ENVIRONMENT=BATCH, ...);
-//   5. context.extra_env (cluster-level "K=V" from the controller).
+//   5. context.extra_env (cluster-level "K=V" from the controller);
+//   6. MASTER_ADDR (context.first_node_host) and MASTER_PORT (MasterPortOf), unless set by (1).
+// GPUs: SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS, CUDA_VISIBLE_DEVICES and GPU_DEVICE_ORDINAL list
+// the job's device indices on this node (JobGpusOnNode), as Slurm sets them without
+// ConstrainDevices.
 // SLURM_TASK_PID (the script's pid) is not included: the launcher adds it in the child.
 //
 // Pure functions; thread-safe.
@@ -45,20 +49,40 @@ struct UserEnv {
   std::string shell;
 };
 
-// Slurm's compressed count list (uint32_compressed_to_str / uint16_array_to_str): runs of equal
-// values as "V(xN)", single values as "V", joined by ',': {4,4} -> "4(x2)", {3,2} -> "3,2".
-std::string FormatCountsPerNode(const std::vector<uint32_t>& counts);
+// MASTER_PORT for a job (PyTorch's rendezvous port): 12000 + job id mod 20000, below Linux's
+// ephemeral port range, so that two jobs sharing a first node rarely pick the same one.
+uint32_t MasterPortOf(uint32_t job_id);
 
-// Tasks per node of Slurm's block layout (slurm_step_layout_create, SLURM_DIST_BLOCK, no
-// CR_PACK_NODES): rounds over the nodes, one task per node per round while the round number is
-// below the node's capacity (cpus / cpus_per_task), then over-subscribing evenly.
-std::vector<uint32_t> BlockTaskLayout(uint32_t num_tasks, const std::vector<uint32_t>& cpus,
-                                      uint32_t cpus_per_task);
+// The GPU device indices the job holds on its node_index-th node (Job.node_gpus; for records
+// from before those, the node's first ones as many as it asks for).
+std::vector<uint32_t> JobGpusOnNode(const gantry::v1::Job& job, uint32_t node_index);
 
 // The batch script's environment ("K=V" each), see the header comment.
 std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& context,
                                                const gantry::v1::JobPayload& payload,
                                                const NodeEnv& node, const UserEnv& user);
+
+// One task's environment for a step srun launched through the agents (Slurm 22.05's
+// env_array_for_step + slurmstepd's task additions, see env-batch-2node-gpu-with-srun-steps.txt):
+//   1. launch.environment (srun's, --export applied);
+//   2. the job's SLURM_JOB_* values (so that a step of an salloc allocation has them too), the
+//      cluster values and context.extra_env;
+//   3. the step's: SLURM_STEP_ID/SLURM_STEPID, SLURM_STEP_NODELIST, SLURM_STEP_NUM_NODES,
+//      SLURM_STEP_NUM_TASKS, SLURM_STEP_TASKS_PER_NODE, SLURM_NTASKS/SLURM_NPROCS,
+//      SLURM_NNODES, SLURM_TASKS_PER_NODE, SLURM_DISTRIBUTION, SLURM_CPUS_PER_TASK (when set),
+//      SLURM_SRUN_COMM_HOST/PORT, SLURM_STEP_LAUNCHER_PORT, SLURM_LAUNCH_NODE_IPADDR,
+//      SLURM_CPU_BIND (when given);
+//   4. the node's and the task's: SLURMD_NODENAME, SLURM_TOPOLOGY_ADDR(_PATTERN),
+//      SLURM_CPUS_ON_NODE, SLURM_NODEID (the node's place in the step), SLURM_GTIDS (the ranks
+//      here), SLURM_PROCID (the rank), SLURM_LOCALID (its place on the node);
+//   5. GPUs: SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS, SLURM_STEP_GPUS (the job's on this node) and
+//      CUDA_VISIBLE_DEVICES/GPU_DEVICE_ORDINAL: those, or with launch.gpus_per_task = g the
+//      task's own g of them (local id L gets the L*g-th to (L+1)*g-1-th, Slurm's
+//      --gpu-bind=per_task:g that --gpus-per-task implies);
+//   6. MASTER_ADDR/MASTER_PORT unless (1) has them.
+std::vector<std::string> BuildStepEnvironment(const gantry::v1::LaunchTasksRequest& request,
+                                              uint32_t rank, uint32_t local_id,
+                                              const NodeEnv& node);
 
 enum class ScriptKind { kProlog, kEpilog };
 

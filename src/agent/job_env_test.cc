@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "model/task_layout.h"
+
 namespace gantry::agent {
 namespace {
 
@@ -196,7 +198,7 @@ TEST(FormatCountsPerNode, CompressesRuns) {
       {{2, 2, 1}, "2(x2),1"},
       {{1, 2, 2, 2, 1}, "1,2(x3),1"},
   };
-  for (const Case& c : cases) EXPECT_EQ(FormatCountsPerNode(c.counts), c.want);
+  for (const Case& c : cases) EXPECT_EQ(model::FormatCountsPerNode(c.counts), c.want);
 }
 
 TEST(BlockTaskLayout, FollowsSlurmsBlockDistribution) {
@@ -215,7 +217,8 @@ TEST(BlockTaskLayout, FollowsSlurmsBlockDistribution) {
       {2, {8}, 0, {2}},                                 // cpus_per_task 0 counts as 1
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(BlockTaskLayout(c.tasks, c.cpus, c.cpus_per_task), c.want) << c.tasks << " tasks";
+    EXPECT_EQ(model::BlockTaskLayout(c.tasks, c.cpus, c.cpus_per_task), c.want)
+        << c.tasks << " tasks";
   }
 }
 

@@ -428,6 +428,92 @@ void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) 
   cv_.notify_all();
 }
 
+// ---- LaunchTasks ------------------------------------------------------------------------------
+
+Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
+  const gantry::v1::JobContext& context = request.context();
+  const gantry::v1::Job& job = context.job();
+  const uint32_t job_id = job.job_id();
+  const std::string what =
+      "StepId=" + std::to_string(job_id) + "." + std::to_string(request.step().step_id());
+  GANTRY_ASSIGN_OR_RETURN(UserInfo user, LookupUser(job.user_id()));
+  const bool root = geteuid() == 0;
+  if (!root && job.user_id() != geteuid()) {
+    return FailedPrecondition("gantry-agent on " + options_.node + " runs as uid " +
+                              std::to_string(geteuid()) + ", not root: it cannot run uid " +
+                              std::to_string(job.user_id()) + "'s tasks");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(job_id);
+  if (shutting_down_) return Unavailable("node " + options_.node + " is shutting down");
+  if (it == entries_.end() || it->second.epoch != context.epoch()) {
+    return FailedPrecondition(JobName(job_id) + " (epoch " + std::to_string(context.epoch()) +
+                              ") is not running on " + options_.node);
+  }
+  Entry& entry = it->second;
+  if (entry.terminating)
+    return FailedPrecondition(JobName(job_id) + " is ending on " + options_.node);
+  if (entry.prolog != PrologState::kDone) {
+    return FailedPrecondition(JobName(job_id) + ": its prolog has not succeeded on " +
+                              options_.node);
+  }
+  if (entry.procs.cgroup.empty() && cgroups_ && !entry.launching && !entry.launched) {
+    if (Result<std::string> dir = cgroups_->CreateJob(job_id); dir.ok()) {
+      entry.procs.cgroup = *dir;
+    }
+  }
+  // Termination now also ends (and then removes the cgroup of) what the step starts here.
+  entry.launched = entry.launched || !entry.launching;
+
+  StepPlan plan;
+  plan.io_host = request.launch().io_host();
+  plan.io_port = request.launch().io_port();
+  plan.io_key = request.launch().io_key();
+  plan.node = options_.node;
+  plan.what = what;
+  plan.log = [](const std::string& line) { Log(line); };
+  plan.sample_period = std::chrono::seconds(settings_.acct_gather_frequency_sec);
+  std::optional<Identity> identity;
+  if (root)
+    identity = Identity{job.user_id(), job.group_id(), UserGroups(user.name, job.group_id())};
+  const NodeEnv node_env = MakeNodeEnv(settings_);
+  const std::string& work_dir =
+      request.launch().work_dir().empty() ? job.request().work_dir() : request.launch().work_dir();
+  for (int local = 0; local < request.task_ids_size(); ++local) {
+    StepTask task;
+    task.rank = request.task_ids(local);
+    SpawnSpec& spec = task.spawn;
+    spec.path = request.launch().argv(0);
+    spec.argv.assign(request.launch().argv().begin(), request.launch().argv().end());
+    spec.env = BuildStepEnvironment(request, task.rank, static_cast<uint32_t>(local), node_env);
+    spec.task_pid_env = true;
+    spec.identity = identity;
+    spec.umask = ParseUmask(EnvValue(spec.env, "SLURM_UMASK"));
+    spec.work_dir = work_dir.empty() ? "/" : work_dir;
+    spec.cgroup = entry.procs.cgroup;
+    spec.path = ResolveInPath(spec.path, EnvValue(spec.env, "PATH").value_or("/usr/bin:/bin"),
+                              spec.work_dir);
+    plan.tasks.push_back(std::move(task));
+  }
+  auto control = std::make_shared<StepControl>();
+  if (entry.suspended) control->Signal(SIGSTOP);
+  entry.steps.push_back(control);
+  Log(what + ": starting " + std::to_string(plan.tasks.size()) + " task(s) as uid " +
+      std::to_string(job.user_id()));
+  StartWorker([this, job_id, plan = std::move(plan), control]() mutable {
+    RunStepTasks(job_id, std::move(plan), std::move(control));
+  });
+  return Status::Ok();
+}
+
+void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
+                              std::shared_ptr<StepControl> control) {
+  RunStep(plan, control.get());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = entries_.find(job_id); it != entries_.end()) std::erase(it->second.steps, control);
+  cv_.notify_all();
+}
+
 // ---- SignalJob --------------------------------------------------------------------------------
 
 Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool batch_only) {
@@ -448,6 +534,9 @@ Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool b
     if (whole_job) {
       // Under mu_, so that a launch or termination sees the job's processes stopped or not.
       const int count = signal == SIGSTOP ? StopJobProcesses(procs) : ContinueJobProcesses(procs);
+      if (procs.cgroup.empty()) {
+        for (const auto& step : it->second.steps) step->Signal(signal);
+      }
       Log(JobName(job_id) + (signal == SIGSTOP ? ": suspended " : ": resumed ") +
           std::to_string(count) + " process(es)");
       return Status::Ok();
@@ -457,6 +546,9 @@ Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool b
       if (batch_running) kill(procs.leader, signal);
       Log(JobName(job_id) + ": signal " + std::to_string(signal) + " sent to the batch script");
       return Status::Ok();
+    }
+    if (procs.cgroup.empty()) {
+      for (const auto& step : it->second.steps) step->Signal(signal);
     }
   }
   int count = SignalJobProcesses(procs, signal);
@@ -526,6 +618,8 @@ void JobManager::RunTerminate(uint32_t job_id, uint64_t report_epoch,
     stale = entry.stale;
     context = entry.context;
     settings = settings_;
+    for (const auto& step : entry.steps)
+      step->Terminate(stale ? std::chrono::milliseconds(0) : kill_wait);
   }
 
   bool gone = true;
@@ -540,6 +634,10 @@ void JobManager::RunTerminate(uint32_t job_id, uint64_t report_epoch,
     // The script is reaped (and BATCH_ENDED queued) by its waiter.
     cv_.wait_for(lock, gone ? std::chrono::milliseconds(60000) : std::chrono::milliseconds(0),
                  [&] { return !entries_.at(job_id).batch_running; });
+    // Step runners SIGKILL their tasks at the kill wait's end and leave once they are reaped.
+    gone = cv_.wait_for(lock, kill_wait + options_.unkillable_timeout, [&] {
+      return entries_.at(job_id).steps.empty();
+    }) && gone;
   }
   if (!procs.cgroup.empty()) {
     if (Status removed = RemoveCgroup(procs.cgroup); !removed.ok()) {

@@ -43,6 +43,7 @@
 #include "agent/job_env.h"
 #include "agent/process_tracker.h"
 #include "agent/spool.h"
+#include "agent/step_runner.h"
 #include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/agent.pb.h"
@@ -111,6 +112,11 @@ class JobManager {
   // A launch that fails (unknown user, chdir, output file...) is reported as LAUNCH_FAILED and
   // returns OK.
   Status LaunchBatch(const gantry::v1::JobContext& context, const gantry::v1::JobPayload& payload);
+  // A step's tasks here (agent/step_runner.h), once the prolog succeeded: they run in the job's
+  // cgroup (created here on a node without the batch script), end with the job, and stop and
+  // continue with it. Errors: FailedPrecondition (unknown epoch, prolog not done or failed, job
+  // ending), Unavailable (shutting down). A task that cannot start reaches srun as its EXIT.
+  Status LaunchTasks(const gantry::v1::LaunchTasksRequest& request);
   Status SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool batch_only);
   // kill_wait_sec 0 = the registered KillWait. `context` gives the epilog's environment when the
   // job is not known here (it may be empty).
@@ -141,6 +147,8 @@ class JobManager {
     JobProcesses procs;
     bool terminating = false;
     bool stale = false;  // killed as stale: no epilog, no reports
+    // srun steps' tasks running here (their runners remove themselves when done).
+    std::vector<std::shared_ptr<StepControl>> steps;
   };
 
   JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
@@ -162,6 +170,8 @@ class JobManager {
                                   const gantry::v1::JobPayload& payload,
                                   const NodeSettings& settings);
   void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs);
+  // The step's runner: RunStep, then forgets the step.
+  void RunStepTasks(uint32_t job_id, StepPlan plan, std::shared_ptr<StepControl> control);
   void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
   // Under mu_: marks the entry terminating and starts the termination.
   void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,

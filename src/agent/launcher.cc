@@ -158,12 +158,17 @@ struct ChildArgs {
   }
   if (spec.umask) umask(*spec.umask);
   if (chdir(spec.work_dir.c_str()) != 0) ChildFail(err_fd, kStepChdir);
-  int in_fd = open(spec.stdin_path.c_str(), O_RDONLY | O_NOCTTY);
+  int in_fd = spec.stdin_fd;
+  if (in_fd < 0) in_fd = open(spec.stdin_path.c_str(), O_RDONLY | O_NOCTTY);
   if (in_fd < 0 || (in_fd = MoveHigh(in_fd)) < 0) ChildFail(err_fd, kStepStdin);
-  int out_fd = open(spec.stdout_path.c_str(), a.out_flags, 0666);
+  int out_fd = spec.stdout_fd;
+  if (out_fd < 0) out_fd = open(spec.stdout_path.c_str(), a.out_flags, 0666);
   if (out_fd < 0 || (out_fd = MoveHigh(out_fd)) < 0) ChildFail(err_fd, kStepStdout);
   int err_out_fd = out_fd;
-  if (spec.stderr_to_agent) {
+  if (spec.stderr_fd >= 0) {
+    err_out_fd = MoveHigh(spec.stderr_fd);
+    if (err_out_fd < 0) ChildFail(err_fd, kStepStderr);
+  } else if (spec.stderr_to_agent) {
     err_out_fd = STDERR_FILENO;
   } else if (!a.same_err_file) {
     err_out_fd = open(spec.stderr_path.c_str(), a.out_flags, 0666);
@@ -314,6 +319,26 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
     spawned.start_ticks = stat->start_ticks;
   }
   return spawned;
+}
+
+std::string ResolveInPath(const std::string& name, const std::string& path,
+                          const std::string& work_dir) {
+  if (name.empty() || name.find('/') != std::string::npos) return name;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    std::string dir = path.substr(start, end - start);
+    if (dir.empty() || dir.front() != '/') dir = work_dir + (dir.empty() ? "" : "/" + dir);
+    const std::string candidate = dir + "/" + name;
+    struct stat st {};
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return name;
 }
 
 std::string DescribeWaitStatus(int wait_status) {

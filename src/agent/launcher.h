@@ -63,6 +63,11 @@ struct SpawnSpec {
   bool stderr_to_agent = false;  // stderr = the agent's stderr (scripts run as root)
   bool append = false;           // --open-mode=append
   std::string cgroup;            // a cgroup v2 directory to join; empty = none
+  // Descriptors to use as stdin/stdout/stderr instead of the paths (srun's task pipes); -1 =
+  // the path. The caller keeps them open across Spawn and closes them after.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
+  int stderr_fd = -1;
 };
 
 struct Spawned {
@@ -75,6 +80,13 @@ struct Spawned {
 std::unique_lock<std::shared_mutex> LockForWritingExecutable();
 
 Result<Spawned> Spawn(const SpawnSpec& spec);
+
+// The program a command name runs, as execvp finds it: a name with a '/' as it is; else the first
+// executable file named so in a directory of `path` (':'-separated; an empty or relative entry
+// is taken relative to `work_dir`); the name itself when none has it (execve then fails with
+// ENOENT, naming it).
+std::string ResolveInPath(const std::string& name, const std::string& path,
+                          const std::string& work_dir);
 
 // "exit status 3", "killed by signal 9 (Killed)", "killed by signal 11 (Segmentation fault),
 // core dumped", for messages.

@@ -108,6 +108,36 @@ Status CheckLaunchBatch(const gantry::v1::LaunchBatchRequest& request, std::stri
   return Status::Ok();
 }
 
+Status CheckLaunchTasks(const gantry::v1::LaunchTasksRequest& request, std::string_view node) {
+  GANTRY_RETURN_IF_ERROR(CheckJobContext(request.context(), node, "context"));
+  const gantry::v1::StepLaunch& launch = request.launch();
+  if (launch.argv().empty() || launch.argv(0).empty()) {
+    return InvalidArgument("launch.argv: empty (no command to run)");
+  }
+  for (int i = 0; i < launch.argv_size(); ++i) {
+    GANTRY_RETURN_IF_ERROR(CheckNoNul(launch.argv(i), "launch.argv[" + std::to_string(i) + "]"));
+  }
+  GANTRY_RETURN_IF_ERROR(CheckEnvList(launch.environment(), "launch.environment"));
+  GANTRY_RETURN_IF_ERROR(CheckNoNul(launch.work_dir(), "launch.work_dir"));
+  if (launch.io_host().empty() || launch.io_port() == 0 || launch.io_port() > 65535) {
+    return InvalidArgument("launch.io_host/io_port: " + Quote(launch.io_host()) + ":" +
+                           std::to_string(launch.io_port()) + " is not a host and a port 1-65535");
+  }
+  if (launch.io_key().empty()) return InvalidArgument("launch.io_key: empty");
+  const gantry::v1::JobStep& step = request.step();
+  const uint32_t index = request.step_node_index();
+  if (index >= static_cast<uint32_t>(step.nodes_size()) || step.nodes(index) != node) {
+    return InvalidArgument("step_node_index: " + std::to_string(index) +
+                           " does not name this node (" + std::string(node) + ") in step.nodes");
+  }
+  if (step.tasks_per_node_size() != step.nodes_size() || request.task_ids().empty() ||
+      step.tasks_per_node(index) != static_cast<uint32_t>(request.task_ids_size())) {
+    return InvalidArgument("task_ids: " + std::to_string(request.task_ids_size()) +
+                           " tasks, but step.tasks_per_node gives this node another count");
+  }
+  return Status::Ok();
+}
+
 Status CheckSignalJob(const gantry::v1::SignalJobOnNodeRequest& request) {
   if (request.job_id() == 0) return InvalidArgument("job_id: missing (0)");
   if (request.signal() < 1 || request.signal() > SIGRTMAX) {

@@ -29,6 +29,11 @@ Status CheckPrepareJob(const gantry::v1::PrepareJobRequest& request, std::string
 // NUL byte.
 Status CheckLaunchBatch(const gantry::v1::LaunchBatchRequest& request, std::string_view node);
 // job_id set, signal a real signal number (1..SIGRTMAX).
+// A step's tasks on this node: a valid context, a command, NAME=VALUE environment, srun's
+// address and key, a step node list naming this node at step_node_index with that many
+// tasks, and task ids.
+Status CheckLaunchTasks(const gantry::v1::LaunchTasksRequest& request, std::string_view node);
+
 Status CheckSignalJob(const gantry::v1::SignalJobOnNodeRequest& request);
 // job_id set, kill_wait_sec <= kMaxKillWaitSec; a context, when given, is for the same job and
 // well-formed (its node list is not checked: the epilog runs wherever the controller asks).

@@ -32,6 +32,8 @@ class AgentLink {
                          v1::SignalJobOnNodeRequest request) = 0;
   virtual void TerminateJob(const std::string& node, const std::string& address,
                             v1::TerminateJobRequest request) = 0;
+  virtual void LaunchTasks(const std::string& node, const std::string& address,
+                           v1::LaunchTasksRequest request) = 0;
 };
 
 }  // namespace gantry::ctld

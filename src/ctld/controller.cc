@@ -23,6 +23,7 @@
 #include "state/events.h"
 #include "state/job_ids.h"
 #include "state/job_update.h"
+#include "state/step_plan.h"
 #include "sys/system_time.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
@@ -30,6 +31,35 @@
 
 namespace gantry::ctld {
 namespace {
+
+// What srun sends for a step the agents launch, before anything is recorded.
+Status CheckStepLaunch(const v1::StepLaunch& launch) {
+  if (launch.argv().empty() || launch.argv(0).empty()) {
+    return InvalidArgument("launch.argv: no command to run");
+  }
+  if (launch.io_host().empty() || launch.io_port() == 0 || launch.io_port() > 65535) {
+    return InvalidArgument("launch.io_port: " + std::to_string(launch.io_port()) +
+                           " is not a port 1-65535 on a named host");
+  }
+  if (launch.io_key().size() < 16) {
+    return InvalidArgument("launch.io_key: " + std::to_string(launch.io_key().size()) +
+                           " bytes; at least 16 needed");
+  }
+  return Status::Ok();
+}
+
+// "host:port" (or "[v6]:port") split at its last ':'; the port is empty when there is none.
+std::pair<std::string, std::string> SplitHostPort(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos || address.find(']', colon) != std::string::npos) {
+    return {address, ""};
+  }
+  std::string host = address.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return {host, address.substr(colon + 1)};
+}
 
 using model::JobBaseState;
 using model::JobFlag;
@@ -381,14 +411,14 @@ v1::JobContext Controller::ContextLocked(const v1::Job& job, uint32_t node_index
     context.add_extra_env("GANTRY_CONF=" + config_.conf_path);
   }
   if (!controller_address_.empty()) {
-    std::string host = controller_address_;
-    std::string port;
-    if (const size_t colon = host.rfind(':'); colon != std::string::npos) {
-      port = host.substr(colon + 1);
-      host.resize(colon);
-    }
+    const auto [host, port] = SplitHostPort(controller_address_);
     context.add_extra_env("SLURM_WORKING_CLUSTER=" + config_.cluster_name + ":" + host + ":" +
                           port + ":9728:109");
+  }
+  if (job.nodes_size() > 0) {
+    if (const v1::Node* first = state_.FindNode(job.nodes(0))) {
+      context.set_first_node_host(SplitHostPort(first->address()).first);
+    }
   }
   return context;
 }
@@ -843,7 +873,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   const std::string& action = request.action();
   const bool suspend_op = action == "suspend" || action == "resume";
   if (action != "hold" && action != "uhold" && action != "release" && action != "requeue" &&
-      action != "requeuehold" && action != "update" && !suspend_op) {
+      action != "requeuehold" && action != "update" && action != "complete" && !suspend_op) {
     return InvalidArgument("Unsupported job update: " + action);
   }
   v1::UpdateJobReply reply;
@@ -925,18 +955,27 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
   }
   const UnixTime now = clock_->Now();
   v1::JobStep step;
+  AfterCommit after;
   if (!request.end()) {
     if (Base(*job) != JobBaseState::kRunning) {
       return FailedPrecondition("Job is not running: step cannot be created");
+    }
+    if (request.has_launch()) {
+      GANTRY_RETURN_IF_ERROR(CheckStepLaunch(request.launch()));
+      GANTRY_ASSIGN_OR_RETURN(state::StepPlacement placement, state::PlaceStep(*job, request));
+      step = std::move(placement.step);
+      step.set_step_id(static_cast<uint32_t>(job->steps_size()));
+      LaunchStepLocked(*job, step, placement, request.launch(), &after);
+    } else {
+      step.set_node(request.node());
+      step.set_num_tasks(std::max<uint32_t>(request.num_tasks(), 1));
+      step.set_num_cpus(job->num_cpus() / static_cast<uint32_t>(std::max(job->nodes_size(), 1)));
     }
     step.set_step_id(static_cast<uint32_t>(job->steps_size()));
     step.set_name(request.name());
     step.set_start_time(now);
     step.set_exit_status(-1);
     step.set_state(static_cast<uint32_t>(JobBaseState::kRunning));
-    step.set_node(request.node());
-    step.set_num_tasks(std::max<uint32_t>(request.num_tasks(), 1));
-    step.set_num_cpus(job->num_cpus() / static_cast<uint32_t>(std::max(job->nodes_size(), 1)));
   } else {
     if (request.step_id() >= static_cast<uint32_t>(job->steps_size())) {
       return InvalidArgument("Invalid job step id " + std::to_string(request.step_id()));
@@ -963,11 +1002,31 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
   events.push_back(std::move(event));
   auto pending = CommitLocked(std::move(events));
   lock.unlock();
-  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
   v1::JobStepReply reply;
   reply.set_step_id(step.step_id());
   reply.set_acct_gather_frequency_sec(config_.acct_gather_frequency_sec);
+  if (request.has_launch()) *reply.mutable_step() = std::move(step);
   return reply;
+}
+
+void Controller::LaunchStepLocked(const v1::Job& job, const v1::JobStep& step,
+                                  const state::StepPlacement& placement,
+                                  const v1::StepLaunch& launch, AfterCommit* after) const {
+  for (int i = 0; i < step.nodes_size(); ++i) {
+    const v1::Node* node = state_.FindNode(step.nodes(i));
+    if (node == nullptr) continue;
+    v1::LaunchTasksRequest request;
+    *request.mutable_context() = ContextLocked(job, placement.job_node_index[i]);
+    *request.mutable_step() = step;
+    *request.mutable_launch() = launch;
+    request.set_step_node_index(static_cast<uint32_t>(i));
+    for (uint32_t rank : placement.ranks[i]) request.add_task_ids(rank);
+    after->push_back(
+        [this, name = node->name(), address = node->address(), request = std::move(request)] {
+          agents_->LaunchTasks(name, address, request);
+        });
+  }
 }
 
 std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
@@ -995,6 +1054,16 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     return std::nullopt;
   }
   if (!op && job.user_id() != caller.uid) return JobRefusal{"Access/permission denied", 7};
+  if (action == "complete") {  // salloc's (or srun's own) allocation is released
+    if (!job.request().allocation_only()) {
+      return JobRefusal{"Only an allocation without a batch script (salloc) can be completed", 2};
+    }
+    if (!IsActive(job)) return JobRefusal{"Job/step already completing or completed", 11};
+    const int32_t status = request.exit_status();
+    EndJobLocked(job, status == 0 ? JobBaseState::kCompleted : JobBaseState::kFailed, status, "",
+                 events, after);
+    return std::nullopt;
+  }
   if (action == "requeue" || action == "requeuehold") {
     if (IsPending(job)) return JobRefusal{"Job is pending execution", 9};
     const bool hold = action == "requeuehold";
@@ -1499,6 +1568,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       v1::Event configured = state::JobConfiguredEvent(*job, clock_->Now());
       const uint32_t flags = configured.job_updated().job().state_flags();
       events.push_back(std::move(configured));
+      if (job->request().allocation_only()) break;  // salloc: no script; srun runs the steps
       const v1::Node* batch_host = state_.FindNode(job->nodes(0));
       if (batch_host == nullptr) break;
       v1::LaunchBatchRequest launch;

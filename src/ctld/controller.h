@@ -37,6 +37,7 @@
 #include "gantry/v1/events.pb.h"
 #include "model/job_state.h"
 #include "state/cluster_state.h"
+#include "state/step_plan.h"
 #include "state/usage.h"
 #include "store/store.h"
 #include "wire/frame.h"
@@ -186,6 +187,10 @@ class Controller {
   void RequeueOrFailLocked(const v1::Job& job, const std::string& node, const std::string& why,
                            std::vector<v1::Event>* events, AfterCommit* after);
   v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
+  // After the step's commit: each step node's agent starts its tasks (LaunchTasks).
+  void LaunchStepLocked(const v1::Job& job, const v1::JobStep& step,
+                        const state::StepPlacement& placement, const v1::StepLaunch& launch,
+                        AfterCommit* after) const;
   void ScheduleLocked(UnixTime now, std::vector<v1::Event>* events, std::vector<uint32_t>* started,
                       AfterCommit* after);
   // Preemption (controller_preempt.cc): carries out one of the pass's preemptions (suspends,

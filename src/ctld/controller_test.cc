@@ -31,12 +31,12 @@ class FakeClock final : public Clock {
 class FakeAgents final : public AgentLink {
  public:
   struct Call {
-    std::string what;  // Prepare, Launch, Signal, Terminate
+    std::string what;  // Prepare, Launch, Signal, Terminate, Tasks
     std::string node;
     uint32_t job_id = 0;
     uint64_t epoch = 0;
     int signal = 0;
-    std::string script;
+    std::string script;  // Launch: the script; Tasks: the ranks ("0,1")
   };
   void PrepareJob(const std::string& node, const std::string&, v1::PrepareJobRequest r) override {
     Add({"Prepare", node, r.context().job().job_id(), r.context().epoch(), 0, ""});
@@ -51,6 +51,11 @@ class FakeAgents final : public AgentLink {
   void TerminateJob(const std::string& node, const std::string&,
                     v1::TerminateJobRequest r) override {
     Add({"Terminate", node, r.job_id(), r.epoch(), 0, ""});
+  }
+  void LaunchTasks(const std::string& node, const std::string&, v1::LaunchTasksRequest r) override {
+    std::string ranks;
+    for (uint32_t t : r.task_ids()) ranks += (ranks.empty() ? "" : ",") + std::to_string(t);
+    Add({"Tasks", node, r.context().job().job_id(), r.context().epoch(), 0, ranks});
   }
   std::vector<std::string> Take() {
     std::lock_guard<std::mutex> lock(mu_);

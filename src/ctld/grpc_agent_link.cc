@@ -131,6 +131,17 @@ void GrpcAgentLink::SignalJob(const std::string& node, const std::string& addres
           });
 }
 
+void GrpcAgentLink::LaunchTasks(const std::string& node, const std::string& address,
+                                v1::LaunchTasksRequest request) {
+  Enqueue(node, address,
+          "LaunchTasks " + std::to_string(request.context().job().job_id()) + "." +
+              std::to_string(request.step().step_id()),
+          [request = std::move(request)](v1::Agent::Stub* stub, grpc::ClientContext* context) {
+            v1::AgentReply reply;
+            return stub->LaunchTasks(context, request, &reply);
+          });
+}
+
 void GrpcAgentLink::TerminateJob(const std::string& node, const std::string& address,
                                  v1::TerminateJobRequest request) {
   Enqueue(node, address, "TerminateJob " + std::to_string(request.job_id()),

@@ -37,6 +37,8 @@ class GrpcAgentLink final : public AgentLink {
                    v1::LaunchBatchRequest request) override;
   void SignalJob(const std::string& node, const std::string& address,
                  v1::SignalJobOnNodeRequest request) override;
+  void LaunchTasks(const std::string& node, const std::string& address,
+                   v1::LaunchTasksRequest request) override;
   void TerminateJob(const std::string& node, const std::string& address,
                     v1::TerminateJobRequest request) override;
   Load CurrentLoad() const override;

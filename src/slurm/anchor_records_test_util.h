@@ -383,6 +383,11 @@ inline v1::Job AnchorJob(uint32_t id) {
       v1::Job job = MakeJob(s);
       if (id == 21445) job.set_priority(0);
       if (id == 21447) job.set_start_time(At("2026-12-02T12:46:22"));  // its --begin time
+      if (job.nodes_size() > 0 && !job.request().gres().empty()) {     // "GRES=gpu:4(IDX:0-3)"
+        v1::NodeGpus& gpus = *job.add_node_gpus();
+        for (uint32_t i = 0; i < 4; ++i) gpus.add_idx(i);
+        gpus.set_gres("gpu:4");
+      }
       return job;
     }
   }

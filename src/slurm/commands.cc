@@ -18,8 +18,9 @@ constexpr char kRemoteBinary[] = "gantry-slurm-remote";
 
 constexpr char kCommandList[] =
     "usage: gantry-slurm <command> [args]   (or run it as sbatch, squeue, scancel, sinfo, "
-    "scontrol, sacct, sacctmgr, sreport, sprio, sshare, sdiag, srun)\n"
+    "scontrol, sacct, sacctmgr, sreport, sprio, sshare, sdiag, srun, salloc)\n"
     "commands: sbatch squeue scancel sinfo scontrol sacct sacctmgr sreport sprio sshare sdiag srun "
+    "salloc "
     "explain\n";
 
 std::string BaseName(std::string_view path) {
@@ -67,6 +68,7 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
   if (name == "sshare") return RunSshare(args, ctx);
   if (name == "sdiag") return RunSdiag(args, ctx);
   if (name == "srun") return RunSrun(args, ctx);
+  if (name == "salloc") return RunSalloc(args, ctx);
   if (name == "explain") return RunExplain(args, ctx);
   *ctx.err << "gantry-slurm: unknown command \"" << name << "\"\n" << kCommandList;
   return 2;

@@ -32,8 +32,10 @@ int RunSprio(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSshare(const std::vector<std::string>& args, CommandContext& ctx);
 // sdiag: the controller's statistics (sdiag.cc).
 int RunSdiag(const std::vector<std::string>& args, CommandContext& ctx);
-// srun inside a job allocation: one task on this node (srun.cc).
+// srun: a job step's tasks through the agents, in a job's allocation or one of its own (srun.cc).
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
+// salloc: an interactive allocation running a command (salloc.cc).
+int RunSalloc(const std::vector<std::string>& args, CommandContext& ctx);
 // `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.
 int RunExplain(const std::vector<std::string>& args, CommandContext& ctx);
 

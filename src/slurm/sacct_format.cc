@@ -13,6 +13,7 @@
 #include "text/ascii.h"
 #include "text/begin_time.h"
 #include "text/duration.h"
+#include "text/hostlist.h"
 #include "text/tres.h"
 
 namespace gantry::slurm {
@@ -367,11 +368,16 @@ std::string JobName(const Row& r, const Ctx&) {
 std::string Layout(const Row& r, const Ctx&) { return r.batch_step ? "Unknown" : ""; }
 
 std::string NNodes(const Row& r, const Ctx&) {
+  if (r.step != nullptr) return Number(std::max(r.step->nodes_size(), 1));
   return Number(r.batch_step ? 1 : NodeCount(*r.job));
 }
 
 std::string NodeListText(const Row& r, const Ctx&) {
-  if (r.step != nullptr) return r.step->node();
+  if (r.step != nullptr) {
+    if (r.step->nodes().empty()) return r.step->node();
+    return text::CompressHostlistSorted(
+        std::vector<std::string>(r.step->nodes().begin(), r.step->nodes().end()));
+  }
   const v1::Job& job = *r.job;
   if (job.nodes_size() == 0) return r.batch_step ? "" : "None assigned";
   return r.batch_step ? job.nodes(0) : NodeList(job);

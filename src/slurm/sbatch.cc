@@ -323,7 +323,7 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
   for (const SbatchEnvVar& var : SbatchEnvVars()) {
     std::optional<std::string> value = ctx.GetEnv(var.variable);
     if (!value || Unsupported(var.option_id)) continue;
-    if (std::string_view("aMSmGkOW").find(static_cast<char>(var.option_id)) !=
+    if (std::string_view("aMSmkOW").find(static_cast<char>(var.option_id)) !=
         std::string_view::npos) {
       continue;  // options not implemented yet: ignored when they come from the environment
     }
@@ -337,6 +337,7 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
     *ctx.err << "sbatch: fatal: " << r.message << "\n";
     return r.exit_code;
   }
+  ResolveGpuOptions(&options);
 
   if (options.export_file) {
     Result<std::string> content = ReadExportFile(*options.export_file, ctx.cwd);

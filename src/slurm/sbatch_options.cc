@@ -7,6 +7,7 @@
 #include "text/ascii.h"
 #include "text/begin_time.h"
 #include "text/duration.h"
+#include "text/gres.h"
 #include "text/memory.h"
 
 namespace gantry::slurm {
@@ -49,7 +50,7 @@ constexpr LongOption kLong[] = {
     {"core-spec", A::kRequired, 'S'},
     {"cores-per-socket", A::kRequired, U + 10},
     {"cpu-freq", A::kRequired, U + 11},
-    {"cpus-per-gpu", A::kRequired, U + 12},
+    {"cpus-per-gpu", A::kRequired, kOptCpusPerGpu},
     {"cpus-per-task", A::kRequired, 'c'},
     {"deadline", A::kRequired, U + 13},
     {"delay-boot", A::kRequired, U + 14},
@@ -68,7 +69,7 @@ constexpr LongOption kLong[] = {
     {"gpus", A::kRequired, 'G'},
     {"gpus-per-node", A::kRequired, kOptGpusPerNode},
     {"gpus-per-socket", A::kRequired, U + 20},
-    {"gpus-per-task", A::kRequired, U + 21},
+    {"gpus-per-task", A::kRequired, kOptGpusPerTask},
     {"gres", A::kRequired, kOptGres},
     {"gres-flags", A::kRequired, U + 22},
     {"help", A::kNone, 'h'},
@@ -85,7 +86,7 @@ constexpr LongOption kLong[] = {
     {"mem", A::kRequired, kOptMem},
     {"mem-bind", A::kRequired, U + 26},
     {"mem-per-cpu", A::kRequired, kOptMemPerCpu},
-    {"mem-per-gpu", A::kRequired, U + 27},
+    {"mem-per-gpu", A::kRequired, kOptMemPerGpu},
     {"mincpus", A::kRequired, U + 28},
     {"network", A::kRequired, U + 29},
     {"nice", A::kOptional, kOptNice},
@@ -148,7 +149,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_CONSTRAINT", 'C'},
     {"SBATCH_CONTAINER", U + 7},
     {"SBATCH_CORE_SPEC", 'S'},
-    {"SBATCH_CPUS_PER_GPU", U + 12},
+    {"SBATCH_CPUS_PER_GPU", kOptCpusPerGpu},
     {"SBATCH_DEBUG", 'v'},
     {"SBATCH_DELAY_BOOT", U + 14},
     {"SBATCH_DISTRIBUTION", 'm'},
@@ -160,7 +161,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_GPU_FREQ", U + 19},
     {"SBATCH_GPUS", 'G'},
     {"SBATCH_GPUS_PER_NODE", kOptGpusPerNode},
-    {"SBATCH_GPUS_PER_TASK", U + 21},
+    {"SBATCH_GPUS_PER_TASK", kOptGpusPerTask},
     {"SBATCH_GRES", kOptGres},
     {"SBATCH_GRES_FLAGS", U + 22},
     {"SBATCH_HINT", U + 23},
@@ -170,7 +171,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_JOB_NAME", 'J'},
     {"SBATCH_MEM_BIND", U + 26},
     {"SBATCH_MEM_PER_CPU", kOptMemPerCpu},
-    {"SBATCH_MEM_PER_GPU", U + 27},
+    {"SBATCH_MEM_PER_GPU", kOptMemPerGpu},
     {"SBATCH_MEM_PER_NODE", kOptMem},
     {"SBATCH_NETWORK", U + 29},
     {"SBATCH_NO_KILL", 'k'},
@@ -319,6 +320,30 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     case kOptGpusPerNode:
       o->gres = GresTresForm("gpu:" + v);
       break;
+    case 'G':
+    case kOptGpusPerTask: {
+      // [type:]count, as --gpus and --gpus-per-task take it.
+      auto parsed = text::ParseGres("gpu:" + v, text::GresSyntax::kJobRequest);
+      const std::string count = v.substr(v.rfind(':') + 1);  // the count is not optional here
+      if (!parsed.ok() || parsed->size() != 1 || (*parsed)[0].count <= 0 || count.empty() ||
+          !text::IsAsciiDigit(count[0])) {
+        return Fail("Invalid generic resource (gres) specification", 1);
+      }
+      (id == 'G' ? o->gpus : o->gpus_per_task) = (*parsed)[0];
+      break;
+    }
+    case kOptCpusPerGpu: {
+      const std::optional<uint32_t> n = PositiveCount(value);
+      if (!n) return NumericError(value, "cpus-per-gpu");
+      o->cpus_per_gpu = static_cast<uint32_t>(*n);
+      break;
+    }
+    case kOptMemPerGpu: {
+      Result<int64_t> mib = text::ParseMemoryMiB(v);
+      if (!mib.ok()) return Fail("Invalid --mem-per-gpu specification");
+      o->mem_per_gpu_mb = static_cast<uint64_t>(*mib);
+      break;
+    }
     case 'H':
       o->hold = true;
       break;
@@ -507,10 +532,48 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
 }
 
 OptionResult VerifySbatchOptions(const SbatchOptions& options) {
-  if (options.mem_mb.has_value() && options.mem_per_cpu_mb.has_value()) {
+  const int memory_options = options.mem_mb.has_value() + options.mem_per_cpu_mb.has_value() +
+                             options.mem_per_gpu_mb.has_value();
+  if (memory_options > 1) {
     return Fail("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", 1);
   }
+  if (options.gpus_per_task && !options.ntasks && !options.gpus) {
+    return Fail(
+        "Failed to validate job spec. --gpus-per-task used without either --gpus or -n/--ntasks "
+        "is not allowed.",
+        1);
+  }
   return OptionResult{};
+}
+
+void ResolveGpuOptions(SbatchOptions* o) {
+  const uint32_t nodes = std::max<uint32_t>(o->min_nodes.value_or(1), 1);
+  const uint32_t tasks_per_node =
+      o->ntasks_per_node.value_or(o->ntasks ? (*o->ntasks + nodes - 1) / nodes : 1);
+  std::optional<text::GresSpec> per_node;
+  if (o->gres) {
+    auto parsed = text::ParseGres(*o->gres, text::GresSyntax::kJobRequest);
+    if (parsed.ok()) {
+      for (const text::GresSpec& g : *parsed) {
+        if (g.name == "gpu") per_node = g;
+      }
+    }
+  } else if (o->gpus_per_task) {
+    per_node = *o->gpus_per_task;
+    per_node->count *= std::max<uint32_t>(tasks_per_node, 1);
+  } else if (o->gpus) {
+    per_node = *o->gpus;
+    per_node->count = (per_node->count + nodes - 1) / nodes;
+  }
+  if (!per_node || per_node->count <= 0) return;
+  if (!o->gres) o->gres = GresTresForm(text::FormatGres({*per_node}));
+  const uint64_t gpus = static_cast<uint64_t>(per_node->count);
+  if (o->cpus_per_gpu && !o->cpus_per_task) {
+    const uint64_t cpus = *o->cpus_per_gpu * gpus;
+    const uint32_t tasks = std::max<uint32_t>(tasks_per_node, 1);
+    o->cpus_per_task = static_cast<uint32_t>(std::min<uint64_t>((cpus + tasks - 1) / tasks, 65535));
+  }
+  if (o->mem_per_gpu_mb) o->mem_mb = *o->mem_per_gpu_mb * gpus;
 }
 
 const char kSbatchUsage[] =

@@ -23,6 +23,7 @@
 
 #include "base/time.h"
 #include "slurm/option_parser.h"
+#include "text/gres.h"
 
 namespace gantry::slurm {
 
@@ -54,6 +55,9 @@ enum SbatchOptionId : int {
   kOptOpenMode = 0x215,
   kOptSignal = 0x216,
   kOptTestOnly = 0x217,
+  kOptGpusPerTask = 0x218,
+  kOptCpusPerGpu = 0x219,
+  kOptMemPerGpu = 0x21a,
   kOptUnsupported = 0x400,  // + index in the table for options not implemented yet
 };
 
@@ -114,6 +118,12 @@ struct SbatchOptions {
   std::optional<std::string> dependency;
   std::optional<std::string> array;  // -a/--array, checked by the controller
   std::optional<std::string> gres;   // TresPerNode form: "gres:gpu:4"
+  // --gpus, --gpus-per-task ([type:]count), --cpus-per-gpu, --mem-per-gpu: ResolveGpuOptions
+  // turns them into gres, cpus_per_task and mem_mb.
+  std::optional<text::GresSpec> gpus;
+  std::optional<text::GresSpec> gpus_per_task;
+  std::optional<uint32_t> cpus_per_gpu;
+  std::optional<uint64_t> mem_per_gpu_mb;
   uint32_t kill_on_invalid_dep = 0;
 };
 
@@ -133,6 +143,13 @@ OptionResult ApplySbatchOption(SbatchOptions* options, int id,
 // Checks across options after everything is applied ("--mem, --mem-per-cpu, and --mem-per-gpu are
 // mutually exclusive." is fatal, exit 1).
 OptionResult VerifySbatchOptions(const SbatchOptions& options);
+
+// Turns the GPU options into what the controller schedules by, per node: the GPUs (--gres or
+// --gpus-per-node as given; else --gpus-per-task x tasks per node; else --gpus spread evenly
+// over the nodes, rounded up), CPUs per task from --cpus-per-gpu (unless -c was given) and the
+// memory per node from --mem-per-gpu. Tasks per node: --ntasks-per-node, else ceil(-n / -N),
+// else 1. Call after VerifySbatchOptions.
+void ResolveGpuOptions(SbatchOptions* options);
 
 // sbatch's --help and --usage texts.
 extern const char kSbatchHelp[];

@@ -47,6 +47,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{kOptMem, "2.5G", "Invalid --mem specification", 255},
         ErrorCase{kOptMem, "-5", "Invalid --mem specification", 255},
         ErrorCase{kOptMemPerCpu, "x", "Invalid --mem-per-cpu specification", 255},
+        ErrorCase{kOptMemPerGpu, "x", "Invalid --mem-per-gpu specification", 255},
+        ErrorCase{kOptCpusPerGpu, "0", "Invalid numeric value \"0\" for --cpus-per-gpu.", 1},
+        ErrorCase{'G', "abc", "Invalid generic resource (gres) specification", 1},
+        ErrorCase{kOptGpusPerTask, "x", "Invalid generic resource (gres) specification", 1},
         ErrorCase{'b', "abc", "Invalid --begin specification", 255},
         ErrorCase{kOptMailType, "foo", "Invalid --mail-type specification", 255},
         ErrorCase{kOptExclusive, "foo", "Invalid --exclusive specification", 255},
@@ -217,6 +221,43 @@ TEST(SbatchRequestTest, ExportFileDefinitionsComeOnTopOfExport) {
                                             "SLURM_SUBMIT_HOST=login1", "SLURM_UMASK=022",
                                             "SLURM_EXPORT_ENV=NONE", "FOO=from file"}));
   EXPECT_TRUE(r.request().open_append());
+}
+
+// The GPU options become what the controller schedules by, per node (the reference: sbatch -N2
+// --gpus=6 --cpus-per-gpu=2 --mem-per-gpu=1000 got cpu=12,mem=6000M,gres/gpu=6).
+TEST(ResolveGpuOptionsTest, PerNodeGpusCpusAndMemory) {
+  struct Case {
+    std::vector<std::pair<int, std::string>> options;
+    std::string gres;
+    uint32_t cpus_per_task;
+    uint64_t mem_mb;
+  } cases[] = {
+      {{{'N', "2"}, {'G', "6"}, {kOptCpusPerGpu, "2"}, {kOptMemPerGpu, "1000"}},
+       "gres:gpu:3",
+       6,
+       3000},
+      {{{'n', "4"}, {'N', "2"}, {kOptGpusPerTask, "b200:2"}}, "gres:gpu:b200:4", 0, 0},
+      {{{'n', "8"}, {kOptNtasksPerNode, "8"}, {kOptGpusPerTask, "1"}, {kOptCpusPerGpu, "4"}},
+       "gres:gpu:8",
+       4,
+       0},
+      {{{kOptGpusPerNode, "4"}, {kOptMemPerGpu, "10G"}}, "gres:gpu:4", 0, 40960},
+      {{{kOptGpusPerNode, "4"}, {'c', "3"}, {kOptCpusPerGpu, "8"}}, "gres:gpu:4", 3, 0},
+  };
+  for (const Case& c : cases) {
+    SbatchOptions o;
+    for (const auto& [id, value] : c.options) ASSERT_TRUE(Apply(&o, id, value).ok) << value;
+    ASSERT_TRUE(VerifySbatchOptions(o).ok);
+    ResolveGpuOptions(&o);
+    EXPECT_EQ(o.gres.value_or(""), c.gres);
+    EXPECT_EQ(o.cpus_per_task.value_or(0), c.cpus_per_task);
+    EXPECT_EQ(o.mem_mb.value_or(0), c.mem_mb);
+  }
+  SbatchOptions alone;
+  ASSERT_TRUE(Apply(&alone, kOptGpusPerTask, "1").ok);
+  EXPECT_EQ(VerifySbatchOptions(alone).message,
+            "Failed to validate job spec. --gpus-per-task used without either --gpus or "
+            "-n/--ntasks is not allowed.");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "model/billing.h"
+#include "model/gpu_text.h"
 #include "slurm/job_view.h"
 #include "text/ascii.h"
 #include "text/duration.h"
@@ -154,6 +155,27 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
   out << "Socks/Node=* NtasksPerN:B:S:C=" << std::to_string(r.ntasks_per_node())
       << ":0:*:* CoreSpec=*";
   out.EndLine();
+  if (options.details && !pending && job.nodes_size() > 0) {
+    // Each node's share, nodes with the same share as one hostlist. Gantry does not bind CPUs,
+    // so Slurm's CPU_IDs= is left out.
+    const std::string total = model::JobGresTotal(job);
+    out << "JOB_GRES=" << (total.empty() ? std::string("(null)") : total);
+    out.EndLine();
+    const uint64_t mem = job.alloc_mem_mb() / static_cast<uint64_t>(job.nodes_size());
+    for (int i = 0; i < job.nodes_size();) {
+      auto share = [&](int k) {
+        return k < job.node_gpus_size() ? model::FormatGresWithIndexes(job.node_gpus(k))
+                                        : std::string();
+      };
+      std::vector<std::string> group = {job.nodes(i)};
+      int k = i + 1;
+      while (k < job.nodes_size() && share(k) == share(i)) group.push_back(job.nodes(k++));
+      out << "  Nodes=" << text::CompressHostlist(group) << " Mem=" << std::to_string(mem)
+          << " GRES=" << share(i);
+      out.EndLine();
+      i = k;
+    }
+  }
   std::string min_memory = "MinMemoryNode=0";
   if (r.mem_per_cpu_mb() > 0) {
     min_memory = "MinMemoryCPU=" + text::FormatMemoryMiB(static_cast<int64_t>(r.mem_per_cpu_mb()));

@@ -461,7 +461,7 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   const bool later = r.begin_time() > now;
   job.set_priority(held ? 0 : PriorityFromNice(r.nice()));
   job.set_reason(held ? "JobHeldUser" : (later ? "BeginTime" : "None"));
-  job.set_batch_flag(true);
+  job.set_batch_flag(!r.allocation_only());
   job.set_exit_status(-1);
   job.set_submit_time(now);
   job.set_eligible_time(held ? 0 : std::max(now, r.begin_time()));

@@ -13,6 +13,7 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "state/cluster_state.h"
+#include "state/gpus.h"
 #include "state/priority.h"
 #include "state/records.h"
 #include "state/resources.h"
@@ -110,6 +111,35 @@ void AddGres(const std::string& request, std::vector<text::GresSpec>* sum) {
   }
 }
 
+// Whether a job on a node holds its GRES there: running, or suspended by preemption (which keeps
+// them, as Slurm's gang scheduler does). RefreshNode's alloc_gres and the GPU choice agree.
+bool HoldsGres(const v1::Job& job) {
+  const JobBaseState base = JobStateOf(job).base;
+  return base == JobBaseState::kRunning ||
+         (base == JobBaseState::kSuspended && job.preempted_by() != 0);
+}
+
+// Chooses the GPUs a starting job holds on each of its nodes (state/gpus.h).
+void AssignGpus(const ClusterState& s, const std::vector<uint32_t>& indexes, v1::Job* job) {
+  job->clear_node_gpus();
+  auto request = text::ParseGres(job->request().gres(), text::GresSyntax::kJobRequest);
+  if (!request.ok() || GpuCountOf(*request) == 0) return;
+  for (uint32_t i : indexes) {
+    const v1::Node& node = s.nodes[i];
+    std::set<uint32_t> taken;
+    for (uint32_t id : node.job_ids()) {
+      const v1::Job* other = s.FindJob(id);
+      if (other == nullptr || other->job_id() == job->job_id() || !HoldsGres(*other)) continue;
+      for (int k = 0; k < other->nodes_size() && k < other->node_gpus_size(); ++k) {
+        if (other->nodes(k) == node.name()) {
+          taken.insert(other->node_gpus(k).idx().begin(), other->node_gpus(k).idx().end());
+        }
+      }
+    }
+    *job->add_node_gpus() = PickGpus(GpuDevicesOf(CapacityOf(node).gres), *request, taken);
+  }
+}
+
 // Recomputes a node's base state and COMPLETING flag from the jobs it holds: ALLOCATED while
 // jobs running there hold all its CPUs, MIXED while they hold some, else IDLE (a suspended job
 // keeps only its memory, as in Slurm); COMPLETING while a job still has to release it. DOWN,
@@ -121,13 +151,8 @@ void RefreshNode(ClusterState* s, v1::Node* node) {
   std::vector<text::GresSpec> gres;
   for (uint32_t id : node->job_ids()) {
     if (const v1::Job* job = s->FindJob(id)) {
-      const JobBaseState base = JobStateOf(*job).base;
-      if (base == JobBaseState::kRunning) {
-        active = true;
-        AddGres(job->request().gres(), &gres);
-      } else if (base == JobBaseState::kSuspended && job->preempted_by() != 0) {
-        AddGres(job->request().gres(), &gres);  // preempted: keeps its GRES (Slurm's gang)
-      }
+      if (JobStateOf(*job).base == JobBaseState::kRunning) active = true;
+      if (HoldsGres(*job)) AddGres(job->request().gres(), &gres);
     }
     const auto it = s->completing.find(id);
     if (it != s->completing.end() && it->second.contains(node->name())) completing = true;
@@ -306,6 +331,7 @@ Status ApplyJobStarted(ClusterState* s, const v1::JobStarted& e, int64_t time) {
   job->set_end_time(limit == kUnlimited || limit == 0 ? 0 : time + int64_t{limit} * 60);
   if (!e.partition().empty()) job->set_partition(e.partition());
   *job->mutable_nodes() = e.nodes();
+  AssignGpus(*s, indexes, job);
   job->set_num_cpus(e.num_cpus());
   job->set_alloc_mem_mb(e.alloc_mem_mb());
   SetJobBilling(*s, job);
@@ -473,6 +499,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   job->set_exit_status(-1);
   job->clear_cancelled_by_uid();
   job->clear_nodes();
+  job->clear_node_gpus();
   job->set_num_cpus(
       static_cast<uint32_t>(std::min<uint64_t>(TotalCpusOf(job->request()), UINT32_MAX)));
   job->set_alloc_mem_mb(0);

@@ -1,0 +1,186 @@
+#include "agent/step_runner.h"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gantry/v1/job.pb.h"
+#include "wire/frame.h"
+
+namespace gantry::agent {
+namespace {
+
+// srun's side of the stream, by hand: a loopback listener that records what arrives.
+class FakeSrun {
+ public:
+  FakeSrun() {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    EXPECT_EQ(bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(listen(listen_fd_, 4), 0);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~FakeSrun() {
+    if (fd_ >= 0) close(fd_);
+    close(listen_fd_);
+  }
+  uint32_t port() const { return port_; }
+
+  // Accepts the agent and reads its HELLO.
+  v1::StepIo Accept() {
+    fd_ = accept(listen_fd_, nullptr, nullptr);
+    return Read().second;
+  }
+  std::pair<int, v1::StepIo> Read() {
+    Result<wire::Frame> frame = wire::ReadFrame(fd_, 1 << 20);
+    v1::StepIo io;
+    if (!frame.ok()) return {-1, io};
+    io.ParseFromString(frame->body);
+    return {frame->tag, io};
+  }
+  void Send(int kind, const v1::StepIo& io) {
+    ASSERT_TRUE(wire::WriteFrame(fd_, static_cast<uint8_t>(kind), io.SerializeAsString()).ok());
+  }
+  void Hangup() {
+    close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int listen_fd_ = -1;
+  int fd_ = -1;
+  uint32_t port_ = 0;
+};
+
+StepPlan PlanFor(const FakeSrun& srun, const std::vector<std::string>& script,
+                 std::vector<uint32_t> ranks) {
+  StepPlan plan;
+  plan.io_host = "127.0.0.1";
+  plan.io_port = srun.port();
+  plan.io_key = "0123456789abcdef";
+  plan.node = "n1";
+  plan.what = "StepId=1.0";
+  plan.log = [](const std::string&) {};
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    StepTask task;
+    task.rank = ranks[i];
+    task.spawn.path = "/bin/sh";
+    task.spawn.argv = {"/bin/sh", "-c", script[i]};
+    task.spawn.env = {"PATH=/usr/bin:/bin", "RANK=" + std::to_string(ranks[i])};
+    task.spawn.work_dir = "/";
+    plan.tasks.push_back(task);
+  }
+  return plan;
+}
+
+// Each task's output reaches srun before its EXIT, with its wait status; stdin reaches every
+// task; a task that cannot start gets an EXIT with the error and exit code 2.
+TEST(StepRunnerTest, StreamsOutputThenEachTasksEnd) {
+  FakeSrun srun;
+  StepPlan plan =
+      PlanFor(srun, {"read x; echo out$RANK $x; echo err$RANK >&2; exit $RANK", "true"}, {4, 7});
+  plan.tasks[1].spawn.path = "/no/such/program";
+  StepControl control;
+  std::thread runner([&] { RunStep(plan, &control); });
+  const v1::StepIo hello = srun.Accept();
+  EXPECT_EQ(hello.key(), "0123456789abcdef");
+  EXPECT_EQ(hello.node(), "n1");
+  EXPECT_EQ(std::vector<uint32_t>(hello.task_ids().begin(), hello.task_ids().end()),
+            (std::vector<uint32_t>{4, 7}));
+  v1::StepIo in;
+  in.set_data("hi\n");
+  in.set_eof(true);
+  srun.Send(v1::STEP_IO_STDIN, in);
+  std::map<uint32_t, std::string> out, err;
+  std::map<uint32_t, int> status;
+  std::map<uint32_t, std::string> error;
+  while (status.size() < 2) {
+    auto [kind, io] = srun.Read();
+    ASSERT_NE(kind, -1);
+    if (kind == v1::STEP_IO_STDOUT) out[io.task_id()] += io.data();
+    if (kind == v1::STEP_IO_STDERR) err[io.task_id()] += io.data();
+    if (kind == v1::STEP_IO_EXIT) {
+      EXPECT_FALSE(status.contains(io.task_id()));
+      status[io.task_id()] = io.wait_status();
+      error[io.task_id()] = io.error();
+      if (io.task_id() == 4) {  // everything it wrote came first
+        EXPECT_EQ(out[4], "out4 hi\n");
+        EXPECT_EQ(err[4], "err4\n");
+      }
+    }
+  }
+  runner.join();
+  EXPECT_EQ(status[4], 4 << 8);
+  EXPECT_EQ(status[7], 2 << 8);
+  EXPECT_NE(error[7].find("No such file or directory"), std::string::npos) << error[7];
+}
+
+// srun's SIGNAL reaches every task; when srun goes away the tasks are killed.
+TEST(StepRunnerTest, ForwardsSignalsAndKillsTheTasksWhenSrunIsGone) {
+  FakeSrun srun;
+  const std::string trap = "trap 'echo got-usr1; exit 9' USR1; while :; do sleep 0.05; done";
+  StepPlan plan = PlanFor(srun, {trap}, {0});
+  StepControl control;
+  std::thread runner([&] { RunStep(plan, &control); });
+  srun.Accept();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the trap is set
+  v1::StepIo signal;
+  signal.set_signal(SIGUSR1);
+  srun.Send(v1::STEP_IO_SIGNAL, signal);
+  std::string out;
+  int status = -1;
+  while (status < 0) {
+    auto [kind, io] = srun.Read();
+    ASSERT_NE(kind, -1);
+    if (kind == v1::STEP_IO_STDOUT) out += io.data();
+    if (kind == v1::STEP_IO_EXIT) status = io.wait_status();
+  }
+  runner.join();
+  EXPECT_EQ(out, "got-usr1\n");
+  EXPECT_EQ(status, 9 << 8);
+
+  FakeSrun gone;
+  StepPlan forever = PlanFor(gone, {"sleep 60"}, {0});
+  StepControl control2;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread runner2([&] { RunStep(forever, &control2); });
+  gone.Accept();
+  gone.Hangup();
+  runner2.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+// The job's end: SIGTERM, then SIGKILL once the kill wait is over.
+TEST(StepRunnerTest, TerminateEndsTheTasksAfterTheKillWait) {
+  FakeSrun srun;
+  StepPlan plan = PlanFor(srun, {"trap '' TERM; while :; do sleep 0.05; done"}, {0});
+  StepControl control;
+  std::thread runner([&] { RunStep(plan, &control); });
+  srun.Accept();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  control.Terminate(std::chrono::milliseconds(300));
+  int status = -1;
+  while (status < 0) {
+    auto [kind, io] = srun.Read();
+    ASSERT_NE(kind, -1);
+    if (kind == v1::STEP_IO_EXIT) status = io.wait_status();
+  }
+  runner.join();
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+}
+
+}  // namespace
+}  // namespace gantry::agent
