@@ -574,7 +574,8 @@ class Pass {
     const bool exhausted = required.empty() && own == std::nullopt && exhausted_.contains(shape);
     if (required_free && !exhausted) {
       std::vector<uint32_t> others;
-      const bool ordered = in_index_order_[p];
+      const bool one_type = required.empty() && max_nodes > 1 && UntypedGpus(elig->need);
+      const bool ordered = in_index_order_[p] && !one_type;
       for (uint32_t i : free_now_) {
         if (!elig->member[i] || !FitsNow(i, elig->need, whole) || Contains(required, i)) continue;
         ++fit_now;
@@ -583,6 +584,7 @@ class Pass {
         if (ordered && picked.size() + others.size() >= max_nodes) break;
       }
       InPartitionOrder(static_cast<uint32_t>(p), &others);
+      if (one_type) others = OneGpuType(std::move(others), min_nodes);
       for (uint32_t i : others) {
         if (picked.size() >= max_nodes) break;
         picked.push_back(i);
@@ -1011,6 +1013,40 @@ class Pass {
   }
 
   // Sorts nodes of partition p into the partition's order.
+  // Whether the per-node request names GPUs without a type: such a job's nodes are all of one
+  // GPU type (a job is not split across GPU models unless it names them, or its nodes with -w).
+  static bool UntypedGpus(const NodeRequest& need) {
+    return std::ranges::any_of(
+        need.gres, [](const text::GresSpec& g) { return g.name == "gpu" && g.type.empty(); });
+  }
+  // The GPU types of node i ("b200", "a100,h100"; "" without typed GPUs).
+  std::string GpuTypesOf(uint32_t i) const {
+    std::string types;
+    for (const text::GresSpec& g : capacity_[i].gres) {
+      if (g.name == "gpu") types += (types.empty() ? "" : ",") + g.type;
+    }
+    return types;
+  }
+  // Of `nodes` (in order), those of the first GPU type that has at least `min` of them; all of
+  // them when they are of one type; none when no type has enough.
+  std::vector<uint32_t> OneGpuType(std::vector<uint32_t> nodes, uint32_t min) const {
+    std::vector<std::pair<std::string, std::vector<uint32_t>>> groups;
+    for (uint32_t i : nodes) {
+      std::string type = GpuTypesOf(i);
+      auto it = std::ranges::find_if(groups, [&](const auto& g) { return g.first == type; });
+      if (it == groups.end()) {
+        groups.emplace_back(std::move(type), std::vector<uint32_t>{i});
+      } else {
+        it->second.push_back(i);
+      }
+    }
+    if (groups.size() <= 1) return nodes;
+    for (auto& [type, members] : groups) {
+      if (members.size() >= min) return std::move(members);
+    }
+    return {};
+  }
+
   void InPartitionOrder(uint32_t p, std::vector<uint32_t>* nodes) const {
     const std::vector<uint32_t>& pos = position_[p];
     std::ranges::sort(*nodes, [&pos](uint32_t a, uint32_t b) { return pos[a] < pos[b]; });

@@ -772,7 +772,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   };
   ctx.out->flush();
   ctx.err->flush();
-  server.Serve(layout.ranks_of, stdin_fd, g_signal_pipe[0], std::chrono::seconds(60), hooks);
+  server.Serve(layout.ranks_of, stdin_fd, g_signal_pipe[0], std::chrono::seconds(30), hooks);
   if (opened_input >= 0) close(opened_input);
 
   // Messages per node and outcome, the exit code (the worst task's), and the step's end.
