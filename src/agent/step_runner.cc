@@ -233,8 +233,8 @@ void RunStep(const StepPlan& plan, StepControl* control) {
     task.pidfd = PidFd(task.pid);
     if (plan.sample_period.count() > 0) {
       const pid_t pid = task.pid;
-      task.sampler = std::make_unique<proc::UsageSampler>(
-          [pid] { return proc::GroupOrSessionMembers(pid, pid); }, "", plan.sample_period);
+      task.sampler = std::make_unique<proc::UsageSampler>([pid] { return proc::ProcessTree(pid); },
+                                                          "", plan.sample_period);
     }
     if (!control->AddTask(task.pid)) kill(-task.pid, SIGKILL);  // the job ended meanwhile
     fcntl(task.in, F_SETFL, fcntl(task.in, F_GETFL) | O_NONBLOCK);

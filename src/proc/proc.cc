@@ -1,6 +1,7 @@
 #include "proc/proc.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <fstream>
@@ -104,6 +105,34 @@ std::vector<pid_t> GroupOrSessionMembers(pid_t pgid, pid_t sid, const std::strin
   }
   closedir(dir);
   return members;
+}
+
+std::vector<pid_t> ProcessTree(pid_t root, const std::string& proc_root) {
+  const std::string root_children =
+      proc_root + "/" + std::to_string(root) + "/task/" + std::to_string(root) + "/children";
+  if (access(root_children.c_str(), R_OK) != 0) {
+    if (IsDeadOrZombie(root)) return {};
+    return GroupOrSessionMembers(root, root, proc_root);
+  }
+  std::vector<pid_t> tree;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty() && tree.size() < 100000) {
+    const pid_t pid = todo.back();
+    todo.pop_back();
+    const std::optional<ProcStat> stat = ReadProcStat(pid, proc_root);
+    if (!stat || stat->state == 'Z' || stat->state == 'X') continue;
+    tree.push_back(pid);
+    const std::string tasks = proc_root + "/" + std::to_string(pid) + "/task";
+    DIR* dir = opendir(tasks.c_str());
+    if (dir == nullptr) continue;
+    while (dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] == '.') continue;
+      std::ifstream children(tasks + "/" + entry->d_name + "/children");
+      for (pid_t child = 0; children >> child;) todo.push_back(child);
+    }
+    closedir(dir);
+  }
+  return tree;
 }
 
 bool IsDeadOrZombie(pid_t pid) {

@@ -49,6 +49,13 @@ std::optional<ProcStat> ReadProcStat(pid_t pid, const std::string& proc_root = "
 std::vector<pid_t> GroupOrSessionMembers(pid_t pgid, pid_t sid,
                                          const std::string& proc_root = "/proc");
 
+// `root` and every process descended from it (the kernel's children lists, /proc/<pid>/task/
+// <tid>/children): cheap for a small tree, where GroupOrSessionMembers reads every process's
+// stat. Processes that left the tree (re-parented to init) are not found. Falls back to
+// GroupOrSessionMembers(root, root) where the kernel has no children lists. Zombies are left
+// out.
+std::vector<pid_t> ProcessTree(pid_t root, const std::string& proc_root = "/proc");
+
 // True when `pid` is a zombie or gone.
 bool IsDeadOrZombie(pid_t pid);
 

@@ -1,7 +1,13 @@
 #include "proc/proc.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace gantry::proc {
 namespace {
@@ -41,6 +47,28 @@ TEST(ParseProcIo, ReadsTheStorageCounters) {
   EXPECT_EQ(io->write_bytes, 8192u);
   EXPECT_FALSE(ParseProcIo("rchar: 1\nread_bytes: 2\n").has_value());
   EXPECT_FALSE(ParseProcIo("read_bytes: x\nwrite_bytes: 1\n").has_value());
+}
+
+// A shell and the two children it waits for, one of them in a session of its own: the tree has
+// all three; a gone process has none.
+TEST(ProcessTree, FindsEveryDescendant) {
+  const pid_t root = fork();
+  ASSERT_GE(root, 0);
+  if (root == 0) {
+    execl("/bin/sh", "sh", "-c", "sleep 30 & setsid sleep 30 & wait", nullptr);
+    _exit(127);
+  }
+  std::vector<pid_t> tree;
+  for (int i = 0; i < 100 && tree.size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    tree = ProcessTree(root);
+  }
+  EXPECT_EQ(tree.size(), 3u);
+  EXPECT_NE(std::find(tree.begin(), tree.end(), root), tree.end());
+  for (pid_t pid : tree) kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(root, &status, 0);
+  EXPECT_TRUE(ProcessTree(root).empty());
 }
 
 }  // namespace
