@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <utility>
 
 #include "agent/agent_flags.h"
@@ -71,6 +72,10 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   manager_options.node = options.node;
   manager_options.spool_dir = options.spool;
   manager_options.cgroup_root = options.cgroup_root;
+  // Where the NVIDIA device files are (tests point it at fake ones); /dev by default.
+  if (const char* dev = std::getenv("GANTRY_DEV_DIR"); dev != nullptr && *dev != '\0') {
+    manager_options.dev_dir = dev;
+  }
   manager_options.clock = options.clock;
   GANTRY_ASSIGN_OR_RETURN(agent->manager_,
                           JobManager::Create(std::move(manager_options), agent->link_.get()));

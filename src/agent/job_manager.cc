@@ -87,18 +87,51 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
           "): tracking jobs by session and process group");
     }
   }
-  return std::unique_ptr<JobManager>(
-      new JobManager(std::move(options), sink, std::move(spool), std::move(cgroups)));
+  std::optional<GpuFence> fence;
+  if (std::vector<uint32_t> gpus = FindNvidiaGpus(options.dev_dir); !gpus.empty()) {
+    const std::string count = std::to_string(gpus.size()) + " NVIDIA GPU(s) in " + options.dev_dir;
+    Result<GpuFence> opened =
+        options.devices_cgroup_root == "none"
+            ? Result<GpuFence>(Unavailable("fencing is off"))
+            : GpuFence::Open(CgroupName(options), std::move(gpus), options.devices_cgroup_root);
+    if (opened.ok()) {
+      fence = std::move(*opened);
+      Log(count + ": each job may open only its own (devices cgroup)");
+    } else {
+      Log(count + ": not fenced (" + opened.status().message() +
+          "): jobs are kept apart by CUDA_VISIBLE_DEVICES only");
+    }
+  }
+  return std::unique_ptr<JobManager>(new JobManager(std::move(options), sink, std::move(spool),
+                                                    std::move(cgroups), std::move(fence)));
 }
 
 JobManager::JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
-                       std::optional<CgroupTree> cgroups)
+                       std::optional<CgroupTree> cgroups, std::optional<GpuFence> gpu_fence)
     : options_(std::move(options)),
       sink_(sink),
       spool_(std::move(spool)),
-      cgroups_(std::move(cgroups)) {}
+      cgroups_(std::move(cgroups)),
+      gpu_fence_(std::move(gpu_fence)) {}
 
-JobManager::~JobManager() { Shutdown(); }
+std::vector<std::string> JobManager::FenceGpus(const gantry::v1::JobContext& context) const {
+  if (!gpu_fence_) return {};
+  const uint32_t job_id = context.job().job_id();
+  Result<std::string> dir =
+      gpu_fence_->CreateJob(job_id, JobGpusOnNode(context.job(), context.node_index()));
+  if (!dir.ok()) {
+    Log(JobName(job_id) + ": GPUs not fenced: " + dir.status().message());
+    return {};
+  }
+  return {*dir};
+}
+
+JobManager::~JobManager() {
+  Shutdown();
+  // This node's cgroup directories, now empty (best effort: a later instance recreates them).
+  if (cgroups_) (void)RemoveCgroup(cgroups_->base());
+  if (gpu_fence_) rmdir(gpu_fence_->base().c_str());
+}
 
 void JobManager::SetSettings(NodeSettings settings) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -377,6 +410,7 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
   spec.stdout_path = *out_path;
   spec.stderr_path = err_path;
   spec.append = req.open_append();  // --open-mode=append
+  spec.extra_cgroups = FenceGpus(context);
   if (cgroups_) {
     if (Result<std::string> dir = cgroups_->CreateJob(job.job_id()); dir.ok()) {
       spec.cgroup = *dir;
@@ -477,6 +511,7 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   if (root)
     identity = Identity{job.user_id(), job.group_id(), UserGroups(user.name, job.group_id())};
   const NodeEnv node_env = MakeNodeEnv(settings_);
+  const std::vector<std::string> fence = FenceGpus(context);
   const std::string& work_dir =
       request.launch().work_dir().empty() ? job.request().work_dir() : request.launch().work_dir();
   for (int local = 0; local < request.task_ids_size(); ++local) {
@@ -491,6 +526,7 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
     spec.umask = ParseUmask(EnvValue(spec.env, "SLURM_UMASK"));
     spec.work_dir = work_dir.empty() ? "/" : work_dir;
     spec.cgroup = entry.procs.cgroup;
+    spec.extra_cgroups = fence;
     spec.path = ResolveInPath(spec.path, EnvValue(spec.env, "PATH").value_or("/usr/bin:/bin"),
                               spec.work_dir);
     plan.tasks.push_back(std::move(task));
@@ -644,6 +680,7 @@ void JobManager::RunTerminate(uint32_t job_id, uint64_t report_epoch,
       Log(JobName(job_id) + ": " + removed.message());
     }
   }
+  if (gpu_fence_) gpu_fence_->RemoveJob(job_id);
 
   ScriptOutcome epilog;
   if (!stale) {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "agent/cgroup.h"
+#include "agent/gpu_devices.h"
 #include "agent/job_env.h"
 #include "agent/process_tracker.h"
 #include "agent/spool.h"
@@ -80,6 +81,10 @@ struct JobManagerOptions {
   std::string spool_dir;
   // The cgroup v2 hierarchy: "" = find it (/proc/self/mountinfo), "none" = do not use cgroups.
   std::string cgroup_root;
+  // Where the NVIDIA device files are, and the cgroup v1 devices hierarchy that fences jobs
+  // off from each other's GPUs (gpu_devices.h): "" = find it, "none" = do not fence.
+  std::string dev_dir = "/dev";
+  std::string devices_cgroup_root;
   // How long processes may survive SIGKILL before the job's termination is reported failed.
   std::chrono::milliseconds unkillable_timeout{120000};
   const Clock* clock = nullptr;  // report times; required
@@ -152,7 +157,10 @@ class JobManager {
   };
 
   JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
-             std::optional<CgroupTree> cgroups);
+             std::optional<CgroupTree> cgroups, std::optional<GpuFence> gpu_fence);
+  // The devices cgroup that limits the job to its GPUs here, to join; none when this node has
+  // no NVIDIA devices or cannot fence them.
+  std::vector<std::string> FenceGpus(const gantry::v1::JobContext& context) const;
 
   NodeEnv MakeNodeEnv(const NodeSettings& settings) const;
   void SendReport(uint32_t job_id, uint64_t epoch, gantry::v1::JobReport::Kind kind,
@@ -181,6 +189,7 @@ class JobManager {
   ReportSink* const sink_;
   const Spool spool_;
   const std::optional<CgroupTree> cgroups_;
+  const std::optional<GpuFence> gpu_fence_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;  // an entry changed, or a worker finished

@@ -121,7 +121,8 @@ struct ChildArgs {
   char** envp;
   char* task_pid_digits;  // where SLURM_TASK_PID's digits go
   int err_fd;             // the close-on-exec pipe that reports a failed step
-  int cgroup_fd;          // cgroup.procs of the cgroup to join, or -1
+  const int* cgroup_fds;  // cgroup.procs of each cgroup to join
+  size_t cgroup_count;
   bool root;
   bool same_err_file;
   int out_flags;
@@ -144,9 +145,9 @@ struct ChildArgs {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (setsid() < 0) ChildFail(err_fd, kStepSetsid);
-  if (a.cgroup_fd >= 0) {
-    if (write(a.cgroup_fd, "0", 1) != 1) ChildFail(err_fd, kStepCgroup);
-    close(a.cgroup_fd);
+  for (size_t i = 0; i < a.cgroup_count; ++i) {
+    if (write(a.cgroup_fds[i], "0", 1) != 1) ChildFail(err_fd, kStepCgroup);
+    close(a.cgroup_fds[i]);
   }
   if (spec.identity) {
     const Identity& id = *spec.identity;
@@ -267,22 +268,32 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
   const int out_flags = O_CREAT | O_WRONLY | O_APPEND | (spec.append ? 0 : O_TRUNC) | O_NOCTTY;
   const bool root = geteuid() == 0;
 
-  int cgroup_fd = -1;
-  if (!spec.cgroup.empty()) {
-    cgroup_fd = open((spec.cgroup + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
-    if (cgroup_fd < 0) {
-      return FailedPrecondition("open(" + spec.cgroup + "/cgroup.procs): " + strerror(errno));
+  std::vector<int> cgroup_fds;
+  auto close_cgroups = [&cgroup_fds] {
+    for (int fd : cgroup_fds) close(fd);
+    cgroup_fds.clear();
+  };
+  std::vector<std::string> cgroups = spec.extra_cgroups;
+  if (!spec.cgroup.empty()) cgroups.insert(cgroups.begin(), spec.cgroup);
+  for (const std::string& cgroup : cgroups) {
+    const int fd = open((cgroup + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      close_cgroups();
+      return FailedPrecondition("open(" + cgroup + "/cgroup.procs): " + strerror(err));
     }
+    cgroup_fds.push_back(fd);
   }
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     int err = errno;
-    if (cgroup_fd >= 0) close(cgroup_fd);
+    close_cgroups();
     return Unavailable(std::string("pipe2: ") + strerror(err));
   }
 
-  ChildArgs child{&spec,       argv.data(), sh_argv.data(), envp.data(),   task_pid_digits,
-                  pipe_fds[1], cgroup_fd,   root,           same_err_file, out_flags};
+  ChildArgs child{&spec,       argv.data(),       sh_argv.data(),    envp.data(), task_pid_digits,
+                  pipe_fds[1], cgroup_fds.data(), cgroup_fds.size(), root,        same_err_file,
+                  out_flags};
   Result<pid_t> started = [&] {
     // With clone(CLONE_VFORK) the child has exec'd (its inherited descriptors closed) by the
     // time StartChild returns; a fork()ed child holds only descriptors open at the fork.
@@ -292,12 +303,12 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
   if (!started.ok()) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
-    if (cgroup_fd >= 0) close(cgroup_fd);
+    close_cgroups();
     return started.status();
   }
   const pid_t pid = *started;
   close(pipe_fds[1]);
-  if (cgroup_fd >= 0) close(cgroup_fd);
+  close_cgroups();
   ChildError error;
   size_t got = 0;
   while (got < sizeof(error)) {

@@ -5,8 +5,8 @@
 // CLONE_VFORK, as posix_spawn does; fork() under AddressSanitizer). The child, using only raw
 // system calls (the agent is multi-threaded),
 //   1. resets its signal dispositions and mask, setsid()s (own session and process group, whose
-//      id is its pid) and joins `cgroup` when one is given (cgroup.procs, before anything else,
-//      so that every process it starts is inside);
+//      id is its pid) and joins `cgroup` when one is given, then `extra_cgroups` (cgroup.procs,
+//      before anything else, so that every process it starts is inside);
 //   2. when `identity` is set: setgroups(groups) (only when the agent is root), setresgid(gid),
 //      setresuid(uid); applies `umask` when set;
 //   3. chdir(work_dir), opens stdin, stdout and stderr AS THAT USER (after step 2): stdout and
@@ -59,10 +59,11 @@ struct SpawnSpec {
   std::string work_dir = "/";
   std::string stdin_path = "/dev/null";
   std::string stdout_path = "/dev/null";
-  std::string stderr_path;       // empty = the stdout file
-  bool stderr_to_agent = false;  // stderr = the agent's stderr (scripts run as root)
-  bool append = false;           // --open-mode=append
-  std::string cgroup;            // a cgroup v2 directory to join; empty = none
+  std::string stderr_path;                 // empty = the stdout file
+  bool stderr_to_agent = false;            // stderr = the agent's stderr (scripts run as root)
+  bool append = false;                     // --open-mode=append
+  std::string cgroup;                      // a cgroup v2 directory to join; empty = none
+  std::vector<std::string> extra_cgroups;  // more cgroups to join (v1 devices: gpu_devices.h)
   // Descriptors to use as stdin/stdout/stderr instead of the paths (srun's task pipes); -1 =
   // the path. The caller keeps them open across Spawn and closes them after.
   int stdin_fd = -1;

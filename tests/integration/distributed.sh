@@ -8,6 +8,11 @@
 # allocation and releases it; sacct lists the steps with their nodes.
 # usage: distributed.sh BIN_DIR SOURCE_ROOT
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/shared.json"
+# Fake NVIDIA devices (195:0-7, no driver) for the agents: where the host has a cgroup v1
+# devices controller, a job may open only its own (the others: EPERM).
+mkdir -p "$WORK/dev"
+if for i in 0 1 2 3 4 5 6 7; do mknod "$WORK/dev/nvidia$i" c 195 "$i" 2>/dev/null || exit 1; done
+then export GANTRY_DEV_DIR=$WORK/dev; fi
 start_cluster
 cd "$WORK"
 
@@ -48,6 +53,13 @@ expect "b's GRES" "  Nodes=$first Mem=$(scontrol show job -d "$b" | sed -n 's/.*
   "$(scontrol show job -d "$b" | grep ' Nodes=' | sed 's/^ *Nodes/  Nodes/')"
 expect "JOB_GRES" "JOB_GRES=gpu:b200:4" "$(scontrol show job -d "$c" | grep -o 'JOB_GRES=[^ ]*')"
 scancel "$b" "$c"
+if grep -q "each job may open only its own" "$STATE"/logs/agent-*.log; then
+  out=$(srun -p gpu -N 1 -n 1 --gpus-per-node=2 bash -c \
+    'for i in 0 1 2; do cat $GANTRY_DEV_DIR/nvidia$i 2>&1 | sed "s/.*: //"; done')
+  expect "fenced GPUs" "No such device or address
+No such device or address
+Operation not permitted" "$out"
+fi
 
 # srun outside a job makes its own allocation; -l labels each line, padded to the widest rank.
 out=$(srun -p gpu -N 2 -n 12 -l echo hello 2>"$WORK/srun.err") || fail "srun -l: $(cat "$WORK/srun.err")"

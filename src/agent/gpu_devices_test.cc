@@ -1,0 +1,66 @@
+#include "agent/gpu_devices.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "agent/launcher.h"
+#include "agent/script_runner.h"
+#include "agent/test_support.h"
+
+namespace gantry::agent {
+namespace {
+
+using testing::ReadFile;
+using testing::TempDir;
+
+TEST(ParseDevicesMount, FindsTheV1DevicesController) {
+  const std::string mountinfo =
+      "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+      "36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
+      "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+  EXPECT_EQ(ParseDevicesMount(mountinfo), "/sys/fs/cgroup/devices");
+  EXPECT_EQ(ParseDevicesMount("41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"),
+            std::nullopt);
+}
+
+// Fake NVIDIA devices (character devices 195:0 and 195:1; no driver behind them): a job fenced
+// to GPU 0 is refused GPU 1 by the kernel (EPERM), while GPU 0 only lacks its driver.
+TEST(GpuFence, AJobMayOpenOnlyItsOwnGpus) {
+  TempDir dev;
+  if (geteuid() != 0 || mknod((dev / "nvidia0").c_str(), S_IFCHR | 0666, makedev(195, 0)) != 0 ||
+      mknod((dev / "nvidia1").c_str(), S_IFCHR | 0666, makedev(195, 1)) != 0) {
+    GTEST_SKIP() << "needs root to make device files";
+  }
+  std::ofstream(dev / "nvidiactl") << "not a device";
+  EXPECT_EQ(FindNvidiaGpus(dev.path()), (std::vector<uint32_t>{0, 1}));
+  Result<GpuFence> fence = GpuFence::Open("gpu-devices-test", FindNvidiaGpus(dev.path()));
+  if (!fence.ok()) GTEST_SKIP() << "no devices cgroup here: " << fence.status().message();
+  Result<std::string> dir = fence->CreateJob(424242, {0});
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+
+  TempDir out;
+  SpawnSpec spec;
+  spec.path = "/bin/sh";
+  spec.argv = {"/bin/sh", "-c",
+               "exec 2>&1; cat " + (dev / "nvidia0") + "; cat " + (dev / "nvidia1") + "; true"};
+  spec.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  spec.stdout_path = out / "out.txt";
+  spec.extra_cgroups = {*dir};
+  Result<Spawned> spawned = Spawn(spec);
+  ASSERT_TRUE(spawned.ok()) << spawned.status().message();
+  ReapChild(spawned->pid);
+  const std::string text = ReadFile(out / "out.txt");
+  EXPECT_NE(text.find("nvidia0: No such device"), std::string::npos) << text;
+  EXPECT_NE(text.find("nvidia1: Operation not permitted"), std::string::npos) << text;
+  fence->RemoveJob(424242);
+  rmdir(fence->base().c_str());
+}
+
+}  // namespace
+}  // namespace gantry::agent
