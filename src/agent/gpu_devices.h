@@ -5,9 +5,10 @@
 // whatever CUDA_VISIBLE_DEVICES says. The shared devices (/dev/nvidiactl, /dev/nvidia-uvm)
 // stay open to it.
 //
-// Where there is no v1 devices hierarchy (a cgroup v2-only host: Slurm uses an eBPF program
-// there) or no /dev/nvidia<i>, Open fails or finds no GPUs, and jobs are not fenced: the
-// indices in CUDA_VISIBLE_DEVICES are then the only separation (README, compatibility notes).
+// Where there is no v1 devices hierarchy (a cgroup v2-only host), AttachGpuFilter fences the
+// job's v2 cgroup with an eBPF device program instead, as Slurm does there. Without either, or
+// without /dev/nvidia<i>, jobs are not fenced: the indices in CUDA_VISIBLE_DEVICES are then the
+// only separation (README, compatibility notes).
 //
 // Layout: <devices mount>/gantry.slice/<name>/job_<id>, <name> as CgroupTree's.
 // Thread-safe: all state is in the file system.
@@ -30,6 +31,12 @@ std::vector<uint32_t> FindNvidiaGpus(const std::string& dev_dir = "/dev");
 
 // The mount point of the cgroup v1 devices controller in a /proc/self/mountinfo text.
 std::optional<std::string> ParseDevicesMount(std::string_view mountinfo);
+
+// The same fence on a cgroup v2 directory (Slurm's way there): an eBPF device program attached
+// to `cgroup_dir` that refuses the NVIDIA devices with the minors `denied` and lets every other
+// device through. It stays attached until the cgroup is removed. Needs root and a kernel with
+// BPF_PROG_TYPE_CGROUP_DEVICE; errors name the step (load, attach) and errno.
+Status AttachGpuFilter(const std::string& cgroup_dir, const std::vector<uint32_t>& denied);
 
 class GpuFence {
  public:

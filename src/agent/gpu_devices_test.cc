@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/cgroup.h"
 #include "agent/launcher.h"
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
@@ -60,6 +61,41 @@ TEST(GpuFence, AJobMayOpenOnlyItsOwnGpus) {
   EXPECT_NE(text.find("nvidia1: Operation not permitted"), std::string::npos) << text;
   fence->RemoveJob(424242);
   rmdir(fence->base().c_str());
+}
+
+// The cgroup v2 way: an eBPF device program on the job's cgroup refuses the other GPUs.
+TEST(AttachGpuFilter, RefusesTheDeniedGpusInACgroupV2) {
+  TempDir dev;
+  if (geteuid() != 0 || mknod((dev / "nvidia0").c_str(), S_IFCHR | 0666, makedev(195, 0)) != 0 ||
+      mknod((dev / "nvidia1").c_str(), S_IFCHR | 0666, makedev(195, 1)) != 0) {
+    GTEST_SKIP() << "needs root to make device files";
+  }
+  const std::optional<std::string> root = FindCgroup2Mount();
+  if (!root) GTEST_SKIP() << "no cgroup v2 hierarchy";
+  Result<CgroupTree> tree = CgroupTree::Open(*root, "gpu-bpf-test");
+  if (!tree.ok()) GTEST_SKIP() << tree.status().message();
+  Result<std::string> dir = tree->CreateJob(7);
+  ASSERT_TRUE(dir.ok());
+  if (Status attached = AttachGpuFilter(*dir, {1}); !attached.ok()) {
+    (void)RemoveCgroup(*dir);
+    GTEST_SKIP() << "no eBPF device programs here: " << attached.message();
+  }
+  TempDir out;
+  SpawnSpec spec;
+  spec.path = "/bin/sh";
+  spec.argv = {"/bin/sh", "-c",
+               "exec 2>&1; cat " + (dev / "nvidia0") + "; cat " + (dev / "nvidia1") + "; true"};
+  spec.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  spec.stdout_path = out / "out.txt";
+  spec.cgroup = *dir;
+  Result<Spawned> spawned = Spawn(spec);
+  ASSERT_TRUE(spawned.ok()) << spawned.status().message();
+  ReapChild(spawned->pid);
+  const std::string text = ReadFile(out / "out.txt");
+  EXPECT_NE(text.find("nvidia0: No such device"), std::string::npos) << text;
+  EXPECT_NE(text.find("nvidia1: Operation not permitted"), std::string::npos) << text;
+  (void)RemoveCgroup(*dir);
+  (void)RemoveCgroup(tree->base());
 }
 
 }  // namespace

@@ -87,43 +87,63 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
           "): tracking jobs by session and process group");
     }
   }
+  // GPUs: each job may open only its own (gpu_devices.h): an eBPF device program on each job's
+  // cgroup where jobs have cgroup v2 ones, else the v1 devices controller.
+  std::vector<uint32_t> gpus = FindNvidiaGpus(options.dev_dir);
   std::optional<GpuFence> fence;
-  if (std::vector<uint32_t> gpus = FindNvidiaGpus(options.dev_dir); !gpus.empty()) {
+  if (!gpus.empty()) {
     const std::string count = std::to_string(gpus.size()) + " NVIDIA GPU(s) in " + options.dev_dir;
-    Result<GpuFence> opened =
-        options.devices_cgroup_root == "none"
-            ? Result<GpuFence>(Unavailable("fencing is off"))
-            : GpuFence::Open(CgroupName(options), std::move(gpus), options.devices_cgroup_root);
-    if (opened.ok()) {
+    if (options.devices_cgroup_root == "none") {
+      Log(count + ": not fenced (switched off): jobs are kept apart by CUDA_VISIBLE_DEVICES only");
+      gpus.clear();
+    } else if (cgroups) {
+      Log(count + ": each job may open only its own (eBPF device program on its cgroup)");
+    } else if (Result<GpuFence> opened =
+                   GpuFence::Open(CgroupName(options), gpus, options.devices_cgroup_root);
+               opened.ok()) {
       fence = std::move(*opened);
       Log(count + ": each job may open only its own (devices cgroup)");
     } else {
       Log(count + ": not fenced (" + opened.status().message() +
           "): jobs are kept apart by CUDA_VISIBLE_DEVICES only");
+      gpus.clear();
     }
   }
   return std::unique_ptr<JobManager>(new JobManager(std::move(options), sink, std::move(spool),
-                                                    std::move(cgroups), std::move(fence)));
+                                                    std::move(cgroups), std::move(gpus),
+                                                    std::move(fence)));
 }
 
 JobManager::JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
-                       std::optional<CgroupTree> cgroups, std::optional<GpuFence> gpu_fence)
+                       std::optional<CgroupTree> cgroups, std::vector<uint32_t> node_gpus,
+                       std::optional<GpuFence> gpu_fence)
     : options_(std::move(options)),
       sink_(sink),
       spool_(std::move(spool)),
       cgroups_(std::move(cgroups)),
+      node_gpus_(std::move(node_gpus)),
       gpu_fence_(std::move(gpu_fence)) {}
 
-std::vector<std::string> JobManager::FenceGpus(const gantry::v1::JobContext& context) const {
-  if (!gpu_fence_) return {};
+std::vector<std::string> JobManager::FenceGpus(const gantry::v1::JobContext& context,
+                                               const std::string& new_cgroup) const {
+  if (node_gpus_.empty()) return {};
   const uint32_t job_id = context.job().job_id();
-  Result<std::string> dir =
-      gpu_fence_->CreateJob(job_id, JobGpusOnNode(context.job(), context.node_index()));
-  if (!dir.ok()) {
+  const std::vector<uint32_t> allowed = JobGpusOnNode(context.job(), context.node_index());
+  if (gpu_fence_) {
+    Result<std::string> dir = gpu_fence_->CreateJob(job_id, allowed);
+    if (dir.ok()) return {*dir};
     Log(JobName(job_id) + ": GPUs not fenced: " + dir.status().message());
     return {};
   }
-  return {*dir};
+  if (new_cgroup.empty()) return {};
+  std::vector<uint32_t> denied;
+  for (uint32_t gpu : node_gpus_) {
+    if (std::find(allowed.begin(), allowed.end(), gpu) == allowed.end()) denied.push_back(gpu);
+  }
+  if (Status attached = AttachGpuFilter(new_cgroup, denied); !attached.ok()) {
+    Log(JobName(job_id) + ": GPUs not fenced: " + attached.message());
+  }
+  return {};
 }
 
 JobManager::~JobManager() {
@@ -410,7 +430,6 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
   spec.stdout_path = *out_path;
   spec.stderr_path = err_path;
   spec.append = req.open_append();  // --open-mode=append
-  spec.extra_cgroups = FenceGpus(context);
   if (cgroups_) {
     if (Result<std::string> dir = cgroups_->CreateJob(job.job_id()); dir.ok()) {
       spec.cgroup = *dir;
@@ -419,6 +438,7 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
           "): tracking it by session and process group");
     }
   }
+  spec.extra_cgroups = FenceGpus(context, spec.cgroup);
   Result<Spawned> spawned = Spawn(spec);
   if (!spawned.ok()) {
     if (!spec.cgroup.empty()) (void)RemoveCgroup(spec.cgroup);
@@ -491,9 +511,11 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
     return FailedPrecondition(JobName(job_id) + ": its prolog has not succeeded on " +
                               options_.node);
   }
+  std::string new_cgroup;  // made here: the job had nothing running on this node
   if (entry.procs.cgroup.empty() && cgroups_ && !entry.launching && !entry.launched) {
     if (Result<std::string> dir = cgroups_->CreateJob(job_id); dir.ok()) {
       entry.procs.cgroup = *dir;
+      new_cgroup = *dir;
     }
   }
   // Termination now also ends (and then removes the cgroup of) what the step starts here.
@@ -511,7 +533,7 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   if (root)
     identity = Identity{job.user_id(), job.group_id(), UserGroups(user.name, job.group_id())};
   const NodeEnv node_env = MakeNodeEnv(settings_);
-  const std::vector<std::string> fence = FenceGpus(context);
+  const std::vector<std::string> fence = FenceGpus(context, new_cgroup);
   const std::string& work_dir =
       request.launch().work_dir().empty() ? job.request().work_dir() : request.launch().work_dir();
   for (int local = 0; local < request.task_ids_size(); ++local) {

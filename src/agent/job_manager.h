@@ -157,10 +157,13 @@ class JobManager {
   };
 
   JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
-             std::optional<CgroupTree> cgroups, std::optional<GpuFence> gpu_fence);
-  // The devices cgroup that limits the job to its GPUs here, to join; none when this node has
-  // no NVIDIA devices or cannot fence them.
-  std::vector<std::string> FenceGpus(const gantry::v1::JobContext& context) const;
+             std::optional<CgroupTree> cgroups, std::vector<uint32_t> node_gpus,
+             std::optional<GpuFence> gpu_fence);
+  // Limits the job to its GPUs here (gpu_devices.h): attaches the eBPF device program to
+  // `new_cgroup` (the job's v2 cgroup, when it was just made), or returns the v1 devices cgroup
+  // to join; nothing when this node has no NVIDIA devices or cannot fence them.
+  std::vector<std::string> FenceGpus(const gantry::v1::JobContext& context,
+                                     const std::string& new_cgroup) const;
 
   NodeEnv MakeNodeEnv(const NodeSettings& settings) const;
   void SendReport(uint32_t job_id, uint64_t epoch, gantry::v1::JobReport::Kind kind,
@@ -189,7 +192,8 @@ class JobManager {
   ReportSink* const sink_;
   const Spool spool_;
   const std::optional<CgroupTree> cgroups_;
-  const std::optional<GpuFence> gpu_fence_;
+  const std::vector<uint32_t> node_gpus_;    // NVIDIA GPUs found here, when they are fenced
+  const std::optional<GpuFence> gpu_fence_;  // the v1 way, on hosts without v2 job cgroups
 
   mutable std::mutex mu_;
   std::condition_variable cv_;  // an entry changed, or a worker finished

@@ -59,6 +59,7 @@ if grep -q "each job may open only its own" "$STATE"/logs/agent-*.log; then
   expect "fenced GPUs" "No such device or address
 No such device or address
 Operation not permitted" "$out"
+  echo "distributed: GPUs fenced ($(grep -ho 'only its own ([^)]*)' "$STATE"/logs/agent-*.log | head -1))"
 fi
 
 # srun outside a job makes its own allocation; -l labels each line, padded to the widest rank.
