@@ -20,6 +20,28 @@ namespace {
 using testing::ReadFile;
 using testing::TempDir;
 
+// Fake NVIDIA devices nvidia0 and nvidia1 (character devices 195:0 and 195:1, no driver
+// behind them) in `dev`; false when this process may not make them (not root).
+bool MakeFakeGpus(const TempDir& dev) {
+  return geteuid() == 0 && mknod((dev / "nvidia0").c_str(), S_IFCHR | 0666, makedev(195, 0)) == 0 &&
+         mknod((dev / "nvidia1").c_str(), S_IFCHR | 0666, makedev(195, 1)) == 0;
+}
+
+// What `cat`ting both from a process spawned with `spec`'s cgroups prints: without a fence
+// "No such device" twice (the driver is missing), with one "Operation not permitted".
+std::string OpenBoth(const TempDir& dev, SpawnSpec spec) {
+  TempDir out;
+  spec.path = "/bin/sh";
+  spec.argv = {"/bin/sh", "-c",
+               "exec 2>&1; cat " + (dev / "nvidia0") + "; cat " + (dev / "nvidia1") + "; true"};
+  spec.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  spec.stdout_path = out / "out.txt";
+  Result<Spawned> spawned = Spawn(spec);
+  if (!spawned.ok()) return spawned.status().message();
+  ReapChild(spawned->pid);
+  return ReadFile(out / "out.txt");
+}
+
 TEST(ParseDevicesMount, FindsTheV1DevicesController) {
   const std::string mountinfo =
       "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
@@ -34,29 +56,16 @@ TEST(ParseDevicesMount, FindsTheV1DevicesController) {
 // to GPU 0 is refused GPU 1 by the kernel (EPERM), while GPU 0 only lacks its driver.
 TEST(GpuFence, AJobMayOpenOnlyItsOwnGpus) {
   TempDir dev;
-  if (geteuid() != 0 || mknod((dev / "nvidia0").c_str(), S_IFCHR | 0666, makedev(195, 0)) != 0 ||
-      mknod((dev / "nvidia1").c_str(), S_IFCHR | 0666, makedev(195, 1)) != 0) {
-    GTEST_SKIP() << "needs root to make device files";
-  }
+  if (!MakeFakeGpus(dev)) GTEST_SKIP() << "needs root to make device files";
   std::ofstream(dev / "nvidiactl") << "not a device";
   EXPECT_EQ(FindNvidiaGpus(dev.path()), (std::vector<uint32_t>{0, 1}));
   Result<GpuFence> fence = GpuFence::Open("gpu-devices-test", FindNvidiaGpus(dev.path()));
   if (!fence.ok()) GTEST_SKIP() << "no devices cgroup here: " << fence.status().message();
   Result<std::string> dir = fence->CreateJob(424242, {0});
   ASSERT_TRUE(dir.ok()) << dir.status().message();
-
-  TempDir out;
   SpawnSpec spec;
-  spec.path = "/bin/sh";
-  spec.argv = {"/bin/sh", "-c",
-               "exec 2>&1; cat " + (dev / "nvidia0") + "; cat " + (dev / "nvidia1") + "; true"};
-  spec.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
-  spec.stdout_path = out / "out.txt";
   spec.extra_cgroups = {*dir};
-  Result<Spawned> spawned = Spawn(spec);
-  ASSERT_TRUE(spawned.ok()) << spawned.status().message();
-  ReapChild(spawned->pid);
-  const std::string text = ReadFile(out / "out.txt");
+  const std::string text = OpenBoth(dev, spec);
   EXPECT_NE(text.find("nvidia0: No such device"), std::string::npos) << text;
   EXPECT_NE(text.find("nvidia1: Operation not permitted"), std::string::npos) << text;
   fence->RemoveJob(424242);
@@ -66,10 +75,7 @@ TEST(GpuFence, AJobMayOpenOnlyItsOwnGpus) {
 // The cgroup v2 way: an eBPF device program on the job's cgroup refuses the other GPUs.
 TEST(AttachGpuFilter, RefusesTheDeniedGpusInACgroupV2) {
   TempDir dev;
-  if (geteuid() != 0 || mknod((dev / "nvidia0").c_str(), S_IFCHR | 0666, makedev(195, 0)) != 0 ||
-      mknod((dev / "nvidia1").c_str(), S_IFCHR | 0666, makedev(195, 1)) != 0) {
-    GTEST_SKIP() << "needs root to make device files";
-  }
+  if (!MakeFakeGpus(dev)) GTEST_SKIP() << "needs root to make device files";
   const std::optional<std::string> root = FindCgroup2Mount();
   if (!root) GTEST_SKIP() << "no cgroup v2 hierarchy";
   Result<CgroupTree> tree = CgroupTree::Open(*root, "gpu-bpf-test");
@@ -80,18 +86,9 @@ TEST(AttachGpuFilter, RefusesTheDeniedGpusInACgroupV2) {
     (void)RemoveCgroup(*dir);
     GTEST_SKIP() << "no eBPF device programs here: " << attached.message();
   }
-  TempDir out;
   SpawnSpec spec;
-  spec.path = "/bin/sh";
-  spec.argv = {"/bin/sh", "-c",
-               "exec 2>&1; cat " + (dev / "nvidia0") + "; cat " + (dev / "nvidia1") + "; true"};
-  spec.env = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
-  spec.stdout_path = out / "out.txt";
   spec.cgroup = *dir;
-  Result<Spawned> spawned = Spawn(spec);
-  ASSERT_TRUE(spawned.ok()) << spawned.status().message();
-  ReapChild(spawned->pid);
-  const std::string text = ReadFile(out / "out.txt");
+  const std::string text = OpenBoth(dev, spec);
   EXPECT_NE(text.find("nvidia0: No such device"), std::string::npos) << text;
   EXPECT_NE(text.find("nvidia1: Operation not permitted"), std::string::npos) << text;
   (void)RemoveCgroup(*dir);

@@ -90,6 +90,27 @@ std::string JoinIndexes(const std::vector<uint32_t>& ids) {
   return out;
 }
 
+// The job's GPUs on this node: SLURM_GPUS_ON_NODE, SLURM_JOB_GPUS (and SLURM_STEP_GPUS for a
+// step), and CUDA_VISIBLE_DEVICES/GPU_DEVICE_ORDINAL: all of them, or with `per_task` > 0 the
+// task's own (local id L: the L*per_task-th to the (L+1)*per_task-1-th).
+void SetGpuValues(const std::vector<uint32_t>& gpus, bool step, uint32_t per_task,
+                  uint32_t local_id, EnvList* env) {
+  if (gpus.empty()) return;
+  const std::string ids = JoinIndexes(gpus);
+  env->Set("SLURM_GPUS_ON_NODE", Str(gpus.size()));
+  env->Set("SLURM_JOB_GPUS", ids);
+  if (step) env->Set("SLURM_STEP_GPUS", ids);
+  std::vector<uint32_t> visible = gpus;
+  if (per_task > 0) {
+    visible.clear();
+    for (uint64_t k = uint64_t{local_id} * per_task; k < (uint64_t{local_id} + 1) * per_task; ++k) {
+      if (k < gpus.size()) visible.push_back(gpus[k]);
+    }
+  }
+  env->Set("CUDA_VISIBLE_DEVICES", JoinIndexes(visible));
+  env->Set("GPU_DEVICE_ORDINAL", JoinIndexes(visible));
+}
+
 // MASTER_ADDR and MASTER_PORT unless the user's environment has them (MasterPortOf).
 void SetMasterValues(const gantry::v1::JobContext& context, EnvList* env) {
   const gantry::v1::Job& job = context.job();
@@ -197,14 +218,7 @@ std::vector<std::string> BuildBatchEnvironment(const gantry::v1::JobContext& con
   env.Set("SLURM_GTIDS", "0");
   env.Set("SLURM_TOPOLOGY_ADDR", node.node_name);
   env.Set("SLURM_TOPOLOGY_ADDR_PATTERN", "node");
-  const std::vector<uint32_t> gpus = JobGpusOnNode(job, context.node_index());
-  if (!gpus.empty()) {
-    const std::string ids = JoinIndexes(gpus);
-    env.Set("SLURM_GPUS_ON_NODE", Str(gpus.size()));
-    env.Set("SLURM_JOB_GPUS", ids);
-    env.Set("CUDA_VISIBLE_DEVICES", ids);
-    env.Set("GPU_DEVICE_ORDINAL", ids);
-  }
+  SetGpuValues(JobGpusOnNode(job, context.node_index()), /*step=*/false, 0, 0, &env);
   SetMasterValues(context, &env);
 
   for (const std::string& entry : context.extra_env()) env.SetEntry(entry);
@@ -274,22 +288,8 @@ std::vector<std::string> BuildStepEnvironment(const gantry::v1::LaunchTasksReque
   env.Set("SLURM_PROCID", Str(rank));
   env.Set("SLURM_LOCALID", Str(local_id));
 
-  const std::vector<uint32_t> gpus = JobGpusOnNode(job, context.node_index());
-  if (!gpus.empty()) {
-    const std::string ids = JoinIndexes(gpus);
-    env.Set("SLURM_GPUS_ON_NODE", Str(gpus.size()));
-    env.Set("SLURM_JOB_GPUS", ids);
-    env.Set("SLURM_STEP_GPUS", ids);
-    std::vector<uint32_t> visible = gpus;
-    if (const uint32_t g = launch.gpus_per_task(); g > 0) {
-      visible.clear();
-      for (uint64_t k = uint64_t{local_id} * g; k < (uint64_t{local_id} + 1) * g; ++k) {
-        if (k < gpus.size()) visible.push_back(gpus[k]);
-      }
-    }
-    env.Set("CUDA_VISIBLE_DEVICES", JoinIndexes(visible));
-    env.Set("GPU_DEVICE_ORDINAL", JoinIndexes(visible));
-  }
+  SetGpuValues(JobGpusOnNode(job, context.node_index()), /*step=*/true, launch.gpus_per_task(),
+               local_id, &env);
   SetMasterValues(context, &env);
   return env.Take();
 }

@@ -59,9 +59,10 @@ SLURM_TOPOLOGY_ADDR_PATTERN=node
 SLURM_WORKING_CLUSTER=anchor:127.0.0.1:7810:9728:109
 )";
 
-// The 1-node job shared its node with others, so Slurm gave it GPU 2; with whole-node
-// allocation Gantry hands out GPU 0. Those three lines are checked separately.
-constexpr char kAnchor1Node[] = R"(SLURMD_NODENAME=gpu1
+// The 1-node job shared its node with others: Slurm gave it GPU 2.
+constexpr char kAnchor1Node[] = R"(CUDA_VISIBLE_DEVICES=2
+GPU_DEVICE_ORDINAL=2
+SLURMD_NODENAME=gpu1
 SLURM_CLUSTER_NAME=anchor
 SLURM_CONF=/etc/slurm/slurm.conf
 SLURM_CPUS_ON_NODE=1
@@ -71,6 +72,7 @@ SLURM_JOBID=21424
 SLURM_JOB_ACCOUNT=research
 SLURM_JOB_CPUS_PER_NODE=1
 SLURM_JOB_GID=1001
+SLURM_JOB_GPUS=2
 SLURM_JOB_ID=21424
 SLURM_JOB_NAME=env-1node
 SLURM_JOB_NODELIST=gpu1
@@ -94,6 +96,62 @@ SLURM_SUBMIT_HOST=vm
 SLURM_TASKS_PER_NODE=1
 SLURM_TOPOLOGY_ADDR=gpu1
 SLURM_TOPOLOGY_ADDR_PATTERN=node
+SLURM_WORKING_CLUSTER=anchor:127.0.0.1:7810:9728:109
+)";
+
+// Task 1 of `srun` in that 2-node job, on gpu1 (the same file's step part), without
+// SLURM_TASK_PID and Slurm's deprecated SLURM_JOB_CPUS_PER_NODE_PACK_GROUP_0.
+constexpr char kAnchorStepTask1[] = R"(CUDA_VISIBLE_DEVICES=0,1
+GPU_DEVICE_ORDINAL=0,1
+SLURMD_NODENAME=gpu1
+SLURM_CLUSTER_NAME=anchor
+SLURM_CONF=/etc/slurm/slurm.conf
+SLURM_CPUS_ON_NODE=4
+SLURM_CPUS_PER_TASK=2
+SLURM_DISTRIBUTION=block
+SLURM_GPUS_ON_NODE=2
+SLURM_GTIDS=0,1
+SLURM_JOBID=21425
+SLURM_JOB_ACCOUNT=root
+SLURM_JOB_CPUS_PER_NODE=4(x2)
+SLURM_JOB_GID=0
+SLURM_JOB_GPUS=0,1
+SLURM_JOB_ID=21425
+SLURM_JOB_NAME=env-2node
+SLURM_JOB_NODELIST=gpu[1-2]
+SLURM_JOB_NUM_NODES=2
+SLURM_JOB_PARTITION=a4
+SLURM_JOB_QOS=normal
+SLURM_JOB_UID=0
+SLURM_JOB_USER=root
+SLURM_LAUNCH_NODE_IPADDR=127.0.0.1
+SLURM_LOCALID=1
+SLURM_MEM_PER_CPU=2000
+SLURM_NNODES=2
+SLURM_NODEID=0
+SLURM_NODELIST=gpu[1-2]
+SLURM_NODE_ALIASES=(null)
+SLURM_NPROCS=4
+SLURM_NTASKS=4
+SLURM_NTASKS_PER_NODE=2
+SLURM_PRIO_PROCESS=0
+SLURM_PROCID=1
+SLURM_SRUN_COMM_HOST=127.0.0.1
+SLURM_SRUN_COMM_PORT=41065
+SLURM_STEPID=0
+SLURM_STEP_GPUS=0,1
+SLURM_STEP_ID=0
+SLURM_STEP_LAUNCHER_PORT=41065
+SLURM_STEP_NODELIST=gpu[1-2]
+SLURM_STEP_NUM_NODES=2
+SLURM_STEP_NUM_TASKS=4
+SLURM_STEP_TASKS_PER_NODE=2(x2)
+SLURM_SUBMIT_DIR=/tmp/anchor-verify
+SLURM_SUBMIT_HOST=vm
+SLURM_TASKS_PER_NODE=2(x2)
+SLURM_TOPOLOGY_ADDR=gpu1
+SLURM_TOPOLOGY_ADDR_PATTERN=node
+SLURM_UMASK=0022
 SLURM_WORKING_CLUSTER=anchor:127.0.0.1:7810:9728:109
 )";
 
@@ -231,17 +289,54 @@ TEST(BuildBatchEnvironment, MatchesSlurmTwoNodeBatchJob) {
   EXPECT_EQ(EnvValue(env, "GANTRY_CONF"), "/etc/slurm/slurm.conf");
 }
 
-TEST(BuildBatchEnvironment, MatchesSlurmOneNodeBatchJobButForGpuIndices) {
-  std::vector<std::string> env = BuildBatchEnvironment(OneNodeJob(), JobPayload(), AnchorNode(),
+// Slurm gave that job GPU 2 (two others were taken): the job's own indices, not the first ones.
+TEST(BuildBatchEnvironment, MatchesSlurmOneNodeBatchJob) {
+  JobContext context = OneNodeJob();
+  context.mutable_job()->add_node_gpus()->add_idx(2);
+  std::vector<std::string> env = BuildBatchEnvironment(context, JobPayload(), AnchorNode(),
                                                        UserEnv{"alice", "/home/alice", "/bin/sh"});
-  std::map<std::string, std::string> got = SlurmPart(env);
-  EXPECT_EQ(got["CUDA_VISIBLE_DEVICES"], "0");
-  EXPECT_EQ(got["GPU_DEVICE_ORDINAL"], "0");
-  EXPECT_EQ(got["SLURM_JOB_GPUS"], "0");
-  got.erase("CUDA_VISIBLE_DEVICES");
-  got.erase("GPU_DEVICE_ORDINAL");
-  got.erase("SLURM_JOB_GPUS");
-  EXPECT_EQ(got, ParseLines(kAnchor1Node));
+  EXPECT_EQ(SlurmPart(env), ParseLines(kAnchor1Node));
+  EXPECT_EQ(EnvValue(env, "MASTER_PORT"), std::to_string(MasterPortOf(21424)));
+  EXPECT_EQ(EnvValue(env, "MASTER_ADDR"), "gpu1");  // no registered address in this context
+}
+
+// A step task's environment: srun's (the batch script's) plus the step's and the task's.
+TEST(BuildStepEnvironment, MatchesSlurmStepTask) {
+  gantry::v1::LaunchTasksRequest request;
+  *request.mutable_context() = TwoNodeJob();
+  request.mutable_context()->set_first_node_host("10.0.0.1");
+  gantry::v1::JobStep& step = *request.mutable_step();
+  step.set_step_id(0);
+  step.add_nodes("gpu1");
+  step.add_nodes("gpu2");
+  step.add_tasks_per_node(2);
+  step.add_tasks_per_node(2);
+  step.set_distribution("block");
+  step.set_cpus_per_task(2);
+  gantry::v1::StepLaunch& launch = *request.mutable_launch();
+  for (const std::string& e : BuildBatchEnvironment(TwoNodeJob(), JobPayload(), AnchorNode(),
+                                                    UserEnv{"root", "/root", ""})) {
+    launch.add_environment(e);
+  }
+  launch.add_environment("SLURM_UMASK=0022");
+  launch.set_io_host("127.0.0.1");
+  launch.set_io_port(41065);
+  request.set_step_node_index(0);
+  request.add_task_ids(0);
+  request.add_task_ids(1);
+  const std::vector<std::string> env = BuildStepEnvironment(request, 1, 1, AnchorNode());
+  EXPECT_EQ(SlurmPart(env), ParseLines(kAnchorStepTask1));
+  // srun's environment came from the batch script, which had them already.
+  EXPECT_EQ(EnvValue(env, "MASTER_ADDR"), "gpu1");
+  EXPECT_EQ(EnvValue(env, "MASTER_PORT"), std::to_string(MasterPortOf(21425)));
+
+  // --gpus-per-task=1: each task its own; MASTER_ADDR from the first node's address.
+  launch.clear_environment();
+  launch.set_gpus_per_task(1);
+  const std::vector<std::string> own = BuildStepEnvironment(request, 1, 1, AnchorNode());
+  EXPECT_EQ(EnvValue(own, "CUDA_VISIBLE_DEVICES"), "1");
+  EXPECT_EQ(EnvValue(own, "SLURM_STEP_GPUS"), "0,1");
+  EXPECT_EQ(EnvValue(own, "MASTER_ADDR"), "10.0.0.1");
 }
 
 TEST(BuildBatchEnvironment, WithoutTasksCountsOneTaskPerCpu) {
