@@ -1004,5 +1004,69 @@ TEST_F(ControllerTest, PartitionUpdatesAreForOperatorsAndSurviveARestart) {
   EXPECT_TRUE(controller_->Submit(kAlice, submit).ok());
 }
 
+// A step srun launches: laid out inside the allocation, recorded, then each step node's agent
+// is asked for its tasks; only the job's owner may, and a bad launch records nothing.
+TEST_F(ControllerTest, StepsAreLaidOutRecordedAndSentToEachNodesAgent) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice, 2);
+  controller_->RunOnce();
+  PrologsDone(id);
+  agents_.Take();
+  v1::JobStepRequest r;
+  r.set_job_id(id);
+  r.set_name("train");
+  r.set_num_tasks(4);
+  r.set_distribution("cyclic");
+  r.mutable_launch()->add_argv("python3");
+  r.mutable_launch()->set_io_host("login");
+  r.mutable_launch()->set_io_port(4242);
+  r.mutable_launch()->set_io_key("0123456789abcdef0123");
+  EXPECT_EQ(controller_->JobStep(kBob, r).status().message(), "Access/permission denied");
+  Result<v1::JobStepReply> reply = controller_->JobStep(kAlice, r);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_THAT(reply->step().nodes(), ElementsAre("n0", "n1"));
+  EXPECT_THAT(reply->step().tasks_per_node(), ElementsAre(2, 2));
+  EXPECT_THAT(agents_.Take(), ElementsAre("Tasks n0 1", "Tasks n1 1"));
+  ASSERT_EQ(Job(id).steps_size(), 1);
+  EXPECT_EQ(Job(id).steps(0).distribution(), "cyclic");
+  EXPECT_EQ(Job(id).steps(0).num_tasks(), 4u);
+
+  r.set_node_list("n2");  // not the job's
+  EXPECT_NE(controller_->JobStep(kAlice, r).status().message().find(
+                "Requested node configuration is not available"),
+            std::string::npos);
+  r.clear_node_list();
+  r.mutable_launch()->set_io_key("short");
+  EXPECT_FALSE(controller_->JobStep(kAlice, r).ok());
+  EXPECT_EQ(Job(id).steps_size(), 1);
+  EXPECT_TRUE(agents_.Take().empty());
+}
+
+// salloc's allocation: no batch script is launched; "complete" ends it with the exit status of
+// what ran in it, and only such a job can be completed.
+TEST_F(ControllerTest, AnAllocationRunsWithoutAScriptUntilCompleted) {
+  RegisterAll();
+  const uint32_t id = SubmitWith(kAlice, [](v1::JobRequest* r) { r->set_allocation_only(true); });
+  const uint32_t batch = Submit(kAlice);
+  controller_->RunOnce();
+  agents_.Take();
+  PrologsDone(id);
+  EXPECT_TRUE(agents_.Take().empty());  // nothing to launch
+  EXPECT_FALSE(Job(id).batch_flag());
+  v1::UpdateJobRequest complete;
+  complete.add_job_ids(std::to_string(batch));
+  complete.set_action("complete");
+  Result<v1::UpdateJobReply> refused = controller_->UpdateJob(kAlice, complete);
+  ASSERT_TRUE(refused.ok());
+  ASSERT_EQ(refused->errors_size(), 1);
+  complete.set_job_ids(0, std::to_string(id));
+  complete.set_exit_status(3 << 8);
+  Result<v1::UpdateJobReply> done = controller_->UpdateJob(kAlice, complete);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->errors_size(), 0);
+  EXPECT_EQ(State(id), JobBaseState::kFailed);
+  EXPECT_EQ(Job(id).exit_status(), 3 << 8);
+}
+
 }  // namespace
 }  // namespace gantry::ctld
