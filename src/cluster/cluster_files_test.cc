@@ -125,15 +125,16 @@ TEST_F(ClusterFilesTest, LoadAndRewriteSpec) {
   EXPECT_FALSE(fs::exists(dir.spec() + ".tmp"));
 }
 
-TEST_F(ClusterFilesTest, TheDemoSpecMakesFourComputeNodesAndTwoPartitions) {
+TEST_F(ClusterFilesTest, TheDemoSpecMakesSixComputeNodesAndThreePartitions) {
   const std::string path = (gantry::testing::SourceRoot() / "examples" / "demo.json").string();
   Result<spec::ClusterSpec> s = ReadSpecFile(path);
   ASSERT_TRUE(s.ok()) << s.status().message();
   Result<spec::EffectiveConfig> config = spec::BuildEffectiveConfig(*s);
   ASSERT_TRUE(config.ok());
   EXPECT_EQ(ComputeNodes(*config),
-            (std::vector<std::string>{"demo-cpu-0", "demo-cpu-1", "demo-cpu-2", "demo-cpu-3"}));
-  ASSERT_EQ(config->partitions.size(), 2u);
+            (std::vector<std::string>{"demo-cpu-0", "demo-cpu-1", "demo-cpu-2", "demo-cpu-3",
+                                      "demo-a4-0", "demo-a4-1"}));
+  ASSERT_EQ(config->partitions.size(), 3u);
   EXPECT_EQ(config->DefaultPartition()->name, "cpu");
 }
 

@@ -126,7 +126,7 @@ srun: Job step aborted: Waiting up to 4 seconds for job step to finish." "$(cat 
 
 # A real distributed program: 4 ranks on 2 nodes rendezvous at MASTER_ADDR:MASTER_PORT over
 # TCP and all-reduce rank+1: every rank gets 10.
-out=$(srun -p gpu -N 2 -n 4 python3 "$SRC/tests/integration/data/allreduce.py" 2>&1) ||
+out=$(srun -p gpu -N 2 -n 4 python3 "$SRC/examples/allreduce.py" 2>&1) ||
   fail "all-reduce: $out"
 [ "$(grep -c ': sum 10$' <<<"$out")" = 4 ] || fail "all-reduce: every rank should print sum 10:
 $out"
