@@ -54,8 +54,12 @@ std::optional<std::string> ParseDevicesMount(std::string_view mountinfo) {
     if (dash == std::string::npos) continue;
     std::istringstream before(line.substr(0, dash));
     std::istringstream after(line.substr(dash + 3));
-    std::string id, parent, dev, root, mount_point, fstype, source, options;
-    before >> id >> parent >> dev >> root >> mount_point;
+    std::string skip;  // mount id, parent id, device, root
+    std::string mount_point;
+    before >> skip >> skip >> skip >> skip >> mount_point;
+    std::string fstype;
+    std::string source;
+    std::string options;
     after >> fstype >> source >> options;
     if (fstype != "cgroup") continue;
     std::istringstream opts(options);
@@ -128,7 +132,7 @@ std::vector<bpf_insn> DeviceProgram(const std::vector<uint32_t>& denied) {
   p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 3, 1, 4, 0));  // r3 = major
   p.push_back(Insn(BPF_LDX | BPF_MEM | BPF_W, 4, 1, 8, 0));  // r4 = minor
   // Jump offsets count from the next instruction; "allow" is the second-to-last pair.
-  const int16_t checks = static_cast<int16_t>(denied.size());
+  const auto checks = static_cast<int16_t>(denied.size());
   p.push_back(
       Insn(BPF_JMP | BPF_JNE | BPF_K, 2, 0, static_cast<int16_t>(1 + checks), BPF_DEVCG_DEV_CHAR));
   p.push_back(Insn(BPF_JMP | BPF_JNE | BPF_K, 3, 0, checks, kNvidiaMajor));
@@ -167,7 +171,7 @@ Status AttachGpuFilter(const std::string& cgroup_dir, const std::vector<uint32_t
   attach.attach_bpf_fd = static_cast<uint32_t>(prog);
   attach.attach_type = BPF_CGROUP_DEVICE;
   attach.attach_flags = BPF_F_ALLOW_MULTI;
-  const long rc = syscall(SYS_bpf, BPF_PROG_ATTACH, &attach, sizeof(attach));
+  const auto rc = syscall(SYS_bpf, BPF_PROG_ATTACH, &attach, sizeof(attach));
   const int err = errno;
   close(dir);
   close(prog);  // the attachment keeps the program

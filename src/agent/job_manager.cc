@@ -505,8 +505,9 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
                               ") is not running on " + options_.node);
   }
   Entry& entry = it->second;
-  if (entry.terminating)
+  if (entry.terminating) {
     return FailedPrecondition(JobName(job_id) + " is ending on " + options_.node);
+  }
   if (entry.prolog != PrologState::kDone) {
     return FailedPrecondition(JobName(job_id) + ": its prolog has not succeeded on " +
                               options_.node);
@@ -530,8 +531,9 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   plan.log = [](const std::string& line) { Log(line); };
   plan.sample_period = std::chrono::seconds(settings_.acct_gather_frequency_sec);
   std::optional<Identity> identity;
-  if (root)
+  if (root) {
     identity = Identity{job.user_id(), job.group_id(), UserGroups(user.name, job.group_id())};
+  }
   const NodeEnv node_env = MakeNodeEnv(settings_);
   const std::vector<std::string> fence = FenceGpus(context, new_cgroup);
   const std::string& work_dir =
@@ -558,14 +560,13 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   entry.steps.push_back(control);
   Log(what + ": starting " + std::to_string(plan.tasks.size()) + " task(s) as uid " +
       std::to_string(job.user_id()));
-  StartWorker([this, job_id, plan = std::move(plan), control]() mutable {
-    RunStepTasks(job_id, std::move(plan), std::move(control));
-  });
+  StartWorker(
+      [this, job_id, plan = std::move(plan), control] { RunStepTasks(job_id, plan, control); });
   return Status::Ok();
 }
 
-void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
-                              std::shared_ptr<StepControl> control) {
+void JobManager::RunStepTasks(uint32_t job_id, const StepPlan& plan,
+                              const std::shared_ptr<StepControl>& control) {
   RunStep(plan, control.get());
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = entries_.find(job_id); it != entries_.end()) std::erase(it->second.steps, control);
@@ -676,8 +677,9 @@ void JobManager::RunTerminate(uint32_t job_id, uint64_t report_epoch,
     stale = entry.stale;
     context = entry.context;
     settings = settings_;
-    for (const auto& step : entry.steps)
+    for (const auto& step : entry.steps) {
       step->Terminate(stale ? std::chrono::milliseconds(0) : kill_wait);
+    }
   }
 
   bool gone = true;

@@ -182,7 +182,8 @@ class JobManager {
                                   const NodeSettings& settings);
   void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs);
   // The step's runner: RunStep, then forgets the step.
-  void RunStepTasks(uint32_t job_id, StepPlan plan, std::shared_ptr<StepControl> control);
+  void RunStepTasks(uint32_t job_id, const StepPlan& plan,
+                    const std::shared_ptr<StepControl>& control);
   void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
   // Under mu_: marks the entry terminating and starts the termination.
   void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,

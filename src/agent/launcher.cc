@@ -339,9 +339,11 @@ std::string ResolveInPath(const std::string& name, const std::string& path,
   while (start <= path.size()) {
     size_t end = path.find(':', start);
     if (end == std::string::npos) end = path.size();
-    std::string dir = path.substr(start, end - start);
-    if (dir.empty() || dir.front() != '/') dir = work_dir + (dir.empty() ? "" : "/" + dir);
-    const std::string candidate = dir + "/" + name;
+    std::string candidate = path.substr(start, end - start);
+    if (candidate.empty() || candidate.front() != '/') {
+      candidate.insert(0, candidate.empty() ? work_dir : work_dir + "/");
+    }
+    candidate.append("/").append(name);
     struct stat st {};
     if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         access(candidate.c_str(), X_OK) == 0) {

@@ -5,7 +5,6 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -14,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -32,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kConnectTimeout = std::chrono::seconds(10);
 constexpr auto kDrainAfterExit = std::chrono::seconds(2);
-constexpr size_t kReadBytes = 64 * 1024;
+constexpr size_t kReadBytes = size_t{64} * 1024;
 constexpr uint32_t kMaxFrameBytes = 16u << 20;
 
 void CloseFd(int* fd) {
@@ -47,6 +47,7 @@ int Connect(const std::string& host, uint32_t port, std::string* error) {
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   const std::string service = std::to_string(port);
+  const std::string where = "connect " + host + ":" + service + ": ";
   if (int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
     *error = "resolve " + host + ": " + gai_strerror(rc);
     return -1;
@@ -56,7 +57,7 @@ int Connect(const std::string& host, uint32_t port, std::string* error) {
     fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) continue;
     if (connect(fd, a->ai_addr, a->ai_addrlen) != 0 && errno != EINPROGRESS) {
-      *error = "connect " + host + ":" + service + ": " + strerror(errno);
+      *error = where + strerror(errno);
       CloseFd(&fd);
       continue;
     }
@@ -67,8 +68,7 @@ int Connect(const std::string& host, uint32_t port, std::string* error) {
     socklen_t len = sizeof(soerr);
     if (poll(&p, 1, ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 ||
         soerr != 0) {
-      *error =
-          "connect " + host + ":" + service + ": " + (soerr != 0 ? strerror(soerr) : "timed out");
+      *error = where + (soerr != 0 ? strerror(soerr) : "timed out");
       CloseFd(&fd);
     }
   }

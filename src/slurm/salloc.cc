@@ -8,11 +8,11 @@
 // terminal) and passes SIGTERM and SIGHUP on; when the allocation ends underneath it (scancel,
 // time limit) it says "salloc: Job allocation N has been revoked." and sends the command SIGHUP.
 // --no-shell: the allocation is made and kept; salloc exits at once (release it with scancel).
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -43,7 +43,7 @@ const std::vector<LongOption>& SallocLongOptions() {
 volatile sig_atomic_t g_interrupted = 0;
 volatile sig_atomic_t g_forward = 0;
 
-void OnInterrupt(int) { g_interrupted = 1; }
+void OnInterrupt(int /*sig*/) { g_interrupted = 1; }
 void OnForward(int sig) { g_forward = sig; }
 
 }  // namespace
@@ -124,9 +124,11 @@ int RunSalloc(const std::vector<std::string>& args, CommandContext& ctx) {
     dfl.sa_handler = SIG_DFL;
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &dfl, nullptr);
     std::vector<char*> argv;
+    argv.reserve(command.size() + 1);
     for (std::string& a : command) argv.push_back(a.data());
     argv.push_back(nullptr);
     std::vector<char*> envp;
+    envp.reserve(env.size() + 1);
     for (std::string& e : env) envp.push_back(e.data());
     envp.push_back(nullptr);
     execvpe(argv[0], argv.data(), envp.data());

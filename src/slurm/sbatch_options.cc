@@ -567,7 +567,7 @@ void ResolveGpuOptions(SbatchOptions* o) {
   }
   if (!per_node || per_node->count <= 0) return;
   if (!o->gres) o->gres = GresTresForm(text::FormatGres({*per_node}));
-  const uint64_t gpus = static_cast<uint64_t>(per_node->count);
+  const auto gpus = static_cast<uint64_t>(per_node->count);
   if (o->cpus_per_gpu && !o->cpus_per_task) {
     const uint64_t cpus = *o->cpus_per_gpu * gpus;
     const uint32_t tasks = std::max<uint32_t>(tasks_per_node, 1);

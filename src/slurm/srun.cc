@@ -21,14 +21,13 @@
 // largest RSS) is recorded with the controller (sacct's N.S line).
 #include <fcntl.h>
 #include <netdb.h>
-#include <signal.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -217,7 +216,7 @@ int g_signal_pipe[2] = {-1, -1};
 
 void Caught(int sig) {
   const int saved = errno;
-  const unsigned char byte = static_cast<unsigned char>(sig);
+  const auto byte = static_cast<unsigned char>(sig);
   if (write(g_signal_pipe[1], &byte, 1) < 0) {
   }
   errno = saved;
@@ -619,7 +618,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
       environment.push_back(entry);
     }
   }
-  const uint32_t job_id = static_cast<uint32_t>(*job_number);
+  const auto job_id = static_cast<uint32_t>(*job_number);
   auto release = [&](int status) {
     if (own) ReleaseAllocation(*client, job_id, status, AllocationStyle::kSrun, ctx);
   };
@@ -667,7 +666,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   const std::string step_name =
       "StepId=" + std::to_string(job_id) + "." + std::to_string(step.step_id());
   const Layout layout = LayoutOf(step);
-  const uint32_t ntasks = static_cast<uint32_t>(layout.node_of.size());
+  const auto ntasks = static_cast<uint32_t>(layout.node_of.size());
 
   PatternValues values;
   values.job_id = job_id;

@@ -158,7 +158,7 @@ void StepIoServer::Serve(const std::map<std::string, std::vector<uint32_t>>& exp
     }
     std::vector<pollfd> fds;
     fds.push_back({listen_fd_, POLLIN, 0});
-    fds.push_back({signal_fd, static_cast<short>(signal_fd >= 0 ? POLLIN : 0), 0});
+    fds.push_back({signal_fd, POLLIN, 0});  // poll skips a negative descriptor
     // srun's stdin is read once every node is there, so that each gets all of it.
     const bool read_stdin = stdin_open && connected.size() == expected.size();
     fds.push_back({read_stdin ? stdin_fd : -1, POLLIN, 0});

@@ -69,7 +69,7 @@ class StepIoServer {
  private:
   struct Agent;
   StepIoServer(int listen_fd, uint32_t port, std::string host, std::string key);
-  void Send(Agent& agent, int kind, const v1::StepIo& io);
+  static void Send(Agent& agent, int kind, const v1::StepIo& io);
 
   int listen_fd_;
   uint32_t port_;

@@ -35,7 +35,7 @@ Result<StepPlacement> PlaceStep(const v1::Job& job, const v1::JobStepRequest& re
   } else {
     for (uint32_t i = 0; i < job_nodes.size(); ++i) candidates.push_back(i);
   }
-  const uint32_t available = static_cast<uint32_t>(candidates.size());
+  const auto available = static_cast<uint32_t>(candidates.size());
   const uint32_t per_node = request.ntasks_per_node();
   uint32_t tasks = request.num_tasks();
   uint32_t nodes = request.num_nodes();
