@@ -674,7 +674,10 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   values.user = ctx.UserName(ctx.uid);
   values.job_name = start.name();
   Output output(o.label, o.unbuffered, ntasks, o.output, o.error, values, layout, ctx.cwd);
-  int stdin_fd = STDIN_FILENO;
+  // srun's stdin goes to the tasks; a terminal srun is not in the foreground of is not read
+  // (reading it would stop srun with SIGTTIN).
+  int stdin_fd =
+      isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) != getpgrp() ? -1 : STDIN_FILENO;
   int opened_input = -1;
   if (!o.input.empty()) {
     if (text::EqualsIgnoreCase(o.input, "none")) {
