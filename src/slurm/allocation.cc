@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "model/job_state.h"
 #include "model/task_layout.h"
 #include "slurm/job_view.h"
 #include "slurm/sbatch.h"
+#include "text/ascii.h"
 #include "text/hostlist.h"
 
 namespace gantry::slurm {
@@ -51,12 +54,24 @@ Result<v1::Job> AcquireAllocation(ControllerClient& client, const v1::SubmitJobR
   const char* prefix = Prefix(style);
   Result<v1::SubmitJobReply> submitted = client.SubmitJob(request);
   if (!submitted.ok()) {
-    const std::string message = "Job submit/allocate failed: " + submitted.status().message();
-    *ctx.err << prefix << "error: " << message << "\n";
+    // The controller may put Slurm's detail lines before the error ("invalid partition
+    // specified: x"), one per line.
+    const std::string message = submitted.status().message();
+    const std::vector<std::string_view> lines = text::Split(message, '\n');
+    for (size_t i = 0; i + 1 < lines.size(); ++i) {
+      if (!lines[i].empty()) *ctx.err << prefix << "error: " << lines[i] << "\n";
+    }
+    *ctx.err << prefix << "error: "
+             << (style == AllocationStyle::kSalloc ? "Job submit/allocate failed: "
+                                                   : "Unable to allocate resources: ")
+             << lines.back() << "\n";
     return submitted.status();
   }
   const uint32_t id = submitted->job_id();
   const std::string job_text = std::to_string(id);
+  // salloc ends the sentence with a period, srun does not (as Slurm 22.05 prints them).
+  const std::string revoked = "Job allocation " + job_text + " has been revoked" +
+                              (style == AllocationStyle::kSalloc ? "." : "");
   bool waited = false;
   bool said_configuring = false;
   auto delay = std::chrono::milliseconds(20);
@@ -65,8 +80,9 @@ Result<v1::Job> AcquireAllocation(ControllerClient& client, const v1::SubmitJobR
       v1::SignalJobRequest cancel;
       cancel.add_job_ids(job_text);
       (void)client.SignalJob(cancel);
-      *ctx.err << prefix << "Job allocation " << id << " has been revoked.\n";
-      return FailedPrecondition("Job allocation " + job_text + " has been revoked.");
+      *ctx.err << prefix << revoked << "\n";
+      if (style == AllocationStyle::kSalloc) *ctx.err << prefix << "Job aborted due to signal\n";
+      return FailedPrecondition(revoked);
     }
     Result<v1::Job> job = FetchJob(client, id);
     if (!job.ok()) {
@@ -75,8 +91,8 @@ Result<v1::Job> AcquireAllocation(ControllerClient& client, const v1::SubmitJobR
     }
     const model::JobState state = StateOf(*job);
     if (model::IsFinished(state.base)) {
-      *ctx.err << prefix << "error: Job allocation " << id << " has been revoked.\n";
-      return FailedPrecondition("Job allocation " + job_text + " has been revoked.");
+      *ctx.err << prefix << revoked << "\n";
+      return FailedPrecondition(revoked);
     }
     if (state.base == model::JobBaseState::kPending && !waited) {
       waited = true;

@@ -9,7 +9,10 @@
 //           are ready for job"; at the end "Relinquishing job allocation N";
 //   srun    only "job N queued and waiting for resources" / "job N has been allocated
 //           resources" when it had to wait.
-// A job that ends or is cancelled before it runs: "Job allocation N has been revoked." (error).
+// A job that ends or is cancelled before it runs: "Job allocation N has been revoked" (salloc
+// with a period, and "Job aborted due to signal" when interrupted). A refused submission:
+// Slurm's detail lines, then "Job submit/allocate failed: X" (salloc) or "Unable to allocate
+// resources: X" (srun).
 // `interrupted` is polled while waiting: when it returns true the job is cancelled.
 #ifndef GANTRY_SLURM_ALLOCATION_H_
 #define GANTRY_SLURM_ALLOCATION_H_

@@ -54,7 +54,7 @@ int RunSalloc(const std::vector<std::string>& args, CommandContext& ctx) {
                                       ArgOrder::kRequireOrder);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "salloc", parsed.error);
-    return 1;
+    return 255;
   }
   SbatchOptions options;
   bool no_shell = false;

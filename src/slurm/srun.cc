@@ -489,7 +489,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kRequireOrder);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "srun", parsed.error);
-    return 1;
+    return 255;
   }
   const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
   SrunOptions o;

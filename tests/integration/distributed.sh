@@ -142,4 +142,12 @@ sid=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$WORK/salloc.err")
 wait_state "$sid" COMPLETED 30 || fail "salloc job: $(job_state "$sid")"
 salloc -p gpu -N 1 bash -c 'exit 5' 2>/dev/null
 expect "salloc exit code" "5" "$?"
+
+# Refusals as Slurm words them.
+expect "srun, bad partition" "srun: error: Unable to allocate resources: Invalid partition name specified" \
+  "$(srun -p nosuch true 2>&1)"
+expect "salloc, bad partition" "salloc: error: Job submit/allocate failed: Invalid partition name specified" \
+  "$(salloc -p nosuch true 2>&1)"
+srun --no-such-option true 2>/dev/null
+expect "srun, unknown option" "255" "$?"
 echo "distributed: ok"
