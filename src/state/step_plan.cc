@@ -53,6 +53,11 @@ Result<StepPlacement> PlaceStep(const v1::Job& job, const v1::JobStepRequest& re
                         std::to_string(available) + " node(s) to offer");
   }
   if (tasks == 0) tasks = per_node > 0 ? per_node * nodes : nodes;
+  if (uint64_t{tasks} > uint64_t{kMaxTasksPerNode} * nodes) {
+    return NotAvailable(std::to_string(tasks) + " tasks on " + std::to_string(nodes) +
+                        " node(s): more than MaxTasksPerNode=" + std::to_string(kMaxTasksPerNode) +
+                        " each");
+  }
   if (tasks < nodes) {
     return NotAvailable(std::to_string(tasks) + " task(s) cannot use " + std::to_string(nodes) +
                         " nodes");

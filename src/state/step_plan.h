@@ -4,7 +4,8 @@
 //   nodes   -w's nodes (each must be the job's; in the job's order) or the job's; -N takes the
 //           first N of them; unset: as many as tasks (at most all), or all without -n, or
 //           ceil(n / ntasks-per-node) with both;
-//   tasks   -n; unset: ntasks-per-node x nodes, else one per node;
+//   tasks   -n; unset: ntasks-per-node x nodes, else one per node; at most kMaxTasksPerNode
+//           per node;
 //   layout  --ntasks-per-node caps each node; else model::BlockTaskLayout over the job's CPUs
 //           per node and -c; ranks by block (default) or cyclic (-m cyclic...).
 // Errors (InvalidArgument) carry Slurm's text "Requested node configuration is not available"
@@ -29,6 +30,9 @@ struct StepPlacement {
   std::vector<std::vector<uint32_t>> ranks;  // per step node
   std::vector<uint32_t> job_node_index;      // per step node: its place in job.nodes
 };
+
+// Slurm's default MaxTasksPerNode: a step may not run more tasks than this on each node.
+inline constexpr uint32_t kMaxTasksPerNode = 512;
 
 Result<StepPlacement> PlaceStep(const v1::Job& job, const v1::JobStepRequest& request);
 
