@@ -717,11 +717,26 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   hooks.output = [&](uint32_t rank, bool is_stderr, std::string_view data) {
     output.Write(rank, is_stderr, data);
   };
+  // A node's failed tasks are reported once all its tasks ended (Slurm: as its exit message
+  // arrives), grouped by outcome: "srun: error: n1: tasks 0-1: Exited with exit code 3".
+  std::map<std::string, size_t> running_on;
+  for (const auto& [node, ranks] : layout.ranks_of) running_on[node] = ranks.size();
+  std::map<std::string, std::map<std::string, std::vector<uint32_t>>> failed_on;
   hooks.task_ended = [&](const TaskEnd& end) {
     output.Flush(end.rank);
     running.erase(end.rank);
     if (!end.error.empty() && end.wait_status == (2 << 8)) {
       *ctx.err << "slurmstepd-" << end.node << ": error: " << StepdError(end.error) << "\n";
+    }
+    if (end.wait_status != 0) {
+      const bool lost = !end.error.empty() && end.wait_status != (2 << 8);
+      failed_on[end.node][lost ? end.error : DescribeEnd(end)].push_back(end.rank);
+    }
+    if (--running_on[end.node] == 0 && !aborted) {
+      for (const auto& [what, ranks] : failed_on[end.node]) {
+        *ctx.err << "srun: error: " << end.node << ": " << TasksText(ranks) << ": " << what << "\n";
+      }
+      ctx.err->flush();
     }
     ends.push_back(end);
     if (!first_end) first_end = Clock::now();
@@ -781,7 +796,6 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   int worst_code = 0;
   int worst_status = 0;
   v1::JobUsage usage;
-  std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> failures;
   for (const TaskEnd& end : ends) {
     const int code = CodeOf(end.wait_status);
     if (code > worst_code) {
@@ -801,15 +815,6 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     usage.set_ave_vmsize_kib(usage.ave_vmsize_kib() +
                              u.ave_vmsize_kib() / static_cast<int64_t>(ntasks));
     usage.set_sampled(usage.sampled() || u.sampled());
-    if (end.wait_status == 0) continue;
-    const std::string what =
-        !end.error.empty() && end.wait_status != (2 << 8) ? end.error : DescribeEnd(end);
-    failures[{end.node, what}].push_back(end.rank);
-  }
-  if (aborted) failures.clear();
-  for (const auto& [key, ranks] : failures) {
-    *ctx.err << "srun: error: " << key.first << ": " << TasksText(ranks) << ": " << key.second
-             << "\n";
   }
   if (terminating) *ctx.err << "srun: Force Terminated " << step_name << "\n";
   v1::JobStepRequest end;

@@ -83,7 +83,11 @@ start=$(date +%s)
 srun -p gpu -N 2 -n 2 -K bash -c '[ "$SLURM_PROCID" = 1 ] && exit 4; exec sleep 60' 2>"$WORK/k.err"
 expect "-K exit code" "143" "$?"
 [ $(($(date +%s) - start)) -lt 30 ] || fail "-K did not end the step"
-grep -q "srun: error: $first: task 0: Terminated" "$WORK/k.err" || fail "-K: $(cat "$WORK/k.err")"
+expect "-K messages, in the reference's order" "srun: error: $second: task 1: Exited with exit code 4
+srun: launch/slurm: _step_signal: Terminating StepId=N
+srun: error: $first: task 0: Terminated
+srun: Force Terminated StepId=N" "$(grep -v "queued and waiting\|allocated resources" "$WORK/k.err" |
+  sed 's/StepId=[0-9.]*/StepId=N/')"
 
 # --gpus-per-task: each task sees its own GPUs.
 out=$(srun -p gpu -N 1 -n 2 --gpus-per-task=2 -l bash -c 'echo $CUDA_VISIBLE_DEVICES' | sort)
