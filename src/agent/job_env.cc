@@ -269,7 +269,14 @@ std::vector<std::string> BuildStepEnvironment(const gantry::v1::LaunchTasksReque
   env.Set("SLURM_NNODES", Str(step_nodes.size()));
   env.Set("SLURM_NODELIST", step_nodelist);
   env.Set("SLURM_TASKS_PER_NODE", tasks_per_node);
-  env.Set("SLURM_DISTRIBUTION", step.distribution().empty() ? "block" : step.distribution());
+  const model::Distribution distribution =
+      model::ParseDistribution(step.distribution()).value_or(model::Distribution{});
+  if (distribution.kind == model::TaskDistribution::kPlane) {
+    env.Set("SLURM_DISTRIBUTION", "plane");
+    env.Set("SLURM_DIST_PLANESIZE", Str(distribution.plane_size));
+  } else {
+    env.Set("SLURM_DISTRIBUTION", distribution.ToString());
+  }
   if (step.cpus_per_task() > 0) env.Set("SLURM_CPUS_PER_TASK", Str(step.cpus_per_task()));
   env.Set("SLURM_SRUN_COMM_HOST", launch.io_host());
   env.Set("SLURM_SRUN_COMM_PORT", Str(launch.io_port()));

@@ -41,8 +41,53 @@ std::vector<uint32_t> BlockTaskLayout(uint32_t num_tasks, const std::vector<uint
   return tasks;
 }
 
+std::string Distribution::ToString() const {
+  switch (kind) {
+    case TaskDistribution::kCyclic:
+      return "cyclic";
+    case TaskDistribution::kPlane:
+      return "plane=" + std::to_string(plane_size);
+    default:
+      return "block";
+  }
+}
+
+std::optional<Distribution> ParseDistribution(std::string_view text) {
+  const std::string_view first = text.substr(0, text.find_first_of(":,"));
+  Distribution d;
+  if (first.empty() || first == "block" || first == "*") return d;
+  if (first == "cyclic") {
+    d.kind = TaskDistribution::kCyclic;
+    return d;
+  }
+  if (first.substr(0, 6) != "plane=" || first.size() == 6 || first.size() > 12) return std::nullopt;
+  uint64_t size = 0;
+  for (char c : first.substr(6)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    size = size * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (size == 0 || size > 65535) return std::nullopt;
+  d.kind = TaskDistribution::kPlane;
+  d.plane_size = static_cast<uint32_t>(size);
+  return d;
+}
+
+std::vector<uint32_t> PlaneTaskLayout(uint32_t num_tasks, uint32_t nodes, uint32_t plane_size) {
+  std::vector<uint32_t> tasks(nodes, 0);
+  if (nodes == 0 || plane_size == 0) return tasks;
+  uint32_t left = num_tasks;
+  while (left > 0) {
+    for (uint32_t i = 0; i < nodes && left > 0; ++i) {
+      const uint32_t take = std::min(plane_size, left);
+      tasks[i] += take;
+      left -= take;
+    }
+  }
+  return tasks;
+}
+
 std::vector<std::vector<uint32_t>> TaskRanks(const std::vector<uint32_t>& counts,
-                                             TaskDistribution distribution) {
+                                             TaskDistribution distribution, uint32_t plane_size) {
   std::vector<std::vector<uint32_t>> ranks(counts.size());
   uint32_t next = 0;
   if (distribution == TaskDistribution::kBlock) {
@@ -53,9 +98,12 @@ std::vector<std::vector<uint32_t>> TaskRanks(const std::vector<uint32_t>& counts
   }
   uint32_t total = 0;
   for (uint32_t c : counts) total += c;
+  const uint32_t block = distribution == TaskDistribution::kPlane ? std::max(plane_size, 1u) : 1;
   while (next < total) {
     for (size_t i = 0; i < counts.size() && next < total; ++i) {
-      if (ranks[i].size() < counts[i]) ranks[i].push_back(next++);
+      for (uint32_t k = 0; k < block && ranks[i].size() < counts[i]; ++k) {
+        ranks[i].push_back(next++);
+      }
     }
   }
   return ranks;

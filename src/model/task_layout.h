@@ -5,12 +5,29 @@
 #define GANTRY_MODEL_TASK_LAYOUT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gantry::model {
 
-enum class TaskDistribution { kBlock, kCyclic };
+enum class TaskDistribution { kBlock, kCyclic, kPlane };
+
+// srun -m: its first level ("block", "cyclic", "plane=N"; "*" = block), the rest ignored.
+struct Distribution {
+  TaskDistribution kind = TaskDistribution::kBlock;
+  uint32_t plane_size = 0;  // kPlane only
+
+  // "block", "cyclic" or "plane=N", as the step records it (ParseDistribution reads it back).
+  std::string ToString() const;
+};
+// nullopt for anything else (an arbitrary distribution, a plane of 0).
+std::optional<Distribution> ParseDistribution(std::string_view text);
+
+// Tasks per node of a plane distribution: blocks of `plane_size` dealt out to the nodes in
+// turn until the tasks run out (Slurm's _task_layout_plane).
+std::vector<uint32_t> PlaneTaskLayout(uint32_t num_tasks, uint32_t nodes, uint32_t plane_size);
 
 // Slurm's compressed count list (uint32_compressed_to_str / uint16_array_to_str): runs of equal
 // values as "V(xN)", single values as "V", joined by ',': {4,4} -> "4(x2)", {3,2} -> "3,2".
@@ -25,8 +42,10 @@ std::vector<uint32_t> BlockTaskLayout(uint32_t num_tasks, const std::vector<uint
 // The global ranks on each node for per-node counts: block gives each node a consecutive run
 // (node 0 ranks 0..c0-1, ...); cyclic deals them out one per node per round, skipping nodes
 // whose count is reached.
+// plane deals out blocks of `plane_size` consecutive ranks the same way.
 std::vector<std::vector<uint32_t>> TaskRanks(const std::vector<uint32_t>& counts,
-                                             TaskDistribution distribution);
+                                             TaskDistribution distribution,
+                                             uint32_t plane_size = 1);
 
 }  // namespace gantry::model
 

@@ -148,7 +148,7 @@ constexpr char kHelpText[] =
     "                              non-zero exit code\n"
     "  -l, --label                 prepend task number to lines of stdout/err\n"
     "  -m, --distribution=type     distribution method for processes to nodes\n"
-    "                              (type = block|cyclic)\n"
+    "                              (type = block|cyclic|plane=size)\n"
     "  -n, --ntasks=ntasks         number of tasks to run\n"
     "  -N, --nodes=N               number of nodes on which to run (N = min[-max])\n"
     "  -o, --output=out            location of stdout redirection\n"
@@ -269,9 +269,9 @@ struct Layout {
 
 Layout LayoutOf(const v1::JobStep& step) {
   const std::vector<uint32_t> counts(step.tasks_per_node().begin(), step.tasks_per_node().end());
-  const auto ranks =
-      model::TaskRanks(counts, step.distribution() == "cyclic" ? model::TaskDistribution::kCyclic
-                                                               : model::TaskDistribution::kBlock);
+  const model::Distribution distribution =
+      model::ParseDistribution(step.distribution()).value_or(model::Distribution{});
+  const auto ranks = model::TaskRanks(counts, distribution.kind, distribution.plane_size);
   Layout layout;
   uint32_t total = 0;
   for (uint32_t c : counts) total += c;
@@ -515,12 +515,12 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
         o.cpu_bind = value;
         break;
       case 'm': {
-        const std::string first = value.substr(0, value.find_first_of(":,"));
-        if (first != "block" && first != "cyclic" && first != "*") {
+        const std::optional<model::Distribution> d = model::ParseDistribution(value);
+        if (!d) {
           return Fail(ctx, "Invalid --distribution specification: " + value +
-                               " (Gantry lays tasks out block or cyclic)");
+                               " (Gantry lays tasks out block, cyclic or plane=N)");
         }
-        o.distribution = first == "cyclic" ? "cyclic" : "block";
+        o.distribution = d->ToString();
         break;
       }
       case 'l':

@@ -65,6 +65,11 @@ Result<StepPlacement> PlaceStep(const v1::Job& job, const v1::JobStepRequest& re
   const uint32_t cpus_per_task = std::max<uint32_t>(request.cpus_per_task(), 1);
   const uint32_t job_cpus_per_node =
       std::max<uint32_t>(job.num_cpus() / static_cast<uint32_t>(job_nodes.size()), 1);
+  const std::optional<model::Distribution> distribution =
+      model::ParseDistribution(request.distribution());
+  if (!distribution) {
+    return InvalidArgument("Invalid --distribution specification: " + request.distribution());
+  }
   std::vector<uint32_t> counts;
   if (per_node > 0) {
     if (uint64_t{per_node} * nodes < tasks) {
@@ -76,14 +81,14 @@ Result<StepPlacement> PlaceStep(const v1::Job& job, const v1::JobStepRequest& re
       counts.push_back(std::min(per_node, left - std::min(left, nodes - 1 - i)));
       left -= counts.back();
     }
+  } else if (distribution->kind == model::TaskDistribution::kPlane) {
+    counts = model::PlaneTaskLayout(tasks, nodes, distribution->plane_size);
   } else {
     counts = model::BlockTaskLayout(tasks, std::vector<uint32_t>(nodes, job_cpus_per_node),
                                     cpus_per_task);
   }
-  const bool cyclic = request.distribution().rfind("cyclic", 0) == 0;
   StepPlacement placement;
-  placement.ranks = model::TaskRanks(
-      counts, cyclic ? model::TaskDistribution::kCyclic : model::TaskDistribution::kBlock);
+  placement.ranks = model::TaskRanks(counts, distribution->kind, distribution->plane_size);
   v1::JobStep& step = placement.step;
   for (uint32_t i = 0; i < nodes; ++i) {
     step.add_nodes(job_nodes[candidates[i]]);
@@ -91,7 +96,7 @@ Result<StepPlacement> PlaceStep(const v1::Job& job, const v1::JobStepRequest& re
     placement.job_node_index.push_back(candidates[i]);
   }
   step.set_node(step.nodes(0));
-  step.set_distribution(cyclic ? "cyclic" : "block");
+  step.set_distribution(distribution->ToString());
   step.set_cpus_per_task(request.cpus_per_task());
   step.set_num_tasks(tasks);
   step.set_num_cpus(static_cast<uint32_t>(

@@ -63,6 +63,7 @@ TEST(StepPlanTest, LaysTasksOutInsideTheAllocation) {
       {S(0, 2, 3), "gpu1:0,1,2 gpu2:3,4,5"},
       {S(5, 1, 0, 2), "gpu1:0,1,2,3,4"},  // over-subscribed: still there
       {S(2, 0, 0, 0, "", "gpu[2-3]"), "gpu2:0 gpu3:1"},
+      {S(6, 2, 0, 0, "plane=2"), "gpu1:0,1,4,5 gpu2:2,3"},
       {S(64, 2, 0, 0, "cyclic:block"), ""},  // checked below
   };
   for (const Case& c : cases) {

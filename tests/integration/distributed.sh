@@ -89,6 +89,11 @@ srun: error: $first: task 0: Terminated
 srun: Force Terminated StepId=N" "$(grep -v "queued and waiting\|allocated resources" "$WORK/k.err" |
   sed 's/StepId=[0-9.]*/StepId=N/')"
 
+# -m plane=2: blocks of two ranks dealt out to the nodes.
+out=$(srun -p gpu -N 2 -n 6 -m plane=2 bash -c 'echo "$SLURM_PROCID $SLURM_NODEID $SLURM_DISTRIBUTION $SLURM_DIST_PLANESIZE"' |
+  sort -n | tr '\n' ';')
+expect "plane" "0 0 plane 2;1 0 plane 2;2 1 plane 2;3 1 plane 2;4 0 plane 2;5 0 plane 2;" "$out"
+
 # --gpus-per-task: each task sees its own GPUs.
 out=$(srun -p gpu -N 1 -n 2 --gpus-per-task=2 -l bash -c 'echo $CUDA_VISIBLE_DEVICES' | sort)
 expect "per-task GPUs" "0: 0,1
