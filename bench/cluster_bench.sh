@@ -40,6 +40,7 @@ N_SLURM_QUEUE=${N_SLURM_QUEUE:-10000}
 N_SLURM_E2E=${N_SLURM_E2E:-$N_E2E}
 WITH_SLURM=${WITH_SLURM:-auto}
 anchor=$root/../shared/anchors/slurm
+. "$here/anchor.sh"
 
 work=$(mktemp -d /tmp/gantry-bench-XXXXXX)
 chmod 1777 "$work"
@@ -174,19 +175,8 @@ G[e2e_queue_polled]=$(e2e_polled "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-ep)
 
 # ---- Slurm --------------------------------------------------------------------------------
 slurm_ok=0
-if [ "$WITH_SLURM" != 0 ] && [ "$(id -u)" = 0 ] && [ -x "$anchor/setup.sh" ] &&
-   { [ "$WITH_SLURM" = 1 ] || command -v slurmctld >/dev/null || [ -x /usr/sbin/slurmctld ]; }; then
-  echo "# slurm: starting the anchor cluster" >&2
-  # The anchor's scripts call sinfo/sacctmgr by name: Slurm's, not Gantry's.
-  if env -u GANTRY_CONF PATH=/usr/sbin:/usr/bin:/sbin:/bin "$anchor/setup.sh" \
-    >"$work/slurm-setup.log" 2>&1; then slurm_ok=1; else
-    echo "# slurm: setup failed, see below; Slurm figures left out" >&2
-    tail -5 "$work/slurm-setup.log" >&2
-  fi
-fi
+start_anchor && slurm_ok=1
 if [ "$slurm_ok" = 1 ]; then
-  . "$anchor/env.sh"
-  export SLURM_CONF=$SLURM_ETC/slurm.conf
   spid=$(cat "$RUN_DIR/slurmctld.pid")
   /usr/bin/scancel -u "$(id -un)" >/dev/null 2>&1
   sleep 2

@@ -16,6 +16,7 @@ BIN=$(cd "${1:-$root/build/bin}" && pwd)
 N_RUNS=${N_RUNS:-21}
 WITH_SLURM=${WITH_SLURM:-auto}
 anchor=$root/../shared/anchors/slurm
+. "$here/anchor.sh"
 
 work=$(mktemp -d /tmp/gantry-srun-bench-XXXXXX)
 chmod 1777 "$work"
@@ -60,19 +61,9 @@ G[srun_64_tasks]=$(median_ms "$BIN/srun" --jobid="$job" -N8 -n64 true)
 "$BIN/scancel" "$job"
 
 slurm_ok=0
-if [ "$WITH_SLURM" != 0 ] && [ "$(id -u)" = 0 ] && [ -x "$anchor/setup.sh" ] &&
-   { [ "$WITH_SLURM" = 1 ] || [ -x /usr/sbin/slurmctld ]; }; then
-  echo "# slurm: the anchor cluster with 8 nodes" >&2
-  slurm_nodes_changed=1
-  if env -u GANTRY_CONF NNODES=8 PATH=/usr/sbin:/usr/bin:/sbin:/bin "$anchor/setup.sh" \
-    >"$work/slurm-setup.log" 2>&1; then slurm_ok=1; else
-    echo "# slurm: setup failed; Slurm figures left out" >&2
-    tail -5 "$work/slurm-setup.log" >&2
-  fi
-fi
+[ "$WITH_SLURM" != 0 ] && [ "$(id -u)" = 0 ] && slurm_nodes_changed=1
+start_anchor NNODES=8 && slurm_ok=1
 if [ "$slurm_ok" = 1 ]; then
-  . "$anchor/env.sh"
-  export SLURM_CONF=$SLURM_ETC/slurm.conf
   unset SLURM_JOB_ID
   /usr/bin/salloc -N 8 --ntasks-per-node=8 --no-shell 2>"$work/salloc.err" || cat "$work/salloc.err" >&2
   sjob=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' "$work/salloc.err")
