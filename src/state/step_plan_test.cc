@@ -83,8 +83,8 @@ TEST(StepPlanTest, LaysTasksOutInsideTheAllocation) {
 
 TEST(StepPlanTest, RefusesShapesTheAllocationCannotHold) {
   const v1::Job job = JobOn({"gpu1", "gpu2"}, 4);
-  for (const Shape& s : {S(0, 3), S(1, 2), S(0, 0, 0, 0, "", "gpu9"), S(5, 2, 2),
-                         S(4000000000u), S(1025, 2)}) {
+  for (const Shape& s :
+       {S(0, 3), S(1, 2), S(0, 0, 0, 0, "", "gpu9"), S(5, 2, 2), S(4000000000u), S(1025, 2)}) {
     Result<StepPlacement> p = PlaceStep(job, Request(s));
     ASSERT_FALSE(p.ok());
     EXPECT_NE(p.status().message().find("Requested node configuration is not available"),
