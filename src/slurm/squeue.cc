@@ -13,6 +13,7 @@
 #include "slurm/openapi_json.h"
 #include "slurm/squeue_format.h"
 #include "slurm/squeue_sort.h"
+#include "slurm/squeue_steps.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
@@ -150,7 +151,43 @@ struct SqueueOptions {
   std::optional<std::string> nodes;
   bool me = false;
   uint32_t iterate = 0;  // -i seconds; 0 = once
+  bool steps = false;    // -s[LIST]: job steps instead of jobs (squeue_steps.h)
+  std::optional<std::string> step_list;
 };
+
+// squeue -s: the steps of the jobs `filter` selects.
+int ListSteps(const SqueueOptions& opt, const JobFilter& filter, CommandContext& ctx) {
+  std::unique_ptr<ControllerClient> client =
+      ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
+  if (!client) return 1;
+  v1::GetJobsRequest request;
+  if (filter.user_filter) {
+    for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);
+  }
+  Result<v1::GetJobsReply> reply = client->GetJobs(request);
+  if (!reply.ok()) {
+    *ctx.err << "slurm_load_job_steps error: " << reply.status().message() << "\n";
+    return 1;
+  }
+  const UnixTime now = reply->now() != 0 ? reply->now() : ctx.now;
+  std::vector<const v1::Job*> jobs;
+  for (const v1::Job& job : reply->jobs()) {
+    if (JobMatches(filter, job)) jobs.push_back(&job);
+  }
+  StepListing listing;
+  if (opt.format) listing.format = *opt.format;
+  listing.header = !opt.no_header;
+  if (opt.step_list) listing.only = SplitList(*opt.step_list);
+  Result<std::string> text = FormatSteps(jobs, listing, now);
+  if (!text.ok()) {
+    *ctx.err << "squeue: error: " << text.status().message() << "\n";
+    return 1;
+  }
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  if (opt.long_list && !opt.no_header) *ctx.out << CtimeLine(now, tz);
+  *ctx.out << *text;
+  return 0;
+}
 
 // squeue --json: every job, whatever the other options say (Slurm 22.05 ignores them).
 int PrintJobsJson(CommandContext& ctx) {
@@ -395,6 +432,10 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'r':
         opt.expand_arrays = true;
         break;
+      case 's':
+        opt.steps = true;
+        if (o.value && !o.value->empty()) opt.step_list = *o.value;
+        break;
       case 'i': {
         const std::optional<int64_t> seconds = ParseSigned(value);
         if (!seconds || *seconds <= 0 || *seconds > UINT32_MAX) {
@@ -519,6 +560,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   }
 
   if (opt.json) return PrintJobsJson(ctx);
+  if (opt.steps) return ListSteps(opt, filter, ctx);
 
   // -o wins over -O (--start sets -o's default), as squeue's _print_job does.
   const JobFormat format =

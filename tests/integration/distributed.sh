@@ -39,6 +39,14 @@ job_nodes=$(sacct -j "$a" -X -n -P -o NodeList)
 expect "step in sacct" "$a.0|$job_nodes|2|4|COMPLETED" \
   "$(sacct -j "$a" -n -P -o JobID,NodeList,NNodes,NTasks,State | grep "^$a\.0|")"
 
+# squeue -s: the batch step and the running srun steps.
+st=$(sbatch --parsable -p gpu -N 2 -o /dev/null --wrap 'srun -N 2 -J nap sleep 600') || fail "sbatch st"
+wait_state "$st" RUNNING 30
+wait_for 10 bash -c "squeue -s -h | grep -q '^ *$st\.0 '" || fail "no step in squeue -s"
+expect "squeue -s" "$st.0 nap gpu 2 $(squeue -h -j "$st" -o %N)
+$st.batch batch gpu 1 $first" "$(squeue -s -h -o '%i %j %P %A %N' | grep "^$st\.")"
+scancel "$st"
+
 # Two jobs on one node never share a GPU; scontrol show job -d shows their indices.
 b=$(sbatch --parsable -p gpu -w "$first" -n 1 --gpus-per-node=3 -o /dev/null --wrap 'sleep 600') ||
   fail "sbatch b"
