@@ -574,7 +574,8 @@ class Pass {
     const bool exhausted = required.empty() && own == std::nullopt && exhausted_.contains(shape);
     if (required_free && !exhausted) {
       std::vector<uint32_t> others;
-      const bool one_type = required.empty() && max_nodes > 1 && UntypedGpus(elig->need);
+      const bool one_type =
+          required.empty() && OneGpuTypeApplies(*elig, max_nodes, min_nodes, own == std::nullopt);
       const bool ordered = in_index_order_[p] && !one_type;
       for (uint32_t i : free_now_) {
         if (!elig->member[i] || !FitsNow(i, elig->need, whole) || Contains(required, i)) continue;
@@ -886,37 +887,57 @@ class Pass {
       if (!choice) return false;
       take(i, *std::move(choice));
     }
-    std::vector<uint32_t> order = elig.nodes;
-    InPartitionOrder(p, &order);
-    if (!options_.preempt.gang && !options_.minimal_victims && required.empty()) {
-      PlaceByCandidateOrder(job, part, elig, whole, end, order, wanted, &picked, &victims, &waits);
-    } else if (!options_.minimal_victims) {
-      for (uint32_t i : order) {
-        if (picked.size() >= wanted) break;
-        if (Contains(required, i)) continue;
-        if (std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end)) {
-          take(i, *std::move(choice));
+    std::vector<uint32_t> all = elig.nodes;
+    InPartitionOrder(p, &all);
+    auto select = [&](const std::vector<uint32_t>& order) {
+      if (!options_.preempt.gang && !options_.minimal_victims && required.empty()) {
+        PlaceByCandidateOrder(job, part, elig, whole, end, order, wanted, &picked, &victims,
+                              &waits);
+      } else if (!options_.minimal_victims) {
+        for (uint32_t i : order) {
+          if (picked.size() >= wanted) break;
+          if (Contains(required, i)) continue;
+          if (std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end)) {
+            take(i, *std::move(choice));
+          }
+        }
+      } else {
+        // gantry_minimal_victims: the nodes that cost the fewest victims, then the lowest
+        // priorities, then partition order.
+        std::vector<std::pair<std::tuple<size_t, uint64_t, size_t>, uint32_t>> costs;
+        std::map<uint32_t, NodeChoice> choices;
+        for (size_t k = 0; k < order.size(); ++k) {
+          const uint32_t i = order[k];
+          if (Contains(required, i)) continue;
+          std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end);
+          if (!choice) continue;
+          uint64_t priorities = 0;
+          for (const Victim& v : choice->victims) priorities += v.job->priority();
+          costs.push_back({{choice->victims.size(), priorities, k}, i});
+          choices.emplace(i, *std::move(choice));
+        }
+        std::ranges::sort(costs);
+        for (const auto& [cost, i] : costs) {
+          if (picked.size() >= wanted) break;
+          take(i, std::move(choices.at(i)));
         }
       }
+    };
+    // A job with untyped GPUs stays on one GPU type: each type's nodes are tried in turn.
+    const bool one_type =
+        required.empty() &&
+        OneGpuTypeApplies(elig, state::MaxNodesOf(job.request()), min_nodes, cacheable);
+    const std::vector<std::vector<uint32_t>> groups =
+        one_type ? GpuTypeGroups(all) : std::vector<std::vector<uint32_t>>{};
+    if (groups.size() <= 1) {
+      select(all);
     } else {
-      // gantry_minimal_victims: the nodes that cost the fewest victims, then the lowest
-      // priorities, then partition order.
-      std::vector<std::pair<std::tuple<size_t, uint64_t, size_t>, uint32_t>> costs;
-      std::map<uint32_t, NodeChoice> choices;
-      for (size_t k = 0; k < order.size(); ++k) {
-        const uint32_t i = order[k];
-        if (Contains(required, i)) continue;
-        std::optional<NodeChoice> choice = ChooseOn(i, job, part, elig, whole, end);
-        if (!choice) continue;
-        uint64_t priorities = 0;
-        for (const Victim& v : choice->victims) priorities += v.job->priority();
-        costs.push_back({{choice->victims.size(), priorities, k}, i});
-        choices.emplace(i, *std::move(choice));
-      }
-      std::ranges::sort(costs);
-      for (const auto& [cost, i] : costs) {
+      for (const std::vector<uint32_t>& group : groups) {
+        picked.clear();
+        victims.clear();
+        waits = false;
+        select(group);
         if (picked.size() >= wanted) break;
-        take(i, std::move(choices.at(i)));
       }
     }
     if (picked.size() < wanted) {
@@ -1027,9 +1048,27 @@ class Pass {
     }
     return types;
   }
-  // Of `nodes` (in order), those of the first GPU type that has at least `min` of them; all of
-  // them when they are of one type; none when no type has enough.
-  std::vector<uint32_t> OneGpuType(std::vector<uint32_t> nodes, uint32_t min) const {
+  // Whether a job of this shape keeps to one GPU type: it asks for untyped GPUs on more than
+  // one node, and some type has enough of the eligible nodes (else it could never start, and
+  // may mix them).
+  // `cached`: elig is a shared (per-shape) eligibility whose answer may be kept for the pass.
+  bool OneGpuTypeApplies(const Eligibility& elig, uint32_t max_nodes, uint32_t min_nodes,
+                         bool cached) {
+    if (max_nodes <= 1 || !UntypedGpus(elig.need)) return false;
+    const auto key = std::make_pair(&elig, min_nodes);
+    if (auto it = one_type_applies_.find(key); cached && it != one_type_applies_.end()) {
+      return it->second;
+    }
+    bool applies = false;
+    for (const std::vector<uint32_t>& group : GpuTypeGroups(elig.nodes)) {
+      applies = applies || group.size() >= min_nodes;
+    }
+    if (cached) one_type_applies_.emplace(key, applies);
+    return applies;
+  }
+
+  // `nodes` (in order) grouped by GPU type, the groups in the order of their first node.
+  std::vector<std::vector<uint32_t>> GpuTypeGroups(const std::vector<uint32_t>& nodes) const {
     std::vector<std::pair<std::string, std::vector<uint32_t>>> groups;
     for (uint32_t i : nodes) {
       std::string type = GpuTypesOf(i);
@@ -1040,8 +1079,16 @@ class Pass {
         it->second.push_back(i);
       }
     }
+    std::vector<std::vector<uint32_t>> out;
+    for (auto& [type, members] : groups) out.push_back(std::move(members));
+    return out;
+  }
+  // Of `nodes` (in order), those of the first GPU type that has at least `min` of them; all of
+  // them when they are of one type; none when no type has enough.
+  std::vector<uint32_t> OneGpuType(std::vector<uint32_t> nodes, uint32_t min) const {
+    std::vector<std::vector<uint32_t>> groups = GpuTypeGroups(nodes);
     if (groups.size() <= 1) return nodes;
-    for (auto& [type, members] : groups) {
+    for (std::vector<uint32_t>& members : groups) {
       if (members.size() >= min) return std::move(members);
     }
     return {};
@@ -1263,6 +1310,8 @@ class Pass {
   std::vector<bool> in_index_order_;  // per partition: its node order is configuration order
   // Request shapes (eligibility, whole nodes, min nodes) too few free nodes fit in this pass.
   std::set<std::tuple<const Eligibility*, bool, uint32_t>> exhausted_;
+  // OneGpuTypeApplies by (eligibility, min nodes), for this pass.
+  std::map<std::pair<const Eligibility*, uint32_t>, bool> one_type_applies_;
   std::vector<int64_t> free_at_;     // per node: when it is free for new work (kNoTime: never)
   std::set<uint32_t> free_now_;      // nodes in Slot::kFree
   std::set<uint32_t> reserved_now_;  // nodes in Slot::kReserved (strict order)
