@@ -48,6 +48,7 @@
 #include "slurm/srun_io.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
+#include "text/filename_pattern.h"
 
 namespace gantry::slurm {
 namespace {
@@ -288,69 +289,17 @@ Layout LayoutOf(const v1::JobStep& step) {
   return layout;
 }
 
-// srun's -o/-e/-i file name patterns.
-struct PatternValues {
-  uint32_t job_id = 0;
-  uint32_t step_id = 0;
-  std::string user;
-  std::string job_name;
-};
-
-std::string ExpandPattern(const std::string& pattern, const PatternValues& v, uint32_t rank,
-                          uint32_t node_index, const std::string& node) {
-  std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != '%' || i + 1 == pattern.size()) {
-      out += pattern[i];
-      continue;
-    }
-    switch (pattern[++i]) {
-      case 'j':
-        out += std::to_string(v.job_id);
-        break;
-      case 'J':
-        out += std::to_string(v.job_id) + "." + std::to_string(v.step_id);
-        break;
-      case 's':
-        out += std::to_string(v.step_id);
-        break;
-      case 't':
-        out += std::to_string(rank);
-        break;
-      case 'n':
-        out += std::to_string(node_index);
-        break;
-      case 'N':
-        out += node;
-        break;
-      case 'u':
-        out += v.user;
-        break;
-      case 'x':
-        out += v.job_name;
-        break;
-      case '%':
-        out += '%';
-        break;
-      default:
-        out += '%';
-        out += pattern[i];
-        break;
-    }
-  }
-  return out;
-}
-
 // Where the tasks' output goes: srun's stdout/stderr (labelled with -l) or -o/-e files.
 class Output {
  public:
   Output(bool label, bool unbuffered, uint32_t ntasks, std::string out_pattern,
-         std::string err_pattern, PatternValues values, const Layout& layout, std::string cwd)
+         std::string err_pattern, text::FilenameContext names, const Layout& layout,
+         std::string cwd)
       : label_(label),
         unbuffered_(unbuffered),
         width_(std::to_string(ntasks > 0 ? ntasks - 1 : 0).size()),
         patterns_{std::move(out_pattern), std::move(err_pattern)},
-        values_(std::move(values)),
+        names_(std::move(names)),
         layout_(layout),
         cwd_(std::move(cwd)) {}
   ~Output() {
@@ -401,11 +350,15 @@ class Output {
     const std::string& pattern = patterns_[is_stderr && !patterns_[1].empty() ? 1 : 0];
     if (pattern.empty()) return is_stderr ? STDERR_FILENO : STDOUT_FILENO;
     if (text::EqualsIgnoreCase(pattern, "none")) return -1;
-    const std::string node = rank < layout_.node_of.size() ? layout_.node_of[rank] : "";
-    const uint32_t node_index =
-        rank < layout_.node_index_of.size() ? layout_.node_index_of[rank] : 0;
-    std::string path = ExpandPattern(pattern, values_, rank, node_index, node);
-    if (!path.empty() && path[0] != '/') path = cwd_ + "/" + path;
+    text::FilenameContext names = names_;
+    names.task_id = rank;
+    if (rank < layout_.node_of.size()) {
+      names.node_name = layout_.node_of[rank];
+      names.node_index = layout_.node_index_of[rank];
+    }
+    Result<std::string> expanded = text::ExpandStdioPath(pattern, names, cwd_);
+    if (!expanded.ok()) return -1;
+    const std::string& path = *expanded;
     auto it = files_.find(path);
     if (it != files_.end()) return it->second;
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0666);
@@ -417,7 +370,7 @@ class Output {
   const bool unbuffered_;
   const size_t width_;
   const std::string patterns_[2];
-  const PatternValues values_;
+  const text::FilenameContext names_;  // the step's; FdFor adds the task's
   const Layout& layout_;
   const std::string cwd_;
   std::map<std::pair<uint32_t, bool>, std::string> partial_;
@@ -668,12 +621,12 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   const Layout layout = LayoutOf(step);
   const auto ntasks = static_cast<uint32_t>(layout.node_of.size());
 
-  PatternValues values;
-  values.job_id = job_id;
-  values.step_id = step.step_id();
-  values.user = ctx.UserName(ctx.uid);
-  values.job_name = start.name();
-  Output output(o.label, o.unbuffered, ntasks, o.output, o.error, values, layout, ctx.cwd);
+  text::FilenameContext names;
+  names.job_id = job_id;
+  names.step_id = step.step_id();
+  names.user = ctx.UserName(ctx.uid);
+  names.job_name = start.name();
+  Output output(o.label, o.unbuffered, ntasks, o.output, o.error, names, layout, ctx.cwd);
   // srun's stdin goes to the tasks; a terminal srun is not in the foreground of is not read
   // (reading it would stop srun with SIGTTIN).
   int stdin_fd =
@@ -683,8 +636,8 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     if (text::EqualsIgnoreCase(o.input, "none")) {
       stdin_fd = -1;
     } else {
-      std::string path = ExpandPattern(o.input, values, 0, 0, "");
-      if (path[0] != '/') path = ctx.cwd + "/" + path;
+      Result<std::string> expanded = text::ExpandStdioPath(o.input, names, ctx.cwd);
+      const std::string path = expanded.ok() ? *expanded : o.input;
       opened_input = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (opened_input < 0) {
         *ctx.err << "srun: error: Could not open stdin file: " << path << ": " << strerror(errno)
