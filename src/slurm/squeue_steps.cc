@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <tuple>
 
 #include "model/job_state.h"
+#include "slurm/format_spec.h"
 #include "slurm/job_view.h"
 #include "text/duration.h"
 #include "text/hostlist.h"
@@ -26,41 +28,6 @@ struct StepRow {
   std::string nodes;
   uint32_t tasks = 0;
 };
-
-struct Column {
-  char field = 0;  // 0: literal text
-  std::string text;
-  int width = 0;  // 0: as long as it is
-  bool right = false;
-};
-
-Result<std::vector<Column>> ParseColumns(std::string_view format) {
-  std::vector<Column> columns;
-  for (size_t i = 0; i < format.size();) {
-    if (format[i] != '%' || i + 1 == format.size()) {
-      if (columns.empty() || columns.back().field != 0) columns.emplace_back();
-      columns.back().text += format[i++];
-      continue;
-    }
-    Column c;
-    ++i;
-    if (format[i] == '.') {
-      c.right = true;
-      ++i;
-    }
-    while (i < format.size() && format[i] >= '0' && format[i] <= '9') {
-      c.width = std::min(c.width * 10 + (format[i++] - '0'), 1000);
-    }
-    if (i == format.size()) break;
-    c.field = format[i++];
-    if (std::string_view("ijPuMNAb").find(c.field) == std::string_view::npos) {
-      return InvalidArgument(std::string("squeue -s has no field %") + c.field +
-                             " (it takes %i %j %P %u %M %N %A %b)");
-    }
-    columns.push_back(c);
-  }
-  return columns;
-}
 
 std::string Title(char field) {
   switch (field) {
@@ -104,22 +71,28 @@ std::string Value(char field, const StepRow& row) {
   }
 }
 
-void Append(const Column& c, const std::string& value, std::string* out) {
-  if (c.field == 0) {
-    *out += c.text;
-    return;
+// One line: the format's prefix, then each field padded as squeue pads it (times and node
+// lists are not cut) and its suffix.
+std::string Line(const FormatSpec& format, const std::function<std::string(char)>& value) {
+  std::string out = format.prefix;
+  for (const FieldSpec& f : format.fields) {
+    out += PadField(value(f.letter), f.width, f.right, f.letter != 'M' && f.letter != 'N');
+    out += f.suffix;
   }
-  std::string v = value;
-  if (c.width > 0 && static_cast<int>(v.size()) > c.width) v.resize(static_cast<size_t>(c.width));
-  const std::string pad(c.width > static_cast<int>(v.size()) ? c.width - v.size() : 0, ' ');
-  *out += c.right ? pad + v : v + pad;
+  return out + '\n';
 }
 
 }  // namespace
 
 Result<std::string> FormatSteps(const std::vector<const v1::Job*>& jobs, const StepListing& listing,
                                 UnixTime now) {
-  GANTRY_ASSIGN_OR_RETURN(std::vector<Column> columns, ParseColumns(listing.format));
+  const FormatSpec format = ParseFormatSpec(listing.format);
+  for (const FieldSpec& f : format.fields) {
+    if (std::string_view("ijPuMNAb").find(f.letter) == std::string_view::npos) {
+      return InvalidArgument(std::string("squeue -s has no field %") + f.letter +
+                             " (it takes %i %j %P %u %M %N %A %b)");
+    }
+  }
   std::vector<StepRow> rows;
   for (const v1::Job* job : jobs) {
     const model::JobBaseState base = StateOf(*job).base;
@@ -160,13 +133,9 @@ Result<std::string> FormatSteps(const std::vector<const v1::Job*>& jobs, const S
     return std::tie(a.job_id, a.step_id) < std::tie(b.job_id, b.step_id);
   });
   std::string out;
-  if (listing.header) {
-    for (const Column& c : columns) Append(c, Title(c.field), &out);
-    out += '\n';
-  }
+  if (listing.header) out += Line(format, Title);
   for (const StepRow& row : rows) {
-    for (const Column& c : columns) Append(c, Value(c.field, row), &out);
-    out += '\n';
+    out += Line(format, [&row](char field) { return Value(field, row); });
   }
   return out;
 }
