@@ -522,47 +522,59 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   // Termination now also ends (and then removes the cgroup of) what the step starts here.
   entry.launched = entry.launched || !entry.launching;
 
+  auto control = std::make_shared<StepControl>();
+  if (entry.suspended) control->Signal(SIGSTOP);
+  entry.steps.push_back(control);
+  Log(what + ": starting " + std::to_string(request.task_ids_size()) + " task(s) as uid " +
+      std::to_string(job.user_id()));
+  // Fenced here, under mu_, so that no later step's tasks start before the fence; the tasks'
+  // identities and environments are made on the worker.
+  std::vector<std::string> fence = FenceGpus(context, new_cgroup);
+  StartWorker([this, request, user, settings = settings_, cgroup = entry.procs.cgroup,
+               fence = std::move(fence), control] {
+    RunStepTasks(request.context().job().job_id(), PlanStep(request, user, settings, cgroup, fence),
+                 control);
+  });
+  return Status::Ok();
+}
+
+StepPlan JobManager::PlanStep(const gantry::v1::LaunchTasksRequest& request, const UserInfo& user,
+                              const NodeSettings& settings, const std::string& cgroup,
+                              const std::vector<std::string>& fence) const {
+  const gantry::v1::Job& job = request.context().job();
   StepPlan plan;
   plan.io_host = request.launch().io_host();
   plan.io_port = request.launch().io_port();
   plan.io_key = request.launch().io_key();
   plan.node = options_.node;
-  plan.what = what;
+  plan.what =
+      "StepId=" + std::to_string(job.job_id()) + "." + std::to_string(request.step().step_id());
   plan.log = [](const std::string& line) { Log(line); };
-  plan.sample_period = std::chrono::seconds(settings_.acct_gather_frequency_sec);
+  plan.sample_period = std::chrono::seconds(settings.acct_gather_frequency_sec);
   std::optional<Identity> identity;
-  if (root) {
+  if (geteuid() == 0) {
     identity = Identity{job.user_id(), job.group_id(), UserGroups(user.name, job.group_id())};
   }
-  const NodeEnv node_env = MakeNodeEnv(settings_);
-  const std::vector<std::string> fence = FenceGpus(context, new_cgroup);
+  const NodeEnv node_env = MakeNodeEnv(settings);
   const std::string& work_dir =
       request.launch().work_dir().empty() ? job.request().work_dir() : request.launch().work_dir();
   for (int local = 0; local < request.task_ids_size(); ++local) {
     StepTask task;
     task.rank = request.task_ids(local);
     SpawnSpec& spec = task.spawn;
-    spec.path = request.launch().argv(0);
     spec.argv.assign(request.launch().argv().begin(), request.launch().argv().end());
     spec.env = BuildStepEnvironment(request, task.rank, static_cast<uint32_t>(local), node_env);
     spec.task_pid_env = true;
     spec.identity = identity;
     spec.umask = ParseUmask(EnvValue(spec.env, "SLURM_UMASK"));
     spec.work_dir = work_dir.empty() ? "/" : work_dir;
-    spec.cgroup = entry.procs.cgroup;
+    spec.cgroup = cgroup;
     spec.extra_cgroups = fence;
-    spec.path = ResolveInPath(spec.path, EnvValue(spec.env, "PATH").value_or("/usr/bin:/bin"),
-                              spec.work_dir);
+    spec.path = ResolveInPath(request.launch().argv(0),
+                              EnvValue(spec.env, "PATH").value_or("/usr/bin:/bin"), spec.work_dir);
     plan.tasks.push_back(std::move(task));
   }
-  auto control = std::make_shared<StepControl>();
-  if (entry.suspended) control->Signal(SIGSTOP);
-  entry.steps.push_back(control);
-  Log(what + ": starting " + std::to_string(plan.tasks.size()) + " task(s) as uid " +
-      std::to_string(job.user_id()));
-  StartWorker(
-      [this, job_id, plan = std::move(plan), control] { RunStepTasks(job_id, plan, control); });
-  return Status::Ok();
+  return plan;
 }
 
 void JobManager::RunStepTasks(uint32_t job_id, const StepPlan& plan,

@@ -45,6 +45,7 @@
 #include "agent/process_tracker.h"
 #include "agent/spool.h"
 #include "agent/step_runner.h"
+#include "agent/user_info.h"
 #include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/agent.pb.h"
@@ -181,6 +182,11 @@ class JobManager {
                                   const gantry::v1::JobPayload& payload,
                                   const NodeSettings& settings);
   void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs);
+  // The tasks of a step on this node: their identity, environment, cgroups (the job's, and
+  // `fence`: FenceGpus' answer) and programs.
+  StepPlan PlanStep(const gantry::v1::LaunchTasksRequest& request, const UserInfo& user,
+                    const NodeSettings& settings, const std::string& cgroup,
+                    const std::vector<std::string>& fence) const;
   // The step's runner: RunStep, then forgets the step.
   void RunStepTasks(uint32_t job_id, const StepPlan& plan,
                     const std::shared_ptr<StepControl>& control);
