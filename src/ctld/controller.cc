@@ -32,6 +32,12 @@
 namespace gantry::ctld {
 namespace {
 
+// The form a listing asks its records in (slim wins over brief).
+model::JobRecordForm FormOf(const v1::GetJobsRequest& request) {
+  if (request.slim()) return model::JobRecordForm::kSlim;
+  return request.brief() ? model::JobRecordForm::kBrief : model::JobRecordForm::kFull;
+}
+
 // What srun sends for a step the agents launch, before anything is recorded.
 Status CheckStepLaunch(const v1::StepLaunch& launch) {
   if (launch.argv().empty() || launch.argv(0).empty()) {
@@ -239,8 +245,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
     ++replayed;
     return Status::Ok();
   }));
-  records_.Clear();
-  brief_records_.Clear();
+  for (RecordCache& cache : record_caches_) cache.Clear();
   state_.changed_jobs.clear();
   Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
       std::to_string(after) + ", " + std::to_string(replayed) + " events replayed); next job id " +
@@ -1124,11 +1129,7 @@ void Controller::VisitLiveJobsLocked(const v1::GetJobsRequest& request,
 Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
   if (request.history()) return GetJobHistory(request, reply);
   auto add = [&](const v1::Job& job) {
-    if (request.brief()) {
-      model::CopyBriefJob(job, reply->add_jobs());
-    } else {
-      *reply->add_jobs() = job;
-    }
+    model::CopyJobInForm(job, FormOf(request), reply->add_jobs());
   };
   std::shared_lock lock(mu_);
   reply->set_now(clock_->Now());
@@ -1189,7 +1190,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
     std::string jobs;
     size_t count = 0;
     VisitLiveJobsLocked(request, [&](const v1::Job& job) {
-      RecordCache::AppendJobField(job, request.brief(), &jobs);
+      RecordCache::AppendJobField(job, FormOf(request), &jobs);
       ++count;
     });
     put_head(clock_->Now(), count);
@@ -1199,7 +1200,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
   }
   // A listing: slices of the kept blocks, every job's or those of the users asked for.
   const std::vector<std::shared_ptr<const RecordCache::Block>> blocks =
-      ShardOf(request, RecordBlocksLocked(request.brief()));
+      ShardOf(request, RecordBlocksLocked(FormOf(request)));
   const auto& users = request.user_ids();
   std::vector<std::string_view> parts;
   size_t count = 0;
@@ -1239,16 +1240,15 @@ std::vector<std::shared_ptr<const RecordCache::Block>> Controller::ShardOf(
 
 void Controller::ForgetChangedRecordsLocked() {
   for (uint32_t id : state_.changed_jobs) {
-    records_.Forget(id);
-    brief_records_.Forget(id);
+    for (RecordCache& cache : record_caches_) cache.Forget(id);
   }
   state_.changed_jobs.clear();
 }
 
 std::vector<std::shared_ptr<const RecordCache::Block>> Controller::RecordBlocksLocked(
-    bool brief) const {
+    model::JobRecordForm form) const {
   std::lock_guard records(records_mu_);
-  return (brief ? brief_records_ : records_).Blocks(state_.jobs, state_.changed_jobs);
+  return record_caches_[static_cast<size_t>(form)].Blocks(state_.jobs, state_.changed_jobs);
 }
 
 Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* now,

@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -35,6 +36,7 @@
 #include "ctld/record_cache.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
+#include "model/job_brief.h"
 #include "model/job_state.h"
 #include "state/cluster_state.h"
 #include "state/step_plan.h"
@@ -223,10 +225,10 @@ class Controller {
   // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
   // mu_ held exclusively after changing job records.
   void ForgetChangedRecordsLocked();
-  // Every kept block of wire records (in brief form with `brief`), up to date. Call with mu_
-  // held (shared is enough).
+  // Every kept block of wire records in `form`, up to date. Call with mu_ held (shared is
+  // enough).
   std::vector<std::shared_ptr<const RecordCache::Block>> RecordBlocksLocked(
-      bool brief = false) const;
+      model::JobRecordForm form = model::JobRecordForm::kFull) const;
 
   const ControllerConfig config_;
   store::Store* const store_;
@@ -253,8 +255,11 @@ class Controller {
   // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or
   // with mu_ held exclusively.
   mutable std::mutex records_mu_;
-  mutable RecordCache records_;
-  mutable RecordCache brief_records_{/*brief=*/true};  // the same in brief form
+  // One cache per model::JobRecordForm, in its order; a form's blocks are made when a listing
+  // first asks for it.
+  mutable std::array<RecordCache, 3> record_caches_{RecordCache(model::JobRecordForm::kFull),
+                                                    RecordCache(model::JobRecordForm::kBrief),
+                                                    RecordCache(model::JobRecordForm::kSlim)};
 
   DiagStats stats_;
 

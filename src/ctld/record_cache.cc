@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "model/job_brief.h"
-
 namespace gantry::ctld {
 
 std::string_view RecordCache::Block::Record(const Entry& e) const {
@@ -45,13 +43,13 @@ std::vector<std::shared_ptr<const RecordCache::Block>> RecordCache::Blocks(
   return out;
 }
 
-void RecordCache::AppendJobField(const v1::Job& job, bool brief, std::string* out) {
-  if (!brief) {
+void RecordCache::AppendJobField(const v1::Job& job, model::JobRecordForm form, std::string* out) {
+  if (form == model::JobRecordForm::kFull) {
     AppendJobField(job, out);
     return;
   }
   thread_local v1::Job scratch;
-  model::CopyBriefJob(job, &scratch);
+  model::CopyJobInForm(job, form, &scratch);
   AppendJobField(scratch, out);
 }
 
@@ -73,7 +71,7 @@ void RecordCache::Make(uint32_t index, const Jobs& jobs) {
   auto block = std::make_shared<Block>();
   for (auto it = jobs.lower_bound(first); it != end; ++it) {
     const auto begin = static_cast<uint32_t>(block->bytes.size());
-    AppendJobField(it->second, brief_, &block->bytes);
+    AppendJobField(it->second, form_, &block->bytes);
     block->entries.push_back(Entry{it->first, it->second.user_id(), begin,
                                    static_cast<uint32_t>(block->bytes.size() - begin)});
   }

@@ -7,7 +7,7 @@
 // block again from the records. Blocks are immutable once made: a listing keeps the ones it
 // sends (shared_ptr) while the cache moves on.
 //
-// A cache keeps records in one form: full, or brief (model/job_brief.h).
+// A cache keeps records in one form: full, brief or slim (model/job_brief.h).
 // Thread-compatible: the owner serializes calls (gantryd holds records_mu_).
 #ifndef GANTRY_CTLD_RECORD_CACHE_H_
 #define GANTRY_CTLD_RECORD_CACHE_H_
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gantry/v1/job.pb.h"
+#include "model/job_brief.h"
 
 namespace gantry::ctld {
 
@@ -45,7 +46,7 @@ class RecordCache {
   };
   using Jobs = std::map<uint32_t, v1::Job>;
 
-  explicit RecordCache(bool brief = false) : brief_(brief) {}
+  explicit RecordCache(model::JobRecordForm form = model::JobRecordForm::kFull) : form_(form) {}
 
   // The job with this id was added, changed or removed.
   void Forget(uint32_t job_id);
@@ -57,14 +58,14 @@ class RecordCache {
   std::vector<std::shared_ptr<const Block>> Blocks(const Jobs& jobs,
                                                    std::span<const uint32_t> changed);
 
-  // A job's `jobs` field: tag 1, its length, then the record (in brief form with `brief`).
+  // A job's `jobs` field: tag 1, its length, then the record (in `form`).
   static void AppendJobField(const v1::Job& job, std::string* out);
-  static void AppendJobField(const v1::Job& job, bool brief, std::string* out);
+  static void AppendJobField(const v1::Job& job, model::JobRecordForm form, std::string* out);
 
  private:
   void Make(uint32_t index, const Jobs& jobs);
 
-  bool brief_;
+  model::JobRecordForm form_;
   std::map<uint32_t, std::shared_ptr<const Block>> blocks_;  // by id / kBlockJobs
   std::set<uint32_t> stale_;                                 // block indexes
   bool complete_ = false;  // false: blocks_ may miss jobs; make them all from `jobs`

@@ -92,5 +92,27 @@ TEST(RecordCacheTest, AddedRemovedAndNotYetForgottenJobsShowAtTheNextListing) {
   ExpectSame(Listed(cache.Blocks(jobs, {})), jobs);
 }
 
+TEST(RecordCacheTest, AShortFormCacheHoldsEachRecordInItsForm) {
+  RecordCache::Jobs jobs;
+  for (uint32_t id : {3u, kBlock + 1}) {
+    jobs[id] = MakeJob(id, 1000, "job" + std::to_string(id));
+    jobs[id].mutable_request()->set_account("physics");   // kept by brief, not by slim
+    jobs[id].mutable_request()->set_work_dir("/home/a");  // kept by neither
+  }
+  for (model::JobRecordForm form : {model::JobRecordForm::kBrief, model::JobRecordForm::kSlim}) {
+    RecordCache cache(form);
+    const std::vector<v1::Job> listed = Listed(cache.Blocks(jobs, {}));
+    ASSERT_EQ(listed.size(), 2u);
+    for (const v1::Job& job : listed) {
+      v1::Job expected;
+      model::CopyJobInForm(jobs.at(job.job_id()), form, &expected);
+      EXPECT_EQ(job.SerializeAsString(), expected.SerializeAsString());
+      EXPECT_EQ(job.request().name(), "job" + std::to_string(job.job_id()));
+      EXPECT_EQ(job.request().work_dir(), "");
+      EXPECT_EQ(job.request().account(), form == model::JobRecordForm::kBrief ? "physics" : "");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gantry::ctld

@@ -26,4 +26,46 @@ void CopyBriefJob(const v1::Job& job, v1::Job* brief) {
   brief->clear_batch_usage();
 }
 
+void CopySlimJob(const v1::Job& job, v1::Job* slim) {
+  slim->Clear();
+  slim->set_job_id(job.job_id());
+  slim->set_user_id(job.user_id());
+  slim->set_user_name(job.user_name());
+  slim->set_state(job.state());
+  slim->set_state_flags(job.state_flags());
+  slim->set_reason(job.reason());
+  slim->set_state_desc(job.state_desc());
+  slim->set_priority(job.priority());
+  slim->set_submit_time(job.submit_time());
+  slim->set_start_time(job.start_time());
+  slim->set_end_time(job.end_time());
+  slim->set_suspend_time(job.suspend_time());
+  slim->set_pre_suspend_secs(job.pre_suspend_secs());
+  slim->set_partition(job.partition());
+  *slim->mutable_nodes() = job.nodes();
+  slim->set_time_limit_min(job.time_limit_min());
+  slim->set_array_job_id(job.array_job_id());
+  if (job.has_array_task_id()) slim->set_array_task_id(job.array_task_id());
+  *slim->mutable_array_pending_tasks() = job.array_pending_tasks();
+  slim->set_array_task_throttle(job.array_task_throttle());
+  slim->set_expected_start_time(job.expected_start_time());
+  v1::JobRequest& r = *slim->mutable_request();
+  r.set_name(job.request().name());
+  r.set_min_nodes(job.request().min_nodes());
+}
+
+void CopyJobInForm(const v1::Job& job, JobRecordForm form, v1::Job* out) {
+  switch (form) {
+    case JobRecordForm::kFull:
+      *out = job;
+      return;
+    case JobRecordForm::kBrief:
+      CopyBriefJob(job, out);
+      return;
+    case JobRecordForm::kSlim:
+      CopySlimJob(job, out);
+      return;
+  }
+}
+
 }  // namespace gantry::model

@@ -150,7 +150,7 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
       }
       Start();
       GANTRY_RETURN_IF_ERROR(ParseReusing(f->bytes));
-      GANTRY_RETURN_IF_ERROR(visitor_.job(job_));
+      GANTRY_RETURN_IF_ERROR(visitor_.job(*job_));
     }
     at = f->end;
   }
@@ -158,23 +158,18 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
 }
 
 Status JobsReplyReader::ParseReusing(std::string_view bytes) {
-  // Clear() would delete the request message (and its strings) of a message without an arena:
-  // it is taken out first, cleared, and put back, so each record reuses the last one's memory.
-  v1::JobRequest* request = job_.release_request();
-  job_.Clear();
-  if (request == nullptr) {
-    request = new v1::JobRequest;  // NOLINT(cppcoreguidelines-owning-memory): the job owns it
-  } else {
-    request->Clear();
-  }
-  job_.set_allocated_request(request);
+  // Each record is a new message on the arena (cheaper than clearing one message's many fields
+  // for each record); the arena starts again in its first block once half of that is used.
+  if (arena_.SpaceUsed() > kArenaBytes / 2) arena_.Reset();
+  job_ = google::protobuf::Arena::CreateMessage<v1::Job>(&arena_);
   // Merged from the flat bytes: protobuf's parser without the stream wrapper that
   // MergeFromCodedStream goes through (about a sixth faster on a listing's small records).
   if (!google::protobuf::internal::MergeFromImpl<false>(
-          google::protobuf::StringPiece(bytes.data(), bytes.size()), &job_,
+          google::protobuf::StringPiece(bytes.data(), bytes.size()), job_,
           google::protobuf::MessageLite::kMerge)) {
     return InvalidArgument("the controller's job list has a malformed record");
   }
+  if (!job_->has_request()) job_->mutable_request();
   return Status::Ok();
 }
 

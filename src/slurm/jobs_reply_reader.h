@@ -5,14 +5,18 @@
 // Finish when there is none). gantryd writes the head before the jobs on the command socket;
 // where `now` comes last (a reply serialized the usual way, e.g. over gRPC) the records wait in
 // the buffer until it is found, and `jobs_at_most` may then be missed (0). Unknown fields are
-// skipped. Each job is parsed into one message that the next record reuses, keeping its
-// allocations; its request is always there (empty when the record has none).
+// skipped. Each job is parsed into a message on an arena whose memory the following records
+// reuse: a job handed to the visitor is gone when it returns. Its request is always there
+// (empty when the record has none).
 // Thread-compatible.
 #ifndef GANTRY_SLURM_JOBS_REPLY_READER_H_
 #define GANTRY_SLURM_JOBS_REPLY_READER_H_
 
+#include <google/protobuf/arena.h>
+
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +49,13 @@ class JobsReplyReader {
   Result<JobsReplyHead> Finish();
 
  private:
+  static constexpr size_t kArenaBytes = size_t{1} << 20;  // the arena's first block
+  static google::protobuf::ArenaOptions ArenaOn(char* block) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block;
+    options.initial_block_size = kArenaBytes;
+    return options;
+  }
   // Handles the complete fields at the start of `data`; returns how many bytes they took. With
   // `at_end`, jobs do not wait for `now` any longer.
   Result<size_t> Drain(std::string_view data, bool at_end);
@@ -57,7 +68,9 @@ class JobsReplyReader {
   JobsReplyHead head_;
   bool has_now_ = false;
   bool started_ = false;
-  v1::Job job_;  // reused for every record
+  std::unique_ptr<char[]> arena_block_{new char[kArenaBytes]};
+  google::protobuf::Arena arena_{ArenaOn(arena_block_.get())};
+  v1::Job* job_ = nullptr;  // the record being handled, on arena_
 };
 
 }  // namespace gantry::slurm

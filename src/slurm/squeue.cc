@@ -254,7 +254,11 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   v1::GetJobsRequest request;
   if (single) request.add_job_ids(*single);
   const std::string sort = opt.sort ? *opt.sort : std::string(kSqueueDefaultSort);
-  request.set_brief(JobFormatIsBrief(format) && JobSorter::IsBrief(sort));
+  const model::JobRecordForm form =
+      model::WiderForm(JobFormatRecordForm(format),
+                       model::WiderForm(JobSorter::RecordForm(sort), JobFilterRecordForm(filter)));
+  request.set_brief(form == model::JobRecordForm::kBrief);
+  request.set_slim(form == model::JobRecordForm::kSlim);
   // -u: only those users' jobs come back.
   if (filter.user_filter && !filter.user_ids.empty()) {
     for (uint32_t uid : filter.user_ids) request.add_user_ids(uid);

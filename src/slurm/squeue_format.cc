@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "slurm/format_spec.h"
@@ -384,34 +385,33 @@ constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
     {"packjoboffset", "HetJobOffset"}, {"packjobidset", "HetJobIDSet"},
 };
 
-// PadField's result appended to *out.
-void AppendPadded(std::string* out, std::string_view value, int width, bool right, bool cut) {
-  if (width <= 0) {
-    out->append(value);
-    return;
-  }
+// A column's value as PadField places it: `text`, cut to the width or with `pad` spaces before
+// (right-justified) or after it.
+struct PlacedValue {
+  std::string_view text;
+  size_t pad = 0;
+  bool pad_before = false;
+};
+
+PlacedValue Place(std::string_view value, int width, bool right, bool cut) {
+  if (width <= 0) return {value};
   const size_t w = static_cast<size_t>(width);
-  if (value.size() >= w) {
-    out->append(right && !cut ? value : value.substr(0, w));
-    return;
-  }
-  if (right) out->append(w - value.size(), ' ');
-  out->append(value);
-  if (!right) out->append(w - value.size(), ' ');
+  if (value.size() >= w) return {right && !cut ? value : value.substr(0, w)};
+  return {value, w - value.size(), right};
 }
 
-void AppendValue(std::string* out, const JobColumn& c, const v1::Job& job,
-                 const JobPrintContext& ctx, std::string& scratch) {
+// The column's value, placed; made in `scratch` where the job does not hold it.
+PlacedValue ColumnValue(const JobColumn& c, const v1::Job& job, const JobPrintContext& ctx,
+                        std::string& scratch) {
   if (c.field->letter == 'R' && ShowsReason(job)) {
     scratch = "(";
     scratch += !job.state_desc().empty() ? job.state_desc()
                : !job.reason().empty()   ? job.reason()
                                          : "None";
     scratch += ')';
-    AppendPadded(out, scratch, c.width, c.right, true);
-    return;
+    return Place(scratch, c.width, c.right, true);
   }
-  AppendPadded(out, c.field->value(job, ctx, scratch), c.width, c.right, c.field->cut);
+  return Place(c.field->value(job, ctx, scratch), c.width, c.right, c.field->cut);
 }
 
 bool InList(const std::vector<std::string>& list, const std::string& value, bool ignore_case) {
@@ -421,8 +421,8 @@ bool InList(const std::vector<std::string>& list, const std::string& value, bool
   return false;
 }
 
-// The fields whose values come from what a job's brief form keeps (squeue_format_test checks
-// each against the full record).
+// The fields whose values come from what a job's brief form keeps, and those of them whose values
+// come from what its slim form keeps (squeue_format_test checks each against the full record).
 constexpr std::string_view kBriefFields[] = {
     "Account",     "JobId",        "BatchHost",    "MinCPUs",       "NumCPUs",
     "MinTmpDisk",  "NumNodes",     "EndTime",      "Feature",       "ArrayJobId",
@@ -434,6 +434,17 @@ constexpr std::string_view kBriefFields[] = {
     "Cluster",     "EligibleTime", "NumTasks",     "PendingTime",   "Requeue",
     "RestartCnt",  "MinTime",      "MaxNodes",     "cpus-per-task", "LastSchedEval",
     "PreemptTime", "OverSubscribe"};
+constexpr std::string_view kSlimFields[] = {
+    "JobId",      "BatchHost",  "NumNodes",    "EndTime",      "ArrayJobId",
+    "JobArrayId", "Name",       "ArrayTaskId", "TimeLimit",    "TimeLeft",
+    "TimeUsed",   "NodeList",   "Priority",    "Partition",    "PriorityLong",
+    "Reason",     "ReasonList", "StartTime",   "StateCompact", "State",
+    "UserName",   "UserId",     "SubmitTime",  "SchedNodes",   "Cluster"};
+
+template <size_t N>
+bool Holds(const std::string_view (&names)[N], std::string_view name) {
+  return std::find(std::begin(names), std::end(names), name) != std::end(names);
+}
 
 }  // namespace
 
@@ -520,17 +531,39 @@ std::string RenderJobHeader(const JobFormat& format) {
 
 void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx,
                    std::string* out) {
-  thread_local std::string scratch;  // values made for this line, one at a time
-  out->append(format.prefix);
-  for (const JobColumn& c : format.columns) {
+  // Every value is made first (each column has its own scratch text), then the line is written
+  // into the room made for it at once: a listing prints 100k lines this way.
+  thread_local std::vector<std::string> scratch;
+  thread_local std::vector<PlacedValue> values;
+  if (scratch.size() < format.columns.size()) scratch.resize(format.columns.size());
+  values.clear();
+  size_t size = format.prefix.size() + 1;
+  for (size_t i = 0; i < format.columns.size(); ++i) {
+    const JobColumn& c = format.columns[i];
     if (c.field == nullptr) {
-      out->append(c.literal);
-      continue;
+      values.push_back({c.literal});
+    } else {
+      values.push_back(ColumnValue(c, job, ctx, scratch[i]));
+      size += c.suffix.size();
     }
-    AppendValue(out, c, job, ctx, scratch);
-    out->append(c.suffix);
+    size += values.back().text.size() + values.back().pad;
   }
-  out->push_back('\n');
+  const size_t at = out->size();
+  out->resize(at + size);
+  char* p = out->data() + at;
+  auto put = [&p](std::string_view text) {
+    std::memcpy(p, text.data(), text.size());
+    p += text.size();
+  };
+  put(format.prefix);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const PlacedValue& v = values[i];
+    if (v.pad_before) p = std::fill_n(p, v.pad, ' ');
+    put(v.text);
+    if (!v.pad_before) p = std::fill_n(p, v.pad, ' ');
+    if (format.columns[i].field != nullptr) put(format.columns[i].suffix);
+  }
+  *p = '\n';
 }
 
 std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx) {
@@ -539,11 +572,14 @@ std::string RenderJobLine(const JobFormat& format, const v1::Job& job, const Job
   return line;
 }
 
-bool JobFormatIsBrief(const JobFormat& format) {
-  return std::all_of(format.columns.begin(), format.columns.end(), [](const JobColumn& c) {
-    return c.field == nullptr || std::find(std::begin(kBriefFields), std::end(kBriefFields),
-                                           c.field->name) != std::end(kBriefFields);
-  });
+model::JobRecordForm JobFormatRecordForm(const JobFormat& format) {
+  model::JobRecordForm form = model::JobRecordForm::kSlim;
+  for (const JobColumn& c : format.columns) {
+    if (c.field == nullptr || Holds(kSlimFields, c.field->name)) continue;
+    form = Holds(kBriefFields, c.field->name) ? model::WiderForm(form, model::JobRecordForm::kBrief)
+                                              : model::JobRecordForm::kFull;
+  }
+  return form;
 }
 
 bool JobMatches(const JobFilter& filter, const v1::Job& job) {
@@ -587,6 +623,11 @@ bool JobMatches(const JobFilter& filter, const v1::Job& job) {
     if (!in) return false;
   }
   return true;
+}
+
+model::JobRecordForm JobFilterRecordForm(const JobFilter& filter) {
+  const bool slim = filter.partitions.empty() && filter.accounts.empty() && filter.qos.empty();
+  return slim ? model::JobRecordForm::kSlim : model::JobRecordForm::kBrief;
 }
 
 }  // namespace gantry::slurm

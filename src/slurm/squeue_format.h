@@ -19,6 +19,7 @@
 
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
+#include "model/job_brief.h"
 #include "model/job_state.h"
 
 namespace gantry::slurm {
@@ -70,9 +71,9 @@ JobFormat ParseJobFormat(std::string_view format);
 // ("Invalid job format specification: Foo").
 JobFormat ParseJobLongFormat(std::string_view format);
 
-// Whether every column prints only what a job's brief form holds (model/job_brief.h), so that
-// the listing may ask for brief records. The default, -l and --start formats do.
-bool JobFormatIsBrief(const JobFormat& format);
+// The shortest record form (model/job_brief.h) that holds everything the columns print, which
+// the listing may ask for: slim for the default, -l and --start formats.
+model::JobRecordForm JobFormatRecordForm(const JobFormat& format);
 
 // The header line (with '\n').
 std::string RenderJobHeader(const JobFormat& format);
@@ -98,6 +99,9 @@ struct JobFilter {
   std::optional<model::JobStateFilter> states;  // unset: squeue's default states
 };
 bool JobMatches(const JobFilter& filter, const v1::Job& job);
+// The shortest record form that holds everything the filter reads: slim unless it selects by
+// partition, account or QOS.
+model::JobRecordForm JobFilterRecordForm(const JobFilter& filter);
 
 }  // namespace gantry::slurm
 

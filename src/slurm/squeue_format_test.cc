@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -309,46 +310,86 @@ std::vector<v1::Job> RichJobs() {
   return jobs;
 }
 
-TEST(SqueueBriefTest, BriefFieldsPrintTheSameFromBriefRecords) {
+// Each field whose format asks for a shorter record form prints the same from a record in that
+// form as from the full record.
+TEST(SqueueRecordFormTest, FieldsPrintTheSameFromTheFormTheyAskFor) {
+  using model::JobRecordForm;
   const JobPrintContext ctx{AnchorQueueNow(), &TimeZone::Utc(), "cluster"};
-  size_t brief_fields = 0;
-  size_t full_only_differences = 0;
+  std::map<JobRecordForm, size_t> fields;
+  std::map<JobRecordForm, size_t> differences;  // in fields that ask for a wider form
   for (const JobField& field : SqueueFields()) {
     JobFormat format;
     format.columns.push_back(JobColumn{&field, 0, false, "", ""});
-    const bool brief = JobFormatIsBrief(format);
-    brief_fields += brief ? 1 : 0;
+    const JobRecordForm asked = JobFormatRecordForm(format);
+    ++fields[asked];
     for (const v1::Job& job : RichJobs()) {
-      v1::Job short_form;
-      model::CopyBriefJob(job, &short_form);
       const std::string full_line = RenderJobLine(format, job, ctx);
-      const std::string brief_line = RenderJobLine(format, short_form, ctx);
-      if (brief) {
-        EXPECT_EQ(brief_line, full_line) << field.name << " '" << field.letter << "'";
-      } else if (brief_line != full_line) {
-        ++full_only_differences;
+      for (JobRecordForm form : {JobRecordForm::kBrief, JobRecordForm::kSlim}) {
+        v1::Job short_form;
+        model::CopyJobInForm(job, form, &short_form);
+        const std::string line = RenderJobLine(format, short_form, ctx);
+        if (model::WiderForm(asked, form) == form) {  // the form holds what the field reads
+          EXPECT_EQ(line, full_line) << field.name << " '" << field.letter << "'";
+        } else if (line != full_line) {
+          ++differences[form];
+        }
       }
     }
   }
-  EXPECT_GT(brief_fields, 40u);
-  // The fixture holds what the brief form drops (else the check above proves nothing).
-  EXPECT_GT(full_only_differences, 0u);
+  EXPECT_GT(fields[JobRecordForm::kSlim], 20u);
+  EXPECT_GT(fields[JobRecordForm::kBrief], 20u);
+  // The fixture holds what each form drops (else the check above proves nothing).
+  EXPECT_GT(differences[JobRecordForm::kBrief], 0u);
+  EXPECT_GT(differences[JobRecordForm::kSlim], 0u);
 }
 
-TEST(SqueueBriefTest, CommonFormatsAndSortsAskForBriefRecords) {
+TEST(SqueueRecordFormTest, CommonFormatsSortsAndFiltersAskForShortRecords) {
+  using model::JobRecordForm;
   for (const char* format : {kSqueueDefaultFormat, kSqueueLongFormat, kSqueueStartFormat}) {
-    EXPECT_TRUE(JobFormatIsBrief(ParseJobFormat(format))) << format;
+    EXPECT_EQ(JobFormatRecordForm(ParseJobFormat(format)), JobRecordForm::kSlim) << format;
   }
-  EXPECT_FALSE(JobFormatIsBrief(ParseJobFormat("%i %Z")));
-  EXPECT_FALSE(JobFormatIsBrief(ParseJobLongFormat("JobId,STDOUT")));
-  EXPECT_TRUE(JobSorter::IsBrief(kSqueueDefaultSort));
-  EXPECT_FALSE(JobSorter::IsBrief("P,-g"));
+  EXPECT_EQ(JobFormatRecordForm(ParseJobFormat("%i %a")), JobRecordForm::kBrief);
+  EXPECT_EQ(JobFormatRecordForm(ParseJobFormat("%i %Z")), JobRecordForm::kFull);
+  EXPECT_EQ(JobFormatRecordForm(ParseJobLongFormat("JobId,STDOUT")), JobRecordForm::kFull);
+  EXPECT_EQ(JobSorter::RecordForm(kSqueueDefaultSort), JobRecordForm::kSlim);
+  EXPECT_EQ(JobSorter::RecordForm("S"), JobRecordForm::kSlim);
+  EXPECT_EQ(JobSorter::RecordForm("P,-a"), JobRecordForm::kBrief);
+  EXPECT_EQ(JobSorter::RecordForm("P,-g"), JobRecordForm::kFull);
+  JobFilter filter;
+  filter.user_filter = true;
+  filter.user_ids = {1000};
+  filter.names = {"train"};
+  filter.nodes = {"a4-0"};
+  EXPECT_EQ(JobFilterRecordForm(filter), JobRecordForm::kSlim);
+  filter.partitions = {"gpu"};
+  EXPECT_EQ(JobFilterRecordForm(filter), JobRecordForm::kBrief);
 }
 
-TEST(SqueueBriefTest, BriefSortKeysOrderBriefRecordsAsFullOnes) {
+// Filters that a slim record is enough for select the same jobs from slim records.
+TEST(SqueueRecordFormTest, SlimFiltersSelectAsFullRecords) {
   const std::vector<v1::Job> full = RichJobs();
-  std::vector<v1::Job> brief(full.size());
-  for (size_t i = 0; i < full.size(); ++i) model::CopyBriefJob(full[i], &brief[i]);
+  std::vector<JobFilter> filters(5);
+  filters[1].states = model::JobStateFilter{};
+  filters[1].states->all = true;
+  filters[2].names = {full[0].request().name()};
+  filters[3].user_filter = true;
+  filters[3].user_ids = {full[1].user_id()};
+  for (const v1::Job& job : full) {
+    for (const std::string& n : job.nodes()) filters[4].nodes = {n};
+  }
+  for (const JobFilter& filter : filters) {
+    ASSERT_EQ(JobFilterRecordForm(filter), model::JobRecordForm::kSlim);
+    for (const v1::Job& job : full) {
+      v1::Job slim;
+      model::CopySlimJob(job, &slim);
+      EXPECT_EQ(JobMatches(filter, slim), JobMatches(filter, job)) << job.job_id();
+    }
+  }
+}
+
+TEST(SqueueRecordFormTest, SortKeysOrderShortRecordsAsFullOnes) {
+  using model::JobRecordForm;
+  const std::vector<v1::Job> full = RichJobs();
   auto ids = [](const std::vector<v1::Job>& jobs, const std::string& sort) {
     std::vector<const v1::Job*> listed;
     for (const v1::Job& j : jobs) listed.push_back(&j);
@@ -357,10 +398,14 @@ TEST(SqueueBriefTest, BriefSortKeysOrderBriefRecordsAsFullOnes) {
     for (const v1::Job* j : listed) out.push_back(j->job_id());
     return out;
   };
-  for (char letter : std::string("aiAjPqtTpQuUMlLDCNSVeBgGm")) {
-    for (const std::string& sort : {std::string(1, letter), "-" + std::string(1, letter)}) {
-      if (!JobSorter::IsBrief(sort)) continue;
-      EXPECT_EQ(ids(brief, sort), ids(full, sort)) << sort;
+  for (JobRecordForm form : {JobRecordForm::kBrief, JobRecordForm::kSlim}) {
+    std::vector<v1::Job> short_forms(full.size());
+    for (size_t i = 0; i < full.size(); ++i) model::CopyJobInForm(full[i], form, &short_forms[i]);
+    for (char letter : std::string("aiAjPqtTpQuUMlLDCNSVeBgGm")) {
+      for (const std::string& sort : {std::string(1, letter), "-" + std::string(1, letter)}) {
+        if (model::WiderForm(JobSorter::RecordForm(sort), form) != form) continue;
+        EXPECT_EQ(ids(short_forms, sort), ids(full, sort)) << sort;
+      }
     }
   }
 }

@@ -128,6 +128,16 @@ Result<JobSorter> JobSorter::Create(std::string_view sort) {
   return sorter;
 }
 
+model::JobRecordForm JobSorter::RecordForm(std::string_view sort) {
+  if (sort.find('g') != std::string_view::npos) return model::JobRecordForm::kFull;
+  for (char c : sort) {
+    if (std::string_view("aqCGm").find(c) != std::string_view::npos) {
+      return model::JobRecordForm::kBrief;
+    }
+  }
+  return model::JobRecordForm::kSlim;
+}
+
 void JobSorter::Add(const v1::Job& job, UnixTime now) {
   for (Key& key : keys_) {
     if (key.number) {
@@ -201,14 +211,19 @@ std::vector<ListingRow> JobSorter::OrderParts(std::span<JobSorter> parts,
     run.resize(part.rows_);
     part.rows_ = 0;
     for (size_t i = 0; i < run.size(); ++i) run[i] = static_cast<uint32_t>(i);
-    std::stable_sort(run.begin(), run.end(), [&](uint32_t a, uint32_t b) {
-      const int64_t* fa = flat.data() + a * width;
-      const int64_t* fb = flat.data() + b * width;
+    // Keys, then the tie, then the order added: a total order, so no stable sort is needed. A
+    // part already in order (a queue of equal priorities, say) is only checked.
+    auto less = [&](uint32_t a, uint32_t b) {
+      const int64_t* fa = flat.data() + size_t{a} * width;
+      const int64_t* fb = flat.data() + size_t{b} * width;
       for (size_t i = 0; i < width; ++i) {
         if (fa[i] != fb[i]) return fa[i] < fb[i];
       }
-      return tie(p, a) < tie(p, b);
-    });
+      const uint64_t ta = tie(p, a);
+      const uint64_t tb = tie(p, b);
+      return ta != tb ? ta < tb : a < b;
+    };
+    if (!std::is_sorted(run.begin(), run.end(), less)) std::sort(run.begin(), run.end(), less);
   };
   std::vector<std::thread> threads;
   for (size_t p = 1; p < parts.size(); ++p) threads.emplace_back(sort_part, p);
@@ -230,6 +245,23 @@ std::vector<ListingRow> JobSorter::OrderParts(std::span<JobSorter> parts,
   for (const std::vector<uint32_t>& run : runs) total += run.size();
   std::vector<ListingRow> order;
   order.reserve(total);
+  // Parts that follow one another (each one's first row not before the last of the one ahead)
+  // are put one after the other.
+  bool in_turn = true;
+  for (size_t p = 1, last = 0; p < parts.size() && in_turn; ++p) {
+    if (runs[p].empty()) continue;
+    if (!runs[last].empty()) {
+      const ListingRow tail{static_cast<uint32_t>(last), runs[last].back()};
+      in_turn = !before(ListingRow{static_cast<uint32_t>(p), runs[p].front()}, tail);
+    }
+    last = p;
+  }
+  if (in_turn) {
+    for (size_t p = 0; p < parts.size(); ++p) {
+      for (uint32_t row : runs[p]) order.push_back(ListingRow{static_cast<uint32_t>(p), row});
+    }
+    return order;
+  }
   std::vector<size_t> next(parts.size(), 0);
   while (order.size() < total) {
     std::optional<ListingRow> best;

@@ -29,6 +29,7 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
+#include "model/job_brief.h"
 #include "slurm/listing_text.h"
 
 namespace gantry::slurm {
@@ -38,9 +39,10 @@ class JobSorter {
  public:
   // Errors: InvalidArgument "Invalid sort specification: z".
   static Result<JobSorter> Create(std::string_view sort);
-  // Whether every key reads only what a job's brief form holds (model/job_brief.h): all but
-  // the group name ('g').
-  static bool IsBrief(std::string_view sort) { return sort.find('g') == std::string_view::npos; }
+  // The shortest record form (model/job_brief.h) that holds everything the keys read: slim
+  // for the default sort and keys on ids, names, users, states, priorities, times and nodes;
+  // full for the group name ('g'); brief otherwise.
+  static model::JobRecordForm RecordForm(std::string_view sort);
 
   // Keys the next row (rows count from 0 in the order added); `now` is the listing's time.
   void Add(const v1::Job& job, UnixTime now);
