@@ -4,7 +4,6 @@
 #include <limits>
 #include <optional>
 #include <thread>
-#include <type_traits>
 
 #include "model/job_state.h"
 #include "slurm/job_view.h"
@@ -25,55 +24,54 @@ UnixTime StartKey(const v1::Job& job, UnixTime now) {
 
 std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
   using Job = v1::Job;
-  // A text the job holds, or one made into `scratch`.
-  auto by_text = [](auto get) {
+  // Plain functions (no std::function): a listing calls them once per key and job.
+  auto by_text = [](TextFn get) {
     Key key;
-    key.text = [get](const Job& j, std::string* scratch) -> std::string_view {
-      if constexpr (std::is_same_v<decltype(get(j)), std::string>) {
-        *scratch = get(j);
-        return *scratch;
-      } else {
-        return get(j);
-      }
-    };
+    key.text = get;
     return key;
   };
-  auto by_number = [](auto get) {
+  auto by_number = [](NumberFn get) {
     Key key;
-    key.number = [get](const Job& j, UnixTime now) { return static_cast<int64_t>(get(j, now)); };
+    key.number = get;
     return key;
   };
+  using Text = std::string_view;
   switch (letter) {
     case 'a':
-      return by_text([](const Job& j) -> const std::string& { return j.request().account(); });
+      return by_text([](const Job& j, std::string*) -> Text { return j.request().account(); });
     case 'i':  // an array task sorts by its array's id, then its task id
-      return by_number([](const Job& j, UnixTime) {
+      return by_number([](const Job& j, UnixTime) -> int64_t {
         const uint32_t task = j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE};
         return (static_cast<int64_t>(ArrayJobIdOf(j)) << 32) | task;
       });
     case 'A':
-      return by_number([](const Job& j, UnixTime) { return j.job_id(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.job_id(); });
     case 'j':
-      return by_text([](const Job& j) -> const std::string& { return j.request().name(); });
+      return by_text([](const Job& j, std::string*) -> Text { return j.request().name(); });
     case 'P':
-      return by_text([](const Job& j) -> const std::string& { return j.partition(); });
+      return by_text([](const Job& j, std::string*) -> Text { return j.partition(); });
     case 'q':
-      return by_text([](const Job& j) -> const std::string& { return j.request().qos(); });
+      return by_text([](const Job& j, std::string*) -> Text { return j.request().qos(); });
     case 't':
-      return by_text([](const Job& j) { return model::JobStateCode(StateOf(j)); });
+      return by_text(
+          [](const Job& j, std::string*) -> Text { return model::JobStateCode(StateOf(j)); });
     case 'T':
-      return by_text([](const Job& j) { return model::JobStateName(StateOf(j)); });
+      return by_text(
+          [](const Job& j, std::string*) -> Text { return model::JobStateName(StateOf(j)); });
     case 'p':
     case 'Q':
-      return by_number([](const Job& j, UnixTime) { return j.priority(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.priority(); });
     case 'u':
-      return by_text([](const Job& j) { return UserLabel(j); });
+      return by_text([](const Job& j, std::string* s) -> Text {
+        if (!j.user_name().empty()) return j.user_name();
+        return *s = std::to_string(j.user_id());
+      });
     case 'U':
-      return by_number([](const Job& j, UnixTime) { return j.user_id(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.user_id(); });
     case 'M':
-      return by_number([](const Job& j, UnixTime now) { return TimeUsed(j, now); });
+      return by_number([](const Job& j, UnixTime now) -> int64_t { return TimeUsed(j, now); });
     case 'l':
-      return by_number([](const Job& j, UnixTime) { return j.time_limit_min(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.time_limit_min(); });
     case 'L':
       return by_number([](const Job& j, UnixTime now) -> int64_t {
         if (j.time_limit_min() == kInfiniteMinutes || j.time_limit_min() == 0) {
@@ -82,28 +80,29 @@ std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
         return static_cast<int64_t>(j.time_limit_min()) * 60 - TimeUsed(j, now);
       });
     case 'D':
-      return by_number([](const Job& j, UnixTime) { return NodeCount(j); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return NodeCount(j); });
     case 'C':
-      return by_number([](const Job& j, UnixTime) { return CpuCount(j); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return CpuCount(j); });
     case 'N':
-      return by_text([](const Job& j) { return NodeList(j); });
+      return by_text([](const Job& j, std::string* s) -> Text { return *s = NodeList(j); });
     case 'S':
-      return by_number([](const Job& j, UnixTime now) { return StartKey(j, now); });
+      return by_number([](const Job& j, UnixTime now) -> int64_t { return StartKey(j, now); });
     case 'V':
-      return by_number([](const Job& j, UnixTime) { return j.submit_time(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.submit_time(); });
     case 'e':
-      return by_number([](const Job& j, UnixTime) { return j.end_time(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.end_time(); });
     case 'B':
-      return by_text([](const Job& j) {
+      return by_text([](const Job& j, std::string*) -> Text {
         return j.nodes().empty() ? std::string_view() : std::string_view{j.nodes(0)};
       });
     case 'g':
-      return by_text([](const Job& j) { return GroupLabel(j); });
+      return by_text([](const Job& j, std::string* s) -> Text { return *s = GroupLabel(j); });
     case 'G':
-      return by_number([](const Job& j, UnixTime) { return j.group_id(); });
+      return by_number([](const Job& j, UnixTime) -> int64_t { return j.group_id(); });
     case 'm':
-      return by_number([](const Job& j, UnixTime) {
-        return std::max(j.request().mem_per_cpu_mb(), j.request().mem_per_node_mb());
+      return by_number([](const Job& j, UnixTime) -> int64_t {
+        return static_cast<int64_t>(
+            std::max(j.request().mem_per_cpu_mb(), j.request().mem_per_node_mb()));
       });
     default:
       return std::nullopt;

@@ -62,11 +62,13 @@ class JobSorter {
                                             std::span<const std::vector<uint64_t>> ties);
 
  private:
+  using NumberFn = int64_t (*)(const v1::Job& job, UnixTime now);
+  using TextFn = std::string_view (*)(const v1::Job& job, std::string* scratch);
   struct Key {
     // One of the two: a number, or a text (ranked among the column's texts when sorting; the
     // view is into the job or into `scratch`).
-    std::function<int64_t(const v1::Job&, UnixTime now)> number;
-    std::function<std::string_view(const v1::Job&, std::string* scratch)> text;
+    NumberFn number = nullptr;
+    TextFn text = nullptr;
     bool reversed = false;
     // A text key's values: text -> id (in the order first seen), and the last one looked up.
     std::map<std::string, int64_t, std::less<>> ids;
