@@ -54,6 +54,33 @@ void CopySlimJob(const v1::Job& job, v1::Job* slim) {
   r.set_min_nodes(job.request().min_nodes());
 }
 
+void ClearSlimJob(v1::Job* job) {
+  job->clear_job_id();
+  job->clear_user_id();
+  job->clear_user_name();
+  job->clear_state();
+  job->clear_state_flags();
+  job->clear_reason();
+  job->clear_state_desc();
+  job->clear_priority();
+  job->clear_submit_time();
+  job->clear_start_time();
+  job->clear_end_time();
+  job->clear_suspend_time();
+  job->clear_pre_suspend_secs();
+  job->clear_partition();
+  job->clear_nodes();
+  job->clear_time_limit_min();
+  job->clear_array_job_id();
+  job->clear_array_task_id();
+  job->clear_array_pending_tasks();
+  job->clear_array_task_throttle();
+  job->clear_expected_start_time();
+  v1::JobRequest* r = job->mutable_request();
+  r->clear_name();
+  r->clear_min_nodes();
+}
+
 void CopyJobInForm(const v1::Job& job, JobRecordForm form, v1::Job* out) {
   switch (form) {
     case JobRecordForm::kFull:

@@ -35,6 +35,9 @@ constexpr JobRecordForm WiderForm(JobRecordForm a, JobRecordForm b) { return a <
 void CopyBriefJob(const v1::Job& job, v1::Job* brief);
 // `job` in slim form, into *slim (whatever it held is replaced).
 void CopySlimJob(const v1::Job& job, v1::Job* slim);
+// Empties every field the slim form keeps, and no other: cheaper than Clear() for a message
+// that slim records are merged into one after another.
+void ClearSlimJob(v1::Job* job);
 // `job` in `form`, into *out (whatever it held is replaced).
 void CopyJobInForm(const v1::Job& job, JobRecordForm form, v1::Job* out);
 

@@ -160,8 +160,13 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
 Status JobsReplyReader::ParseReusing(std::string_view bytes) {
   // Each record is a new message on the arena (cheaper than clearing one message's many fields
   // for each record); the arena starts again in its first block once half of that is used.
-  if (arena_.SpaceUsed() > kArenaBytes / 2) arena_.Reset();
-  job_ = google::protobuf::Arena::CreateMessage<v1::Job>(&arena_);
+  if (reset_ != nullptr) {
+    job_ = &reused_;
+    reset_(job_);
+  } else {
+    if (arena_.SpaceUsed() > kArenaBytes / 2) arena_.Reset();
+    job_ = google::protobuf::Arena::CreateMessage<v1::Job>(&arena_);
+  }
   // Merged from the flat bytes: protobuf's parser without the stream wrapper that
   // MergeFromCodedStream goes through (about a sixth faster on a listing's small records).
   if (!google::protobuf::internal::MergeFromImpl<false>(

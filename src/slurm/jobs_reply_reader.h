@@ -40,7 +40,14 @@ struct JobsReplyVisitor {
 
 class JobsReplyReader {
  public:
-  explicit JobsReplyReader(JobsReplyVisitor visitor) : visitor_(std::move(visitor)) {}
+  // Resets the fields of a message that the records are merged into (model::ClearSlimJob).
+  using ResetFn = void (*)(v1::Job* job);
+
+  // With `reset`, every record is merged into one message that `reset` empties before each:
+  // for replies whose records hold no other fields (a slim listing), cheaper than a new
+  // message per record.
+  explicit JobsReplyReader(JobsReplyVisitor visitor, ResetFn reset = nullptr)
+      : visitor_(std::move(visitor)), reset_(reset) {}
 
   // The next piece of the reply. Errors: InvalidArgument for bytes that are no GetJobsReply;
   // the visitor's error.
@@ -70,7 +77,9 @@ class JobsReplyReader {
   bool started_ = false;
   std::unique_ptr<char[]> arena_block_{new char[kArenaBytes]};
   google::protobuf::Arena arena_{ArenaOn(arena_block_.get())};
-  v1::Job* job_ = nullptr;  // the record being handled, on arena_
+  ResetFn reset_;
+  v1::Job reused_;          // with reset_: every record's message
+  v1::Job* job_ = nullptr;  // the record being handled: reused_ or on arena_
 };
 
 }  // namespace gantry::slurm

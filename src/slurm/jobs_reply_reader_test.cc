@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gantry/v1/controller.pb.h"
+#include "model/job_brief.h"
 
 namespace gantry::slurm {
 namespace {
@@ -128,6 +129,36 @@ TEST(JobsReplyReaderTest, AReusedRecordKeepsNothingOfTheOneBefore) {
   v1::Job bare;
   bare.set_job_id(9);
   const std::vector<v1::Job> jobs = {MakeJob(8, "first", {"n1"}), bare};
+  Seen seen;
+  JobsReplyReader reader(Recorder(&seen));
+  ASSERT_TRUE(reader.Feed(HeadFirst(jobs)).ok());
+  ASSERT_TRUE(reader.Finish().ok());
+  EXPECT_EQ(seen.jobs, Serialized(jobs));
+}
+
+TEST(JobsReplyReaderTest, ASlimListingReusesOneMessageAndKeepsNothingOfTheRecordBefore) {
+  v1::Job bare;
+  bare.set_job_id(9);
+  std::vector<v1::Job> jobs = Jobs();
+  jobs.push_back(bare);
+  for (v1::Job& job : jobs) {
+    v1::Job slim;
+    model::CopySlimJob(job, &slim);
+    job = slim;
+  }
+  Seen seen;
+  JobsReplyReader reader(Recorder(&seen), &model::ClearSlimJob);
+  ASSERT_TRUE(reader.Feed(HeadFirst(jobs)).ok());
+  ASSERT_TRUE(reader.Finish().ok());
+  EXPECT_EQ(seen.jobs, Serialized(jobs));
+}
+
+TEST(JobsReplyReaderTest, ManyRecordsArriveWholeAcrossArenaRestarts) {
+  // More records than the reader's arena holds at once (it starts again after 512 KiB).
+  std::vector<v1::Job> jobs;
+  for (uint32_t id = 1; id <= 3000; ++id) {
+    jobs.push_back(MakeJob(id, std::string(200 + id % 7, 'x'), {"n" + std::to_string(id)}));
+  }
   Seen seen;
   JobsReplyReader reader(Recorder(&seen));
   ASSERT_TRUE(reader.Feed(HeadFirst(jobs)).ok());
