@@ -14,6 +14,9 @@
 #   ctld_kib_per_job  controller RSS growth per queued (held) job                   KiB
 #   ctld_rss_queue    controller RSS with the queue filled (Gantry 100k, Slurm N_SLURM_QUEUE) MiB
 #   squeue_queue      `squeue >/dev/null` with that queue                            ms
+#   squeue_long       `squeue -l >/dev/null` (two more columns, the state spelled out)  ms
+#   squeue_resorted   `squeue -S -i >/dev/null`: every job moves (the queue's equal
+#                     priorities leave the default order as the jobs arrive)          ms
 #   sacct_queue       `sacct >/dev/null` with that queue (held jobs never became eligible, so
 #                     both leave them out: the cost of finding that out)             ms
 #   squeue_user       `squeue -u nobody` with that queue (server-side user filter)   ms
@@ -163,6 +166,8 @@ G[ctld_kib_per_job]=$(calc "($after - $before) / $N_QUEUE")
 G[ctld_rss_queue]=$(calc "$after / 1024")
 wait_idle "$gpid"
 G[squeue_queue]=$(median_ms "$BIN/squeue")
+G[squeue_long]=$(median_ms "$BIN/squeue" -l)
+G[squeue_resorted]=$(median_ms "$BIN/squeue" -S -i)
 G[sacct_queue]=$(median_ms "$BIN/sacct")
 G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
 G[scontrol_job]=$(median_ms "$BIN/scontrol" show job "$((N_QUEUE / 2))")
@@ -196,6 +201,8 @@ if [ "$slurm_ok" = 1 ]; then
   S[ctld_rss_queue]=$(calc "$after / 1024")
   wait_idle "$spid"
   S[squeue_queue]=$(median_ms /usr/bin/squeue)
+  S[squeue_long]=$(median_ms /usr/bin/squeue -l)
+  S[squeue_resorted]=$(median_ms /usr/bin/squeue -S -i)
   S[sacct_queue]=$(median_ms /usr/bin/sacct)
   S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
   S[scontrol_job]=$(median_ms /usr/bin/scontrol show job "$(/usr/bin/squeue -h -n bench-q -o %i | head -1)")
@@ -210,19 +217,19 @@ fi
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
 for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job \
-  ctld_rss_queue squeue_queue sacct_queue squeue_user scontrol_job sinfo_queue e2e_queue \
-  e2e_queue_polled; do
+  ctld_rss_queue squeue_queue squeue_long squeue_resorted sacct_queue squeue_user scontrol_job \
+  sinfo_queue e2e_queue e2e_queue_polled; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}
   case $f in
     sbatch_*|e2e_*) unit=jobs/s; better=higher ;;
     ctld_kib_per_job) unit=KiB; better=lower ;;
     ctld_rss_queue) unit=MiB; better=lower ;;
-    squeue_queue|sacct_queue|squeue_user|scontrol_job|sinfo_queue) unit=ms; better=lower ;;
+    squeue_*|sacct_queue|scontrol_job|sinfo_queue) unit=ms; better=lower ;;
   esac
   ratio=n/a
   same_size=1
-  case $f in ctld_rss_queue|squeue_queue|sacct_queue|squeue_user|scontrol_job|sinfo_queue|e2e_queue*)
+  case $f in ctld_rss_queue|squeue_*|sacct_queue|scontrol_job|sinfo_queue|e2e_queue*)
     [ "$N_QUEUE" = "$N_SLURM_QUEUE" ] || same_size=0 ;;
   esac
   if [ "$s" != n/a ] && [ "$g" != n/a ] && [ "$same_size" = 1 ]; then
