@@ -121,7 +121,15 @@ std::string_view JobFlagCode(JobFlag flag) {
   return "";
 }
 
+// The flags of kDisplayedFlags as one mask: most jobs have none of them.
+constexpr uint32_t kDisplayedMask = [] {
+  uint32_t mask = 0;
+  for (JobFlag flag : kDisplayedFlags) mask |= static_cast<uint32_t>(flag);
+  return mask;
+}();
+
 std::string_view JobStateName(const JobState& state) {
+  if ((state.flags & kDisplayedMask) == 0) return JobBaseStateName(state.base);
   for (JobFlag flag : kDisplayedFlags) {
     if (state.Has(flag)) return JobFlagName(flag);
   }
@@ -129,6 +137,7 @@ std::string_view JobStateName(const JobState& state) {
 }
 
 std::string_view JobStateCode(const JobState& state) {
+  if ((state.flags & kDisplayedMask) == 0) return JobBaseStateCode(state.base);
   for (JobFlag flag : kDisplayedFlags) {
     if (state.Has(flag)) return JobFlagCode(flag);
   }

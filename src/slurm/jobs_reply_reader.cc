@@ -88,18 +88,52 @@ Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
   return std::optional<Field>(f);
 }
 
+// How many bytes the field at the start of `data` spans; nullopt while its tag and length (or
+// varint value) are not all there, or when they are malformed.
+std::optional<size_t> FieldSpan(std::string_view data) {
+  bool bad = false;
+  size_t at = 0;
+  uint64_t tag = 0;
+  uint64_t value = 0;
+  if (!ReadVarint(data, &at, &tag, &bad)) return std::nullopt;
+  switch (static_cast<int>(tag & 7)) {
+    case kVarint:
+      if (!ReadVarint(data, &at, &value, &bad)) return std::nullopt;
+      return at;
+    case kFixed64:
+      return at + 8;
+    case kFixed32:
+      return at + 4;
+    case kLengthDelimited:
+      if (!ReadVarint(data, &at, &value, &bad) || value > (uint64_t{1} << 32)) return std::nullopt;
+      return at + static_cast<size_t>(value);
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 Status JobsReplyReader::Feed(std::string_view piece) {
-  if (buffer_.empty()) {  // the usual case: records in the piece are handled where they lie
-    GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(piece, false));
-    buffer_.assign(piece.substr(used));
+  // A record the last piece cut is completed first, from only the bytes it still needs; the
+  // records after it are handled where they lie in the piece. (Until `now` is found, records
+  // wait in the buffer: then the whole piece joins them.)
+  while (!buffer_.empty() && !piece.empty()) {
+    size_t take = piece.size();
+    if (has_now_) {
+      const std::optional<size_t> span = FieldSpan(buffer_);
+      const size_t missing = span && *span > buffer_.size() ? *span - buffer_.size() : 16;
+      take = std::min(take, missing);
+    }
+    buffer_.append(piece.substr(0, take));
+    piece.remove_prefix(take);
+    GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(buffer_, false));
+    buffer_.erase(0, used);
     scanned_ = scanned_ > used ? scanned_ - used : 0;
-    return Status::Ok();
   }
-  buffer_.append(piece);
-  GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(buffer_, false));
-  buffer_.erase(0, used);
+  if (piece.empty()) return Status::Ok();
+  GANTRY_ASSIGN_OR_RETURN(const size_t used, Drain(piece, false));
+  buffer_.assign(piece.substr(used));
   scanned_ = scanned_ > used ? scanned_ - used : 0;
   return Status::Ok();
 }

@@ -544,10 +544,11 @@ void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintCo
   // into the room made for it at once: a listing prints 100k lines this way.
   thread_local std::vector<std::string> scratch;
   thread_local std::vector<PlacedValue> values;
-  if (scratch.size() < format.columns.size()) scratch.resize(format.columns.size());
-  values.resize(format.columns.size());
+  const size_t columns = format.columns.size();
+  if (scratch.size() < columns) scratch.resize(columns);
+  values.resize(columns);
   size_t size = format.prefix.size() + 1;
-  for (size_t i = 0; i < format.columns.size(); ++i) {
+  for (size_t i = 0; i < columns; ++i) {
     const JobColumn& c = format.columns[i];
     PlacedValue& v = values[i];
     if (c.field == nullptr) {
@@ -566,7 +567,7 @@ void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintCo
     p += text.size();
   };
   put(format.prefix);
-  for (size_t i = 0; i < values.size(); ++i) {
+  for (size_t i = 0; i < columns; ++i) {
     const PlacedValue& v = values[i];
     if (v.pad_before) p = std::fill_n(p, v.pad, ' ');
     put(v.text);
