@@ -285,6 +285,9 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   std::vector<ListedPart> parts;
   parts.reserve(count);
   for (size_t i = 0; i < count; ++i) parts.emplace_back(*JobSorter::Create(sort));
+  // A line is about as long as the header (a reason or node list may run past its title): text
+  // reserved too short would be copied each time it grows.
+  const size_t line_bytes = RenderJobHeader(format).size() + 16;
   std::vector<JobsReplyVisitor> visitors;
   for (ListedPart& part : parts) {
     part.now = ctx.now;
@@ -298,11 +301,11 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
       part.lines.EndPiece();
     };
     JobsReplyVisitor visitor;
-    visitor.start = [&part](const JobsReplyHead& head) {
+    visitor.start = [&part, line_bytes](const JobsReplyHead& head) {
       if (head.now != 0) part.now = head.now;
       part.records.reserve(head.jobs_at_most);
       part.rows.reserve(head.jobs_at_most);
-      part.lines.Reserve(head.jobs_at_most, 96);
+      part.lines.Reserve(head.jobs_at_most, line_bytes);
       part.sorter.Reserve(head.jobs_at_most);
     };
     visitor.job = [add, &opt](const v1::Job& job) {

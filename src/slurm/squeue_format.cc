@@ -150,8 +150,10 @@ const JobField kFields[] = {
      }},
     {"TimeUsed", 'M', "TIME", false, true,
      [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       const int64_t used = TimeUsed(j, c.now);
+       if (used == 0) return "0:00";  // every pending job's
        s.clear();
-       text::AppendElapsed(TimeUsed(j, c.now), &s);
+       text::AppendElapsed(used, &s);
        return s;
      }},
     {"ReqNodes", 'n', "REQ_NODES", true, true,
@@ -541,7 +543,8 @@ std::string RenderJobHeader(const JobFormat& format) {
 void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintContext& ctx,
                    std::string* out) {
   // Every value is made first (each column has its own scratch text), then the line is written
-  // into the room made for it at once: a listing prints 100k lines this way.
+  // into room made for it at once, filled with spaces (the padding): a listing prints 100k
+  // lines this way.
   thread_local std::vector<std::string> scratch;
   thread_local std::vector<PlacedValue> values;
   const size_t columns = format.columns.size();
@@ -560,7 +563,7 @@ void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintCo
     size += v.text.size() + v.pad;
   }
   const size_t at = out->size();
-  out->resize(at + size);
+  out->append(size, ' ');
   char* p = out->data() + at;
   auto put = [&p](std::string_view text) {
     std::memcpy(p, text.data(), text.size());
@@ -569,9 +572,9 @@ void AppendJobLine(const JobFormat& format, const v1::Job& job, const JobPrintCo
   put(format.prefix);
   for (size_t i = 0; i < columns; ++i) {
     const PlacedValue& v = values[i];
-    if (v.pad_before) p = std::fill_n(p, v.pad, ' ');
+    if (v.pad_before) p += v.pad;
     put(v.text);
-    if (!v.pad_before) p = std::fill_n(p, v.pad, ' ');
+    if (!v.pad_before) p += v.pad;
     if (format.columns[i].field != nullptr) put(format.columns[i].suffix);
   }
   *p = '\n';
