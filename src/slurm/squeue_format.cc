@@ -401,7 +401,7 @@ void Place(std::string_view value, int width, bool right, bool cut, PlacedValue*
   out->pad = 0;
   out->pad_before = false;
   if (width <= 0) return;
-  const size_t w = static_cast<size_t>(width);
+  const auto w = static_cast<size_t>(width);
   if (value.size() >= w) {
     if (!right || cut) out->text = value.substr(0, w);
     return;
