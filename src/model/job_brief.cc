@@ -1,6 +1,160 @@
 #include "model/job_brief.h"
 
+#include <cstdint>
+
 namespace gantry::model {
+namespace {
+
+// Reads protobuf's wire format from a byte range.
+class WireReader {
+ public:
+  explicit WireReader(std::string_view bytes) : at_(bytes.data()), end_(at_ + bytes.size()) {}
+  bool done() const { return at_ == end_; }
+
+  bool Varint(uint64_t* value) {
+    if (at_ != end_ && (static_cast<uint8_t>(*at_) & 0x80) == 0) {  // most tags and values
+      *value = static_cast<uint8_t>(*at_++);
+      return true;
+    }
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && at_ != end_; shift += 7) {
+      const auto byte = static_cast<uint8_t>(*at_++);
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) {
+        *value = v;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool Bytes(std::string_view* out) {
+    uint64_t size = 0;
+    if (!Varint(&size) || size > static_cast<uint64_t>(end_ - at_)) return false;
+    *out = std::string_view(at_, static_cast<size_t>(size));
+    at_ += size;
+    return true;
+  }
+
+ private:
+  const char* at_;
+  const char* end_;
+};
+
+constexpr int kVarintType = 0;
+constexpr int kBytesType = 2;
+constexpr uint64_t Tag(int number, int type) { return static_cast<uint64_t>(number) << 3 | type; }
+
+bool MergeSlimRequest(std::string_view bytes, v1::JobRequest* request) {
+  WireReader in(bytes);
+  while (!in.done()) {
+    uint64_t tag = 0;
+    uint64_t value = 0;
+    std::string_view text;
+    if (!in.Varint(&tag)) return false;
+    if (tag == Tag(v1::JobRequest::kNameFieldNumber, kBytesType) && in.Bytes(&text)) {
+      request->mutable_name()->assign(text);
+    } else if (tag == Tag(v1::JobRequest::kMinNodesFieldNumber, kVarintType) && in.Varint(&value)) {
+      request->set_min_nodes(static_cast<uint32_t>(value));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A slim varint field; false for any other field.
+bool SetSlimNumber(uint32_t number, uint64_t v, v1::Job* job) {
+  const auto u32 = static_cast<uint32_t>(v);
+  const auto i64 = static_cast<int64_t>(v);
+  switch (number) {
+    case v1::Job::kJobIdFieldNumber:
+      job->set_job_id(u32);
+      return true;
+    case v1::Job::kUserIdFieldNumber:
+      job->set_user_id(u32);
+      return true;
+    case v1::Job::kStateFieldNumber:
+      job->set_state(u32);
+      return true;
+    case v1::Job::kStateFlagsFieldNumber:
+      job->set_state_flags(u32);
+      return true;
+    case v1::Job::kPriorityFieldNumber:
+      job->set_priority(u32);
+      return true;
+    case v1::Job::kSubmitTimeFieldNumber:
+      job->set_submit_time(i64);
+      return true;
+    case v1::Job::kStartTimeFieldNumber:
+      job->set_start_time(i64);
+      return true;
+    case v1::Job::kEndTimeFieldNumber:
+      job->set_end_time(i64);
+      return true;
+    case v1::Job::kSuspendTimeFieldNumber:
+      job->set_suspend_time(i64);
+      return true;
+    case v1::Job::kPreSuspendSecsFieldNumber:
+      job->set_pre_suspend_secs(i64);
+      return true;
+    case v1::Job::kTimeLimitMinFieldNumber:
+      job->set_time_limit_min(u32);
+      return true;
+    case v1::Job::kArrayJobIdFieldNumber:
+      job->set_array_job_id(u32);
+      return true;
+    case v1::Job::kArrayTaskIdFieldNumber:
+      job->set_array_task_id(u32);
+      return true;
+    case v1::Job::kArrayPendingTasksFieldNumber:
+      job->add_array_pending_tasks(u32);
+      return true;  // unpacked
+    case v1::Job::kArrayTaskThrottleFieldNumber:
+      job->set_array_task_throttle(u32);
+      return true;
+    case v1::Job::kExpectedStartTimeFieldNumber:
+      job->set_expected_start_time(i64);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A slim length-delimited field; false for any other field.
+bool SetSlimBytes(uint32_t number, std::string_view b, v1::Job* job) {
+  switch (number) {
+    case v1::Job::kRequestFieldNumber:
+      return MergeSlimRequest(b, job->mutable_request());
+    case v1::Job::kUserNameFieldNumber:
+      job->mutable_user_name()->assign(b);
+      return true;
+    case v1::Job::kReasonFieldNumber:
+      job->mutable_reason()->assign(b);
+      return true;
+    case v1::Job::kStateDescFieldNumber:
+      job->mutable_state_desc()->assign(b);
+      return true;
+    case v1::Job::kPartitionFieldNumber:
+      job->mutable_partition()->assign(b);
+      return true;
+    case v1::Job::kNodesFieldNumber:
+      job->add_nodes(b.data(), b.size());
+      return true;
+    case v1::Job::kArrayPendingTasksFieldNumber: {  // packed
+      WireReader tasks(b);
+      uint64_t task = 0;
+      while (!tasks.done()) {
+        if (!tasks.Varint(&task)) return false;
+        job->add_array_pending_tasks(static_cast<uint32_t>(task));
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 void CopyBriefJob(const v1::Job& job, v1::Job* brief) {
   *brief = job;
@@ -79,6 +233,26 @@ void ClearSlimJob(v1::Job* job) {
   v1::JobRequest* r = job->mutable_request();
   r->clear_name();
   r->clear_min_nodes();
+}
+
+bool MergeSlimRecord(std::string_view bytes, v1::Job* job) {
+  WireReader in(bytes);
+  while (!in.done()) {
+    uint64_t tag = 0;
+    if (!in.Varint(&tag)) return false;
+    const auto number = static_cast<uint32_t>(tag >> 3);
+    const auto type = static_cast<int>(tag & 7);
+    uint64_t value = 0;
+    std::string_view b;
+    if (type == kVarintType) {
+      if (!in.Varint(&value) || !SetSlimNumber(number, value, job)) return false;
+    } else if (type == kBytesType) {
+      if (!in.Bytes(&b) || !SetSlimBytes(number, b, job)) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
 }
 
 void CopyJobInForm(const v1::Job& job, JobRecordForm form, v1::Job* out) {

@@ -22,6 +22,8 @@
 #ifndef GANTRY_MODEL_JOB_BRIEF_H_
 #define GANTRY_MODEL_JOB_BRIEF_H_
 
+#include <string_view>
+
 #include "gantry/v1/job.pb.h"
 
 namespace gantry::model {
@@ -38,6 +40,11 @@ void CopySlimJob(const v1::Job& job, v1::Job* slim);
 // Empties every field the slim form keeps, and no other: cheaper than Clear() for a message
 // that slim records are merged into one after another.
 void ClearSlimJob(v1::Job* job);
+// Merges a slim record's wire bytes into *job, whose slim fields are empty (ClearSlimJob): the
+// same as protobuf's parser, without its general machinery. False when the bytes hold a field
+// the slim form has not or are malformed; *job may then hold some of the record's slim fields
+// (clear them and parse the bytes the usual way).
+bool MergeSlimRecord(std::string_view bytes, v1::Job* job);
 // `job` in `form`, into *out (whatever it held is replaced).
 void CopyJobInForm(const v1::Job& job, JobRecordForm form, v1::Job* out);
 

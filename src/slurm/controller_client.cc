@@ -5,7 +5,6 @@
 #include <memory>
 #include <thread>
 
-#include "model/job_brief.h"
 #include "slurm/slurm_errors.h"
 #include "wire/unix_socket.h"
 
@@ -158,8 +157,7 @@ Result<v1::GetJobsReply> ControllerClient::GetJobs(const v1::GetJobsRequest& req
 }
 Result<JobsReplyHead> ControllerClient::ListJobs(const v1::GetJobsRequest& request,
                                                  const JobsReplyVisitor& visitor) {
-  // A slim listing's records hold only what model::ClearSlimJob empties.
-  JobsReplyReader reader(visitor, request.slim() ? &model::ClearSlimJob : nullptr);
+  JobsReplyReader reader(visitor, request.slim());
   Status read_error;  // the reader's, told apart from the transport's
   Status called = transport_->CallInPieces(wire::Method::kGetJobs, request.SerializeAsString(),
                                            timeout_seconds, [&](std::string_view piece) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "model/job_brief.h"
+
 namespace gantry::slurm {
 namespace {
 
@@ -192,11 +194,15 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
 }
 
 Status JobsReplyReader::ParseReusing(std::string_view bytes) {
-  // Each record is a new message on the arena (cheaper than clearing one message's many fields
-  // for each record); the arena starts again in its first block once half of that is used.
-  if (reset_ != nullptr) {
+  // A slim record is decoded into the one reused message (a field outside the slim form sends
+  // it through protobuf's parser; the listing reads none of those). Any other record is a new
+  // message on the arena (cheaper than clearing one message's many fields for each record);
+  // the arena starts again in its first block once half of that is used.
+  if (slim_) {
     job_ = &reused_;
-    reset_(job_);
+    model::ClearSlimJob(job_);
+    if (model::MergeSlimRecord(bytes, job_)) return Status::Ok();
+    model::ClearSlimJob(job_);
   } else {
     if (arena_.SpaceUsed() > kArenaBytes / 2) arena_.Reset();
     job_ = google::protobuf::Arena::CreateMessage<v1::Job>(&arena_);

@@ -40,14 +40,12 @@ struct JobsReplyVisitor {
 
 class JobsReplyReader {
  public:
-  // Resets the fields of a message that the records are merged into (model::ClearSlimJob).
-  using ResetFn = void (*)(v1::Job* job);
-
-  // With `reset`, every record is merged into one message that `reset` empties before each:
-  // for replies whose records hold no other fields (a slim listing), cheaper than a new
-  // message per record.
-  explicit JobsReplyReader(JobsReplyVisitor visitor, ResetFn reset = nullptr)
-      : visitor_(std::move(visitor)), reset_(reset) {}
+  // With `slim` (a listing that asked for slim records, model/job_brief.h), every record is
+  // decoded into one message whose slim fields are emptied before each (model::ClearSlimJob,
+  // model::MergeSlimRecord; a record with other fields goes through protobuf's parser): much
+  // cheaper than a new message per record.
+  explicit JobsReplyReader(JobsReplyVisitor visitor, bool slim = false)
+      : visitor_(std::move(visitor)), slim_(slim) {}
 
   // The next piece of the reply. Errors: InvalidArgument for bytes that are no GetJobsReply;
   // the visitor's error.
@@ -77,8 +75,8 @@ class JobsReplyReader {
   bool started_ = false;
   std::unique_ptr<char[]> arena_block_{new char[kArenaBytes]};
   google::protobuf::Arena arena_{ArenaOn(arena_block_.get())};
-  ResetFn reset_;
-  v1::Job reused_;          // with reset_: every record's message
+  bool slim_;
+  v1::Job reused_;          // with slim_: every record's message
   v1::Job* job_ = nullptr;  // the record being handled: reused_ or on arena_
 };
 

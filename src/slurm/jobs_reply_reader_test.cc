@@ -147,7 +147,7 @@ TEST(JobsReplyReaderTest, ASlimListingReusesOneMessageAndKeepsNothingOfTheRecord
     job = slim;
   }
   Seen seen;
-  JobsReplyReader reader(Recorder(&seen), &model::ClearSlimJob);
+  JobsReplyReader reader(Recorder(&seen), /*slim=*/true);
   ASSERT_TRUE(reader.Feed(HeadFirst(jobs)).ok());
   ASSERT_TRUE(reader.Finish().ok());
   EXPECT_EQ(seen.jobs, Serialized(jobs));
