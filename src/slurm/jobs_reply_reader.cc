@@ -24,6 +24,7 @@ struct Field {
   int type = 0;
   uint64_t value = 0;      // a varint's value
   std::string_view bytes;  // a length-delimited field's contents
+  size_t begin = 0;        // where its contents (or fixed value) start
   size_t end = 0;          // where the next field starts
 };
 
@@ -43,10 +44,12 @@ bool ReadVarint(std::string_view data, size_t* at, uint64_t* value, bool* bad) {
   return false;
 }
 
-// The field that starts at data[at]: nullopt while it is not complete yet.
 Status Malformed() { return InvalidArgument("the controller's job list is malformed"); }
 
-Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
+// The head of the field that starts at data[at]: its number, type, varint value, `begin` and
+// `end` (which may lie past the data: the contents are not looked at). nullopt while the tag and
+// the value or length are not all there.
+Result<std::optional<Field>> FieldHead(std::string_view data, size_t at) {
   bool bad = false;
   uint64_t tag = 0;
   Field f;
@@ -84,34 +87,17 @@ Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
       return Malformed();  // groups are not used by any Gantry message
   }
   if (f.number == 0) return Malformed();
-  if (data.size() - at < need) return std::optional<Field>();
-  f.bytes = data.substr(at, need);
+  f.begin = at;
   f.end = at + need;
   return std::optional<Field>(f);
 }
 
-// How many bytes the field at the start of `data` spans; nullopt while its tag and length (or
-// varint value) are not all there, or when they are malformed.
-std::optional<size_t> FieldSpan(std::string_view data) {
-  bool bad = false;
-  size_t at = 0;
-  uint64_t tag = 0;
-  uint64_t value = 0;
-  if (!ReadVarint(data, &at, &tag, &bad)) return std::nullopt;
-  switch (static_cast<int>(tag & 7)) {
-    case kVarint:
-      if (!ReadVarint(data, &at, &value, &bad)) return std::nullopt;
-      return at;
-    case kFixed64:
-      return at + 8;
-    case kFixed32:
-      return at + 4;
-    case kLengthDelimited:
-      if (!ReadVarint(data, &at, &value, &bad) || value > (uint64_t{1} << 32)) return std::nullopt;
-      return at + static_cast<size_t>(value);
-    default:
-      return std::nullopt;
-  }
+// The field that starts at data[at]: nullopt while it is not complete yet.
+Result<std::optional<Field>> NextField(std::string_view data, size_t at) {
+  GANTRY_ASSIGN_OR_RETURN(std::optional<Field> f, FieldHead(data, at));
+  if (!f || f->end > data.size()) return std::optional<Field>();
+  f->bytes = data.substr(f->begin, f->end - f->begin);
+  return f;
 }
 
 }  // namespace
@@ -122,10 +108,10 @@ Status JobsReplyReader::Feed(std::string_view piece) {
   // wait in the buffer: then the whole piece joins them.)
   while (!buffer_.empty() && !piece.empty()) {
     size_t take = piece.size();
-    if (has_now_) {
-      const std::optional<size_t> span = FieldSpan(buffer_);
-      const size_t missing = span && *span > buffer_.size() ? *span - buffer_.size() : 16;
-      take = std::min(take, missing);
+    if (has_now_) {  // a malformed head takes a few bytes, and Drain reports it
+      const Result<std::optional<Field>> head = FieldHead(buffer_, 0);
+      const bool known = head.ok() && *head && (*head)->end > buffer_.size();
+      take = std::min(take, known ? (*head)->end - buffer_.size() : size_t{16});
     }
     buffer_.append(piece.substr(0, take));
     piece.remove_prefix(take);

@@ -5,8 +5,9 @@
 // Finish when there is none). gantryd writes the head before the jobs on the command socket;
 // where `now` comes last (a reply serialized the usual way, e.g. over gRPC) the records wait in
 // the buffer until it is found, and `jobs_at_most` may then be missed (0). Unknown fields are
-// skipped. Each job is parsed into a message on an arena whose memory the following records
-// reuse: a job handed to the visitor is gone when it returns. Its request is always there
+// skipped. Each job is parsed into a message whose memory the following records reuse (one
+// message for a slim listing, else an arena): a job handed to the visitor is gone when it
+// returns. Its request is always there
 // (empty when the record has none).
 // Thread-compatible.
 #ifndef GANTRY_SLURM_JOBS_REPLY_READER_H_
