@@ -1126,7 +1126,32 @@ void Controller::VisitLiveJobsLocked(const v1::GetJobsRequest& request,
   }
 }
 
+Result<std::shared_ptr<const ListingCache::Listing>> Controller::SqueueListing(
+    const v1::GetJobsRequest& request, UnixTime* now) const {
+  if (!request.job_ids().empty() || !request.user_ids().empty() || request.shards() > 1 ||
+      request.history()) {
+    return InvalidArgument("squeue: not with job_ids, user_ids, shards or history");
+  }
+  GANTRY_ASSIGN_OR_RETURN(const model::JobRecordForm form, ListingCache::FormOf(request.squeue()));
+  std::vector<std::shared_ptr<const RecordCache::Block>> blocks;
+  {
+    std::shared_lock lock(mu_);
+    *now = clock_->Now();
+    blocks = RecordBlocksLocked(form);
+  }
+  return listings_.Make(request.squeue(), blocks, *now, config_.cluster_name);
+}
+
 Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  if (request.has_squeue()) {
+    UnixTime now = 0;
+    GANTRY_ASSIGN_OR_RETURN(const std::shared_ptr<const ListingCache::Listing> listing,
+                            SqueueListing(request, &now));
+    reply->set_now(now);
+    reply->set_jobs_at_most(listing->lines);
+    if (!reply->MergeFromString(listing->fields)) return Internal("squeue listing: bad lines");
+    return Status::Ok();
+  }
   if (request.history()) return GetJobHistory(request, reply);
   auto add = [&](const v1::Job& job) {
     model::CopyJobInForm(job, FormOf(request), reply->add_jobs());
@@ -1172,6 +1197,16 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
       put_varint(shards);
     }
   };
+  if (request.has_squeue()) {
+    UnixTime now = 0;
+    GANTRY_ASSIGN_OR_RETURN(const std::shared_ptr<const ListingCache::Listing> listing,
+                            SqueueListing(request, &now));
+    put_head(now, listing->lines);
+    out->Append(std::move(head));
+    out->parts.push_back(listing->fields);
+    out->owners.push_back(listing);
+    return Status::Ok();
+  }
   if (request.history()) {
     UnixTime now = 0;
     std::vector<std::pair<uint32_t, std::string>> records;

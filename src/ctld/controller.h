@@ -33,6 +33,7 @@
 #include "ctld/agent_link.h"
 #include "ctld/config.h"
 #include "ctld/diag_stats.h"
+#include "ctld/listing_cache.h"
 #include "ctld/record_cache.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
@@ -79,6 +80,9 @@ class Controller {
   // With request.history (sacct): also the jobs the store archived, sorted by id. Fails only
   // when the archive cannot be read.
   Status GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
+  // The listing a request with `squeue` asks for (listing_cache.h) and the time it was made at.
+  Result<std::shared_ptr<const ListingCache::Listing>> SqueueListing(
+      const v1::GetJobsRequest& request, UnixTime* now) const;
   // The same reply in its wire form (the local command socket's listings), `now` and
   // `jobs_at_most` before the jobs. A listing's records are slices of the kept wire records
   // (RecordCache), written out after the locks are released.
@@ -260,6 +264,8 @@ class Controller {
   mutable std::array<RecordCache, 3> record_caches_{RecordCache(model::JobRecordForm::kFull),
                                                     RecordCache(model::JobRecordForm::kBrief),
                                                     RecordCache(model::JobRecordForm::kSlim)};
+  // squeue listings made here (GetJobsRequest.squeue), from record_caches_' blocks.
+  mutable ListingCache listings_;
 
   DiagStats stats_;
 

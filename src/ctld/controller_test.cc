@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 
+#include "slurm_view/squeue_listing.h"
 #include "state/testing.h"
 #include "store/sqlite_store.h"
 
@@ -171,6 +172,30 @@ class ControllerTest : public ::testing::Test {
           << listed.jobs(i).DebugString() << "but is\n"
           << live.jobs(i).DebugString();
     }
+    // squeue's listing made here (kept between changes) is the one made from the records.
+    v1::GetJobsRequest squeue;
+    squeue.mutable_squeue()->set_format(slurm::kSqueueLongFormat);
+    wire::Slices lines_bytes;
+    ASSERT_TRUE(controller_->GetJobsSerialized(squeue, &lines_bytes).ok());
+    v1::GetJobsReply lines;
+    ASSERT_TRUE(lines.ParseFromString(lines_bytes.Flatten()));
+    v1::GetJobsReply lines_grpc;
+    ASSERT_TRUE(controller_->GetJobs(squeue, &lines_grpc).ok());
+    EXPECT_EQ(lines_grpc.SerializeAsString(), lines.SerializeAsString());
+    const slurm::SqueueQuery query = *slurm::QueryOf(squeue.squeue());
+    slurm::ListingPiece piece = slurm::NewPiece(query, 0);
+    for (const v1::Job& job : live.jobs()) {
+      slurm::AddRecord(query, job, slurm::JobPrintContext{lines.now(), &TimeZone::Utc(), "test"},
+                       &piece);
+    }
+    const slurm::ListingPiece* pieces[] = {&piece};
+    std::string expected;
+    for (const slurm::ListingRow& row : slurm::OrderPieces(pieces)) {
+      expected += piece.lines.Piece(row.row);
+    }
+    std::string text;
+    for (const std::string& l : lines.lines()) text += l;
+    EXPECT_EQ(text, expected);
   }
 
   v1::Job Job(uint32_t id) {

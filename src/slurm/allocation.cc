@@ -10,7 +10,7 @@
 
 #include "model/job_state.h"
 #include "model/task_layout.h"
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 #include "slurm/sbatch.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"

@@ -140,37 +140,58 @@ void CheckGolden(const std::string& name, const std::string& actual) {
   EXPECT_EQ(actual, ::gantry::testing::ReadGolden(name));
 }
 
+std::vector<Case> SqueueCases() {
+  return {
+      {"root", "squeue"},
+      {"root", "squeue -l"},
+      {"alice", "squeue --me"},
+      {"root", "squeue -u alice -t R"},
+      {"root", "squeue -j 21442"},
+      {"root", "squeue -j21442,21441 -h"},
+      {"root", "squeue -j 999999999"},
+      {"root", "squeue -o '%i %j %T %l' -p high -h"},
+      {"root", "squeue --start"},
+      {"root", "squeue -S -i -h -o %i"},
+      {"root", "SQUEUE_FORMAT=%i|%u squeue -n sweep,NIGHTLY"},
+      {"root", "squeue -o '%i %Z'"},
+      {"root", "squeue -t foo"},
+      {"root", "squeue -j abc"},
+      {"root", "squeue --foo"},
+      {"root", "squeue -l -o %i"},
+      {"root", "squeue extra"},
+      {"root", "squeue -u nosuchuser"},
+      {"root", "squeue --json"},
+      {"root", "squeue -O JobID:10,Name:.20,UserName,State,ReasonList"},
+      {"root", "squeue -O jobid,name:5,Foo,state:.3X,reasonlist:0 -h"},
+      {"root", "SQUEUE_FORMAT2=jobid:8,cluster:.8 squeue -t R"},
+      {"root", "squeue -o %i -O jobid"},
+      {"root", "squeue -O jobid -o %i"},
+      {"root", "squeue -V"},
+  };
+}
+
 TEST(CommandsGoldenTest, Squeue) {
   FakeController fake;
-  CheckGolden(
-      "cmd-squeue.txt",
-      Transcript(fake, {
-                           {"root", "squeue"},
-                           {"root", "squeue -l"},
-                           {"alice", "squeue --me"},
-                           {"root", "squeue -u alice -t R"},
-                           {"root", "squeue -j 21442"},
-                           {"root", "squeue -j21442,21441 -h"},
-                           {"root", "squeue -j 999999999"},
-                           {"root", "squeue -o '%i %j %T %l' -p high -h"},
-                           {"root", "squeue --start"},
-                           {"root", "squeue -S -i -h -o %i"},
-                           {"root", "SQUEUE_FORMAT=%i|%u squeue -n sweep,NIGHTLY"},
-                           {"root", "squeue -o '%i %Z'"},
-                           {"root", "squeue -t foo"},
-                           {"root", "squeue -j abc"},
-                           {"root", "squeue --foo"},
-                           {"root", "squeue -l -o %i"},
-                           {"root", "squeue extra"},
-                           {"root", "squeue -u nosuchuser"},
-                           {"root", "squeue --json"},
-                           {"root", "squeue -O JobID:10,Name:.20,UserName,State,ReasonList"},
-                           {"root", "squeue -O jobid,name:5,Foo,state:.3X,reasonlist:0 -h"},
-                           {"root", "SQUEUE_FORMAT2=jobid:8,cluster:.8 squeue -t R"},
-                           {"root", "squeue -o %i -O jobid"},
-                           {"root", "squeue -O jobid -o %i"},
-                           {"root", "squeue -V"},
-                       }));
+  CheckGolden("cmd-squeue.txt", Transcript(fake, SqueueCases()));
+}
+
+// The listings squeue makes itself from the records (GANTRY_SQUEUE_IN_CLIENT) are those the
+// controller makes.
+TEST(CommandsGoldenTest, SqueueMadeInTheCommandIsTheSame) {
+  FakeController fake;
+  std::vector<Case> in_client = SqueueCases();
+  for (Case& c : in_client) c.line = "GANTRY_SQUEUE_IN_CLIENT=1 " + c.line;
+  const std::string made_in_client = Transcript(fake, in_client);
+  EXPECT_EQ(Replace(made_in_client, "GANTRY_SQUEUE_IN_CLIENT=1 ", ""),
+            Transcript(fake, SqueueCases()));
+
+  // Which side made them: the controller unless told otherwise or a column prints a time of day.
+  Transcript(fake, {{"root", "squeue -l"}});
+  EXPECT_TRUE(fake.last_get_jobs().has_squeue());
+  Transcript(fake, {{"root", "squeue -o %V"}});
+  EXPECT_FALSE(fake.last_get_jobs().has_squeue());
+  Transcript(fake, {{"root", "GANTRY_SQUEUE_IN_CLIENT=1 squeue -l"}});
+  EXPECT_FALSE(fake.last_get_jobs().has_squeue());
 }
 
 TEST(CommandsGoldenTest, Sinfo) {

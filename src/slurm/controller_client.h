@@ -25,7 +25,7 @@
 #include "base/time.h"
 #include "gantry/v1/controller.pb.h"
 #include "slurm/client_config.h"
-#include "slurm/jobs_reply_reader.h"
+#include "slurm_view/jobs_reply_reader.h"
 #include "wire/frame.h"
 
 namespace gantry::slurm {

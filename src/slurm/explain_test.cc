@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "model/job_state.h"
-#include "slurm/anchor_records_test_util.h"
+#include "slurm_view/anchor_records_test_util.h"
 
 namespace gantry::slurm {
 namespace {

@@ -25,7 +25,8 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "rpc/grpc_status.h"
-#include "slurm/anchor_records_test_util.h"
+#include "slurm_view/anchor_records_test_util.h"
+#include "slurm_view/squeue_listing.h"
 #include "text/hostlist.h"
 #include "wire/frame_server.h"
 
@@ -186,6 +187,7 @@ class FakeController final : public v1::Controller::Service {
     std::lock_guard<std::mutex> lock(mu_);
     last_get_jobs_ = *request;
     if (request->history()) return GetHistory(*request, reply);
+    if (request->has_squeue()) return ListSqueue(request->squeue(), reply);
     for (const v1::Job& job : jobs_) {
       if (request->job_ids_size() > 0 &&
           std::find(request->job_ids().begin(), request->job_ids().end(), job.job_id()) ==
@@ -360,6 +362,22 @@ class FakeController final : public v1::Controller::Service {
 
   // The controller's history query: live and archived jobs submitted at or before window_end
   // and not ended before window_start, of the given users and ids, sorted by id.
+  // gantryd's listing (ctld/listing_cache.h) in one piece, made with the same functions.
+  grpc::Status ListSqueue(const v1::SqueueView& view, v1::GetJobsReply* reply) {
+    Result<SqueueQuery> query = QueryOf(view);
+    if (!query.ok()) return {grpc::StatusCode::INVALID_ARGUMENT, query.status().message()};
+    ListingPiece piece = NewPiece(*query, jobs_.size());
+    for (const v1::Job& job : jobs_) {
+      AddRecord(*query, job, JobPrintContext{now, &TimeZone::Utc(), "anchor"}, &piece);
+    }
+    const ListingPiece* pieces[] = {&piece};
+    std::string* lines = reply->add_lines();
+    for (const ListingRow& row : OrderPieces(pieces)) lines->append(piece.lines.Piece(row.row));
+    reply->set_jobs_at_most(static_cast<uint32_t>(piece.rows.size()));
+    reply->set_now(now);
+    return grpc::Status::OK;
+  }
+
   grpc::Status GetHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) {
     std::vector<v1::Job> all = jobs_;
     all.insert(all.end(), history_jobs_.begin(), history_jobs_.end());

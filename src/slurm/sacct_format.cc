@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
 #include "text/duration.h"

@@ -23,7 +23,7 @@
 #include "slurm/allocation.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 #include "slurm/sbatch_options.h"
 
 namespace gantry::slurm {

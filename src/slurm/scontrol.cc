@@ -8,7 +8,7 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 #include "slurm/scontrol_show.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"

@@ -5,7 +5,7 @@
 
 #include "model/billing.h"
 #include "model/gpu_text.h"
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 #include "text/ascii.h"
 #include "text/duration.h"
 #include "text/hostlist.h"

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <functional>
 
-#include "slurm/format_spec.h"
-#include "slurm/job_view.h"
+#include "slurm_view/format_spec.h"
+#include "slurm_view/job_view.h"
 #include "slurm/scontrol_show.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "slurm/anchor_records_test_util.h"
+#include "slurm_view/anchor_records_test_util.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {

@@ -8,12 +8,13 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
-#include "slurm/job_view.h"
-#include "slurm/listing_text.h"
 #include "slurm/openapi_json.h"
-#include "slurm/squeue_format.h"
-#include "slurm/squeue_sort.h"
 #include "slurm/squeue_steps.h"
+#include "slurm_view/job_view.h"
+#include "slurm_view/listing_text.h"
+#include "slurm_view/squeue_format.h"
+#include "slurm_view/squeue_listing.h"
+#include "slurm_view/squeue_sort.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
@@ -219,28 +220,60 @@ int PrintJobsJson(CommandContext& ctx) {
 
 constexpr size_t kMaxListingParts = 4;
 
-// What a listing keeps of the jobs of one part of the reply: every record's place in
-// slurmctld's list, the records shown (indexes into `records`), their sort keys and lines.
-// The parts are put in order together at the end (JobSorter::OrderParts).
-struct ListedPart {
-  explicit ListedPart(JobSorter s) : sorter(std::move(s)) {}
+// The head of a listing: the time line (-l, -i) and the header, as asked.
+std::string ListingHead(const SqueueOptions& opt, const SqueueQuery& query, UnixTime now,
+                        const TimeZone& tz) {
+  std::string head;
+  if ((opt.long_list || opt.iterate != 0) && !opt.no_header) head += CtimeLine(now, tz);
+  if (!opt.no_header) head += RenderJobHeader(query.format);
+  return head;
+}
 
-  JobSorter sorter;
-  std::vector<ListedRecord> records;
-  std::vector<uint32_t> rows;
-  ListingText lines;
-  bool found = false;  // the single job asked for was among the records
+// The listing made by gantryd (GetJobsRequest.squeue): its lines are written as they arrive.
+int ListMadeByController(const SqueueOptions& opt, const v1::SqueueView& view,
+                         const SqueueQuery& query, ControllerClient& client, CommandContext& ctx) {
+  v1::GetJobsRequest request;
+  *request.mutable_squeue() = view;
+  const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
+  JobsReplyVisitor visitor;
+  visitor.start = [&](const JobsReplyHead& head) {
+    *ctx.out << ListingHead(opt, query, head.now != 0 ? head.now : ctx.now, tz);
+  };
+  visitor.job = [](const v1::Job&) { return InvalidArgument("jobs in a listing of lines"); };
+  visitor.lines = [&](std::string_view lines) {
+    ctx.out->write(lines.data(), static_cast<std::streamsize>(lines.size()));
+    return Status::Ok();
+  };
+  Result<JobsReplyHead> listed = client.ListJobs(request, visitor);
+  if (!listed.ok()) {
+    *ctx.err << "slurm_load_jobs error: " << listed.status().message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+// What squeue keeps of one part of a reply it reads: the listing's piece, and whether the single
+// job asked for was among the records.
+struct ListedPart {
+  explicit ListedPart(ListingPiece p) : piece(std::move(p)) {}
+  ListingPiece piece;
+  bool found = false;
   UnixTime now = 0;
 };
 
-// One listing (the whole command without -i).
-int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter& filter,
+// One listing (the whole command without -i). Made by gantryd when it can (ControllerCanList),
+// unless GANTRY_SQUEUE_IN_CLIENT is set; else made here from the records.
+int ListOnce(const SqueueOptions& opt, const v1::SqueueView& view, const SqueueQuery& query,
              CommandContext& ctx) {
   std::unique_ptr<ControllerClient> client =
       ConnectOrReport(ctx, "squeue", "slurm_load_jobs error: ");
   if (!client) return 1;
+  if (ControllerCanList(query) && !ctx.GetEnv("GANTRY_SQUEUE_IN_CLIENT")) {
+    return ListMadeByController(opt, view, query, *client, ctx);
+  }
+  const JobFilter& filter = query.filter;
   std::string cluster;
-  for (const JobColumn& c : format.columns) {
+  for (const JobColumn& c : query.format.columns) {
     if (c.field == nullptr || c.field->name != "Cluster") continue;
     Result<v1::GetConfigReply> config = client->GetConfig(v1::GetConfigRequest());
     if (config.ok()) cluster = config->cluster_name();
@@ -253,10 +286,7 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   }
   v1::GetJobsRequest request;
   if (single) request.add_job_ids(*single);
-  const std::string sort = opt.sort ? *opt.sort : std::string(kSqueueDefaultSort);
-  const model::JobRecordForm form =
-      model::WiderForm(JobFormatRecordForm(format),
-                       model::WiderForm(JobSorter::RecordForm(sort), JobFilterRecordForm(filter)));
+  const model::JobRecordForm form = RecordFormOf(query);
   request.set_brief(form == model::JobRecordForm::kBrief);
   request.set_slim(form == model::JobRecordForm::kSlim);
   // -u: only those users' jobs come back.
@@ -272,48 +302,25 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
 
   // Each job is keyed and printed as it arrives; only its keys and its line are kept. A whole
   // listing is read in parts at once (one connection and thread each, on machines with more
-  // than one core); the parts are joined in order afterwards.
-  Result<JobSorter> sorter = JobSorter::Create(sort);
-  if (!sorter.ok()) {
-    *ctx.err << "squeue: error: " << sorter.status().message() << "\n";
-    return 1;
-  }
+  // than one core); the parts are put in order together afterwards.
   const TimeZone& tz = ctx.time_zone ? *ctx.time_zone : TimeZone::Utc();
   const bool whole = request.job_ids().empty() && request.user_ids().empty();
   const size_t count =
       whole ? std::clamp<size_t>(std::thread::hardware_concurrency(), 1, kMaxListingParts) : 1;
   std::vector<ListedPart> parts;
   parts.reserve(count);
-  for (size_t i = 0; i < count; ++i) parts.emplace_back(*JobSorter::Create(sort));
-  // A line is about as long as the header (a reason or node list may run past its title): text
-  // reserved too short would be copied each time it grows.
-  const size_t line_bytes = RenderJobHeader(format).size() + 16;
+  for (size_t i = 0; i < count; ++i) parts.emplace_back(NewPiece(query, 0));
   std::vector<JobsReplyVisitor> visitors;
   for (ListedPart& part : parts) {
     part.now = ctx.now;
-    auto add = [&](const v1::Job& job) {
-      part.records.push_back(ListedRecordOf(job));
-      part.found = part.found || (single && JobMatches(only, job));
-      if (!JobMatches(filter, job)) return;
-      part.rows.push_back(static_cast<uint32_t>(part.records.size() - 1));
-      part.sorter.Add(job, part.now);
-      AppendJobLine(format, job, JobPrintContext{part.now, &tz, cluster}, part.lines.text());
-      part.lines.EndPiece();
-    };
     JobsReplyVisitor visitor;
-    visitor.start = [&part, line_bytes](const JobsReplyHead& head) {
+    visitor.start = [&part, &query](const JobsReplyHead& head) {
       if (head.now != 0) part.now = head.now;
-      part.records.reserve(head.jobs_at_most);
-      part.rows.reserve(head.jobs_at_most);
-      part.lines.Reserve(head.jobs_at_most, line_bytes);
-      part.sorter.Reserve(head.jobs_at_most);
+      part.piece = NewPiece(query, head.jobs_at_most);
     };
-    visitor.job = [add, &opt](const v1::Job& job) {
-      if (!opt.expand_arrays) {
-        add(job);
-      } else {  // -r (and task ids): every pending task of an array record on its own line
-        for (const v1::Job& one : ExpandArrayTasks(job)) add(one);
-      }
+    visitor.job = [&part, &query, &tz, &cluster, &only, single](const v1::Job& job) {
+      part.found = part.found || (single && JobMatches(only, job));
+      AddRecord(query, job, JobPrintContext{part.now, &tz, cluster}, &part.piece);
       return Status::Ok();
     };
     visitors.push_back(std::move(visitor));
@@ -326,32 +333,19 @@ int ListOnce(const SqueueOptions& opt, const JobFormat& format, const JobFilter&
   const size_t shards = std::clamp<size_t>(listed->shards, 1, parts.size());
   parts.erase(parts.begin() + static_cast<ptrdiff_t>(shards), parts.end());
   bool found = false;
-  std::vector<std::span<const ListedRecord>> records;
+  std::vector<const ListingPiece*> pieces;
+  std::vector<const ListingText*> texts;
   for (const ListedPart& part : parts) {
     found = found || part.found;
-    records.emplace_back(part.records);
+    pieces.push_back(&part.piece);
+    texts.push_back(&part.piece.lines);
   }
   if (single && !found) {
     *ctx.err << "slurm_load_jobs error: Invalid job id specified\n";
     return 1;
   }
-  const UnixTime now = parts[0].now;
-  const SlurmctldListOrder list_order(records);
-  std::vector<std::vector<uint64_t>> ties(parts.size());
-  std::vector<JobSorter> sorters;
-  std::vector<ListingText> texts;
-  for (size_t p = 0; p < parts.size(); ++p) {
-    ties[p].reserve(parts[p].rows.size());
-    for (uint32_t r : parts[p].rows) ties[p].push_back(list_order.KeyOf(parts[p].records[r]));
-    sorters.push_back(std::move(parts[p].sorter));
-    texts.push_back(std::move(parts[p].lines));
-  }
-  const std::vector<ListingRow> order = JobSorter::OrderParts(sorters, ties);
-
-  std::string head;
-  if ((opt.long_list || opt.iterate != 0) && !opt.no_header) head += CtimeLine(now, tz);
-  if (!opt.no_header) head += RenderJobHeader(format);
-  ListingText::WriteOrdered(*ctx.out, head, texts, order);
+  ListingText::WriteOrdered(*ctx.out, ListingHead(opt, query, parts[0].now, tz), texts,
+                            OrderPieces(pieces));
   return 0;
 }
 
@@ -570,16 +564,42 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
   if (opt.steps) return ListSteps(opt, filter, ctx);
 
   // -o wins over -O (--start sets -o's default), as squeue's _print_job does.
-  const JobFormat format =
-      opt.format ? ParseJobFormat(*opt.format)
-                 : (opt.format_long
-                        ? ParseJobLongFormat(*opt.format_long)
-                        : ParseJobFormat(opt.long_list ? kSqueueLongFormat : kSqueueDefaultFormat));
-  for (const std::string& e : format.errors) *ctx.err << "squeue: error: " << e << "\n";
+  v1::SqueueView view;
+  if (opt.format) {
+    view.set_format(*opt.format);
+  } else if (opt.format_long) {
+    view.set_format_long(*opt.format_long);
+  } else {
+    view.set_format(opt.long_list ? kSqueueLongFormat : kSqueueDefaultFormat);
+  }
+  if (opt.sort) {
+    if (Result<JobSorter> sorter = JobSorter::Create(*opt.sort); !sorter.ok()) {
+      *ctx.err << "squeue: error: " << sorter.status().message() << "\n";
+      return 1;
+    }
+    view.set_sort(*opt.sort);
+  }
+  view.set_expand_arrays(opt.expand_arrays);
+  view.set_user_filter(filter.user_filter);
+  for (uint32_t uid : filter.user_ids) view.add_user_ids(uid);
+  for (const std::string& p : filter.partitions) view.add_partitions(p);
+  for (const std::string& n : filter.names) view.add_names(n);
+  for (const std::string& a : filter.accounts) view.add_accounts(a);
+  for (const std::string& q : filter.qos) view.add_qos(q);
+  for (const std::string& n : filter.nodes) view.add_nodes(n);
+  if (opt.states) view.set_states(*opt.states);
+  Result<SqueueQuery> query = QueryOf(view);
+  if (!query.ok()) {
+    *ctx.err << "squeue: error: " << query.status().message() << "\n";
+    return 1;
+  }
+  query->filter.job_ids = filter.job_ids;
+  query->filter.array_tasks = filter.array_tasks;
+  for (const std::string& e : query->format.errors) *ctx.err << "squeue: error: " << e << "\n";
 
-  if (opt.iterate == 0) return ListOnce(opt, format, filter, ctx);
+  if (opt.iterate == 0) return ListOnce(opt, view, *query, ctx);
   for (;;) {  // -i: again every N seconds, each listing followed by an empty line
-    ListOnce(opt, format, filter, ctx);
+    ListOnce(opt, view, *query, ctx);
     *ctx.out << "\n" << std::flush;
     std::this_thread::sleep_for(std::chrono::seconds(opt.iterate));
   }

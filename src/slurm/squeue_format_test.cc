@@ -1,4 +1,4 @@
-#include "slurm/squeue_format.h"
+#include "slurm_view/squeue_format.h"
 
 #include <gtest/gtest.h>
 
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "model/job_brief.h"
-#include "slurm/anchor_records_test_util.h"
-#include "slurm/job_view.h"
-#include "slurm/listing_text.h"
-#include "slurm/squeue_sort.h"
+#include "slurm_view/anchor_records_test_util.h"
+#include "slurm_view/job_view.h"
+#include "slurm_view/listing_text.h"
+#include "slurm_view/squeue_sort.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {
@@ -212,7 +212,8 @@ TEST(SqueueFormatTest, SortersOfPartsOrderAsOne) {
         expected.push_back(row < split ? ListingRow{0, row}
                                        : ListingRow{1, static_cast<uint32_t>(row - split)});
       }
-      EXPECT_EQ(JobSorter::OrderParts(parts, {}), expected) << sort << " split at " << split;
+      const std::vector<const JobSorter*> views = {&parts[0], &parts[1]};
+      EXPECT_EQ(JobSorter::OrderParts(views, {}), expected) << sort << " split at " << split;
     }
   }
   // Equal keys: the tie values decide, then the part.
@@ -221,8 +222,11 @@ TEST(SqueueFormatTest, SortersOfPartsOrderAsOne) {
   for (JobSorter& part : parts) {
     for (int i = 0; i < 2; ++i) part.Add(AnchorJob(21441), AnchorQueueNow());
   }
-  const std::vector<std::vector<uint64_t>> ties = {{5, 1}, {1, 9}};
-  EXPECT_EQ(JobSorter::OrderParts(parts, ties),
+  const std::vector<uint64_t> ties0 = {5, 1};
+  const std::vector<uint64_t> ties1 = {1, 9};
+  const std::vector<std::span<const uint64_t>> ties = {ties0, ties1};
+  const std::vector<const JobSorter*> views = {&parts[0], &parts[1]};
+  EXPECT_EQ(JobSorter::OrderParts(views, ties),
             (std::vector<ListingRow>{{0, 1}, {1, 0}, {0, 0}, {1, 1}}));
 
   std::vector<ListingText> texts(2);
@@ -234,7 +238,8 @@ TEST(SqueueFormatTest, SortersOfPartsOrderAsOne) {
   texts[1].EndPiece();
   std::ostringstream out;
   const std::vector<ListingRow> order = {{1, 1}, {0, 0}, {1, 0}};
-  ListingText::WriteOrdered(out, "H\n", texts, order);
+  const std::vector<const ListingText*> text_views = {&texts[0], &texts[1]};
+  ListingText::WriteOrdered(out, "H\n", text_views, order);
   EXPECT_EQ(out.str(), "H\nz\nx\ny\n");
 }
 

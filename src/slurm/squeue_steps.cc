@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "model/job_state.h"
-#include "slurm/format_spec.h"
-#include "slurm/job_view.h"
+#include "slurm_view/format_spec.h"
+#include "slurm_view/job_view.h"
 #include "text/duration.h"
 #include "text/hostlist.h"
 

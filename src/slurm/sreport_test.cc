@@ -10,7 +10,7 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
-#include "slurm/anchor_records_test_util.h"
+#include "slurm_view/anchor_records_test_util.h"
 #include "slurm/sreport_options.h"
 #include "slurm/sreport_render.h"
 #include "slurm/sreport_reports.h"

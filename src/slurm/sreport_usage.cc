@@ -6,7 +6,7 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 #include "text/ascii.h"
 
 namespace gantry::slurm {

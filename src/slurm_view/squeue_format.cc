@@ -1,12 +1,12 @@
-#include "slurm/squeue_format.h"
+#include "slurm_view/squeue_format.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <utility>
 
-#include "slurm/format_spec.h"
-#include "slurm/job_view.h"
+#include "slurm_view/format_spec.h"
+#include "slurm_view/job_view.h"
 #include "text/ascii.h"
 #include "text/duration.h"
 #include "text/hostlist.h"
@@ -85,6 +85,7 @@ const JobField kFields[] = {
      }},
     {"EndTime", 'e', "END_TIME", true, true,
      [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       LowerStaleAt(c.now + 1, &c.stale_at);
        if (j.time_limit_min() == kInfiniteMinutes && j.end_time() > c.now) {
          return "NONE";
        }
@@ -140,7 +141,7 @@ const JobField kFields[] = {
          return s = Limit(j.time_limit_min());
        }
        return s = text::FormatElapsed(static_cast<int64_t>(j.time_limit_min()) * 60 -
-                                      TimeUsed(j, c.now));
+                                      TimeUsed(j, c.now, &c.stale_at));
      }},
     {"MinMemory", 'm', "MIN_MEMORY", true, true,
      [](const v1::Job& j, const Ctx&, std::string& s) -> std::string_view {
@@ -150,7 +151,7 @@ const JobField kFields[] = {
      }},
     {"TimeUsed", 'M', "TIME", false, true,
      [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
-       const int64_t used = TimeUsed(j, c.now);
+       const int64_t used = TimeUsed(j, c.now, &c.stale_at);
        if (used == 0) return "0:00";  // every pending job's
        s.clear();
        text::AppendElapsed(used, &s);
@@ -321,6 +322,7 @@ const JobField kFields[] = {
     {"OriginRaw", 0, "ORIGIN_RAW", true, true, Text<kNA>},
     {"PendingTime", 0, "PENDING_TIME", true, true,
      [](const v1::Job& j, const Ctx& c, std::string& s) -> std::string_view {
+       if (IsPendingJob(j)) LowerStaleAt(c.now + 1, &c.stale_at);
        const UnixTime until = IsPendingJob(j) ? c.now : j.start_time();
        return s = std::to_string(until > j.submit_time() ? until - j.submit_time() : 0);
      }},
@@ -451,6 +453,11 @@ constexpr std::string_view kSlimFields[] = {
     "TimeUsed",   "NodeList",   "Priority",    "Partition",    "PriorityLong",
     "Reason",     "ReasonList", "StartTime",   "StateCompact", "State",
     "UserName",   "UserId",     "SubmitTime",  "SchedNodes",   "Cluster"};
+
+// The fields that print a time of day (through PrintTime).
+constexpr std::string_view kLocalTimeFields[] = {"EndTime",    "StartTime",    "SubmitTime",
+                                                 "AccrueTime", "EligibleTime", "LastSchedEval",
+                                                 "PreemptTime"};
 
 template <size_t N>
 bool Holds(const std::string_view (&names)[N], std::string_view name) {
@@ -594,6 +601,12 @@ model::JobRecordForm JobFormatRecordForm(const JobFormat& format) {
                                               : model::JobRecordForm::kFull;
   }
   return form;
+}
+
+bool JobFormatPrintsLocalTime(const JobFormat& format) {
+  return std::any_of(format.columns.begin(), format.columns.end(), [](const JobColumn& c) {
+    return c.field != nullptr && Holds(kLocalTimeFields, c.field->name);
+  });
 }
 
 bool JobMatches(const JobFilter& filter, const v1::Job& job) {

@@ -1,23 +1,24 @@
-#include "slurm/squeue_sort.h"
+#include "slurm_view/squeue_sort.h"
 
 #include <algorithm>
 #include <limits>
 #include <optional>
-#include <thread>
 
 #include "model/job_state.h"
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 
 namespace gantry::slurm {
 namespace {
 
 // Jobs without an expected start sort after every job with one, as in the reference
 // (squeue --start lists the BeginTime job first).
-UnixTime StartKey(const v1::Job& job, UnixTime now) {
+UnixTime StartKey(const v1::Job& job, UnixTime now, UnixTime* stale_at) {
   const UnixTime start = StartTimeOf(job);
   if (start == 0) return std::numeric_limits<UnixTime>::max();
-  if (IsPendingJob(job) && start < now) return now;
-  return start;
+  if (!IsPendingJob(job)) return start;
+  // A start that has passed sorts as now.
+  LowerStaleAt(std::max(start, now) + 1, stale_at);
+  return std::max(start, now);
 }
 
 }  // namespace
@@ -40,12 +41,12 @@ std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
     case 'a':
       return by_text([](const Job& j, std::string*) -> Text { return j.request().account(); });
     case 'i':  // an array task sorts by its array's id, then its task id
-      return by_number([](const Job& j, UnixTime) -> int64_t {
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t {
         const uint32_t task = j.has_array_task_id() ? j.array_task_id() : uint32_t{0xFFFFFFFE};
         return (static_cast<int64_t>(ArrayJobIdOf(j)) << 32) | task;
       });
     case 'A':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.job_id(); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.job_id(); });
     case 'j':
       return by_text([](const Job& j, std::string*) -> Text { return j.request().name(); });
     case 'P':
@@ -60,37 +61,43 @@ std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
           [](const Job& j, std::string*) -> Text { return model::JobStateName(StateOf(j)); });
     case 'p':
     case 'Q':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.priority(); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.priority(); });
     case 'u':
       return by_text([](const Job& j, std::string* s) -> Text {
         if (!j.user_name().empty()) return j.user_name();
         return *s = std::to_string(j.user_id());
       });
     case 'U':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.user_id(); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.user_id(); });
     case 'M':
-      return by_number([](const Job& j, UnixTime now) -> int64_t { return TimeUsed(j, now); });
+      return by_number([](const Job& j, UnixTime now, UnixTime* stale_at) -> int64_t {
+        return TimeUsed(j, now, stale_at);
+      });
     case 'l':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.time_limit_min(); });
+      return by_number(
+          [](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.time_limit_min(); });
     case 'L':
-      return by_number([](const Job& j, UnixTime now) -> int64_t {
+      return by_number([](const Job& j, UnixTime now, UnixTime* stale_at) -> int64_t {
         if (j.time_limit_min() == kInfiniteMinutes || j.time_limit_min() == 0) {
           return kInfiniteMinutes;
         }
-        return static_cast<int64_t>(j.time_limit_min()) * 60 - TimeUsed(j, now);
+        return static_cast<int64_t>(j.time_limit_min()) * 60 - TimeUsed(j, now, stale_at);
       });
     case 'D':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return NodeCount(j); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return NodeCount(j); });
     case 'C':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return CpuCount(j); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return CpuCount(j); });
     case 'N':
       return by_text([](const Job& j, std::string* s) -> Text { return *s = NodeList(j); });
     case 'S':
-      return by_number([](const Job& j, UnixTime now) -> int64_t { return StartKey(j, now); });
+      return by_number([](const Job& j, UnixTime now, UnixTime* stale_at) -> int64_t {
+        return StartKey(j, now, stale_at);
+      });
     case 'V':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.submit_time(); });
+      return by_number(
+          [](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.submit_time(); });
     case 'e':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.end_time(); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.end_time(); });
     case 'B':
       return by_text([](const Job& j, std::string*) -> Text {
         return j.nodes().empty() ? std::string_view() : std::string_view{j.nodes(0)};
@@ -98,9 +105,9 @@ std::optional<JobSorter::Key> JobSorter::KeyFor(char letter) {
     case 'g':
       return by_text([](const Job& j, std::string* s) -> Text { return *s = GroupLabel(j); });
     case 'G':
-      return by_number([](const Job& j, UnixTime) -> int64_t { return j.group_id(); });
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t { return j.group_id(); });
     case 'm':
-      return by_number([](const Job& j, UnixTime) -> int64_t {
+      return by_number([](const Job& j, UnixTime, UnixTime*) -> int64_t {
         return static_cast<int64_t>(
             std::max(j.request().mem_per_cpu_mb(), j.request().mem_per_node_mb()));
       });
@@ -137,10 +144,10 @@ model::JobRecordForm JobSorter::RecordForm(std::string_view sort) {
   return model::JobRecordForm::kSlim;
 }
 
-void JobSorter::Add(const v1::Job& job, UnixTime now) {
+void JobSorter::Add(const v1::Job& job, UnixTime now, UnixTime* stale_at) {
   for (Key& key : keys_) {
     if (key.number) {
-      flat_.push_back(key.number(job, now));
+      flat_.push_back(key.number(job, now, stale_at));
       continue;
     }
     const std::string_view text = key.text(job, &key.scratch);
@@ -158,120 +165,72 @@ void JobSorter::Add(const v1::Job& job, UnixTime now) {
 }
 
 std::vector<uint32_t> JobSorter::Order() const {
-  JobSorter copy = *this;
+  const JobSorter* self = this;
   std::vector<uint32_t> order;
   order.reserve(rows_);
-  for (const ListingRow& r : OrderParts(std::span(&copy, 1), {})) order.push_back(r.row);
+  for (const ListingRow& r : OrderParts(std::span(&self, 1), {})) order.push_back(r.row);
   return order;
 }
 
-std::vector<ListingRow> JobSorter::OrderParts(std::span<JobSorter> parts,
-                                              std::span<const std::vector<uint64_t>> ties) {
+std::vector<ListingRow> JobSorter::OrderParts(std::span<const JobSorter* const> parts,
+                                              std::span<const std::span<const uint64_t>> ties) {
   if (parts.empty()) return {};
-  const size_t width = parts[0].keys_.size();
+  const size_t width = parts[0]->keys_.size();
   // Texts become their rank among every part's values of the column and reversed keys change
-  // sign: then sorting and merging compare integers only. rank[part][key][text id].
+  // sign: then sorting compares integers only. rank[part][key][text id].
   std::vector<std::vector<std::vector<int64_t>>> rank(parts.size(),
                                                       std::vector<std::vector<int64_t>>(width));
   for (size_t k = 0; k < width; ++k) {
-    if (parts[0].keys_[k].number) continue;
+    if (parts[0]->keys_[k].number) continue;
     std::map<std::string_view, int64_t> texts;
-    for (const JobSorter& part : parts) {
-      for (const auto& entry : part.keys_[k].ids) texts.emplace(entry.first, 0);
+    for (const JobSorter* part : parts) {
+      for (const auto& entry : part->keys_[k].ids) texts.emplace(entry.first, 0);
     }
     int64_t next = 0;
     for (auto& entry : texts) entry.second = next++;  // the map is in text order
     for (size_t p = 0; p < parts.size(); ++p) {
       std::vector<int64_t>& ranks = rank[p][k];
-      ranks.resize(parts[p].keys_[k].ids.size());
-      for (const auto& [text, id] : parts[p].keys_[k].ids) ranks[id] = texts.find(text)->second;
+      ranks.resize(parts[p]->keys_[k].ids.size());
+      for (const auto& [text, id] : parts[p]->keys_[k].ids) ranks[id] = texts.find(text)->second;
     }
   }
-  std::vector<std::vector<int64_t>> values(parts.size());
-  std::vector<std::vector<uint32_t>> runs(parts.size());
-  auto tie = [&ties](size_t part, uint32_t row) {
-    return ties.empty() ? uint64_t{0} : ties[part][row];
-  };
-  auto sort_part = [&](size_t p) {
-    JobSorter& part = parts[p];
-    std::vector<int64_t>& flat = values[p];
-    flat = std::move(part.flat_);
-    part.flat_.clear();
-    for (size_t k = 0; k < width; ++k) {
-      const Key& key = part.keys_[k];
-      const int64_t sign = key.reversed ? -1 : 1;
-      for (size_t row = 0; row < part.rows_; ++row) {
-        int64_t& value = flat[row * width + k];
+  // Every row of every part, numbered in part order: its values, then its tie.
+  const size_t stride = width + 1;
+  std::vector<ListingRow> rows;
+  for (const JobSorter* part : parts) rows.reserve(rows.size() + part->rows_);
+  std::vector<int64_t> values;
+  values.reserve(rows.capacity() * stride);
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const JobSorter& part = *parts[p];
+    for (size_t row = 0; row < part.rows_; ++row) {
+      for (size_t k = 0; k < width; ++k) {
+        const Key& key = part.keys_[k];
+        int64_t value = part.flat_[row * width + k];
         if (!key.number) value = rank[p][k][static_cast<size_t>(value)];
-        value *= sign;
+        values.push_back(key.reversed ? -value : value);
       }
+      values.push_back(ties.empty() ? 0 : static_cast<int64_t>(ties[p][row]));
+      rows.push_back(ListingRow{static_cast<uint32_t>(p), static_cast<uint32_t>(row)});
     }
-    std::vector<uint32_t>& run = runs[p];
-    run.resize(part.rows_);
-    part.rows_ = 0;
-    for (size_t i = 0; i < run.size(); ++i) run[i] = static_cast<uint32_t>(i);
-    // Keys, then the tie, then the order added: a total order, so no stable sort is needed. A
-    // part already in order (a queue of equal priorities, say) is only checked.
-    auto less = [&](uint32_t a, uint32_t b) {
-      const int64_t* fa = flat.data() + size_t{a} * width;
-      const int64_t* fb = flat.data() + size_t{b} * width;
-      for (size_t i = 0; i < width; ++i) {
-        if (fa[i] != fb[i]) return fa[i] < fb[i];
-      }
-      const uint64_t ta = tie(p, a);
-      const uint64_t tb = tie(p, b);
-      return ta != tb ? ta < tb : a < b;
-    };
-    if (!std::is_sorted(run.begin(), run.end(), less)) std::sort(run.begin(), run.end(), less);
-  };
-  std::vector<std::thread> threads;
-  for (size_t p = 1; p < parts.size(); ++p) threads.emplace_back(sort_part, p);
-  sort_part(0);
-  for (std::thread& t : threads) t.join();
-
-  // Merges the sorted runs; on equal keys and ties the earlier part goes first.
-  auto before = [&](const ListingRow& a, const ListingRow& b) {
-    const int64_t* fa = values[a.part].data() + size_t{a.row} * width;
-    const int64_t* fb = values[b.part].data() + size_t{b.row} * width;
-    for (size_t i = 0; i < width; ++i) {
+  }
+  std::vector<uint32_t> index(rows.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<uint32_t>(i);
+  // Keys, then the tie, then the number: a total order, so no stable sort is needed. A listing
+  // already in order (a queue of equal priorities, say) is only checked.
+  auto less = [&values, stride](uint32_t a, uint32_t b) {
+    const int64_t* fa = values.data() + size_t{a} * stride;
+    const int64_t* fb = values.data() + size_t{b} * stride;
+    for (size_t i = 0; i < stride; ++i) {
       if (fa[i] != fb[i]) return fa[i] < fb[i];
     }
-    const uint64_t ta = tie(a.part, a.row);
-    const uint64_t tb = tie(b.part, b.row);
-    return ta != tb ? ta < tb : a.part < b.part;
+    return a < b;
   };
-  size_t total = 0;
-  for (const std::vector<uint32_t>& run : runs) total += run.size();
+  if (!std::is_sorted(index.begin(), index.end(), less)) {
+    std::sort(index.begin(), index.end(), less);
+  }
   std::vector<ListingRow> order;
-  order.reserve(total);
-  // Parts that follow one another (each one's first row not before the last of the one ahead)
-  // are put one after the other.
-  bool in_turn = true;
-  for (size_t p = 1, last = 0; p < parts.size() && in_turn; ++p) {
-    if (runs[p].empty()) continue;
-    if (!runs[last].empty()) {
-      const ListingRow tail{static_cast<uint32_t>(last), runs[last].back()};
-      in_turn = !before(ListingRow{static_cast<uint32_t>(p), runs[p].front()}, tail);
-    }
-    last = p;
-  }
-  if (in_turn) {
-    for (size_t p = 0; p < parts.size(); ++p) {
-      for (uint32_t row : runs[p]) order.push_back(ListingRow{static_cast<uint32_t>(p), row});
-    }
-    return order;
-  }
-  std::vector<size_t> next(parts.size(), 0);
-  while (order.size() < total) {
-    std::optional<ListingRow> best;
-    for (size_t p = 0; p < parts.size(); ++p) {
-      if (next[p] == runs[p].size()) continue;
-      const ListingRow candidate{static_cast<uint32_t>(p), runs[p][next[p]]};
-      if (!best || before(candidate, *best)) best = candidate;
-    }
-    order.push_back(*best);
-    ++next[best->part];
-  }
+  order.reserve(index.size());
+  for (uint32_t i : index) order.push_back(rows[i]);
   return order;
 }
 

@@ -1,4 +1,4 @@
-#include "slurm/format_spec.h"
+#include "slurm_view/format_spec.h"
 
 #include "text/ascii.h"
 

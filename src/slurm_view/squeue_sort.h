@@ -13,8 +13,8 @@
 // split before it (the array's first task at the array's id), the array's record (and the last
 // task, which takes it) after the newest split task.
 // Pure; thread-compatible.
-#ifndef GANTRY_SLURM_SQUEUE_SORT_H_
-#define GANTRY_SLURM_SQUEUE_SORT_H_
+#ifndef GANTRY_SLURM_VIEW_SQUEUE_SORT_H_
+#define GANTRY_SLURM_VIEW_SQUEUE_SORT_H_
 
 #include <cstdint>
 #include <functional>
@@ -30,7 +30,7 @@
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
 #include "model/job_brief.h"
-#include "slurm/listing_text.h"
+#include "slurm_view/listing_text.h"
 
 namespace gantry::slurm {
 
@@ -44,8 +44,9 @@ class JobSorter {
   // full for the group name ('g'); brief otherwise.
   static model::JobRecordForm RecordForm(std::string_view sort);
 
-  // Keys the next row (rows count from 0 in the order added); `now` is the listing's time.
-  void Add(const v1::Job& job, UnixTime now);
+  // Keys the next row (rows count from 0 in the order added); `now` is the listing's time. A
+  // key that depends on it lowers *stale_at (job_view.h's LowerStaleAt) when given.
+  void Add(const v1::Job& job, UnixTime now, UnixTime* stale_at = nullptr);
   size_t size() const { return rows_; }
   // Room for this many rows (a hint; more may come).
   void Reserve(size_t rows) { flat_.reserve(rows * keys_.size()); }
@@ -55,14 +56,12 @@ class JobSorter {
 
   // The rows of `parts` (sorters of one sort spec, each keyed with one part of a listing) in
   // sorted order, as one sorter given the parts one after another would order them, except
-  // that ties go first by `ties` (empty, or per part one value per row, smaller first). Each
-  // part is sorted on a thread of its own, then the parts are merged. Uses up the sorters:
-  // afterwards they hold no rows.
-  static std::vector<ListingRow> OrderParts(std::span<JobSorter> parts,
-                                            std::span<const std::vector<uint64_t>> ties);
+  // that ties go first by `ties` (empty, or per part one value per row, smaller first).
+  static std::vector<ListingRow> OrderParts(std::span<const JobSorter* const> parts,
+                                            std::span<const std::span<const uint64_t>> ties);
 
  private:
-  using NumberFn = int64_t (*)(const v1::Job& job, UnixTime now);
+  using NumberFn = int64_t (*)(const v1::Job& job, UnixTime now, UnixTime* stale_at);
   using TextFn = std::string_view (*)(const v1::Job& job, std::string* scratch);
   struct Key {
     // One of the two: a number, or a text (ranked among the column's texts when sorting; the
@@ -111,4 +110,4 @@ Status SortJobs(std::vector<const v1::Job*>* jobs, std::string_view sort, UnixTi
 
 }  // namespace gantry::slurm
 
-#endif  // GANTRY_SLURM_SQUEUE_SORT_H_
+#endif  // GANTRY_SLURM_VIEW_SQUEUE_SORT_H_

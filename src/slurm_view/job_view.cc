@@ -1,4 +1,4 @@
-#include "slurm/job_view.h"
+#include "slurm_view/job_view.h"
 
 #include <sys/wait.h>
 
@@ -56,12 +56,15 @@ UnixTime StartTimeOf(const v1::Job& job) {
   return job.start_time();
 }
 
-int64_t TimeUsed(const v1::Job& job, UnixTime now) {
+int64_t TimeUsed(const v1::Job& job, UnixTime now, UnixTime* stale_at) {
   const model::JobState state = StateOf(job);
   if (job.start_time() == 0 || state.base == model::JobBaseState::kPending) return 0;
   if (state.base == model::JobBaseState::kSuspended) return job.pre_suspend_secs();
   UnixTime end = job.end_time();
-  if (state.base == model::JobBaseState::kRunning || end == 0) end = now;
+  if (state.base == model::JobBaseState::kRunning || end == 0) {
+    end = now;
+    LowerStaleAt(now + 1, stale_at);
+  }
   if (job.suspend_time() != 0) return end - job.suspend_time() + job.pre_suspend_secs();
   return end - job.start_time();
 }

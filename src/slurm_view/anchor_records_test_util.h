@@ -1,8 +1,8 @@
 // Test helpers (header only): job, node and partition records that mirror the Slurm 22.05
 // reference cluster ("anchor", tests/golden/cmd-anchor-*.txt), so that formatters can be compared
 // with what real Slurm printed for the same jobs. Times are UTC, as on the reference machine.
-#ifndef GANTRY_SLURM_ANCHOR_RECORDS_TEST_UTIL_H_
-#define GANTRY_SLURM_ANCHOR_RECORDS_TEST_UTIL_H_
+#ifndef GANTRY_SLURM_VIEW_ANCHOR_RECORDS_TEST_UTIL_H_
+#define GANTRY_SLURM_VIEW_ANCHOR_RECORDS_TEST_UTIL_H_
 
 #include <cstdio>
 #include <string>
@@ -517,4 +517,4 @@ inline std::vector<v1::Partition> AnchorPartitions() {
 
 }  // namespace gantry::slurm::testing
 
-#endif  // GANTRY_SLURM_ANCHOR_RECORDS_TEST_UTIL_H_
+#endif  // GANTRY_SLURM_VIEW_ANCHOR_RECORDS_TEST_UTIL_H_

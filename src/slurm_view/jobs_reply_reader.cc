@@ -1,4 +1,4 @@
-#include "slurm/jobs_reply_reader.h"
+#include "slurm_view/jobs_reply_reader.h"
 
 #include <google/protobuf/message_lite.h>
 
@@ -13,6 +13,7 @@ constexpr uint32_t kJobsField = 1;    // GetJobsReply.jobs, length-delimited
 constexpr uint32_t kNowField = 2;     // GetJobsReply.now, varint
 constexpr uint32_t kAtMostField = 3;  // GetJobsReply.jobs_at_most, varint
 constexpr uint32_t kShardsField = 4;  // GetJobsReply.shards, varint
+constexpr uint32_t kLinesField = 5;   // GetJobsReply.lines, length-delimited
 
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
@@ -154,7 +155,8 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
       head_.jobs_at_most = static_cast<uint32_t>(f->value);
     } else if (f->number == kShardsField && f->type == kVarint) {
       head_.shards = static_cast<uint32_t>(f->value);
-    } else if (f->number == kJobsField && f->type == kLengthDelimited) {
+    } else if ((f->number == kJobsField || f->number == kLinesField) &&
+               f->type == kLengthDelimited) {
       if (!has_now_ && !at_end) {  // look ahead for `now` among the complete fields
         size_t ahead = std::max(scanned_, f->end);
         for (;;) {
@@ -171,15 +173,20 @@ Result<size_t> JobsReplyReader::Drain(std::string_view data, bool at_end) {
         if (!has_now_) break;  // the jobs wait here for more of the reply
       }
       Start();
-      GANTRY_RETURN_IF_ERROR(ParseReusing(f->bytes));
-      GANTRY_RETURN_IF_ERROR(visitor_.job(*job_));
+      if (f->number == kLinesField) {
+        if (!visitor_.lines) return InvalidArgument("the controller sent lines for a job list");
+        GANTRY_RETURN_IF_ERROR(visitor_.lines(f->bytes));
+      } else {
+        GANTRY_ASSIGN_OR_RETURN(const v1::Job* job, decoder_.Decode(f->bytes));
+        GANTRY_RETURN_IF_ERROR(visitor_.job(*job));
+      }
     }
     at = f->end;
   }
   return at;
 }
 
-Status JobsReplyReader::ParseReusing(std::string_view bytes) {
+Result<const v1::Job*> RecordDecoder::Decode(std::string_view bytes) {
   // A slim record is decoded into the one reused message (a field outside the slim form sends
   // it through protobuf's parser; the listing reads none of those). Any other record is a new
   // message on the arena (cheaper than clearing one message's many fields for each record);
@@ -187,7 +194,7 @@ Status JobsReplyReader::ParseReusing(std::string_view bytes) {
   if (slim_) {
     job_ = &reused_;
     model::ClearSlimJob(job_);
-    if (model::MergeSlimRecord(bytes, job_)) return Status::Ok();
+    if (model::MergeSlimRecord(bytes, job_)) return job_;
     model::ClearSlimJob(job_);
   } else {
     if (arena_.SpaceUsed() > kArenaBytes / 2) arena_.Reset();
@@ -201,7 +208,7 @@ Status JobsReplyReader::ParseReusing(std::string_view bytes) {
     return InvalidArgument("the controller's job list has a malformed record");
   }
   if (!job_->has_request()) job_->mutable_request();
-  return Status::Ok();
+  return job_;
 }
 
 }  // namespace gantry::slurm

@@ -11,10 +11,11 @@
 //  * Tres: the controller's TRES string, or cpu/mem/node/billing(=cpu)/gres derived from the
 //    request and allocation.
 // Time limits: 0 = not set, kInfiniteMinutes = UNLIMITED. Pure functions; thread-safe.
-#ifndef GANTRY_SLURM_JOB_VIEW_H_
-#define GANTRY_SLURM_JOB_VIEW_H_
+#ifndef GANTRY_SLURM_VIEW_JOB_VIEW_H_
+#define GANTRY_SLURM_VIEW_JOB_VIEW_H_
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,14 @@ bool IsPendingJob(const v1::Job& job);
 
 // When the job started, or for a pending job when backfill plans to start it (0: not known).
 UnixTime StartTimeOf(const v1::Job& job);
-int64_t TimeUsed(const v1::Job& job, UnixTime now);
+// Values that depend on `now` (a running job's time used) may take `stale_at`: the value may
+// differ from the returned one from that time on. Such a function lowers *stale_at to that
+// time when it is earlier (and leaves it alone for a value that does not change).
+inline constexpr UnixTime kNeverStale = std::numeric_limits<UnixTime>::max();
+inline void LowerStaleAt(UnixTime t, UnixTime* stale_at) {
+  if (stale_at != nullptr && t < *stale_at) *stale_at = t;
+}
+int64_t TimeUsed(const v1::Job& job, UnixTime now, UnixTime* stale_at = nullptr);
 uint32_t NodeCount(const v1::Job& job);
 uint32_t CpuCount(const v1::Job& job);
 uint32_t TaskCount(const v1::Job& job);
@@ -79,4 +87,4 @@ std::string GresName(std::string_view gres);
 
 }  // namespace gantry::slurm
 
-#endif  // GANTRY_SLURM_JOB_VIEW_H_
+#endif  // GANTRY_SLURM_VIEW_JOB_VIEW_H_

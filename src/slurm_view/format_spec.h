@@ -11,8 +11,8 @@
 // width then padded with spaces; right-justified values are padded on the left and cut to the
 // width only when the field cuts (most fields do; times and node lists do not).
 // Pure functions; thread-safe.
-#ifndef GANTRY_SLURM_FORMAT_SPEC_H_
-#define GANTRY_SLURM_FORMAT_SPEC_H_
+#ifndef GANTRY_SLURM_VIEW_FORMAT_SPEC_H_
+#define GANTRY_SLURM_VIEW_FORMAT_SPEC_H_
 
 #include <string>
 #include <string_view>
@@ -54,4 +54,4 @@ std::vector<LongFieldSpec> ParseLongFormatSpec(std::string_view format);
 
 }  // namespace gantry::slurm
 
-#endif  // GANTRY_SLURM_FORMAT_SPEC_H_
+#endif  // GANTRY_SLURM_VIEW_FORMAT_SPEC_H_

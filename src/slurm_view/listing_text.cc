@@ -1,4 +1,4 @@
-#include "slurm/listing_text.h"
+#include "slurm_view/listing_text.h"
 
 #include <algorithm>
 
@@ -51,10 +51,10 @@ void ListingText::WriteOrdered(std::ostream& out, std::string_view head,
 }
 
 void ListingText::WriteOrdered(std::ostream& out, std::string_view head,
-                               std::span<const ListingText> parts,
+                               std::span<const ListingText* const> parts,
                                std::span<const ListingRow> order) {
   BlockWriter writer(out, head);
-  for (const ListingRow& r : order) writer.Add(parts[r.part].Piece(r.row));
+  for (const ListingRow& r : order) writer.Add(parts[r.part]->Piece(r.row));
 }
 
 }  // namespace gantry::slurm

@@ -1,4 +1,4 @@
-#include "slurm/jobs_reply_reader.h"
+#include "slurm_view/jobs_reply_reader.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 // that are not completing, else the node list.
 // The order is squeue_sort.h's.
 // Pure functions; thread-safe.
-#ifndef GANTRY_SLURM_SQUEUE_FORMAT_H_
-#define GANTRY_SLURM_SQUEUE_FORMAT_H_
+#ifndef GANTRY_SLURM_VIEW_SQUEUE_FORMAT_H_
+#define GANTRY_SLURM_VIEW_SQUEUE_FORMAT_H_
 
 #include <optional>
 #include <span>
@@ -21,6 +21,7 @@
 #include "gantry/v1/job.pb.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
+#include "slurm_view/job_view.h"
 
 namespace gantry::slurm {
 
@@ -33,6 +34,9 @@ struct JobPrintContext {
   UnixTime now = 0;
   const TimeZone* tz = nullptr;
   std::string_view cluster;  // -O Cluster
+  // Lowered by a value printed that depends on `now` (job_view.h's LowerStaleAt): a line kept
+  // for later must be printed again from then on.
+  mutable UnixTime stale_at = kNeverStale;
 };
 
 // One row of the field table.
@@ -75,6 +79,10 @@ JobFormat ParseJobLongFormat(std::string_view format);
 // the listing may ask for: slim for the default, -l and --start formats.
 model::JobRecordForm JobFormatRecordForm(const JobFormat& format);
 
+// Whether a column prints a time of day (in the command's time zone, which only the command
+// knows): StartTime, SubmitTime, EndTime and the like.
+bool JobFormatPrintsLocalTime(const JobFormat& format);
+
 // The header line (with '\n').
 std::string RenderJobHeader(const JobFormat& format);
 // One line per job (each with '\n').
@@ -105,4 +113,4 @@ model::JobRecordForm JobFilterRecordForm(const JobFilter& filter);
 
 }  // namespace gantry::slurm
 
-#endif  // GANTRY_SLURM_SQUEUE_FORMAT_H_
+#endif  // GANTRY_SLURM_VIEW_SQUEUE_FORMAT_H_

@@ -1,0 +1,83 @@
+// squeue listings made by gantryd (GetJobsRequest.squeue), kept for the next request of the same
+// view: polling squeues then cost the controller little and their commands only print.
+//
+// A listing is made from the record cache's blocks (record_cache.h) with slurm_view's functions
+// (squeue_listing.h), one piece per block. A piece is made again only when its block was (a job
+// in it changed) or when `now` reached a time its lines or keys depend on (a running job's TIME,
+// say); the pieces are then put in order, and the listing's text is kept as a whole until a
+// piece changes. Views are kept up to kViews, the least recently used one dropped first.
+//
+// Thread-safe: a listing is made under the cache's lock (requests for the same listing wait for
+// it and share it), without any of the controller's locks.
+#ifndef GANTRY_CTLD_LISTING_CACHE_H_
+#define GANTRY_CTLD_LISTING_CACHE_H_
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "base/status.h"
+#include "base/time.h"
+#include "ctld/record_cache.h"
+#include "gantry/v1/controller.pb.h"
+#include "slurm_view/squeue_listing.h"
+
+namespace gantry::ctld {
+
+class ListingCache {
+ public:
+  static constexpr size_t kViews = 8;
+  // The text of a GetJobsReply's `lines` fields is cut into pieces of about this many bytes.
+  static constexpr size_t kLinesFieldBytes = 64 << 10;
+
+  // A listing: its lines as GetJobsReply `lines` fields (tag, length, text), in order.
+  struct Listing {
+    std::string fields;
+    uint32_t lines = 0;
+  };
+
+  // The record form a view's listing is made from (the blocks Make wants). Errors as
+  // slurm::QueryOf.
+  static Result<model::JobRecordForm> FormOf(const v1::SqueueView& view);
+
+  // The listing of `view` over `blocks` (every block of the record cache in FormOf(view), in
+  // id order) at `now`; `cluster` is the -O Cluster column. Errors: the view's (as FormOf), a
+  // malformed record.
+  Result<std::shared_ptr<const Listing>> Make(
+      const v1::SqueueView& view, std::span<const std::shared_ptr<const RecordCache::Block>> blocks,
+      UnixTime now, std::string_view cluster);
+
+ private:
+  struct Piece {
+    std::shared_ptr<const RecordCache::Block> block;  // what it was made from
+    UnixTime made_at = 0;
+    slurm::ListingPiece piece;
+  };
+  struct View {
+    slurm::SqueueQuery query;
+    std::unordered_map<const RecordCache::Block*, Piece> pieces;
+    std::vector<const RecordCache::Block*> listed;  // the blocks of `listing`, in order
+    UnixTime stale_at = 0;                          // when `listing` may change with time
+    std::shared_ptr<const Listing> listing;
+  };
+
+  // The piece of one block: its records decoded and added (slurm::AddRecord) at `now`.
+  static Result<slurm::ListingPiece> MakePiece(const slurm::SqueueQuery& query,
+                                               const RecordCache::Block& block, UnixTime now,
+                                               std::string_view cluster);
+  // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields.
+  static std::shared_ptr<const Listing> Join(std::span<const slurm::ListingPiece* const> pieces);
+
+  std::mutex mu_;
+  std::list<std::pair<std::string, View>> views_;  // most recently used first; by serialized view
+};
+
+}  // namespace gantry::ctld
+
+#endif  // GANTRY_CTLD_LISTING_CACHE_H_
