@@ -17,6 +17,10 @@
 #   squeue_long       `squeue -l >/dev/null` (two more columns, the state spelled out)  ms
 #   squeue_resorted   `squeue -S -i >/dev/null`: every job moves (the queue's equal
 #                     priorities leave the default order as the jobs arrive)          ms
+#   squeue_changed    `squeue` right after `scontrol update` changed one queued job: Gantry
+#                     makes that job's block of the listing again and puts it in order  ms
+#   squeue_new_view   the first `squeue -o FORMAT` of a format no listing used before: Gantry
+#                     makes the whole listing (each run names another width)         ms
 #   sacct_queue       `sacct >/dev/null` with that queue (held jobs never became eligible, so
 #                     both leave them out: the cost of finding that out)             ms
 #   squeue_user       `squeue -u nobody` with that queue (server-side user filter)   ms
@@ -109,18 +113,29 @@ wait_idle() {
   done
 }
 
-# The median of 7 runs after one unmeasured run (which may fill caches on either side).
+# The median of 7 runs after one unmeasured run (which may fill caches on either side). The
+# clock is bash's own ($EPOCHREALTIME): no process is started between the two readings.
 median_ms() {
-  local ts=() a b
-  "$@" >/dev/null 2>&1
-  for _ in 1 2 3 4 5 6 7; do
-    a=$(now)
-    "$@" >/dev/null 2>&1
-    b=$(now)
-    ts+=("$(calc "($b - $a) * 1000")")
+  median_ms_after true "$@"
+}
+
+# median_ms_after PREP CMD...: the same, with `PREP K` (K = 0 for the unmeasured run, then 1..7)
+# run before each run of CMD, untimed. In CMD, {K} becomes K.
+median_ms_after() {
+  local prep=$1 ts=() a b k
+  shift
+  for k in 0 1 2 3 4 5 6 7; do
+    "$prep" "$k"
+    local cmd=("${@//\{K\}/$k}")
+    a=$EPOCHREALTIME
+    "${cmd[@]}" >/dev/null 2>&1
+    b=$EPOCHREALTIME
+    [ "$k" = 0 ] || ts+=("$(calc "($b - $a) * 1000")")
   done
   printf '%s\n' "${ts[@]}" | sort -n | sed -n 4p
 }
+changed_job=0
+change_job() { "$SCONTROL" update JobId="$changed_job" Comment="bench-$1" >/dev/null 2>&1; }
 
 # ---- Gantry -------------------------------------------------------------------------------
 echo "# gantry: starting the local cluster ($here/bench-cluster.json)" >&2
@@ -168,6 +183,9 @@ wait_idle "$gpid"
 G[squeue_queue]=$(median_ms "$BIN/squeue")
 G[squeue_long]=$(median_ms "$BIN/squeue" -l)
 G[squeue_resorted]=$(median_ms "$BIN/squeue" -S -i)
+SCONTROL=$BIN/scontrol changed_job=$((N_QUEUE / 3))
+G[squeue_changed]=$(median_ms_after change_job "$BIN/squeue")
+G[squeue_new_view]=$(median_ms_after true "$BIN/squeue" -o "%.18i %.9P %.{K}1j %.8u %.2t %.10M %.6D %R")
 G[sacct_queue]=$(median_ms "$BIN/sacct")
 G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
 G[scontrol_job]=$(median_ms "$BIN/scontrol" show job "$((N_QUEUE / 2))")
@@ -203,6 +221,9 @@ if [ "$slurm_ok" = 1 ]; then
   S[squeue_queue]=$(median_ms /usr/bin/squeue)
   S[squeue_long]=$(median_ms /usr/bin/squeue -l)
   S[squeue_resorted]=$(median_ms /usr/bin/squeue -S -i)
+  SCONTROL=/usr/bin/scontrol changed_job=$(/usr/bin/squeue -h -n bench-q -o %i | sed -n 3p)
+  S[squeue_changed]=$(median_ms_after change_job /usr/bin/squeue)
+  S[squeue_new_view]=$(median_ms_after true /usr/bin/squeue -o "%.18i %.9P %.{K}1j %.8u %.2t %.10M %.6D %R")
   S[sacct_queue]=$(median_ms /usr/bin/sacct)
   S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
   S[scontrol_job]=$(median_ms /usr/bin/scontrol show job "$(/usr/bin/squeue -h -n bench-q -o %i | head -1)")
@@ -217,7 +238,7 @@ fi
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
 for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job \
-  ctld_rss_queue squeue_queue squeue_long squeue_resorted sacct_queue squeue_user scontrol_job \
+  ctld_rss_queue squeue_queue squeue_long squeue_resorted squeue_changed squeue_new_view sacct_queue squeue_user scontrol_job \
   sinfo_queue e2e_queue e2e_queue_polled; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}

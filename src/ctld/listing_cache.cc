@@ -1,6 +1,9 @@
 #include "ctld/listing_cache.h"
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "slurm_view/jobs_reply_reader.h"
@@ -10,16 +13,11 @@ namespace {
 
 constexpr char kLinesTag = 0x2A;  // GetJobsReply.lines (field 5), length-delimited
 
-void AppendLinesField(std::string_view text, std::string* out) {
+// The tag and length of a `lines` field of `length` bytes.
+void AppendLinesHead(size_t length, std::string* out) {
   out->push_back(kLinesTag);
-  for (uint64_t v = text.size(); true; v >>= 7) {
-    if (v < 0x80) {
-      out->push_back(static_cast<char>(v));
-      break;
-    }
-    out->push_back(static_cast<char>(v | 0x80));
-  }
-  out->append(text);
+  for (; length >= 0x80; length >>= 7) out->push_back(static_cast<char>(length | 0x80));
+  out->push_back(static_cast<char>(length));
 }
 
 Result<slurm::SqueueQuery> CheckedQueryOf(const v1::SqueueView& view) {
@@ -48,8 +46,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
                          [&key](const auto& entry) { return entry.first == key; });
   if (it == views_.end()) {
     GANTRY_ASSIGN_OR_RETURN(slurm::SqueueQuery query, CheckedQueryOf(request));
-    views_.emplace_front(std::move(key), View{std::move(query), {}, {}, 0, nullptr});
-    if (views_.size() > kViews) views_.pop_back();
+    views_.emplace_front(std::move(key), View{std::move(query), {}, {}, 0, nullptr, 0});
   } else {
     views_.splice(views_.begin(), views_, it);
   }
@@ -62,12 +59,12 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
                                       });
   if (view.listing != nullptr && same_blocks && now < view.stale_at) return view.listing;
 
-  // The pieces of these blocks: kept where their block and `now` allow, else made again.
+  // The pieces of these blocks: kept where their block and `now` allow, else made again (on
+  // a few threads when there are several to make: a new view, or a listing after a restart).
   std::unordered_map<const RecordCache::Block*, Piece> kept;
-  std::vector<const slurm::ListingPiece*> pieces;
-  view.stale_at = slurm::kNeverStale;
-  Status status;
-  for (const std::shared_ptr<const RecordCache::Block>& block : blocks) {
+  std::vector<size_t> to_make;  // indexes into blocks
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const std::shared_ptr<const RecordCache::Block>& block = blocks[b];
     auto found = view.pieces.find(block.get());
     const bool fresh = found != view.pieces.end() &&
                        (found->second.piece.stale_at == slurm::kNeverStale ||
@@ -75,13 +72,30 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     if (fresh) {
       kept.emplace(block.get(), std::move(found->second));
     } else {
-      Result<slurm::ListingPiece> piece = MakePiece(view.query, *block, now, cluster);
-      if (!piece.ok()) {
-        status = piece.status();
-        break;
-      }
-      kept.emplace(block.get(), Piece{block, now, std::move(piece).value()});
+      to_make.push_back(b);
     }
+  }
+  std::vector<std::optional<Result<slurm::ListingPiece>>> made(to_make.size());
+  std::atomic<size_t> next{0};
+  auto make = [&] {
+    for (size_t i = next++; i < to_make.size(); i = next++) {
+      made[i] = MakePiece(view.query, *blocks[to_make[i]], now, cluster);
+    }
+  };
+  const size_t threads =
+      std::min<size_t>({std::thread::hardware_concurrency(), kMakers, to_make.size() / 8});
+  std::vector<std::thread> helpers;
+  for (size_t i = 1; i < threads; ++i) helpers.emplace_back(make);
+  make();
+  for (std::thread& t : helpers) t.join();
+  Status status;
+  for (size_t i = 0; i < to_make.size() && status.ok(); ++i) {
+    if (!made[i]->ok()) {
+      status = made[i]->status();
+      break;
+    }
+    const std::shared_ptr<const RecordCache::Block>& block = blocks[to_make[i]];
+    kept.emplace(block.get(), Piece{block, now, std::move(*made[i]).value()});
   }
   view.pieces = std::move(kept);
   if (!status.ok()) {
@@ -90,6 +104,8 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     return status;
   }
   view.listed.clear();
+  view.stale_at = slurm::kNeverStale;
+  std::vector<const slurm::ListingPiece*> pieces;
   for (const std::shared_ptr<const RecordCache::Block>& block : blocks) {
     const slurm::ListingPiece& piece = view.pieces.at(block.get()).piece;
     pieces.push_back(&piece);
@@ -97,6 +113,13 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     view.stale_at = std::min(view.stale_at, piece.stale_at);
   }
   view.listing = Join(pieces);
+  bytes_ -= view.bytes;
+  view.bytes = 2 * view.listing->fields.size() + 64 * size_t{view.listing->lines};
+  bytes_ += view.bytes;
+  while (views_.size() > 1 && (views_.size() > kViews || bytes_ > kViewBytes)) {
+    bytes_ -= views_.back().second.bytes;
+    views_.pop_back();
+  }
   return view.listing;
 }
 
@@ -123,20 +146,19 @@ Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& qu
 std::shared_ptr<const ListingCache::Listing> ListingCache::Join(
     std::span<const slurm::ListingPiece* const> pieces) {
   auto listing = std::make_shared<Listing>();
-  std::string text;
-  text.reserve(kLinesFieldBytes + 4096);
+  const std::vector<slurm::ListingRow> order = slurm::OrderPieces(pieces);
+  auto line = [&](size_t i) { return pieces[order[i].part]->lines.Piece(order[i].row); };
   size_t bytes = 0;
   for (const slurm::ListingPiece* piece : pieces) bytes += piece->lines.bytes();
-  listing->fields.reserve(bytes + bytes / kLinesFieldBytes * 4 + 16);
-  for (const slurm::ListingRow& row : slurm::OrderPieces(pieces)) {
-    text.append(pieces[row.part]->lines.Piece(row.row));
-    ++listing->lines;
-    if (text.size() >= kLinesFieldBytes) {
-      AppendLinesField(text, &listing->fields);
-      text.clear();
-    }
+  listing->fields.reserve(bytes + (bytes / kLinesFieldBytes + 1) * 4);
+  // Each field's length first (the lines up to kLinesFieldBytes), then its lines.
+  for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+    size_t length = 0;
+    for (; end < order.size() && length < kLinesFieldBytes; ++end) length += line(end).size();
+    AppendLinesHead(length, &listing->fields);
+    for (size_t i = begin; i < end; ++i) listing->fields.append(line(i));
   }
-  if (!text.empty()) AppendLinesField(text, &listing->fields);
+  listing->lines = static_cast<uint32_t>(order.size());
   return listing;
 }
 

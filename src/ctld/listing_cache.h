@@ -5,10 +5,12 @@
 // (squeue_listing.h), one piece per block. A piece is made again only when its block was (a job
 // in it changed) or when `now` reached a time its lines or keys depend on (a running job's TIME,
 // say); the pieces are then put in order, and the listing's text is kept as a whole until a
-// piece changes. Views are kept up to kViews, the least recently used one dropped first.
+// piece changes. Views are kept while there are at most kViews and their text takes at most
+// kViewBytes (a 100k-job listing takes about 20 MB), the least recently used one dropped first.
 //
 // Thread-safe: a listing is made under the cache's lock (requests for the same listing wait for
-// it and share it), without any of the controller's locks.
+// it and share it), without any of the controller's locks; many pieces to make are made on a
+// few threads at once.
 #ifndef GANTRY_CTLD_LISTING_CACHE_H_
 #define GANTRY_CTLD_LISTING_CACHE_H_
 
@@ -32,7 +34,10 @@ namespace gantry::ctld {
 
 class ListingCache {
  public:
-  static constexpr size_t kViews = 8;
+  static constexpr size_t kViews = 16;
+  static constexpr size_t kViewBytes = size_t{96} << 20;
+  // Pieces are made on up to this many threads (no more than the machine's cores).
+  static constexpr size_t kMakers = 4;
   // The text of a GetJobsReply's `lines` fields is cut into pieces of about this many bytes.
   static constexpr size_t kLinesFieldBytes = 64 << 10;
 
@@ -65,6 +70,7 @@ class ListingCache {
     std::vector<const RecordCache::Block*> listed;  // the blocks of `listing`, in order
     UnixTime stale_at = 0;                          // when `listing` may change with time
     std::shared_ptr<const Listing> listing;
+    size_t bytes = 0;  // about what the view's text takes (pieces and listing)
   };
 
   // The piece of one block: its records decoded and added (slurm::AddRecord) at `now`.
@@ -76,6 +82,7 @@ class ListingCache {
 
   std::mutex mu_;
   std::list<std::pair<std::string, View>> views_;  // most recently used first; by serialized view
+  size_t bytes_ = 0;                                 // the views' bytes
 };
 
 }  // namespace gantry::ctld
