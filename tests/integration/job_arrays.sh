@@ -26,6 +26,24 @@ grep -qx "${array}_2 R None" <<<"$listing" || fail "squeue: $listing"
   fail "squeue -r: $(squeue -r -j "$array")"
 scontrol show job "$array" | grep -q "^JobId=$array ArrayJobId=$array ArrayTaskId=3-4%2 ArrayTaskThrottle=2 " ||
   fail "scontrol show job: $(scontrol show job "$array")"
+# The whole listing, which gantryd makes and keeps, is the one squeue makes from the records
+# (GANTRY_SQUEUE_IN_CLIENT), and a running task's TIME goes on in it.
+for format in '%i|%t|%r|%P|%u|%D|%j' '%i|%T|%R|%C|%Q'; do
+  for extra in "" "-r" "-S -i"; do
+    made=$(squeue $extra -o "$format")
+    own=$(GANTRY_SQUEUE_IN_CLIENT=1 squeue $extra -o "$format")
+    [ "$made" = "$own" ] || fail "squeue $extra -o '$format': gantryd made
+$made
+squeue made
+$own"
+  done
+done
+grep -qx "${array}_\[3-4%2\]|PD|JobArrayTaskLimit" <<<"$(squeue -o '%i|%t|%r')" ||
+  fail "squeue: $(squeue)"
+time_used() { squeue -h -t R -o %M | head -1; }
+before=$(time_used)
+sleep 2.2
+[ "$(time_used)" != "$before" ] || fail "squeue: a running task's TIME stays $before"
 for t in 1 2 3 4; do touch "$WORK/go-$t"; done
 all_done() { [ -z "$(squeue -h -j "$array" -o %i)" ]; }
 wait_for 60 all_done || { squeue; fail "array did not finish"; }
