@@ -149,6 +149,7 @@ std::vector<Case> SqueueCases() {
       {"root", "squeue -j 21442"},
       {"root", "squeue -j21442,21441 -h"},
       {"root", "squeue -j 999999999"},
+      {"root", "squeue -j 21444_4 -h"},
       {"root", "squeue -o '%i %j %T %l' -p high -h"},
       {"root", "squeue --start"},
       {"root", "squeue -S -i -h -o %i"},

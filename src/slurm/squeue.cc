@@ -319,7 +319,15 @@ int ListOnce(const SqueueOptions& opt, const v1::SqueueView& view, const SqueueQ
       part.piece = NewPiece(query, head.jobs_at_most);
     };
     visitor.job = [&part, &query, &tz, &cluster, &only, single](const v1::Job& job) {
-      part.found = part.found || (single && JobMatches(only, job));
+      if (single && !part.found) {  // a task asked for is found among the array's tasks
+        if (!query.expand_arrays) {
+          part.found = JobMatches(only, job);
+        } else {
+          for (const v1::Job& one : ExpandArrayTasks(job)) {
+            part.found = part.found || JobMatches(only, one);
+          }
+        }
+      }
       AddRecord(query, job, JobPrintContext{part.now, &tz, cluster}, &part.piece);
       return Status::Ok();
     };
