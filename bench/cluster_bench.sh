@@ -29,6 +29,8 @@
 #   e2e_queue         e2e_trivial with that queue in the controller                 jobs/s
 #   e2e_queue_polled  the same while 4 clients list the whole queue (`squeue`) in loops:
 #                     how much polling slows scheduling                              jobs/s
+#   e2e_queue_busy    the same while 4 loops run `squeue --version` (no listing): the part
+#                     of that slowdown that is only the pollers' processes taking the cores
 #
 # usage: bench/cluster_bench.sh [BIN_DIR]      (default build/bin; needs root for Slurm)
 # Sizes: N_SUBMIT (1000) N_E2E (1000) N_QUEUE (100000) N_SLURM_QUEUE (10000)
@@ -90,9 +92,18 @@ e2e() {
 
 # e2e_polled SBATCH SQUEUE N NAME: e2e while 4 clients run SQUEUE (the whole queue) in loops.
 e2e_polled() {
-  local pids=() k
+  e2e_beside "" "$@"
+}
+# e2e_busy: the same while 4 loops start squeue to print its version only (no listing): what
+# the pollers' processes alone take from the jobs on this machine's cores.
+e2e_busy() {
+  e2e_beside --version "$@"
+}
+e2e_beside() {
+  local pids=() k arg=$1
+  shift
   for ((k = 0; k < 4; k++)); do
-    (while :; do "$2" >/dev/null 2>&1; done) &
+    (while :; do "$2" $arg >/dev/null 2>&1; done) &
     pids+=($!)
   done
   e2e "$@"
@@ -194,6 +205,7 @@ until [ "$("$BIN/sinfo" -h -N -t idle -o %N | wc -l)" = 4 ]; do sleep 0.2; done
 echo "# gantry: end to end with that queue, $N_E2E trivial jobs, then with 4 pollers" >&2
 G[e2e_queue]=$(e2e "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-eq)
 G[e2e_queue_polled]=$(e2e_polled "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-ep)
+G[e2e_queue_busy]=$(e2e_busy "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-eb)
 "$BIN/gantry" down --state-dir "$state" >/dev/null
 
 # ---- Slurm --------------------------------------------------------------------------------
@@ -231,6 +243,7 @@ if [ "$slurm_ok" = 1 ]; then
   echo "# slurm: end to end with that queue, $N_SLURM_E2E trivial jobs, then with 4 pollers" >&2
   S[e2e_queue]=$(e2e /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-eq)
   S[e2e_queue_polled]=$(e2e_polled /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-ep)
+  S[e2e_queue_busy]=$(e2e_busy /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-eb)
   /usr/bin/scancel -n bench-q >/dev/null 2>&1
 fi
 
@@ -239,7 +252,7 @@ echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm que
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
 for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job \
   ctld_rss_queue squeue_queue squeue_long squeue_resorted squeue_changed squeue_new_view sacct_queue squeue_user scontrol_job \
-  sinfo_queue e2e_queue e2e_queue_polled; do
+  sinfo_queue e2e_queue e2e_queue_polled e2e_queue_busy; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}
   case $f in

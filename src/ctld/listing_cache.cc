@@ -20,6 +20,12 @@ void AppendLinesHead(size_t length, std::string* out) {
   out->push_back(static_cast<char>(length));
 }
 
+// Whether what was made at `made_at` and may change from `stale_at` on holds at `now` (a clock
+// set back makes it again).
+bool FreshAt(UnixTime made_at, UnixTime stale_at, UnixTime now) {
+  return stale_at == slurm::kNeverStale || (now >= made_at && now < stale_at);
+}
+
 Result<slurm::SqueueQuery> CheckedQueryOf(const v1::SqueueView& view) {
   GANTRY_ASSIGN_OR_RETURN(slurm::SqueueQuery query, slurm::QueryOf(view));
   if (slurm::JobFormatPrintsLocalTime(query.format)) {
@@ -46,7 +52,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
                          [&key](const auto& entry) { return entry.first == key; });
   if (it == views_.end()) {
     GANTRY_ASSIGN_OR_RETURN(slurm::SqueueQuery query, CheckedQueryOf(request));
-    views_.emplace_front(std::move(key), View{std::move(query), {}, {}, 0, nullptr, 0});
+    views_.emplace_front(std::move(key), View{std::move(query), {}, {}, 0, 0, nullptr, 0});
   } else {
     views_.splice(views_.begin(), views_, it);
   }
@@ -57,7 +63,9 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
                                       [](const auto& block, const RecordCache::Block* listed) {
                                         return block.get() == listed;
                                       });
-  if (view.listing != nullptr && same_blocks && now < view.stale_at) return view.listing;
+  if (view.listing != nullptr && same_blocks && FreshAt(view.made_at, view.stale_at, now)) {
+    return view.listing;
+  }
 
   // The pieces of these blocks: kept where their block and `now` allow, else made again (on
   // a few threads when there are several to make: a new view, or a listing after a restart).
@@ -67,8 +75,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     const std::shared_ptr<const RecordCache::Block>& block = blocks[b];
     auto found = view.pieces.find(block.get());
     const bool fresh = found != view.pieces.end() &&
-                       (found->second.piece.stale_at == slurm::kNeverStale ||
-                        (now >= found->second.made_at && now < found->second.piece.stale_at));
+                       FreshAt(found->second.made_at, found->second.piece.stale_at, now);
     if (fresh) {
       kept.emplace(block.get(), std::move(found->second));
     } else {
@@ -82,7 +89,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
       made[i] = MakePiece(view.query, *blocks[to_make[i]], now, cluster);
     }
   };
-  const size_t threads =
+  const auto threads =
       std::min<size_t>({std::thread::hardware_concurrency(), kMakers, to_make.size() / 8});
   std::vector<std::thread> helpers;
   for (size_t i = 1; i < threads; ++i) helpers.emplace_back(make);
@@ -104,6 +111,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     return status;
   }
   view.listed.clear();
+  view.made_at = now;
   view.stale_at = slurm::kNeverStale;
   std::vector<const slurm::ListingPiece*> pieces;
   for (const std::shared_ptr<const RecordCache::Block>& block : blocks) {

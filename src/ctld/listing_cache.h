@@ -51,12 +51,13 @@ class ListingCache {
   // slurm::QueryOf.
   static Result<model::JobRecordForm> FormOf(const v1::SqueueView& view);
 
-  // The listing of `view` over `blocks` (every block of the record cache in FormOf(view), in
-  // id order) at `now`; `cluster` is the -O Cluster column. Errors: the view's (as FormOf), a
-  // malformed record.
+  // The listing `request` asks for over `blocks` (every block of the record cache in
+  // FormOf(request), in id order) at `now`; `cluster` is the -O Cluster column. Errors: the
+  // view's (as FormOf), a malformed record.
   Result<std::shared_ptr<const Listing>> Make(
-      const v1::SqueueView& view, std::span<const std::shared_ptr<const RecordCache::Block>> blocks,
-      UnixTime now, std::string_view cluster);
+      const v1::SqueueView& request,
+      std::span<const std::shared_ptr<const RecordCache::Block>> blocks, UnixTime now,
+      std::string_view cluster);
 
  private:
   struct Piece {
@@ -68,7 +69,8 @@ class ListingCache {
     slurm::SqueueQuery query;
     std::unordered_map<const RecordCache::Block*, Piece> pieces;
     std::vector<const RecordCache::Block*> listed;  // the blocks of `listing`, in order
-    UnixTime stale_at = 0;                          // when `listing` may change with time
+    UnixTime made_at = 0;   // when `listing` was made
+    UnixTime stale_at = 0;  // when it may change with time
     std::shared_ptr<const Listing> listing;
     size_t bytes = 0;  // about what the view's text takes (pieces and listing)
   };
@@ -82,7 +84,7 @@ class ListingCache {
 
   std::mutex mu_;
   std::list<std::pair<std::string, View>> views_;  // most recently used first; by serialized view
-  size_t bytes_ = 0;                                 // the views' bytes
+  size_t bytes_ = 0;                               // the views' bytes
 };
 
 }  // namespace gantry::ctld

@@ -131,6 +131,8 @@ TEST(ListingCacheTest, AListingIsKeptUntilAJobChangesOrTimeChangesALine) {
   const auto later = f.Make(all, now + 5);
   EXPECT_NE(later, running);
   EXPECT_EQ(Text(*later), OnePiece(all, f.jobs, now + 5));
+  // A clock set back gets the listing of its own time.
+  EXPECT_EQ(Text(*f.Make(all, now + 2)), OnePiece(all, f.jobs, now + 2));
 
   // A changed job remakes the listing, with its new values.
   const uint32_t id = 21442 + 2 * kBlock + 7 * 10;

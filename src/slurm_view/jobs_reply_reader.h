@@ -49,7 +49,7 @@ class RecordDecoder {
  public:
   explicit RecordDecoder(bool slim) : slim_(slim) {}
   // Errors: InvalidArgument for bytes that are no record.
-  Result<const v1::Job*> Decode(std::string_view record);
+  Result<const v1::Job*> Decode(std::string_view bytes);
 
  private:
   static constexpr size_t kArenaBytes = size_t{1} << 20;  // the arena's first block
