@@ -69,8 +69,8 @@ class ListingCache {
     slurm::SqueueQuery query;
     std::unordered_map<const RecordCache::Block*, Piece> pieces;
     std::vector<const RecordCache::Block*> listed;  // the blocks of `listing`, in order
-    UnixTime made_at = 0;   // when `listing` was made
-    UnixTime stale_at = 0;  // when it may change with time
+    UnixTime made_at = 0;                           // when `listing` was made
+    UnixTime stale_at = 0;                          // when it may change with time
     std::shared_ptr<const Listing> listing;
     size_t bytes = 0;  // about what the view's text takes (pieces and listing)
   };

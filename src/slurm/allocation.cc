@@ -10,8 +10,8 @@
 
 #include "model/job_state.h"
 #include "model/task_layout.h"
-#include "slurm_view/job_view.h"
 #include "slurm/sbatch.h"
+#include "slurm_view/job_view.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
 

@@ -7,8 +7,8 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
-#include "slurm_view/job_view.h"
 #include "slurm/scontrol_show.h"
+#include "slurm_view/job_view.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
 

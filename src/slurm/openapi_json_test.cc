@@ -10,9 +10,9 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "slurm/sinfo_format.h"
 #include "slurm_view/anchor_records_test_util.h"
 #include "slurm_view/job_view.h"
-#include "slurm/sinfo_format.h"
 #include "slurm_view/squeue_format.h"
 #include "slurm_view/squeue_sort.h"
 #include "tests/testing/spec_files.h"

@@ -14,9 +14,9 @@
 #include "model/job_state.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
+#include "slurm/sacct_format.h"
 #include "slurm_view/job_view.h"
 #include "slurm_view/listing_text.h"
-#include "slurm/sacct_format.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
 

@@ -23,8 +23,8 @@
 #include "slurm/allocation.h"
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
-#include "slurm_view/job_view.h"
 #include "slurm/sbatch_options.h"
+#include "slurm_view/job_view.h"
 
 namespace gantry::slurm {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
-#include "slurm_view/job_view.h"
 #include "slurm/scontrol_show.h"
+#include "slurm_view/job_view.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/duration.h"

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "slurm/scontrol_show.h"
 #include "slurm_view/format_spec.h"
 #include "slurm_view/job_view.h"
-#include "slurm/scontrol_show.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
 #include "text/duration.h"

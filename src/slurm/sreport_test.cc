@@ -10,11 +10,11 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
-#include "slurm_view/anchor_records_test_util.h"
 #include "slurm/sreport_options.h"
 #include "slurm/sreport_render.h"
 #include "slurm/sreport_reports.h"
 #include "slurm/sreport_usage.h"
+#include "slurm_view/anchor_records_test_util.h"
 
 namespace gantry::slurm {
 namespace {
