@@ -95,21 +95,17 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
   for (size_t i = 1; i < threads; ++i) helpers.emplace_back(make);
   make();
   for (std::thread& t : helpers) t.join();
-  Status status;
-  for (size_t i = 0; i < to_make.size() && status.ok(); ++i) {
-    if (!made[i]->ok()) {
-      status = made[i]->status();
-      break;
+  for (size_t i = 0; i < to_make.size(); ++i) {
+    if (!made[i]->ok()) {  // the view starts again from the pieces it kept
+      view.pieces = std::move(kept);
+      view.listing = nullptr;
+      view.listed.clear();
+      return made[i]->status();
     }
     const std::shared_ptr<const RecordCache::Block>& block = blocks[to_make[i]];
     kept.emplace(block.get(), Piece{block, now, std::move(*made[i]).value()});
   }
   view.pieces = std::move(kept);
-  if (!status.ok()) {
-    view.listing = nullptr;
-    view.listed.clear();
-    return status;
-  }
   view.listed.clear();
   view.made_at = now;
   view.stale_at = slurm::kNeverStale;
