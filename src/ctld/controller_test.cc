@@ -189,13 +189,9 @@ class ControllerTest : public ::testing::Test {
                        &piece);
     }
     const slurm::ListingPiece* pieces[] = {&piece};
-    std::string expected;
-    for (const slurm::ListingRow& row : slurm::OrderPieces(pieces)) {
-      expected += piece.lines.Piece(row.row);
-    }
     std::string text;
     for (const std::string& l : lines.lines()) text += l;
-    EXPECT_EQ(text, expected);
+    EXPECT_EQ(text, slurm::OrderedText(pieces));
   }
 
   v1::Job Job(uint32_t id) {

@@ -84,9 +84,10 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
   }
   std::vector<std::optional<Result<slurm::ListingPiece>>> made(to_make.size());
   std::atomic<size_t> next{0};
-  auto make = [&] {
+  auto make = [&] {  // one decoder per thread, reused for its pieces
+    slurm::RecordDecoder decoder(slurm::RecordFormOf(view.query) == model::JobRecordForm::kSlim);
     for (size_t i = next++; i < to_make.size(); i = next++) {
-      made[i] = MakePiece(view.query, *blocks[to_make[i]], now, cluster);
+      made[i] = MakePiece(view.query, *blocks[to_make[i]], now, cluster, &decoder);
     }
   };
   const auto threads =
@@ -129,9 +130,9 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
 
 Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& query,
                                                     const RecordCache::Block& block, UnixTime now,
-                                                    std::string_view cluster) {
+                                                    std::string_view cluster,
+                                                    slurm::RecordDecoder* decoder) {
   slurm::ListingPiece piece = slurm::NewPiece(query, block.entries.size());
-  slurm::RecordDecoder decoder(slurm::RecordFormOf(query) == model::JobRecordForm::kSlim);
   const slurm::JobPrintContext ctx{now, &TimeZone::Utc(), cluster};
   const std::vector<uint32_t>& users = query.filter.user_ids;
   for (const RecordCache::Entry& e : block.entries) {
@@ -141,7 +142,7 @@ Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& qu
         std::find(users.begin(), users.end(), e.user_id) == users.end()) {
       continue;
     }
-    GANTRY_ASSIGN_OR_RETURN(const v1::Job* job, decoder.Decode(block.Record(e)));
+    GANTRY_ASSIGN_OR_RETURN(const v1::Job* job, decoder->Decode(block.Record(e)));
     slurm::AddRecord(query, *job, ctx, &piece);
   }
   return piece;

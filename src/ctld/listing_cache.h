@@ -28,6 +28,7 @@
 #include "base/time.h"
 #include "ctld/record_cache.h"
 #include "gantry/v1/controller.pb.h"
+#include "slurm_view/jobs_reply_reader.h"
 #include "slurm_view/squeue_listing.h"
 
 namespace gantry::ctld {
@@ -75,10 +76,12 @@ class ListingCache {
     size_t bytes = 0;  // about what the view's text takes (pieces and listing)
   };
 
-  // The piece of one block: its records decoded and added (slurm::AddRecord) at `now`.
+  // The piece of one block: its records decoded (with `decoder`, made for the query's
+  // record form) and added (slurm::AddRecord) at `now`.
   static Result<slurm::ListingPiece> MakePiece(const slurm::SqueueQuery& query,
                                                const RecordCache::Block& block, UnixTime now,
-                                               std::string_view cluster);
+                                               std::string_view cluster,
+                                               slurm::RecordDecoder* decoder);
   // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields.
   static std::shared_ptr<const Listing> Join(std::span<const slurm::ListingPiece* const> pieces);
 

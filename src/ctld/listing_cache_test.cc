@@ -50,11 +50,7 @@ std::string OnePiece(const v1::SqueueView& view, const RecordCache::Jobs& jobs, 
     slurm::AddRecord(query, job, slurm::JobPrintContext{now, &TimeZone::Utc(), "c1"}, &piece);
   }
   const slurm::ListingPiece* pieces[] = {&piece};
-  std::string text;
-  for (const slurm::ListingRow& row : slurm::OrderPieces(pieces)) {
-    text += piece.lines.Piece(row.row);
-  }
-  return text;
+  return slurm::OrderedText(pieces);
 }
 
 // A listing's lines, from its fields.

@@ -371,8 +371,7 @@ class FakeController final : public v1::Controller::Service {
       AddRecord(*query, job, JobPrintContext{now, &TimeZone::Utc(), "anchor"}, &piece);
     }
     const ListingPiece* pieces[] = {&piece};
-    std::string* lines = reply->add_lines();
-    for (const ListingRow& row : OrderPieces(pieces)) lines->append(piece.lines.Piece(row.row));
+    reply->add_lines(OrderedText(pieces));
     reply->set_jobs_at_most(static_cast<uint32_t>(piece.rows.size()));
     reply->set_now(now);
     return grpc::Status::OK;

@@ -98,4 +98,10 @@ std::vector<ListingRow> OrderPieces(std::span<const ListingPiece* const> pieces)
   return JobSorter::OrderParts(sorters, tie_spans);
 }
 
+std::string OrderedText(std::span<const ListingPiece* const> pieces) {
+  std::string text;
+  for (const ListingRow& row : OrderPieces(pieces)) text += pieces[row.part]->lines.Piece(row.row);
+  return text;
+}
+
 }  // namespace gantry::slurm

@@ -71,6 +71,8 @@ void AddRecord(const SqueueQuery& query, const v1::Job& job, const JobPrintConte
 // The rows of `pieces` (one listing's, in record order) in the listing's order: squeue's sort,
 // ties as slurmctld lists its records.
 std::vector<ListingRow> OrderPieces(std::span<const ListingPiece* const> pieces);
+// Their lines in that order, as one text (small listings; large ones are written piece by piece).
+std::string OrderedText(std::span<const ListingPiece* const> pieces);
 
 }  // namespace gantry::slurm
 

@@ -65,8 +65,7 @@ Made MakeListing(const SqueueQuery& query, const std::vector<v1::Job>& jobs, Uni
     views.push_back(&piece);
     made.stale_at = std::min(made.stale_at, piece.stale_at);
   }
-  for (const ListingRow& row : OrderPieces(views))
-    made.text += pieces[row.part].lines.Piece(row.row);
+  made.text = OrderedText(views);
   return made;
 }
 
