@@ -63,7 +63,7 @@ grpc::Status AgentService::SignalJob(grpc::ServerContext* context,
     return ToGrpcStatus(valid);
   }
   return ToGrpcStatus(manager_->SignalJob(request->job_id(), request->epoch(), request->signal(),
-                                          request->batch_only()));
+                                          request->scope()));
 }
 
 grpc::Status AgentService::TerminateJob(grpc::ServerContext* context,

@@ -587,7 +587,8 @@ void JobManager::RunStepTasks(uint32_t job_id, const StepPlan& plan,
 
 // ---- SignalJob --------------------------------------------------------------------------------
 
-Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool batch_only) {
+Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal,
+                             gantry::v1::SignalScope scope) {
   JobProcesses procs;
   bool batch_running = false;
   {
@@ -597,12 +598,17 @@ Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool b
       return NotFound(JobName(job_id) + " (epoch " + std::to_string(epoch) +
                       ") is not running on " + options_.node);
     }
-    const bool whole_job = !batch_only && (signal == SIGSTOP || signal == SIGCONT);
-    if (whole_job) it->second.suspended = signal == SIGSTOP;
+    const bool suspend = scope == gantry::v1::SIGNAL_SUSPEND;
+    if (!suspend && signal != SIGKILL && it->second.suspended) {
+      // Only the controller's resume continues a suspended job (Slurm refuses the rest too).
+      return FailedPrecondition(JobName(job_id) + " is suspended: signal " +
+                                std::to_string(signal) + " refused");
+    }
+    if (suspend) it->second.suspended = signal == SIGSTOP;
     if (!it->second.launched) return Status::Ok();  // nothing started here yet
     procs = it->second.procs;
     batch_running = it->second.batch_running;
-    if (whole_job) {
+    if (suspend) {
       // Under mu_, so that a launch or termination sees the job's processes stopped or not.
       const int count = signal == SIGSTOP ? StopJobProcesses(procs) : ContinueJobProcesses(procs);
       if (procs.cgroup.empty()) {
@@ -612,10 +618,18 @@ Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool b
           std::to_string(count) + " process(es)");
       return Status::Ok();
     }
-    if (batch_only) {
+    if (scope == gantry::v1::SIGNAL_BATCH) {
       // The script is our unreaped child while batch_running: its pid cannot be reused.
       if (batch_running) kill(procs.leader, signal);
       Log(JobName(job_id) + ": signal " + std::to_string(signal) + " sent to the batch script");
+      return Status::Ok();
+    }
+    if (scope == gantry::v1::SIGNAL_STEPS) {
+      // The steps' tasks (their process groups), not the batch shell: a signal meant for an
+      // srun's tasks reaches each once, and the script goes on.
+      for (const auto& step : it->second.steps) step->Signal(signal);
+      Log(JobName(job_id) + ": signal " + std::to_string(signal) + " sent to " +
+          std::to_string(it->second.steps.size()) + " step(s)");
       return Status::Ok();
     }
     if (procs.cgroup.empty()) {

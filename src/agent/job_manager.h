@@ -10,10 +10,12 @@
 //   LaunchBatch  -> script (with payload.argv as its arguments) started as the user (returns
 //                   once started) -> BATCH_ENDED (raw wait
 //                   status) when it exits, or LAUNCH_FAILED when it could not start
-//   SignalJob    -> every process of the job (or only the script, batch_only). SIGSTOP
-//                   suspends the job (scontrol suspend: cgroup freezer, else SIGSTOP; a job
-//                   still in its prolog is stopped as soon as its script starts) and SIGCONT
-//                   resumes it (thaw + SIGCONT), as Slurm's proctrack plugins do.
+//   SignalJob    -> as its scope says (gantry.v1.SignalScope): the steps' tasks, the batch
+//                   shell, or every process of the job. SIGNAL_SUSPEND's SIGSTOP suspends the
+//                   job (scontrol suspend, preemption: cgroup freezer, else SIGSTOP; a job still
+//                   in its prolog is stopped as soon as its script starts) and its SIGCONT
+//                   resumes it (thaw + SIGCONT), as Slurm's proctrack plugins do. A suspended
+//                   job takes no other signal (FailedPrecondition) but SIGKILL.
 //   TerminateJob -> SIGCONT+SIGTERM, kill_wait, SIGKILL until none remain, epilog scripts
 //                   -> EPILOG_OK | EPILOG_FAILED; the job is then forgotten. Also for a job that
 //                   never ran here (the epilog still runs).
@@ -123,7 +125,7 @@ class JobManager {
   // continue with it. Errors: FailedPrecondition (unknown epoch, prolog not done or failed, job
   // ending), Unavailable (shutting down). A task that cannot start reaches srun as its EXIT.
   Status LaunchTasks(const gantry::v1::LaunchTasksRequest& request);
-  Status SignalJob(uint32_t job_id, uint64_t epoch, int signal, bool batch_only);
+  Status SignalJob(uint32_t job_id, uint64_t epoch, int signal, gantry::v1::SignalScope scope);
   // kill_wait_sec 0 = the registered KillWait. `context` gives the epilog's environment when the
   // job is not known here (it may be empty).
   Status TerminateJob(uint32_t job_id, uint64_t epoch, uint32_t kill_wait_sec,

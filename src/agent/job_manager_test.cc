@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -263,7 +264,7 @@ TEST_F(JobManagerTest, TerminateKillsAChildIgnoringSigtermByProcessGroup) {
   EXPECT_TRUE(ProcessGone(background));
 }
 
-TEST_F(JobManagerTest, SignalJobReachesTheScriptAndItsChildren) {
+TEST_F(JobManagerTest, WholeJobSignalReachesTheScriptAndItsChildren) {
   Start();
   gantry::v1::JobContext context = MakeJob(42, node_, work_);
   ASSERT_TRUE(
@@ -281,15 +282,37 @@ TEST_F(JobManagerTest, SignalJobReachesTheScriptAndItsChildren) {
     return std::filesystem::exists(work_ + "/child.ready") &&
            std::filesystem::exists(work_ + "/script.ready");
   }));
-  ASSERT_TRUE(manager_->SignalJob(42, 1, SIGUSR1, false).ok());
+  ASSERT_TRUE(manager_->SignalJob(42, 1, SIGUSR1, gantry::v1::SIGNAL_WHOLE_JOB).ok());
   std::optional<JobReport> ended = sink_.WaitFor(42, JobReport::BATCH_ENDED);
   ASSERT_TRUE(ended.has_value());
   EXPECT_EQ(ended->wait_status(), 0);
   std::string got = ReadFile(work_ + "/got");
   EXPECT_NE(got.find("child"), std::string::npos);
   EXPECT_NE(got.find("script"), std::string::npos);
-  EXPECT_EQ(manager_->SignalJob(42, 2, SIGUSR1, false).code(), StatusCode::kNotFound);
-  EXPECT_EQ(manager_->SignalJob(99, 1, SIGUSR1, false).code(), StatusCode::kNotFound);
+  EXPECT_EQ(manager_->SignalJob(42, 2, SIGUSR1, gantry::v1::SIGNAL_WHOLE_JOB).code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(manager_->SignalJob(99, 1, SIGUSR1, gantry::v1::SIGNAL_WHOLE_JOB).code(),
+            StatusCode::kNotFound);
+}
+
+// scancel -s without -b/-f: the steps' tasks only; a job without steps keeps running untouched.
+TEST_F(JobManagerTest, StepsSignalSparesTheBatchScript) {
+  Start();
+  gantry::v1::JobContext context = MakeJob(46, node_, work_);
+  ASSERT_TRUE(manager_
+                  ->LaunchBatch(context, MakePayload("#!/bin/bash\n"
+                                                     "trap 'echo script >> got' USR1\n"
+                                                     "touch script.ready\n"
+                                                     "while [ ! -e stop ]; do sleep 0.1; done\n"))
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(work_ + "/script.ready"); }));
+  ASSERT_TRUE(manager_->SignalJob(46, 1, SIGUSR1, gantry::v1::SIGNAL_STEPS).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::ofstream(work_ + "/stop").close();
+  std::optional<JobReport> ended = sink_.WaitFor(46, JobReport::BATCH_ENDED);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->wait_status(), 0);
+  EXPECT_FALSE(std::filesystem::exists(work_ + "/got"));
 }
 
 TEST_F(JobManagerTest, BatchOnlySignalSparesTheChildren) {
@@ -303,7 +326,7 @@ TEST_F(JobManagerTest, BatchOnlySignalSparesTheChildren) {
                   .ok());
   ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(work_ + "/child.pid"); }));
   const pid_t child = std::stoi(ReadFile(work_ + "/child.pid"));
-  ASSERT_TRUE(manager_->SignalJob(43, 1, SIGTERM, true).ok());
+  ASSERT_TRUE(manager_->SignalJob(43, 1, SIGTERM, gantry::v1::SIGNAL_BATCH).ok());
   std::optional<JobReport> ended = sink_.WaitFor(43, JobReport::BATCH_ENDED);
   ASSERT_TRUE(ended.has_value());
   EXPECT_TRUE(WIFSIGNALED(ended->wait_status()));
@@ -472,7 +495,7 @@ void CheckSuspendAndResume(JobManager& manager, testing::RecordingSink& sink,
   ASSERT_TRUE(manager.PrepareJob(context).ok());
   ASSERT_TRUE(sink.WaitFor(id, JobReport::PROLOG_OK).has_value());
   // Suspended while "configuring": the script starts stopped.
-  ASSERT_TRUE(manager.SignalJob(id, 1, SIGSTOP, false).ok());
+  ASSERT_TRUE(manager.SignalJob(id, 1, SIGSTOP, gantry::v1::SIGNAL_SUSPEND).ok());
   ASSERT_TRUE(manager
                   .LaunchBatch(context, MakePayload(std::string("#!/bin/bash\n") +
                                                     (setsid ? "setsid " : "") +
@@ -490,13 +513,19 @@ void CheckSuspendAndResume(JobManager& manager, testing::RecordingSink& sink,
   };
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_TRUE(still("script.n"));
-  ASSERT_TRUE(manager.SignalJob(id, 1, SIGCONT, false).ok());
+  ASSERT_TRUE(manager.SignalJob(id, 1, SIGCONT, gantry::v1::SIGNAL_SUSPEND).ok());
   ASSERT_TRUE(Eventually([&] { return !value("child.n").empty() && !still("child.n"); }));
   EXPECT_FALSE(still("script.n"));
-  ASSERT_TRUE(manager.SignalJob(id, 1, SIGSTOP, false).ok());
+  ASSERT_TRUE(manager.SignalJob(id, 1, SIGSTOP, gantry::v1::SIGNAL_SUSPEND).ok());
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_TRUE(still("script.n"));
   EXPECT_TRUE(still("child.n"));
+  // Only the controller's resume continues it: a user's CONT (any scope) is refused.
+  for (auto scope :
+       {gantry::v1::SIGNAL_STEPS, gantry::v1::SIGNAL_BATCH, gantry::v1::SIGNAL_WHOLE_JOB}) {
+    EXPECT_EQ(manager.SignalJob(id, 1, SIGCONT, scope).code(), StatusCode::kFailedPrecondition);
+  }
+  EXPECT_TRUE(still("script.n"));
   // Terminating a suspended job: thaw/SIGCONT, SIGTERM, and everything goes.
   ASSERT_TRUE(manager.TerminateJob(id, 1, 1, {}).ok());
   ASSERT_TRUE(sink.WaitFor(id, JobReport::EPILOG_OK).has_value());

@@ -194,6 +194,11 @@ TEST(CheckRequests, NameTheBadField) {
   EXPECT_EQ(CheckSignalJob(signal).message().substr(0, 36), "signal: 0 is not a signal number (1-");
   signal.set_signal(15);
   EXPECT_TRUE(CheckSignalJob(signal).ok());
+  signal.set_scope(gantry::v1::SIGNAL_SUSPEND);
+  EXPECT_EQ(CheckSignalJob(signal).message(),
+            "scope: SIGNAL_SUSPEND takes SIGSTOP or SIGCONT, not signal 15");
+  signal.set_scope(static_cast<gantry::v1::SignalScope>(9));
+  EXPECT_EQ(CheckSignalJob(signal).message(), "scope: 9 is not a SignalScope");
 
   gantry::v1::TerminateJobRequest terminate;
   EXPECT_EQ(CheckTerminateJob(terminate).message(), "job_id: missing (0)");

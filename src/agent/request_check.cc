@@ -144,6 +144,14 @@ Status CheckSignalJob(const gantry::v1::SignalJobOnNodeRequest& request) {
     return InvalidArgument("signal: " + std::to_string(request.signal()) +
                            " is not a signal number (1-" + std::to_string(SIGRTMAX) + ")");
   }
+  if (!gantry::v1::SignalScope_IsValid(request.scope())) {
+    return InvalidArgument("scope: " + std::to_string(request.scope()) + " is not a SignalScope");
+  }
+  if (request.scope() == gantry::v1::SIGNAL_SUSPEND && request.signal() != SIGSTOP &&
+      request.signal() != SIGCONT) {
+    return InvalidArgument("scope: SIGNAL_SUSPEND takes SIGSTOP or SIGCONT, not signal " +
+                           std::to_string(request.signal()));
+  }
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 #define GANTRY_BASE_STATUS_H_
 
 #include <cassert>
+#include <exception>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -112,6 +113,20 @@ class [[nodiscard]] Result {
  private:
   std::variant<T, Status> data_;
 };
+
+// Runs `body` (returning Status or Result<T>) and returns what it returns; an exception that
+// escapes it (std::bad_alloc, std::length_error...) becomes Internal "<what>: <exception text>".
+// For request boundaries: a daemon answers the request with an error and lives on.
+template <typename Body>
+auto NoThrow(std::string_view what, Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, std::string(what) + ": " + e.what());
+  } catch (...) {
+    return Status(StatusCode::kInternal, std::string(what) + ": unknown exception");
+  }
+}
 
 }  // namespace gantry
 

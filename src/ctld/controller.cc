@@ -620,7 +620,8 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
           warned_.emplace(id, job->agent_epoch()).second) {
         Log("job " + std::to_string(id) + ": signal " + std::to_string(req.warn_signal()) + ", " +
             std::to_string(deadline - now) + " s before its time limit");
-        SignalOnNodesLocked(*job, req.warn_signal(), after, "", req.warn_batch_only());
+        SignalOnNodesLocked(*job, req.warn_signal(),
+                            req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, after);
       }
     }
   }
@@ -851,19 +852,21 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
       error->set_code(9);
       continue;
     }
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      if (request.batch_only() && i > 0) break;
-      const v1::Node* node = state_.FindNode(job->nodes(i));
-      if (node == nullptr) continue;
-      v1::SignalJobOnNodeRequest call;
-      call.set_job_id(job->job_id());
-      call.set_epoch(job->agent_epoch());
-      call.set_signal(sig);
-      call.set_batch_only(request.batch_only());
-      after.push_back([this, name = node->name(), address = node->address(), call] {
-        agents_->SignalJob(name, address, call);
-      });
+    // Slurm signals only running jobs: a suspended one takes KILL (above) and nothing else, so
+    // that no CONT undoes an operator's or a preemptor's suspend behind the controller's back.
+    if (Base(*job) == JobBaseState::kSuspended) {
+      v1::JobError* error = reply.add_errors();
+      error->set_job_id(std::to_string(job->job_id()));
+      error->set_message("Job can not be altered now, try again later");
+      error->set_code(9);
+      continue;
     }
+    // scancel -s reaches the steps only; -b the batch shell; -f every process (Slurm's rule).
+    SignalOnNodesLocked(*job, sig,
+                        request.batch_only() ? v1::SIGNAL_BATCH
+                        : request.full()     ? v1::SIGNAL_WHOLE_JOB
+                                             : v1::SIGNAL_STEPS,
+                        &after);
     reply.add_signalled(job->job_id());
   }
   auto pending = CommitLocked(std::move(events));
@@ -1142,7 +1145,16 @@ Result<std::shared_ptr<const ListingCache::Listing>> Controller::SqueueListing(
   return listings_.Make(request.squeue(), blocks, *now, config_.cluster_name);
 }
 
+Status Controller::CheckShard(const v1::GetJobsRequest& request) {
+  if (request.shards() > 1 && request.shard() >= request.shards()) {
+    return InvalidArgument("GetJobsRequest.shard " + std::to_string(request.shard()) +
+                           ": must be below shards (" + std::to_string(request.shards()) + ")");
+  }
+  return Status::Ok();
+}
+
 Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const {
+  GANTRY_RETURN_IF_ERROR(CheckShard(request));
   if (request.has_squeue()) {
     UnixTime now = 0;
     GANTRY_ASSIGN_OR_RETURN(const std::shared_ptr<const ListingCache::Listing> listing,
@@ -1179,6 +1191,7 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
 }
 
 Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Slices* out) const {
+  GANTRY_RETURN_IF_ERROR(CheckShard(request));
   // GetJobsReply's wire form: the head (now, jobs_at_most) first, so that a reader can handle
   // each job as it arrives (ControllerClient::ListJobs), then field 1 (jobs) once per job.
   *out = wire::Slices();
@@ -1267,9 +1280,12 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
 std::vector<std::shared_ptr<const RecordCache::Block>> Controller::ShardOf(
     const v1::GetJobsRequest& request, std::vector<std::shared_ptr<const RecordCache::Block>> all) {
   if (request.shards() <= 1) return all;
-  const size_t n = all.size();
-  const size_t begin = n * std::min(request.shard(), request.shards()) / request.shards();
-  const size_t end = n * std::min(request.shard() + 1, request.shards()) / request.shards();
+  // 64-bit: neither shard + 1 nor n * shard may wrap (CheckShard has refused shard >= shards).
+  const uint64_t n = all.size();
+  const uint64_t shards = request.shards();
+  const uint64_t shard = std::min<uint64_t>(request.shard(), shards - 1);
+  const uint64_t begin = n * shard / shards;
+  const uint64_t end = n * (shard + 1) / shards;
   return {all.begin() + static_cast<ptrdiff_t>(begin), all.begin() + static_cast<ptrdiff_t>(end)};
 }
 
@@ -1537,7 +1553,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
     // prolog asked again, so that the agent holds the job by then).
     if (Base(*job) == JobBaseState::kSuspended &&
         (held.contains(job_id) || prolog != prologs_.end())) {
-      SignalOnNodesLocked(*job, SIGSTOP, &after, request.node());
+      SignalOnNodesLocked(*job, SIGSTOP, v1::SIGNAL_SUSPEND, &after, request.node());
     }
   }
   reply.set_cluster_name(config_.cluster_name);

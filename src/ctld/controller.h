@@ -35,6 +35,7 @@
 #include "ctld/diag_stats.h"
 #include "ctld/listing_cache.h"
 #include "ctld/record_cache.h"
+#include "gantry/v1/agent.pb.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
 #include "model/job_brief.h"
@@ -87,8 +88,10 @@ class Controller {
   // `jobs_at_most` before the jobs. A listing's records are slices of the kept wire records
   // (RecordCache), written out after the locks are released.
   Status GetJobsSerialized(const v1::GetJobsRequest& request, wire::Slices* out) const;
+  // InvalidArgument naming the field when request.shard is not below request.shards (>1).
+  static Status CheckShard(const v1::GetJobsRequest& request);
   // The blocks of request.shard (of request.shards): a contiguous range; all of them for 0 or 1
-  // shards.
+  // shards. A shard past the last gets the last one's (CheckShard refuses it first).
   static std::vector<std::shared_ptr<const RecordCache::Block>> ShardOf(
       const v1::GetJobsRequest& request,
       std::vector<std::shared_ptr<const RecordCache::Block>> all);
@@ -173,10 +176,10 @@ class Controller {
   std::optional<JobRefusal> SuspendOneJobLocked(const Caller& caller, bool suspend,
                                                 const std::string& text,
                                                 std::vector<v1::Event>* events, AfterCommit* after);
-  // Under mu_: `sig` to the job's processes on each of its nodes once the change is durable
-  // (with `batch_only`, to the batch shell on the first node only).
-  void SignalOnNodesLocked(const v1::Job& job, int sig, AfterCommit* after,
-                           const std::string& only_node = "", bool batch_only = false);
+  // Under mu_: `sig` to the job's processes that `scope` names on each of its nodes (or
+  // `only_node`) once the change is durable (SIGNAL_BATCH: the first node only).
+  void SignalOnNodesLocked(const v1::Job& job, int sig, v1::SignalScope scope, AfterCommit* after,
+                           const std::string& only_node = "");
 
   v1::Event NewEvent() const;
   std::string UserName(uid_t uid) const;

@@ -58,7 +58,7 @@ void Controller::ResumePreemptedLocked(std::vector<v1::Event>* events, AfterComm
     event.mutable_job_resumed()->set_job_id(id);
     events->push_back(std::move(event));
     Log("job " + std::to_string(id) + " resumed: its CPUs are free again");
-    SignalOnNodesLocked(*job, SIGCONT, after);
+    SignalOnNodesLocked(*job, SIGCONT, v1::SIGNAL_SUSPEND, after);
   }
 }
 
@@ -76,7 +76,7 @@ void Controller::SuspendForLocked(const v1::Job& job, uint32_t preemptor,
   event.mutable_job_suspended()->set_job_id(job.job_id());
   event.mutable_job_suspended()->set_preemptor(preemptor);
   events->push_back(std::move(event));
-  SignalOnNodesLocked(job, SIGSTOP, after);
+  SignalOnNodesLocked(job, SIGSTOP, v1::SIGNAL_SUSPEND, after);
 }
 
 }  // namespace gantry::ctld

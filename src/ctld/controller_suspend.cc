@@ -36,18 +36,18 @@ std::optional<uint32_t> ParseId(std::string_view text) {
 
 }  // namespace
 
-void Controller::SignalOnNodesLocked(const v1::Job& job, int sig, AfterCommit* after,
-                                     const std::string& only_node, bool batch_only) {
+void Controller::SignalOnNodesLocked(const v1::Job& job, int sig, v1::SignalScope scope,
+                                     AfterCommit* after, const std::string& only_node) {
   for (const std::string& name : job.nodes()) {
     if (!only_node.empty() && name != only_node) continue;
-    if (batch_only && name != job.nodes(0)) continue;
+    if (scope == v1::SIGNAL_BATCH && name != job.nodes(0)) continue;
     const v1::Node* node = state_.FindNode(name);
     if (node == nullptr) continue;
     v1::SignalJobOnNodeRequest call;
     call.set_job_id(job.job_id());
     call.set_epoch(job.agent_epoch());
     call.set_signal(sig);
-    call.set_batch_only(batch_only);
+    call.set_scope(scope);
     after->push_back(
         [this, name, address = node->address(), call] { agents_->SignalJob(name, address, call); });
   }
@@ -99,7 +99,7 @@ std::optional<Controller::JobRefusal> Controller::SuspendOneJobLocked(
   events->push_back(std::move(event));
   Log("job " + std::to_string(job->job_id()) + (suspend ? " suspended" : " resumed") + " by uid " +
       std::to_string(caller.uid));
-  SignalOnNodesLocked(*job, suspend ? SIGSTOP : SIGCONT, after);
+  SignalOnNodesLocked(*job, suspend ? SIGSTOP : SIGCONT, v1::SIGNAL_SUSPEND, after);
   return std::nullopt;
 }
 

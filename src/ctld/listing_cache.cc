@@ -27,10 +27,21 @@ bool FreshAt(UnixTime made_at, UnixTime stale_at, UnixTime now) {
 }
 
 Result<slurm::SqueueQuery> CheckedQueryOf(const v1::SqueueView& view) {
+  if (const size_t bytes = view.ByteSizeLong(); bytes > ListingCache::kMaxViewBytes) {
+    return InvalidArgument("squeue view: " + std::to_string(bytes) + " bytes; at most " +
+                           std::to_string(ListingCache::kMaxViewBytes));
+  }
   GANTRY_ASSIGN_OR_RETURN(slurm::SqueueQuery query, slurm::QueryOf(view));
   if (slurm::JobFormatPrintsLocalTime(query.format)) {
     return InvalidArgument(
         "squeue view: format: prints a time of day, which only the command can (its time zone)");
+  }
+  if (const size_t bound = slurm::JobFormatLineBound(query.format);
+      bound > slurm::kMaxControllerLineBytes) {
+    return InvalidArgument("squeue view: format: lines up to " + std::to_string(bound) +
+                           " bytes wide; gantryd makes listings of lines up to " +
+                           std::to_string(slurm::kMaxControllerLineBytes) +
+                           " (the command makes wider ones)");
   }
   return query;
 }
@@ -84,10 +95,12 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
   }
   std::vector<std::optional<Result<slurm::ListingPiece>>> made(to_make.size());
   std::atomic<size_t> next{0};
+  std::atomic<size_t> listed_bytes{0};  // of the listing's pieces, as far as they are known
+  for (const auto& [block, piece] : kept) listed_bytes += piece.piece.lines.bytes();
   auto make = [&] {  // one decoder per thread, reused for its pieces
     slurm::RecordDecoder decoder(slurm::RecordFormOf(view.query) == model::JobRecordForm::kSlim);
     for (size_t i = next++; i < to_make.size(); i = next++) {
-      made[i] = MakePiece(view.query, *blocks[to_make[i]], now, cluster, &decoder);
+      made[i] = MakePiece(view.query, *blocks[to_make[i]], now, cluster, &decoder, &listed_bytes);
     }
   };
   const auto threads =
@@ -131,7 +144,8 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
 Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& query,
                                                     const RecordCache::Block& block, UnixTime now,
                                                     std::string_view cluster,
-                                                    slurm::RecordDecoder* decoder) {
+                                                    slurm::RecordDecoder* decoder,
+                                                    std::atomic<size_t>* listed_bytes) {
   slurm::ListingPiece piece = slurm::NewPiece(query, block.entries.size());
   const slurm::JobPrintContext ctx{now, &TimeZone::Utc(), cluster};
   const std::vector<uint32_t>& users = query.filter.user_ids;
@@ -144,7 +158,12 @@ Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& qu
     }
     GANTRY_ASSIGN_OR_RETURN(const v1::Job* job, decoder->Decode(block.Record(e)));
     slurm::AddRecord(query, *job, ctx, &piece);
+    if (listed_bytes->load(std::memory_order_relaxed) + piece.lines.bytes() > kMaxListingBytes) {
+      return ResourceExhausted("squeue listing: over " + std::to_string(kMaxListingBytes >> 20) +
+                               " MiB of text; list fewer jobs or narrower columns");
+    }
   }
+  *listed_bytes += piece.lines.bytes();
   return piece;
 }
 

@@ -14,6 +14,7 @@
 #ifndef GANTRY_CTLD_LISTING_CACHE_H_
 #define GANTRY_CTLD_LISTING_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -41,6 +42,11 @@ class ListingCache {
   static constexpr size_t kMakers = 4;
   // The text of a GetJobsReply's `lines` fields is cut into pieces of about this many bytes.
   static constexpr size_t kLinesFieldBytes = 64 << 10;
+  // A view (its filters and formats) takes at most this many bytes.
+  static constexpr size_t kMaxViewBytes = 64 << 10;
+  // A listing takes at most this many bytes of text (ResourceExhausted beyond: lines are
+  // bounded by slurm::kMaxControllerLineBytes, so it takes a queue far past MaxJobCount).
+  static constexpr size_t kMaxListingBytes = size_t{256} << 20;
 
   // A listing: its lines as GetJobsReply `lines` fields (tag, length, text), in order.
   struct Listing {
@@ -77,11 +83,13 @@ class ListingCache {
   };
 
   // The piece of one block: its records decoded (with `decoder`, made for the query's
-  // record form) and added (slurm::AddRecord) at `now`.
+  // record form) and added (slurm::AddRecord) at `now`. `listed_bytes` counts the text of the
+  // listing's pieces: ResourceExhausted when this piece would take it past kMaxListingBytes.
   static Result<slurm::ListingPiece> MakePiece(const slurm::SqueueQuery& query,
                                                const RecordCache::Block& block, UnixTime now,
                                                std::string_view cluster,
-                                               slurm::RecordDecoder* decoder);
+                                               slurm::RecordDecoder* decoder,
+                                               std::atomic<size_t>* listed_bytes);
   // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields.
   static std::shared_ptr<const Listing> Join(std::span<const slurm::ListingPiece* const> pieces);
 

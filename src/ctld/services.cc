@@ -29,7 +29,7 @@ grpc::Status Authenticated(Controller* controller, const Authenticator* auth,
   Result<Caller> caller = auth->Authenticate(*context);
   if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
   DiagStats::Call call(&controller->stats(), type, caller->uid);
-  return rpc::ToGrpcStatus(body(*caller));
+  return rpc::ToGrpcStatus(NoThrow("request failed", [&] { return body(*caller); }));
 }
 
 // Copies a Result's value into a reply message.
@@ -158,7 +158,9 @@ grpc::Status ControllerService::GetStats(grpc::ServerContext* context,
   Result<Caller> caller = auth_->Authenticate(*context);
   if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
   DiagStats::Call call(&controller_->stats(), model::RpcType::kStatsInfo, caller->uid);
-  return rpc::ToGrpcStatus(Into(controller_->GetStats(*caller, *request, &call), reply));
+  return rpc::ToGrpcStatus(NoThrow("request failed", [&] {
+    return Into(controller_->GetStats(*caller, *request, &call), reply);
+  }));
 }
 
 grpc::Status NodeLinkService::Register(grpc::ServerContext* context,

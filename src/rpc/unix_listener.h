@@ -5,7 +5,13 @@
 //
 // Thread-safety: Start/Stop from one thread; Lookup from any thread (e.g. gRPC handlers).
 // A handler must call Lookup when its call starts: an fd number is reused by the next accept
-// once its connection closes.
+// once its connection closes. Each record also keeps the socket's inode, and a record whose fd
+// no longer refers to that socket (gRPC closed it; the number now names something else) is
+// neither returned nor counted.
+//
+// Limits: at most `max_connections` open connections, and `max_connections_per_uid` of one uid
+// other than root and the listener's own; a connection past either is closed at once (the client
+// sees the connection reset), so no user can exhaust the daemon's descriptors.
 #ifndef GANTRY_RPC_UNIX_LISTENER_H_
 #define GANTRY_RPC_UNIX_LISTENER_H_
 
@@ -37,8 +43,16 @@ class UnixListener {
   // Called for each accepted connection before it is handed to gRPC (tests, logging).
   using AcceptHook = std::function<void(int fd, const PeerIdentity&)>;
 
+  struct Options {
+    int max_connections = 1024;
+    int max_connections_per_uid = 64;
+  };
+
   // Binds `path` (see wire::ListenUnix).
-  static Result<std::unique_ptr<UnixListener>> Listen(const std::string& path);
+  static Result<std::unique_ptr<UnixListener>> Listen(const std::string& path, Options options);
+  static Result<std::unique_ptr<UnixListener>> Listen(const std::string& path) {
+    return Listen(path, Options());
+  }
 
   ~UnixListener();
   UnixListener(const UnixListener&) = delete;
@@ -56,15 +70,26 @@ class UnixListener {
   const std::string& path() const { return path_; }
 
  private:
-  UnixListener(std::string path, int fd) : path_(std::move(path)), listen_fd_(fd) {}
+  struct Connection {
+    PeerIdentity who;
+    dev_t dev = 0;  // the socket's identity: what fd pointed at when it was accepted
+    ino_t ino = 0;
+  };
+  UnixListener(std::string path, int fd, Options options)
+      : path_(std::move(path)), listen_fd_(fd), options_(options) {}
   void AcceptLoop(grpc::Server* server, const AcceptHook& hook);
+  // Whether `fd` still refers to the socket `c` was accepted as.
+  static bool StillOpen(int fd, const Connection& c);
+  // Drops the records of closed connections; true when `uid` may open one more.
+  bool AdmitLocked(uid_t uid);
 
   std::string path_;
   int listen_fd_;
+  Options options_;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   mutable std::mutex mu_;
-  std::map<int, PeerIdentity> by_fd_;  // guarded by mu_
+  std::map<int, Connection> by_fd_;  // guarded by mu_
 };
 
 }  // namespace gantry::rpc

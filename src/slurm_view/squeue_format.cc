@@ -609,6 +609,17 @@ bool JobFormatPrintsLocalTime(const JobFormat& format) {
   });
 }
 
+size_t JobFormatLineBound(const JobFormat& format) {
+  constexpr size_t kCap = SIZE_MAX / 4;
+  size_t bytes = format.prefix.size();
+  for (const JobColumn& c : format.columns) {
+    bytes += c.suffix.size() + c.literal.size() +
+             std::max(kNaturalColumnBytes, static_cast<size_t>(std::max(c.width, 0)));
+    if (bytes > kCap) return kCap;
+  }
+  return bytes;
+}
+
 bool JobMatches(const JobFilter& filter, const v1::Job& job) {
   if (!filter.job_ids.empty() || !filter.array_tasks.empty()) {
     auto named = [&](uint32_t id) {

@@ -83,6 +83,16 @@ model::JobRecordForm JobFormatRecordForm(const JobFormat& format);
 // knows): StartTime, SubmitTime, EndTime and the like.
 bool JobFormatPrintsLocalTime(const JobFormat& format);
 
+// About how wide a line of `format` may be: the prefix, the suffixes and literals, and each
+// column's width, a column counting at least kNaturalColumnBytes (a value wider than its column
+// is printed whole). Saturates instead of overflowing.
+inline constexpr size_t kNaturalColumnBytes = 64;
+size_t JobFormatLineBound(const JobFormat& format);
+
+// gantryd makes listings whose lines are at most this wide (JobFormatLineBound); the command
+// makes wider ones itself, in its own memory.
+inline constexpr size_t kMaxControllerLineBytes = 8192;
+
 // The header line (with '\n').
 std::string RenderJobHeader(const JobFormat& format);
 // One line per job (each with '\n').

@@ -48,7 +48,8 @@ model::JobRecordForm RecordFormOf(const SqueueQuery& query) {
 
 bool ControllerCanList(const SqueueQuery& query) {
   return query.filter.job_ids.empty() && query.filter.array_tasks.empty() &&
-         !JobFormatPrintsLocalTime(query.format);
+         !JobFormatPrintsLocalTime(query.format) &&
+         JobFormatLineBound(query.format) <= kMaxControllerLineBytes;
 }
 
 ListingPiece NewPiece(const SqueueQuery& query, size_t records) {

@@ -45,7 +45,8 @@ model::JobRecordForm RecordFormOf(const SqueueQuery& query);
 
 // Whether gantryd can make this listing for squeue: not when a column prints a time of day
 // (in the command's time zone, which gantryd does not know), nor for named jobs (a short
-// listing, and squeue reports an unknown id itself).
+// listing, and squeue reports an unknown id itself), nor when its lines may be wider than
+// kMaxControllerLineBytes (the command pays for a listing that wide, not the controller).
 bool ControllerCanList(const SqueueQuery& query);
 
 // The lines and keys of a run of records.

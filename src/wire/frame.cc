@@ -1,11 +1,13 @@
 #include "wire/frame.h"
 
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <span>
@@ -28,9 +30,28 @@ Result<size_t> ReadSome(int fd, char* data, size_t size) {
 
 constexpr char kTornFrame[] = "connection closed in the middle of a frame";
 
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// Waits until `fd` is readable or `deadline` passes (Unavailable "timed out"). No deadline
+// (time_point::max) returns at once: the read then waits as the descriptor's timeout says.
+Status AwaitReadable(int fd, SteadyTime deadline) {
+  if (deadline == SteadyTime::max()) return Status::Ok();
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return Unavailable(kTimedOut);
+    pollfd p{fd, POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), INT_MAX)));
+    if (n > 0) return Status::Ok();
+    if (n < 0 && errno != EINTR) return Unavailable(std::string("poll: ") + std::strerror(errno));
+  }
+}
+
 // Reads exactly `size` bytes. `at_start` tells a clean close before any byte from a torn frame.
-Status ReadAll(int fd, char* data, size_t size, bool at_start) {
+Status ReadAll(int fd, char* data, size_t size, bool at_start,
+               SteadyTime deadline = SteadyTime::max()) {
   for (size_t done = 0; done < size;) {
+    GANTRY_RETURN_IF_ERROR(AwaitReadable(fd, deadline));
     GANTRY_ASSIGN_OR_RETURN(const size_t n, ReadSome(fd, data + done, size - done));
     if (n == 0) {
       return at_start && done == 0 ? OutOfRange("connection closed") : Unavailable(kTornFrame);
@@ -179,14 +200,31 @@ Status WriteFrame(int fd, uint8_t tag, const Slices& body) {
 }
 
 Result<Frame> ReadFrame(int fd, uint32_t max_bytes) {
+  return ReadFrame(fd, max_bytes, std::chrono::milliseconds::max());
+}
+
+Result<Frame> ReadFrame(int fd, uint32_t max_bytes, std::chrono::milliseconds whole_frame) {
   GANTRY_ASSIGN_OR_RETURN(auto head, ReadHead(fd, max_bytes));
-  const uint32_t length = head.second;
+  const SteadyTime deadline = whole_frame == std::chrono::milliseconds::max()
+                                  ? SteadyTime::max()
+                                  : std::chrono::steady_clock::now() + whole_frame;
+  const size_t size = head.second - 1;
   Frame frame;
   frame.tag = head.first;
-  frame.body.reserve(length - 1);
-  AdviseHugePages(frame.body.data(), length - 1);  // before the pages are first touched
-  frame.body.resize(length - 1);
-  GANTRY_RETURN_IF_ERROR(ReadAll(fd, frame.body.data(), frame.body.size(), false));
+  // The buffer grows as bytes arrive (doubling from 64 KiB): announcing a large frame and
+  // sending little costs the sender's memory, not the reader's.
+  constexpr size_t kFirstBytes = 64 << 10;
+  for (size_t done = 0; done < size;) {
+    if (done == frame.body.size()) {
+      const size_t next = std::min(size, std::max(kFirstBytes, 2 * frame.body.size()));
+      frame.body.reserve(next);
+      if (next == size) AdviseHugePages(frame.body.data(), size);  // before first touched
+      frame.body.resize(next);
+    }
+    const size_t chunk = frame.body.size() - done;
+    GANTRY_RETURN_IF_ERROR(ReadAll(fd, frame.body.data() + done, chunk, false, deadline));
+    done += chunk;
+  }
   return frame;
 }
 

@@ -14,6 +14,7 @@
 #ifndef GANTRY_WIRE_FRAME_H_
 #define GANTRY_WIRE_FRAME_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -86,7 +87,11 @@ Status WriteFrame(int fd, uint8_t tag, const Slices& body);
 // Unavailable "timed out" when the descriptor's receive timeout (SO_RCVTIMEO) expired, or the
 // read error; InvalidArgument when the announced length is 0 or over `max_bytes` (nothing more
 // is read: the connection is unusable after that).
+// The body's buffer grows as its bytes arrive, so an announced length costs nothing until sent.
 Result<Frame> ReadFrame(int fd, uint32_t max_bytes);
+// The same, and once the header is in, the rest must arrive within `whole_frame` (Unavailable
+// "timed out" otherwise): a peer that trickles a frame keeps no server thread for long.
+Result<Frame> ReadFrame(int fd, uint32_t max_bytes, std::chrono::milliseconds whole_frame);
 
 // Reads one frame like ReadFrame, but hands its body out in pieces as they arrive (each at most
 // `piece_bytes`, reusing one buffer) instead of collecting it: a caller that consumes a large

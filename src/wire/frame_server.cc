@@ -53,18 +53,28 @@ void FrameServer::AcceptLoop() {
     pollfd p{listen_fd_, POLLIN, 0};
     if (poll(&p, 1, 100) <= 0) continue;  // wake up regularly to notice Stop()
     const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      BackOffAfterAcceptError();  // out of descriptors: no busy loop on the backlog
+      continue;
+    }
     Result<PeerIdentity> caller = PeerOf(fd);
     if (!caller.ok()) {
       close(fd);  // no identity, no service
       continue;
     }
     SetTimeouts(fd, options_.idle_timeout_seconds);
-    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_lock<std::mutex> lock(mu_);
     if (stopping_) {  // Stop() has shut down the connections it knew of: not this one
       close(fd);
       return;
     }
+    const uid_t uid = caller->uid;
+    if (uid != 0 && uid != geteuid() && per_uid_[uid] >= options_.max_connections_per_uid) {
+      lock.unlock();
+      Refuse(fd, uid);
+      continue;
+    }
+    ++per_uid_[uid];
     connections_.insert(fd);
     pending_.push_back(Accepted{fd, *caller});
     // Every pending connection has an idle thread to take it, or a new one.
@@ -97,11 +107,12 @@ void FrameServer::Work() {
 
 void FrameServer::Serve(int fd, PeerIdentity caller) {
   while (true) {
-    Result<Frame> request = ReadFrame(fd, kMaxRequestBytes);
+    Result<Frame> request =
+        ReadFrame(fd, kMaxRequestBytes, std::chrono::seconds(options_.request_deadline_seconds));
     if (!request.ok()) break;  // closed, idle too long, or not our protocol
     Result<Slices> reply = InvalidArgument("unknown method " + std::to_string(request->tag));
     if (std::optional<Method> method = MethodFromTag(request->tag)) {
-      reply = handler_(caller, *method, request->body);
+      reply = NoThrow("request failed", [&] { return handler_(caller, *method, request->body); });
     }
     const Status written = reply.ok() ? WriteFrame(fd, 0, *reply)
                                       : WriteFrame(fd, static_cast<uint8_t>(reply.status().code()),
@@ -111,8 +122,18 @@ void FrameServer::Serve(int fd, PeerIdentity caller) {
   // Closed under mu_: neither Stop() nor a new accept can see the number in between.
   std::lock_guard<std::mutex> lock(mu_);
   connections_.erase(fd);
+  if (--per_uid_[caller.uid] == 0) per_uid_.erase(caller.uid);
   close(fd);
   cv_.notify_all();
+}
+
+void FrameServer::Refuse(int fd, uid_t uid) const {
+  SetTimeouts(fd, 1);  // a full socket buffer does not hold the accept loop
+  const std::string message = "too many connections from uid " + std::to_string(uid) +
+                              ": at most " + std::to_string(options_.max_connections_per_uid) +
+                              " at once";
+  (void)WriteFrame(fd, static_cast<uint8_t>(StatusCode::kResourceExhausted), message);
+  close(fd);
 }
 
 }  // namespace gantry::wire

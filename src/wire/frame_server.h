@@ -5,8 +5,12 @@
 // costs no thread start.
 //
 // Bad input never stops the server: an oversized or torn frame closes that connection, an unknown
-// method is answered with an error frame, and a connection idle for `idle_timeout_seconds`
-// is closed. At most `max_connections` are served at once; more wait in the listen backlog.
+// method is answered with an error frame, a handler's exception is answered as Internal, a
+// connection idle for `idle_timeout_seconds` is closed, and so is one whose request has not
+// arrived whole `request_deadline_seconds` after its first bytes. At most `max_connections`
+// are served at once (more wait in the listen backlog), and at most `max_connections_per_uid`
+// of one uid other than root and the server's own: the next one is answered ResourceExhausted
+// "too many connections ..." and closed, so one user cannot take every slot.
 //
 // Thread-safety: Start/Stop from one thread; the handler runs on many threads at once.
 #ifndef GANTRY_WIRE_FRAME_SERVER_H_
@@ -15,6 +19,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -35,8 +40,10 @@ class FrameServer {
       std::function<Result<Slices>(const PeerIdentity& caller, Method, std::string_view)>;
 
   struct Options {
-    int max_connections = 256;
+    int max_connections = 512;
+    int max_connections_per_uid = 64;
     int idle_timeout_seconds = 300;
+    int request_deadline_seconds = 30;
     int keep_idle_threads_seconds = 10;
   };
 
@@ -70,6 +77,8 @@ class FrameServer {
   // A connection thread: serves accepted connections until none comes for a while.
   void Work();
   void Serve(int fd, PeerIdentity caller);
+  // Answers a connection over its uid's cap with the error, and closes it.
+  void Refuse(int fd, uid_t uid) const;
 
   std::string path_;
   int listen_fd_;
@@ -81,6 +90,7 @@ class FrameServer {
   std::condition_variable work_cv_;  // a connection was accepted, or Stop()
   bool stopping_ = false;            // guarded by mu_
   std::set<int> connections_;        // guarded by mu_: fds accepted and not closed yet
+  std::map<uid_t, int> per_uid_;     // guarded by mu_: connections_ by the caller's uid
   std::deque<Accepted> pending_;     // guarded by mu_: accepted, no thread serves them yet
   int threads_ = 0;                  // guarded by mu_: connection threads alive
   int idle_threads_ = 0;             // guarded by mu_: of those, waiting for a connection

@@ -32,6 +32,14 @@ Result<PeerIdentity> PeerOf(int fd);
 // Sets SO_RCVTIMEO and SO_SNDTIMEO (0 = wait forever).
 void SetTimeouts(int fd, int seconds);
 
+// After a failed accept4: sleeps briefly when the failure was running out of descriptors or
+// memory (EMFILE, ENFILE, ENOBUFS, ENOMEM), which leaves the connection in the backlog and the
+// listening socket readable; returns at once for other errors.
+void BackOffAfterAcceptError();
+
+// Raises this process's soft RLIMIT_NOFILE to its hard limit (a daemon serves many connections).
+void RaiseDescriptorLimit();
+
 }  // namespace gantry::wire
 
 #endif  // GANTRY_WIRE_UNIX_SOCKET_H_

@@ -74,12 +74,17 @@ scancel "$id" || fail "scancel"
 wait_state "$id" CANCELLED
 wait_for 15 bash -c "! kill -0 $escapee 2>/dev/null" || fail "process $escapee survived scancel"
 
-# 6. scancel -s USR1 reaches the script; the job goes on.
+# 6. scancel -s USR1 reaches the job's steps only (none here: the script goes on, as in Slurm);
+# with -f (--full) it reaches the script too.
 id=$(sbatch --parsable -o "$WORK/sig-%j.out" --wrap \
   'trap "echo got-usr1; exit 0" USR1; for i in $(seq 300); do sleep 0.1; done') || fail "sbatch sig"
 wait_state "$id" RUNNING
 sleep 0.5
 scancel -s USR1 "$id" || fail "scancel -s USR1"
+sleep 1
+[ "$(job_state "$id")" = RUNNING ] && [ ! -s "$WORK/sig-$id.out" ] ||
+  fail "scancel -s USR1 without --full reached the batch script"
+scancel -f -s USR1 "$id" || fail "scancel -f -s USR1"
 wait_state "$id" COMPLETED
 grep -qx got-usr1 "$WORK/sig-$id.out" || fail "USR1 not delivered: $(cat "$WORK/sig-$id.out")"
 
