@@ -219,7 +219,7 @@ TEST_F(ClusterCommandsTest, UpStatusDownWithFakeDaemons) {
 
   r = Gantry({"status"});
   EXPECT_EQ(r.rc, 0) << r.err;
-  const std::string addr = Read(dir + "/gantryd.addr");
+  const std::string addr = Read(dir + "/run/gantryd.addr");
   std::istringstream lines(r.out);
   std::string gantryd_line;
   std::string agent0;

@@ -141,15 +141,13 @@ Result<Cluster> CreateClusterFiles(const spec::ClusterSpec& spec, const StateDir
     }
     return s;
   };
-  for (const std::string& d : {dir.dir(), dir.run(), dir.logs(), dir.spool(), dir.home()}) {
-    fs::create_directories(d, ec);
-    if (ec) return cleanup(Unavailable("cannot create " + d + ": " + ec.message()));
-  }
+  if (Status s = dir.Secure(); !s.ok()) return cleanup(s);
   GANTRY_ASSIGN_OR_RETURN(const std::string key, NewKeyText());
   Status s = WriteFileAtomically(dir.key(), key, 0600);
   if (s.ok()) s = WriteFileAtomically(dir.conf(), RenderGantryConf(config.cluster_name, dir), 0644);
-  // spec.json last: its presence is what marks the folder as a cluster.
-  if (s.ok()) s = WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0644);
+  // spec.json last: its presence is what marks the folder as a cluster. Private: it may hold
+  // the database password.
+  if (s.ok()) s = WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0600);
   if (!s.ok()) return cleanup(s);
   return Cluster{dir, spec, std::move(config)};
 }
@@ -162,7 +160,7 @@ Result<Cluster> LoadCluster(const StateDir& dir) {
 }
 
 Status WriteSpecFile(const StateDir& dir, const spec::ClusterSpec& spec) {
-  return WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0644);
+  return WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0600);
 }
 
 std::vector<std::string> ComputeNodes(const spec::EffectiveConfig& config) {

@@ -51,18 +51,21 @@ TEST_F(ClusterFilesTest, CreateWritesSpecConfKeyAndFolders) {
   EXPECT_EQ(c->config.cluster_name, "t");
   EXPECT_EQ(Read(dir.spec()), spec::SpecToJsonText(spec));
   EXPECT_EQ(Read(dir.conf()), "ClusterName=t\nStateDir=" + dir.dir() + "\nCommandSocket=" +
-                                  dir.dir() + "/commands.sock\nControllerSocket=" + dir.dir() +
-                                  "/gantryd.sock\nControllerAddressFile=" + dir.dir() +
-                                  "/gantryd.addr\nKeyFile=" + dir.dir() + "/cluster.key\n");
+                                  dir.dir() + "/run/commands.sock\nControllerSocket=" + dir.dir() +
+                                  "/run/gantryd.sock\nControllerAddressFile=" + dir.dir() +
+                                  "/run/gantryd.addr\nKeyFile=" + dir.dir() + "/cluster.key\n");
   const std::string key = Read(dir.key());
   ASSERT_EQ(key.size(), 65u);
   EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), 64u);
   EXPECT_EQ(key.back(), '\n');
-  struct stat st {};
-  ASSERT_EQ(stat(dir.key().c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 0777, 0600u);
-  for (const std::string& d : {dir.run(), dir.logs(), dir.spool(), dir.home()}) {
-    EXPECT_TRUE(fs::is_directory(d)) << d;
+  // Other users reach the sockets, the conf, the spool and the home folders; nothing else.
+  const std::pair<std::string, unsigned> modes[] = {
+      {dir.dir(), 0711u}, {dir.key(), 0600u},  {dir.spec(), 0600u},  {dir.conf(), 0644u},
+      {dir.run(), 0755u}, {dir.logs(), 0700u}, {dir.spool(), 0711u}, {dir.home(), 0755u}};
+  for (const auto& [path, mode] : modes) {
+    struct stat st {};
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
+    EXPECT_EQ(st.st_mode & 0777, mode) << path;
   }
   EXPECT_TRUE(dir.HoldsCluster());
   // Another create in the same place is refused, and leaves the first one alone.
@@ -136,6 +139,30 @@ TEST_F(ClusterFilesTest, TheDemoSpecMakesSixComputeNodesAndThreePartitions) {
                                       "demo-a4-0", "demo-a4-1"}));
   ASSERT_EQ(config->partitions.size(), 3u);
   EXPECT_EQ(config->DefaultPartition()->name, "cpu");
+}
+
+// A cluster made before the state dir was private gets its modes at the next `gantry up`, and
+// loses the sockets left at their old places.
+TEST_F(ClusterFilesTest, SecureTightensAnOlderStateDir) {
+  const StateDir dir(root_ + "/old");
+  fs::create_directories(dir.logs());
+  for (const char* f :
+       {"/spec.json", "/state.db", "/state.db-wal", "/logs/gantryd.log", "/commands.sock"}) {
+    std::ofstream(dir.dir() + f) << "x";
+    fs::permissions(dir.dir() + f, fs::perms(0644));
+  }
+  fs::permissions(dir.dir(), fs::perms(0755));
+  ASSERT_TRUE(dir.Secure().ok());
+  for (const char* f : {"/spec.json", "/state.db", "/state.db-wal", "/logs/gantryd.log"}) {
+    struct stat st {};
+    ASSERT_EQ(stat((dir.dir() + f).c_str(), &st), 0) << f;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << f;
+  }
+  struct stat st {};
+  ASSERT_EQ(stat(dir.dir().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0711u);
+  EXPECT_FALSE(fs::exists(dir.dir() + "/commands.sock"));
+  EXPECT_TRUE(fs::is_directory(dir.run()));
 }
 
 }  // namespace

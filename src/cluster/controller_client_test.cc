@@ -28,10 +28,11 @@ TEST_F(ControllerClientTest, PingAndGetNodesOverTheUnixSocket) {
   std::ofstream(dir_ + "/spool/n1/registered") << "1700000000\n";
   testing::FakeController controller(dir_);
   ASSERT_TRUE(controller.ok());
-  Result<v1::PingReply> ping = PingController(dir_ + "/gantryd.sock", milliseconds(2000));
+  Result<v1::PingReply> ping = PingController(dir_ + "/run/gantryd.sock", milliseconds(2000));
   ASSERT_TRUE(ping.ok()) << ping.status().message();
   EXPECT_EQ(ping->cluster_name(), "fake");
-  Result<v1::GetNodesReply> nodes = GetControllerNodes(dir_ + "/gantryd.sock", milliseconds(2000));
+  Result<v1::GetNodesReply> nodes =
+      GetControllerNodes(dir_ + "/run/gantryd.sock", milliseconds(2000));
   ASSERT_TRUE(nodes.ok()) << nodes.status().message();
   ASSERT_EQ(nodes->nodes_size(), 1);
   EXPECT_EQ(nodes->nodes(0).name(), "n1");
@@ -40,13 +41,14 @@ TEST_F(ControllerClientTest, PingAndGetNodesOverTheUnixSocket) {
 
 TEST_F(ControllerClientTest, UnimplementedCallsAreRecognised) {
   testing::FakeController controller(dir_, /*nodes_unimplemented=*/true);
-  Result<v1::GetNodesReply> nodes = GetControllerNodes(dir_ + "/gantryd.sock", milliseconds(2000));
+  Result<v1::GetNodesReply> nodes =
+      GetControllerNodes(dir_ + "/run/gantryd.sock", milliseconds(2000));
   ASSERT_FALSE(nodes.ok());
   EXPECT_TRUE(IsUnimplemented(nodes.status())) << nodes.status().message();
 }
 
 TEST_F(ControllerClientTest, NothingListeningIsUnavailable) {
-  Result<v1::PingReply> ping = PingController(dir_ + "/gantryd.sock", milliseconds(500));
+  Result<v1::PingReply> ping = PingController(dir_ + "/run/gantryd.sock", milliseconds(500));
   ASSERT_FALSE(ping.ok());
   EXPECT_EQ(ping.status().code(), StatusCode::kUnavailable);
   EXPECT_FALSE(IsUnimplemented(ping.status()));

@@ -322,11 +322,7 @@ std::optional<pid_t> LiveAgent(const StateDir& dir, const std::string& node) {
 Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions& options,
           std::ostream& out) {
   GANTRY_RETURN_IF_ERROR(cluster.dir.CheckSocketPath());
-  for (const std::string& d : {cluster.dir.run(), cluster.dir.logs(), cluster.dir.spool()}) {
-    std::error_code ec;
-    fs::create_directories(d, ec);
-    if (ec) return Unavailable("cannot create " + d + ": " + ec.message());
-  }
+  GANTRY_RETURN_IF_ERROR(cluster.dir.Secure());
   GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));
   return EnsureAgents(cluster, address, env, options, out);
 }

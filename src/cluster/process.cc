@@ -97,7 +97,7 @@ Result<pid_t> SpawnDetached(const SpawnOptions& options) {
   const std::string cwd = options.working_dir.empty() ? "/" : options.working_dir;
 
   const int log_fd =
-      open(options.log_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+      open(options.log_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (log_fd < 0) {
     return Unavailable("cannot open log file " + options.log_file + ": " + ErrnoText(errno));
   }

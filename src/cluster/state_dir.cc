@@ -23,11 +23,51 @@ std::string StateDir::agent_spool(std::string_view node) const {
   return spool() + "/" + std::string(node);
 }
 
+Status StateDir::Secure() const {
+  auto set_mode = [](const std::string& path, fs::perms mode) -> Status {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return Status::Ok();
+    fs::permissions(path, mode, fs::perm_options::replace, ec);
+    if (ec) return Unavailable("cannot set the mode of " + path + ": " + ec.message());
+    return Status::Ok();
+  };
+  constexpr fs::perms kPrivateFile = fs::perms::owner_read | fs::perms::owner_write;
+  constexpr fs::perms kPrivateDir = fs::perms::owner_all;
+  constexpr fs::perms kPublicDir = fs::perms::owner_all | fs::perms::group_read |
+                                   fs::perms::group_exec | fs::perms::others_read |
+                                   fs::perms::others_exec;
+  constexpr fs::perms kTraverseOnly =
+      fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec;
+  for (const std::string& d : {dir_, run(), logs(), spool(), home()}) {
+    std::error_code ec;
+    fs::create_directories(d, ec);
+    if (ec) return Unavailable("cannot create " + d + ": " + ec.message());
+  }
+  GANTRY_RETURN_IF_ERROR(set_mode(dir_, kTraverseOnly));
+  GANTRY_RETURN_IF_ERROR(set_mode(run(), kPublicDir));
+  GANTRY_RETURN_IF_ERROR(set_mode(spool(), kTraverseOnly));
+  GANTRY_RETURN_IF_ERROR(set_mode(home(), kPublicDir));
+  GANTRY_RETURN_IF_ERROR(set_mode(logs(), kPrivateDir));
+  for (const std::string& f : {spec(), key(), dir_ + "/state.db", dir_ + "/state.db-wal",
+                               dir_ + "/state.db-shm", dir_ + "/state.db-journal"}) {
+    GANTRY_RETURN_IF_ERROR(set_mode(f, kPrivateFile));
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(logs(), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file()) GANTRY_RETURN_IF_ERROR(set_mode(it->path(), kPrivateFile));
+  }
+  for (const char* old : {"/gantryd.sock", "/commands.sock", "/gantryd.addr"}) {
+    fs::remove(dir_ + old, ec);
+  }
+  return Status::Ok();
+}
+
 Status StateDir::CheckSocketPath() const {
   constexpr size_t kMax = sizeof(sockaddr_un{}.sun_path) - 1;
-  if (socket().size() <= kMax) return Status::Ok();
-  return InvalidArgument("the state dir " + dir_ + " is too long: its controller socket " +
-                         socket() + " would exceed the " + std::to_string(kMax) +
+  // The command socket's name is the longer one.
+  if (command_socket().size() <= kMax) return Status::Ok();
+  return InvalidArgument("the state dir " + dir_ + " is too long: its command socket " +
+                         command_socket() + " would exceed the " + std::to_string(kMax) +
                          "-byte limit of unix socket paths; use a shorter --state-dir");
 }
 

@@ -1,8 +1,13 @@
 // A cluster's state dir and how commands find it (docs/design/running-cluster.md, "Contracts
 // between the pieces"):
-//   DIR/spec.json  gantry.conf  cluster.key  state.db  gantryd.sock  gantryd.addr
+//   DIR/spec.json  gantry.conf  cluster.key  state.db
+//   DIR/run/gantryd.sock  DIR/run/commands.sock  DIR/run/gantryd.addr
 //   DIR/run/gantryd.pid  DIR/run/agent-<node>.pid  DIR/logs/gantryd.log  DIR/logs/agent-<node>.log
 //   DIR/spool/<node>/  DIR/home/
+// Who may read what (SecureStateDir): DIR is 0711, so other users reach only what they are
+// told the name of; spec.json (it may hold a database password), cluster.key, state.db* (every
+// job's script and environment) and logs/ are the owner's alone; gantry.conf, run/ (the
+// sockets, where identity comes from the kernel), spool/ and home/ are public.
 // A folder holds a cluster when it has a spec.json. Clusters live by default under the state
 // root (environment.h) as <root>/<cluster name>.
 // Thread-safety: pure path arithmetic plus read-only directory listing.
@@ -28,9 +33,9 @@ class StateDir {
   std::string spec() const { return dir_ + "/spec.json"; }
   std::string conf() const { return dir_ + "/gantry.conf"; }
   std::string key() const { return dir_ + "/cluster.key"; }
-  std::string socket() const { return dir_ + "/gantryd.sock"; }           // gRPC
-  std::string command_socket() const { return dir_ + "/commands.sock"; }  // wire/frame.h
-  std::string addr_file() const { return dir_ + "/gantryd.addr"; }
+  std::string socket() const { return run() + "/gantryd.sock"; }           // gRPC
+  std::string command_socket() const { return run() + "/commands.sock"; }  // wire/frame.h
+  std::string addr_file() const { return run() + "/gantryd.addr"; }
   std::string run() const { return dir_ + "/run"; }
   std::string logs() const { return dir_ + "/logs"; }
   std::string spool() const { return dir_ + "/spool"; }
@@ -41,9 +46,14 @@ class StateDir {
   std::string agent_log(std::string_view node) const;
   std::string agent_spool(std::string_view node) const;
 
-  // OK when DIR/gantryd.sock fits a unix socket address (107 bytes); else InvalidArgument
-  // naming the path.
+  // OK when DIR/run/commands.sock (the longer socket path) fits a unix socket address (107 bytes);
+  // else InvalidArgument naming the path.
   Status CheckSocketPath() const;
+
+  // Makes the folders and sets the modes of the header comment on what exists (a cluster made
+  // by an older gantry gets them at its next `gantry up`); removes sockets and the address file
+  // left at their old places in DIR. Unavailable naming the path it could not change.
+  Status Secure() const;
 
   // Whether spec.json exists.
   bool HoldsCluster() const;

@@ -38,8 +38,9 @@ TEST_F(StateDirTest, PathsFollowTheContract) {
   EXPECT_EQ(d.spec(), root_ + "/demo/spec.json");
   EXPECT_EQ(d.conf(), root_ + "/demo/gantry.conf");
   EXPECT_EQ(d.key(), root_ + "/demo/cluster.key");
-  EXPECT_EQ(d.socket(), root_ + "/demo/gantryd.sock");
-  EXPECT_EQ(d.addr_file(), root_ + "/demo/gantryd.addr");
+  EXPECT_EQ(d.socket(), root_ + "/demo/run/gantryd.sock");
+  EXPECT_EQ(d.command_socket(), root_ + "/demo/run/commands.sock");
+  EXPECT_EQ(d.addr_file(), root_ + "/demo/run/gantryd.addr");
   EXPECT_EQ(d.gantryd_pid(), root_ + "/demo/run/gantryd.pid");
   EXPECT_EQ(d.gantryd_log(), root_ + "/demo/logs/gantryd.log");
   EXPECT_EQ(d.agent_pid("demo-cpu-0"), root_ + "/demo/run/agent-demo-cpu-0.pid");
@@ -49,12 +50,12 @@ TEST_F(StateDirTest, PathsFollowTheContract) {
 }
 
 TEST_F(StateDirTest, SocketPathMustFitAUnixSocketAddress) {
-  EXPECT_TRUE(StateDir("/tmp/" + std::string(89, 'x')).CheckSocketPath().ok());  // 107 bytes
-  const StateDir long_dir("/tmp/" + std::string(90, 'x'));
+  EXPECT_TRUE(StateDir("/tmp/" + std::string(84, 'x')).CheckSocketPath().ok());  // 107 bytes
+  const StateDir long_dir("/tmp/" + std::string(85, 'x'));
   const Status s = long_dir.CheckSocketPath();
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(), "the state dir " + long_dir.dir() +
-                             " is too long: its controller socket " + long_dir.socket() +
+  EXPECT_EQ(s.message(), "the state dir " + long_dir.dir() + " is too long: its command socket " +
+                             long_dir.command_socket() +
                              " would exceed the 107-byte limit of unix socket paths; use a "
                              "shorter --state-dir");
 }

@@ -55,7 +55,9 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
     out << text;
     if (!out) return Internal(tmp + ": cannot be written");
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) return Internal(path + ": rename failed");
+  if (chmod(tmp.c_str(), 0644) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
+    return Internal(path + ": chmod or rename failed");
+  }
   return Status::Ok();
 }
 
@@ -93,6 +95,10 @@ int RunGantryd(const std::vector<std::string>& args) {
     return 2;
   }
 
+  // What gantryd creates (state.db and its WAL: every job's script and environment) is its
+  // owner's alone; the sockets and the address file get their public modes explicitly.
+  umask(077);
+  const std::string run_dir = state_dir + "/run";
   Result<std::string> spec_text = ReadFile(state_dir + "/spec.json");
   if (!spec_text.ok()) return Fail(spec_text.status().message());
   spec::CheckedSpec checked = spec::CheckSpecText(*spec_text);
@@ -117,6 +123,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  wire::RaiseDescriptorLimit();
 
   // The TCP port is known only once the server is built; the config the agents get needs it.
   grpc::ServerBuilder builder;
@@ -148,13 +155,13 @@ int RunGantryd(const std::vector<std::string>& args) {
   controller->set_controller_address(address);
 
   Result<std::unique_ptr<rpc::UnixListener>> listener =
-      rpc::UnixListener::Listen(state_dir + "/gantryd.sock");
+      rpc::UnixListener::Listen(run_dir + "/gantryd.sock");
   if (!listener.ok()) return Fail(listener.status().ToString());
   auth.set_listener(listener->get());
   (*listener)->Start(server.get());
 
   Result<std::unique_ptr<wire::FrameServer>> commands = wire::FrameServer::Listen(
-      state_dir + "/commands.sock",
+      run_dir + "/commands.sock",
       [&controller](const wire::PeerIdentity& peer, wire::Method method, std::string_view body) {
         return HandleCommand(controller.get(), kVersion, Caller{peer.uid, peer.gid}, method, body);
       });
@@ -162,15 +169,15 @@ int RunGantryd(const std::vector<std::string>& args) {
   (*commands)->Start();
 
   controller->Start();
-  Status written = WriteFileAtomically(state_dir + "/gantryd.addr", address + "\n");
+  Status written = WriteFileAtomically(run_dir + "/gantryd.addr", address + "\n");
   if (!written.ok()) return Fail(written.ToString());
   std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
-               config->cluster_name.c_str(), address.c_str(), state_dir.c_str(), state_dir.c_str());
+               config->cluster_name.c_str(), address.c_str(), run_dir.c_str(), run_dir.c_str());
 
   int received = 0;
   sigwait(&stop_signals, &received);
   std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);
-  unlink((state_dir + "/gantryd.addr").c_str());
+  unlink((run_dir + "/gantryd.addr").c_str());
   (*listener)->Stop();
   (*commands)->Stop();
   controller->Stop();

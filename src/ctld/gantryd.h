@@ -1,6 +1,7 @@
 // gantryd: composes the controller from a state dir (see docs/design/running-cluster.md):
-// DIR/spec.json, DIR/cluster.key, DIR/state.db; serves DIR/gantryd.sock and TCP, writes
-// DIR/gantryd.addr once serving, runs until SIGTERM/SIGINT.
+// DIR/spec.json, DIR/cluster.key, DIR/state.db; serves DIR/run/gantryd.sock,
+// DIR/run/commands.sock and TCP, writes DIR/run/gantryd.addr once serving, runs until
+// SIGTERM/SIGINT. Files it creates are its owner's alone (umask 077).
 #ifndef GANTRY_CTLD_GANTRYD_H_
 #define GANTRY_CTLD_GANTRYD_H_
 

@@ -37,8 +37,8 @@ sysctl -qw net.ipv4.ip_forward=1
 "$BIN/gantry" cluster create --spec "$SPEC" --state-dir "$STATE" >/dev/null || fail "create"
 gantryd --state-dir "$STATE" --listen 0.0.0.0:0 >"$WORK/gantryd.log" 2>&1 &
 EXTRA_PIDS="$!"
-wait_for 20 test -s "$STATE/gantryd.addr" || { cat "$WORK/gantryd.log"; fail "gantryd"; }
-port=$(sed 's/.*://' "$STATE/gantryd.addr")
+wait_for 20 test -s "$STATE/run/gantryd.addr" || { cat "$WORK/gantryd.log"; fail "gantryd"; }
+port=$(sed 's/.*://' "$STATE/run/gantryd.addr")
 for i in 1 2; do
   node=hosts-cpu-$((i - 1))
   ip netns exec "$tag-$i" "$BIN/gantry-agent" --node "$node" --controller "$net.$i.1:$port" \

@@ -1,8 +1,8 @@
 // Test doubles for the lifecycle tests (src/cluster and src/cli): shell scripts named gantryd and
 // gantry-agent that behave like the real daemons as far as `gantry up/down/status` can tell, and
-// an in-process Controller serving Ping and GetNodes on DIR/gantryd.sock.
+// an in-process Controller serving Ping and GetNodes on DIR/run/gantryd.sock.
 //
-// Fake gantryd (`--state-dir DIR --listen ADDR`): writes DIR/gantryd.addr (ADDR, or a made-up
+// Fake gantryd (`--state-dir DIR --listen ADDR`): writes DIR/run/gantryd.addr (ADDR, or a made-up
 // port for ":0"), then waits for SIGTERM. It exits at once with an error on stderr when
 // DIR/fake-gantryd-fails exists, or when DIR/fake-gantryd-no-fixed-port exists and ADDR is not
 // ":0" (a port it cannot bind).
@@ -39,7 +39,7 @@ case "$listen" in
      fi ;;
 esac
 trap 'echo "fake gantryd: SIGTERM"; kill $child 2>/dev/null; exit 0' TERM
-echo "$listen" > "$dir/gantryd.addr.tmp" && mv "$dir/gantryd.addr.tmp" "$dir/gantryd.addr"
+echo "$listen" > "$dir/run/gantryd.addr.tmp" && mv "$dir/run/gantryd.addr.tmp" "$dir/run/gantryd.addr"
 while :; do sleep 1 & child=$!; wait $child; done
 )SH";
 
@@ -114,13 +114,15 @@ class FakeControllerService final : public gantry::v1::Controller::Service {
   bool nodes_unimplemented_;
 };
 
-// Serves FakeControllerService on DIR/gantryd.sock for its lifetime.
+// Serves FakeControllerService on DIR/run/gantryd.sock (run/ made) for its lifetime.
 class FakeController {
  public:
   explicit FakeController(const std::string& dir, bool nodes_unimplemented = false)
       : service_(dir, nodes_unimplemented) {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("unix:" + dir + "/gantryd.sock", grpc::InsecureServerCredentials());
+    std::filesystem::create_directories(dir + "/run");
+    builder.AddListeningPort("unix:" + dir + "/run/gantryd.sock",
+                             grpc::InsecureServerCredentials());
     builder.RegisterService(&service_);
     server_ = builder.BuildAndStart();
   }
