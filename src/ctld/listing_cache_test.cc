@@ -168,6 +168,19 @@ TEST(ListingCacheTest, ABadViewIsRefusedNamingTheField) {
   EXPECT_EQ(local.status().message(),
             "squeue view: format: prints a time of day, which only the command can (its time "
             "zone)");
+  // Lines wider than gantryd makes (the command makes those), and an oversized view.
+  Result<std::shared_ptr<const ListingCache::Listing>> wide =
+      listings.Make(View("%8000i %200j"), {}, AnchorQueueNow(), "c1");
+  ASSERT_FALSE(wide.ok());
+  EXPECT_EQ(wide.status().message(),
+            "squeue view: format: lines up to 8201 bytes wide; gantryd makes listings of lines "
+            "up to 8192 (the command makes wider ones)");
+  EXPECT_FALSE(slurm::ControllerCanList(*slurm::QueryOf(View("%8000i %200j"))));
+  EXPECT_TRUE(slurm::ControllerCanList(*slurm::QueryOf(View("%8000i %100j"))));
+  v1::SqueueView huge = View("%i");
+  for (int i = 0; i < 20000; ++i) huge.add_names("name");
+  EXPECT_EQ(listings.Make(huge, {}, AnchorQueueNow(), "c1").status().message(),
+            "squeue view: 120004 bytes; at most 65536");
   // A malformed record fails the listing, and the next good one is made whole.
   auto bad = std::make_shared<RecordCache::Block>();
   bad->bytes = "\x0a\x03\xff\xff\xff";
