@@ -135,6 +135,25 @@ std::string Controller::GroupName(gid_t gid) const {
   return std::to_string(gid);
 }
 
+state::Caller Controller::AdmissionCaller(uid_t uid, gid_t gid) const {
+  state::Caller who;
+  who.uid = uid;
+  who.gid = gid;
+  who.user_name = UserName(uid);
+  who.group_name = GroupName(gid);
+  who.is_operator = IsOperator(Caller{uid, gid});
+  std::vector<gid_t> groups(64);
+  int count = static_cast<int>(groups.size());
+  if (getgrouplist(who.user_name.c_str(), gid, groups.data(), &count) < 0 && count > 0 &&
+      count <= 65536) {
+    groups.resize(static_cast<size_t>(count));
+    getgrouplist(who.user_name.c_str(), gid, groups.data(), &count);
+  }
+  groups.resize(static_cast<size_t>(std::clamp(count, 0, static_cast<int>(groups.size()))));
+  for (gid_t g : groups) who.group_names.push_back(GroupName(g));
+  return who;
+}
+
 bool Controller::IsOperator(const Caller& caller) const {
   return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
 }
@@ -661,12 +680,7 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
 
 Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
                                               const v1::SubmitJobRequest& request) {
-  state::Caller who;
-  who.uid = caller.uid;
-  who.gid = caller.gid;
-  who.user_name = UserName(caller.uid);
-  who.group_name = GroupName(caller.gid);
-  who.is_operator = IsOperator(caller);
+  const state::Caller who = AdmissionCaller(caller.uid, caller.gid);
   const state::AdmitOptions& options = config_.admit;
 
   std::unique_lock lock(mu_);
@@ -1052,6 +1066,12 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     const std::map<std::string, std::string> fields(request.fields().begin(),
                                                     request.fields().end());
     Result<v1::Job> updated = state::UpdateJobFields(state_, job, fields, context);
+    if (updated.ok()) {
+      // A new partition, account or QOS must admit the job as its user submitting it would.
+      updated = state::ReadmitUpdatedJob(state_, job, *updated,
+                                         AdmissionCaller(job.user_id(), job.group_id()),
+                                         context.now, config_.admit);
+    }
     if (!updated.ok()) {
       return JobRefusal{updated.status().message(), static_cast<int>(updated.status().code())};
     }

@@ -186,6 +186,9 @@ class Controller {
   // The accounting database a new cluster starts with.
   v1::AccountingChange DefaultAccountingLocked() const;
   std::string GroupName(gid_t gid) const;
+  // Who `uid` (primary group `gid`) is for admission: names, every group (getgrouplist), and
+  // whether an operator.
+  state::Caller AdmissionCaller(uid_t uid, gid_t gid) const;
 
   // Job lifecycle pieces, all with mu_ held; they append events and agent calls.
   // `grace_sec` (a preempted job's GraceTime) goes before the KillWait.

@@ -218,8 +218,8 @@ struct Candidate {
 // Checks the job against partition `p` and fills the partition's defaults; the error is the one
 // Slurm would give for this partition.
 Result<Candidate> CheckPartition(const ClusterState& state, size_t p, const v1::JobRequest& in,
-                                 const Caller& caller, const std::vector<uint32_t>& req,
-                                 const std::vector<uint32_t>& exc,
+                                 const Caller& caller, const AccountingChoice& accounting,
+                                 const std::vector<uint32_t>& req, const std::vector<uint32_t>& exc,
                                  const std::vector<NodeCapacity>& capacity,
                                  const AdmitOptions& options) {
   const v1::Partition& part = state.partitions[p];
@@ -230,8 +230,18 @@ Result<Candidate> CheckPartition(const ClusterState& state, size_t p, const v1::
     return InvalidArgument(kPartitionNotAvail);
   }
   if (part.root_only() && !root) return PermissionDenied(kAccessDenied);
-  if (!IsAll(part.allow_groups()) && !root && !InList(part.allow_groups(), caller.group_name)) {
+  if (!IsAll(part.allow_groups()) && !root &&
+      std::ranges::none_of(caller.group_names,
+                           [&](const std::string& g) { return InList(part.allow_groups(), g); }) &&
+      !InList(part.allow_groups(), caller.group_name)) {
     return PermissionDenied(kGroupDenied);
+  }
+  if (!IsAll(part.allow_accounts()) && !InList(part.allow_accounts(), accounting.account)) {
+    return InvalidArgument(kInvalidAccount);
+  }
+  if (!IsAll(part.allow_qos()) && !accounting.qos.empty() &&
+      !InList(part.allow_qos(), accounting.qos)) {
+    return InvalidArgument(kInvalidQos);
   }
   for (uint32_t i : req) {
     if (!Contains(members, i)) return InvalidArgument(kNodesNotInPartition);
@@ -433,7 +443,8 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   size_t chosen_part = 0;
   bool found = false;
   for (size_t p : parts) {
-    auto candidate = CheckPartition(state, p, request, caller, req, exc, capacity, options);
+    auto candidate =
+        CheckPartition(state, p, request, caller, accounting, req, exc, capacity, options);
     if (candidate.ok()) {
       chosen = std::move(candidate).value();
       chosen_part = p;
@@ -475,6 +486,44 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   job.set_array_task_throttle(array.throttle);
   if (options.enforce_limits) GANTRY_RETURN_IF_ERROR(CheckDenyOnLimit(state, job));
   return job;
+}
+
+Result<v1::Job> ReadmitUpdatedJob(const ClusterState& state, const v1::Job& before,
+                                  const v1::Job& after, const Caller& owner, int64_t now,
+                                  const AdmitOptions& options) {
+  const v1::JobRequest& was = before.request();
+  const v1::JobRequest& is = after.request();
+  const bool moved = !std::ranges::equal(was.partitions(), is.partitions()) ||
+                     was.account() != is.account() || was.qos() != is.qos();
+  if (!moved) return after;
+  // Admission as the owner would have submitted the changed request; submit limits below count
+  // the job once where it moves to (it is counted where it is already).
+  v1::JobRequest request = is;
+  request.clear_array();
+  request.set_nice(0);  // who may set a nice was checked when it was set
+  AdmitOptions access = options;
+  access.enforce_limits = false;
+  GANTRY_ASSIGN_OR_RETURN(const v1::Job admitted, AdmitJob(state, request, owner, now, access));
+  v1::Job out = after;
+  out.mutable_request()->set_account(admitted.request().account());
+  out.mutable_request()->set_qos(admitted.request().qos());
+  out.set_partition(admitted.partition());
+  if (options.enforce_limits) {
+    const uint32_t adding = JobsCounted(after);
+    const std::string& qos = out.request().qos();
+    if (qos != before.request().qos()) {
+      GANTRY_RETURN_IF_ERROR(CheckQosSubmitLimit(state, qos, owner.user_name, adding));
+    }
+    const v1::Association* assoc = FindJobAssociation(state.accounting, owner.user_name,
+                                                      out.request().account(), out.partition());
+    const v1::Association* old = FindJobAssociation(state.accounting, owner.user_name,
+                                                    before.request().account(), before.partition());
+    if (assoc != nullptr && assoc != old) {
+      GANTRY_RETURN_IF_ERROR(CheckSubmitLimits(state, *assoc, owner.user_name, qos, adding));
+    }
+    GANTRY_RETURN_IF_ERROR(CheckDenyOnLimit(state, out));
+  }
+  return out;
 }
 
 }  // namespace gantry::state

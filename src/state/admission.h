@@ -14,7 +14,11 @@
 //   no partition at all                     No partition specified or system default partition
 //   partition DRAIN or INACTIVE             Required partition not available (inactive or drain)
 //   RootOnly partition, caller not root     Access/permission denied
-//   AllowGroups without the caller's group  User's group not permitted to use this partition
+//   AllowGroups without any of the caller's
+//     groups (primary or supplementary)     User's group not permitted to use this partition
+//   AllowAccounts without the job's account Invalid account or account/partition combination
+//                                           specified
+//   AllowQos without the job's QOS          Invalid qos specification
 //   negative nice from a non-operator       Invalid --nice value
 //   min_nodes > max_nodes; -w more nodes
 //     than max_nodes                        Node count specification invalid
@@ -59,6 +63,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "gantry/v1/job.pb.h"
@@ -73,6 +78,8 @@ struct Caller {
   std::string user_name;
   std::string group_name;
   bool is_operator = false;
+  // Every group the user is in (primary and supplementary), for AllowGroups.
+  std::vector<std::string> group_names;
 };
 
 struct AdmitOptions {
@@ -99,6 +106,18 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config);
 // JobHeldUser), submit/eligible/accrue times from `now`, exit_status -1 (not ended).
 Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
                          const Caller& caller, int64_t now, const AdmitOptions& options);
+
+// `scontrol update` of a pending job that changed its partitions, account or QOS (`before` ->
+// `after`, as state/job_update.h made it): the changed job must pass admission as its owner
+// would have submitted it (RootOnly, AllowGroups, AllowAccounts, AllowQos, associations, QOS
+// access; with limits enforced, the submit limits of the QOS and association it moves into,
+// and DenyOnLimit). `owner` is the job's user, whoever asks: an operator too may move a job
+// only where its user could have submitted it. Returns `after` with the account, QOS and
+// partition admission gives it (defaults filled); unchanged when none of the three changed.
+// Errors as AdmitJob's.
+Result<v1::Job> ReadmitUpdatedJob(const ClusterState& state, const v1::Job& before,
+                                  const v1::Job& after, const Caller& owner, int64_t now,
+                                  const AdmitOptions& options);
 
 }  // namespace gantry::state
 

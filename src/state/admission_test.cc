@@ -15,8 +15,8 @@ namespace {
 
 using namespace testing;  // NOLINT(google-build-using-namespace): the builders
 
-const Caller kAlice{1001, 1001, "alice", "alice", false};
-const Caller kRoot{0, 0, "root", "root", false};
+const Caller kAlice{1001, 1001, "alice", "alice", false, {}};
+const Caller kRoot{0, 0, "root", "root", false, {}};
 
 // n1..n4: 64 CPUs, 256000 MiB, gpu:8; n3 and n4 also have feature "ib".
 // batch (default, all nodes, no limits); short (n1-n2, MaxTime 60, DefaultTime 10,
@@ -328,7 +328,8 @@ TEST(AdmitJobTest, RootPassesAccessChecks) {
   }
   v1::JobRequest r = Request();
   r.add_partitions("admins");
-  EXPECT_TRUE(AdmitJob(s, r, Caller{1002, 50, "bob", "admins"}, kNow, AdmitOptions{}).ok());
+  EXPECT_TRUE(
+      AdmitJob(s, r, Caller{1002, 50, "bob", "admins", false, {}}, kNow, AdmitOptions{}).ok());
 }
 
 TEST(AdmitJobTest, NoPartitionAtAll) {
@@ -394,7 +395,7 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
     std::string account, qos;
     std::string error;  // "" = accepted
   };
-  const Caller kBob{1002, 1002, "bob", "bob", false};
+  const Caller kBob{1002, 1002, "bob", "bob", false, {}};
   const std::vector<Case> cases = {
       {"default account, its partition", kAlice, {"short"}, "", "", ""},
       {"the default partition has no association", kAlice, {}, "", "", kInvalidAccount},
@@ -429,6 +430,90 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
   ASSERT_TRUE(job.ok());
   EXPECT_EQ(job->request().account(), "research");
   EXPECT_TRUE(AdmitJob(s, r, kBob, kNow, AdmitOptions{}).ok());
+}
+
+// M3: AllowGroups counts supplementary groups; AllowAccounts and AllowQos are enforced.
+TEST(AdmitJobTest, PartitionAllowListsSeeEveryGroupTheAccountAndTheQos) {
+  ClusterState s = Cluster();
+  v1::Partition* admins = nullptr;
+  for (v1::Partition& p : s.partitions) {
+    if (p.name() == "admins") admins = &p;
+  }
+  ASSERT_NE(admins, nullptr);
+  v1::JobRequest r = Request();
+  r.add_partitions("admins");
+  Caller alice = kAlice;
+  EXPECT_EQ(AdmitJob(s, r, alice, kNow, AdmitOptions{}).status().message(),
+            "User's group not permitted to use this partition");
+  alice.group_names = {"alice", "admins"};  // a supplementary group
+  EXPECT_TRUE(AdmitJob(s, r, alice, kNow, AdmitOptions{}).ok());
+  admins->set_allow_accounts("vip,ops");
+  r.set_account("other");
+  EXPECT_EQ(AdmitJob(s, r, alice, kNow, AdmitOptions{}).status().message(),
+            "Invalid account or account/partition combination specified");
+  r.set_account("ops");
+  EXPECT_TRUE(AdmitJob(s, r, alice, kNow, AdmitOptions{}).ok());
+  admins->set_allow_qos("high");
+  r.set_qos("normal");
+  EXPECT_EQ(AdmitJob(s, r, alice, kNow, AdmitOptions{}).status().message(),
+            "Invalid qos specification");
+  r.set_qos("high");
+  EXPECT_TRUE(AdmitJob(s, r, alice, kNow, AdmitOptions{}).ok());
+}
+
+// H4: scontrol update of a partition, account or QOS admits the job again as its owner.
+TEST(AdmitJobTest, AnUpdatedJobIsAdmittedAgainAsItsOwner) {
+  const ClusterState s = ClusterWithAccounting();
+  const AdmitOptions enforce{.enforce_associations = true, .enforce_qos = true};
+  v1::JobRequest r = Request();
+  r.add_partitions("short");
+  auto before = AdmitJob(s, r, kAlice, kNow, enforce);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  struct Case {
+    std::string name;
+    std::function<void(v1::JobRequest*)> edit;
+    std::string error;  // "" = accepted
+  };
+  const std::vector<Case> cases = {
+      {"nothing that admission decides", [](v1::JobRequest* q) { q->set_comment("x"); }, ""},
+      {"into a partition without an association",
+       [](v1::JobRequest* q) {
+         q->clear_partitions();
+         q->add_partitions("rootonly");
+       },
+       "Invalid account or account/partition combination specified"},
+      {"an unknown QOS", [](v1::JobRequest* q) { q->set_qos("zzz"); }, "Invalid qos specification"},
+      {"a QOS the association lacks", [](v1::JobRequest* q) { q->set_qos("fast"); },
+       "Invalid qos specification"},
+      {"an unknown account", [](v1::JobRequest* q) { q->set_account("zzz"); },
+       "Invalid account or account/partition combination specified"},
+  };
+  for (const Case& c : cases) {
+    v1::Job after = *before;
+    c.edit(after.mutable_request());
+    auto readmitted = ReadmitUpdatedJob(s, *before, after, kAlice, kNow, enforce);
+    if (c.error.empty()) {
+      EXPECT_TRUE(readmitted.ok()) << c.name << ": " << readmitted.status().ToString();
+    } else {
+      EXPECT_EQ(readmitted.status().message(), c.error) << c.name;
+    }
+  }
+  // Without accounting: RootOnly and AllowGroups still hold.
+  for (const char* part : {"rootonly", "admins"}) {
+    v1::Job moved = *before;
+    moved.mutable_request()->clear_partitions();
+    moved.mutable_request()->add_partitions(part);
+    EXPECT_FALSE(ReadmitUpdatedJob(s, *before, moved, kAlice, kNow, AdmitOptions{}).ok()) << part;
+  }
+  // Root's job may go where root may.
+  auto root_job = AdmitJob(s, r, kRoot, kNow, enforce);
+  ASSERT_TRUE(root_job.ok());
+  v1::Job moved = *root_job;
+  moved.mutable_request()->clear_partitions();
+  moved.mutable_request()->add_partitions("rootonly");
+  auto readmitted = ReadmitUpdatedJob(s, *root_job, moved, kRoot, kNow, enforce);
+  ASSERT_TRUE(readmitted.ok()) << readmitted.status().ToString();
+  EXPECT_EQ(readmitted->partition(), "rootonly");
 }
 
 // Admits alice's `r` and keeps it in the state as job `id` (a pending job that counts).

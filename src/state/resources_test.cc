@@ -123,7 +123,7 @@ TEST(MemoryTest, QueuedJobStaysUnderTwoKiB) {
   r.set_export_env("ALL");
   r.set_min_nodes(2);
   r.set_time_limit_min(240);
-  const Caller alice{1001, 1001, "alice", "alice", false};
+  const Caller alice{1001, 1001, "alice", "alice", false, {}};
   constexpr int kJobs = 20000;
   const size_t before = mallinfo2().uordblks;
   for (int i = 0; i < kJobs; ++i) {

@@ -4,7 +4,7 @@
 #
 # usage in a test: source lib.sh BIN_DIR SOURCE_ROOT [SPEC]
 # Provides what integration/lib.sh does, plus $ALICE $BOB (user names), as USER CMD... (runs CMD
-# as USER with the cluster's environment, in $WORK/USER), gantryd_pid, gantryd_rss_kib,
+# as USER with the cluster's environment, in $WORK/USER or $WORK), gantryd_pid, gantryd_rss_kib,
 # expect_alive (fails unless gantryd still runs), $WORK/frame.py (below).
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to create users"; exit 77; }
 source "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh" "$@"
@@ -13,8 +13,11 @@ BOB=gsb$$
 useradd -M -d "$WORK" -s /bin/bash "$ALICE" || fail "useradd $ALICE"
 useradd -M -d "$WORK" -s /bin/bash "$BOB" || { userdel "$ALICE"; fail "useradd $BOB"; }
 # cleanup reads the script's exit status from $?: keep it past userdel.
+# $AT_EXIT: more commands for the end (a test's groups...).
+AT_EXIT=
 trap 'rc=$?; pkill -9 -u "$ALICE" 2>/dev/null; pkill -9 -u "$BOB" 2>/dev/null;
-      userdel "$ALICE" 2>/dev/null; userdel "$BOB" 2>/dev/null; (exit $rc); cleanup' EXIT
+      userdel "$ALICE" 2>/dev/null; userdel "$BOB" 2>/dev/null; eval "$AT_EXIT"; (exit $rc);
+      cleanup' EXIT
 for u in "$ALICE" "$BOB"; do
   mkdir -p "$WORK/$u"
   chown "$u" "$WORK/$u"
@@ -23,7 +26,9 @@ done
 as() {
   local user=$1
   shift
-  (cd "$WORK/$user" && runuser -u "$user" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@")
+  local dir=$WORK/$user
+  [ -d "$dir" ] || dir=$WORK
+  (cd "$dir" && runuser -u "$user" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@")
 }
 
 gantryd_pid() { cat "$STATE/run/gantryd.pid"; }
