@@ -235,11 +235,13 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   GANTRY_ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot, store_->LatestSnapshot());
   uint64_t after = 0;
   if (snapshot) {
-    v1::ClusterSnapshot message;
-    if (!message.ParseFromString(snapshot->payload)) {
-      return Internal("the snapshot at seq " + std::to_string(snapshot->seq) + " does not parse");
+    Result<v1::ClusterSnapshot> message = state::DecodeSnapshot(snapshot->payload);
+    if (!message.ok()) {
+      return Internal("the store's snapshot at seq " + std::to_string(snapshot->seq) +
+                      " is unusable (" + message.status().message() +
+                      "); recovery stops rather than start from a wrong cluster");
     }
-    GANTRY_ASSIGN_OR_RETURN(state_, state::FromSnapshot(message));
+    GANTRY_ASSIGN_OR_RETURN(state_, state::FromSnapshot(*message));
     after = snapshot->seq;
   }
   state_.return_to_service = config_.return_to_service;
@@ -250,20 +252,28 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   state_.preempt_exempt_sec = config_.scheduler.preempt.exempt_sec;
   state_.accounting.usage_half_life_sec = config_.usage_half_life_sec;
   uint64_t replayed = 0;
+  uint64_t not_applied = 0;
   GANTRY_RETURN_IF_ERROR(store_->ReadFrom(after, [&](const store::Record& record) {
     if (record.kind != kEventKind) return Status::Ok();
     v1::Event event;
     if (!event.ParseFromString(record.payload)) {
-      Log("recovery: record " + std::to_string(record.seq) + " does not parse; skipped");
-      return Status::Ok();
+      // A damaged log: going on would lose what the record said (a job's end, say).
+      return Internal("recovery: the store's record " + std::to_string(record.seq) +
+                      " does not parse as an event; recovery stops (restore the store from a "
+                      "backup, or remove that record to accept losing it)");
     }
     Status applied = state::Apply(&state_, event);
     if (!applied.ok()) {
+      ++not_applied;  // e.g. a record about a node the spec no longer has
       Log("recovery: record " + std::to_string(record.seq) + " not applied: " + applied.ToString());
     }
     ++replayed;
     return Status::Ok();
   }));
+  if (not_applied > 0) {
+    Log("recovery: WARNING: " + std::to_string(not_applied) +
+        " record(s) did not apply (listed above)");
+  }
   for (RecordCache& cache : record_caches_) cache.Clear();
   state_.changed_jobs.clear();
   Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
@@ -376,7 +386,13 @@ void Controller::MaybeSnapshot(bool force) {
   std::unique_lock lock(mu_);
   if (!force && events_since_snapshot_ < config_.snapshot_every) return;
   events_since_snapshot_ = 0;
-  std::string payload = state::ToSnapshot(state_).SerializeAsString();
+  Result<std::string> encoded = state::EncodeSnapshot(state::ToSnapshot(state_));
+  if (!encoded.ok()) {
+    // The log keeps everything: no snapshot is better than an empty or a cut one.
+    Log("snapshot not taken: " + encoded.status().ToString());
+    return;
+  }
+  std::string payload = std::move(encoded).value();
   store::WriteBatch marker;
   marker.records.emplace_back(kMarkerKind, "");
   std::unique_ptr<store::PendingWrite> pending = store_->EnqueueWrite(std::move(marker));

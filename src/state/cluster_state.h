@@ -190,6 +190,17 @@ size_t PurgeFinishedJobs(ClusterState* state, int64_t ended_before);
 v1::ClusterSnapshot ToSnapshot(const ClusterState& state);
 Result<ClusterState> FromSnapshot(const v1::ClusterSnapshot& snapshot);
 
+// A snapshot's bytes in the store: the message, then a trailer ("GSN1", the message's length
+// and its FNV-1a 64 hash, little endian), so that a truncated, empty or damaged snapshot is
+// found instead of being loaded as an empty cluster. EncodeSnapshot refuses a message over
+// kMaxSnapshotBytes (ResourceExhausted: the stores' blob limit; the event log still holds
+// everything) or one protobuf cannot serialize (Internal). DecodeSnapshot also reads a snapshot
+// written before the trailer (not empty, parses); any other mismatch is DataLoss-like Internal
+// naming what is wrong.
+inline constexpr size_t kMaxSnapshotBytes = size_t{900} << 20;
+Result<std::string> EncodeSnapshot(const v1::ClusterSnapshot& snapshot);
+Result<v1::ClusterSnapshot> DecodeSnapshot(std::string_view bytes);
+
 // Nodes of every compute pool (not the login pool) with cpus/memory/gres/features from the
 // effective config, and partitions with their limits (MaxTime, DefaultTime, PriorityTier,
 // MaxNodes, OverSubscribe, DefMemPerCPU..., other keys into Partition.extra). Node states are

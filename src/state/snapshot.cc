@@ -55,4 +55,70 @@ Result<ClusterState> FromSnapshot(const v1::ClusterSnapshot& snapshot) {
   return state;
 }
 
+namespace {
+
+constexpr std::string_view kTrailerMagic = "GSN1";
+constexpr size_t kTrailerBytes = 4 + 8 + 8;
+
+uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+void PutU64(uint64_t v, std::string* out) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint64_t GetU64(std::string_view bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+Result<std::string> EncodeSnapshot(const v1::ClusterSnapshot& snapshot) {
+  const size_t size = snapshot.ByteSizeLong();
+  if (size > kMaxSnapshotBytes) {
+    return ResourceExhausted("snapshot: " + std::to_string(size) + " bytes, over the " +
+                             std::to_string(kMaxSnapshotBytes) + " a store takes");
+  }
+  std::string out;
+  if (!snapshot.SerializeToString(&out) || out.size() != size) {
+    return Internal("snapshot: protobuf could not serialize " + std::to_string(size) + " bytes");
+  }
+  const uint64_t hash = Fnv1a64(out);
+  out.append(kTrailerMagic);
+  PutU64(size, &out);
+  PutU64(hash, &out);
+  return out;
+}
+
+Result<v1::ClusterSnapshot> DecodeSnapshot(std::string_view bytes) {
+  if (bytes.empty()) return Internal("snapshot: empty (a snapshot always holds the cluster)");
+  v1::ClusterSnapshot out;
+  const bool trailer = bytes.size() >= kTrailerBytes &&
+                       bytes.substr(bytes.size() - kTrailerBytes, 4) == kTrailerMagic;
+  if (trailer) {
+    const std::string_view message = bytes.substr(0, bytes.size() - kTrailerBytes);
+    const uint64_t length = GetU64(bytes.substr(bytes.size() - 16));
+    const uint64_t hash = GetU64(bytes.substr(bytes.size() - 8));
+    if (length != message.size()) {
+      return Internal("snapshot: " + std::to_string(message.size()) +
+                      " bytes where its trailer says " + std::to_string(length) + " (truncated)");
+    }
+    if (Fnv1a64(message) != hash) return Internal("snapshot: its hash does not match (damaged)");
+    bytes = message;
+  }
+  if (!out.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Internal("snapshot: does not parse as a ClusterSnapshot");
+  }
+  return out;
+}
+
 }  // namespace gantry::state

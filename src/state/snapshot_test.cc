@@ -42,6 +42,33 @@ TEST(SnapshotTest, RoundTripThroughBytes) {
   EXPECT_EQ(restored->completing.at(3), std::set<std::string>{"n3"});
 }
 
+// H8: a snapshot's bytes carry their length and hash; empty, cut or damaged bytes are refused
+// (they used to load as an empty cluster), and one over the stores' limit is not made at all.
+TEST(SnapshotTest, EncodedSnapshotsAreCheckedWhenRead) {
+  const v1::ClusterSnapshot snapshot = ToSnapshot(Busy());
+  Result<std::string> bytes = EncodeSnapshot(snapshot);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  Result<v1::ClusterSnapshot> back = DecodeSnapshot(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(snapshot, *back));
+  EXPECT_TRUE(DecodeSnapshot(snapshot.SerializeAsString()).ok());  // written before the trailer
+  EXPECT_EQ(DecodeSnapshot("").status().message(),
+            "snapshot: empty (a snapshot always holds the cluster)");
+  std::string cut = *bytes;
+  cut.erase(10, 1);
+  EXPECT_EQ(DecodeSnapshot(cut).status().message(),
+            "snapshot: " + std::to_string(cut.size() - 20) + " bytes where its trailer says " +
+                std::to_string(bytes->size() - 20) + " (truncated)");
+  std::string damaged = *bytes;
+  damaged[5] ^= 0x10;
+  EXPECT_EQ(DecodeSnapshot(damaged).status().message(),
+            "snapshot: its hash does not match (damaged)");
+  v1::ClusterSnapshot huge;
+  v1::Job* job = huge.add_jobs();
+  job->mutable_request()->set_comment(std::string(kMaxSnapshotBytes, 'x'));
+  EXPECT_EQ(EncodeSnapshot(huge).status().code(), StatusCode::kResourceExhausted);
+}
+
 TEST(SnapshotTest, RestoredStateKeepsApplyingEvents) {
   ClusterState live = Busy();
   auto restored = FromSnapshot(ToSnapshot(live));
