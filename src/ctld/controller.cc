@@ -698,6 +698,15 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
                                               const v1::SubmitJobRequest& request) {
   const state::Caller who = AdmissionCaller(caller.uid, caller.gid);
   const state::AdmitOptions& options = config_.admit;
+  if (const std::string field = state::FieldTooLong(request.request()); !field.empty()) {
+    Log("submission by uid " + std::to_string(caller.uid) + " refused: " + field);
+  }
+  if (Status size = state::CheckPayloadSize(request.payload(), options); !size.ok()) {
+    Log("submission by uid " + std::to_string(caller.uid) + " refused: script of " +
+        std::to_string(request.payload().script().size()) + " bytes, max_script_size " +
+        std::to_string(options.max_script_bytes));
+    return size;
+  }
 
   std::unique_lock lock(mu_);
   const UnixTime now = clock_->Now();
@@ -997,6 +1006,12 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
   if (!request.end()) {
     if (Base(*job) != JobBaseState::kRunning) {
       return FailedPrecondition("Job is not running: step cannot be created");
+    }
+    if (static_cast<uint64_t>(job->steps_size()) >= config_.admit.max_step_count) {
+      return ResourceExhausted("Step limit reached for this job");  // MaxStepCount
+    }
+    if (request.name().size() > 1024) {
+      return InvalidArgument("Pathname of a file, directory or other parameter too long");
     }
     if (request.has_launch()) {
       GANTRY_RETURN_IF_ERROR(CheckStepLaunch(request.launch()));

@@ -355,6 +355,17 @@ int RunSbatch(const std::vector<std::string>& args, CommandContext& ctx) {
       ConnectOrReport(ctx, "sbatch", "sbatch: error: Batch job submission failed: ");
   if (!client) return 1;
   Result<v1::SubmitJobReply> reply = client->SubmitJob(request);
+  // A full queue (MaxJobCount) is worth waiting for, as sbatch does: one message, then 1, 2,
+  // ... 15 s between 15 more tries.
+  for (int retry = 1; !reply.ok() && reply.status().code() == StatusCode::kResourceExhausted &&
+                      !options.test_only && retry <= 15;
+       ++retry) {
+    if (retry == 1) {
+      *ctx.err << "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying\n";
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(retry));
+    reply = client->SubmitJob(request);
+  }
   if (!reply.ok()) {
     // The controller may put Slurm's detail lines before the error text, one per line.
     const std::string message = reply.status().message();

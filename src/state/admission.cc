@@ -1,5 +1,8 @@
 #include "state/admission.h"
 
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -347,15 +350,85 @@ AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config) {
     if (w == "nojobs") options.enforce_nojobs = options.enforce_nosteps = true;
     if (w == "nosteps") options.enforce_nosteps = true;
   }
-  uint64_t max_array = 0;
-  if (ParseNumber(config.Get("MaxArraySize"), &max_array) && max_array <= UINT32_MAX) {
-    options.max_array_size = static_cast<uint32_t>(max_array);
+  uint64_t number = 0;
+  if (ParseNumber(config.Get("MaxArraySize"), &number) && number <= UINT32_MAX) {
+    options.max_array_size = static_cast<uint32_t>(number);
+  }
+  if (ParseNumber(config.Get("MaxJobCount"), &number) && number > 0 && number <= UINT32_MAX) {
+    options.max_job_count = static_cast<uint32_t>(number);
+  }
+  if (ParseNumber(config.Get("MaxStepCount"), &number) && number > 0 && number <= UINT32_MAX) {
+    options.max_step_count = static_cast<uint32_t>(number);
+  }
+  const std::string scheduler_parameters = config.Get("SchedulerParameters");
+  for (std::string_view item : text::Split(scheduler_parameters, ',')) {
+    constexpr std::string_view kKey = "max_script_size=";
+    if (item.starts_with(kKey) && ParseNumber(item.substr(kKey.size()), &number)) {
+      options.max_script_bytes = number;
+    }
   }
   return options;
 }
 
+namespace {
+
+constexpr char kTooLong[] = "Pathname of a file, directory or other parameter too long";
+
+// The one table of text limits (slurmctld's _test_job_desc_fields): every string field of
+// JobRequest not named here takes 1024 bytes.
+constexpr size_t kDefaultFieldBytes = 1024;
+constexpr std::pair<std::string_view, size_t> kFieldBytes[] = {
+    {"work_dir", 4096},     {"std_in", 4096},          {"std_out", 4096},
+    {"std_err", 4096},      {"command", 4096},         {"submit_dir", 4096},
+    {"array", 4096},        {"dependency", 128 << 10}, {"export_env", 128 << 10},
+    {"req_nodes", 1 << 20}, {"exc_nodes", 1 << 20},
+};
+
+size_t FieldLimit(std::string_view name) {
+  for (const auto& [field, bytes] : kFieldBytes) {
+    if (field == name) return bytes;
+  }
+  return kDefaultFieldBytes;
+}
+
+}  // namespace
+
+std::string FieldTooLong(const v1::JobRequest& request) {
+  const google::protobuf::Descriptor* d = request.GetDescriptor();
+  const google::protobuf::Reflection* r = request.GetReflection();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_STRING) continue;
+    const size_t limit = FieldLimit(f->name());
+    size_t bytes = 0;
+    if (f->is_repeated()) {  // -p a,b: the list as slurmctld gets it, commas included
+      for (int k = 0; k < r->FieldSize(request, f); ++k) {
+        bytes += r->GetRepeatedStringReference(request, f, k, nullptr).size() + (k > 0 ? 1 : 0);
+      }
+    } else {
+      std::string scratch;
+      bytes = r->GetStringReference(request, f, &scratch).size();
+    }
+    if (bytes > limit) {
+      return f->name() + ": " + std::to_string(bytes) + " bytes, at most " + std::to_string(limit);
+    }
+  }
+  return "";
+}
+
+Status CheckRequestLengths(const v1::JobRequest& request) {
+  if (!FieldTooLong(request).empty()) return InvalidArgument(kTooLong);
+  return Status::Ok();
+}
+
+Status CheckPayloadSize(const v1::JobPayload& payload, const AdmitOptions& options) {
+  if (payload.script().size() > options.max_script_bytes) return InvalidArgument(kTooLong);
+  return Status::Ok();
+}
+
 Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
                          const Caller& caller, int64_t now, const AdmitOptions& options) {
+  GANTRY_RETURN_IF_ERROR(CheckRequestLengths(request));
   text::ArraySpec array;
   if (!request.array().empty()) {
     Result<text::ArraySpec> parsed = text::ParseArraySpec(request.array(), options.max_array_size);
@@ -485,6 +558,10 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   for (uint32_t task : array.tasks) job.add_array_pending_tasks(task);
   job.set_array_task_throttle(array.throttle);
   if (options.enforce_limits) GANTRY_RETURN_IF_ERROR(CheckDenyOnLimit(state, job));
+  // MaxJobCount last, as slurmctld's job_allocate: the records kept (finished ones too, until
+  // MinJobAge) and those this submission adds.
+  const uint64_t adding = array.tasks.empty() ? 1 : array.tasks.size();
+  if (state.jobs.size() + adding >= options.max_job_count) return ResourceExhausted(kQueueFull);
   return job;
 }
 

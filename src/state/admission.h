@@ -83,9 +83,12 @@ struct Caller {
 };
 
 struct AdmitOptions {
-  bool job_requeue_default = true;   // slurm.conf JobRequeue
-  bool enforce_part_limits = false;  // slurm.conf EnforcePartLimits other than NO
-  uint32_t max_array_size = 1001;    // slurm.conf MaxArraySize
+  bool job_requeue_default = true;      // slurm.conf JobRequeue
+  bool enforce_part_limits = false;     // slurm.conf EnforcePartLimits other than NO
+  uint32_t max_array_size = 1001;       // slurm.conf MaxArraySize
+  uint32_t max_job_count = 10000;       // slurm.conf MaxJobCount: job records kept at most
+  uint64_t max_script_bytes = 4 << 20;  // SchedulerParameters max_script_size
+  uint32_t max_step_count = 40000;      // slurm.conf MaxStepCount: step ids a job may use
   // AccountingStorageEnforce: associations (also implied by limits, qos, safe), qos.
   bool enforce_associations = false;
   bool enforce_qos = false;
@@ -96,14 +99,28 @@ struct AdmitOptions {
   bool enforce_nosteps = false;
 };
 
-// The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize,
-// AccountingStorageEnforce).
+// The options a cluster runs with (JobRequeue, EnforcePartLimits, MaxArraySize, MaxJobCount,
+// MaxStepCount, SchedulerParameters max_script_size, AccountingStorageEnforce).
 AdmitOptions AdmitOptionsFromConfig(const spec::EffectiveConfig& config);
+
+// Slurm's length limits of a submission's texts (one table in admission.cc: 1024 bytes for
+// names, accounts, comments...; 4096 for paths and --array; 128 KiB for --dependency), and the
+// script's size (max_script_bytes). InvalidArgument "Pathname of a file, directory or other
+// parameter too long", as slurmctld says it; the log line names the field (FieldTooLong).
+Status CheckRequestLengths(const v1::JobRequest& request);
+Status CheckPayloadSize(const v1::JobPayload& payload, const AdmitOptions& options);
+// The field of `request` over its limit, as "name: N bytes, at most M"; empty when none is.
+std::string FieldTooLong(const v1::JobRequest& request);
+
+// The Slurm text of a full queue (MaxJobCount): sbatch retries on it (ResourceExhausted).
+inline constexpr char kQueueFull[] = "Resource temporarily unavailable";
 
 // Turns a submit request into a PENDING job record WITHOUT an id (the caller sets job_id =
 // state.next_job_id and emits JobSubmitted): defaults filled, validated against the partitions
 // and nodes, priority (state/priority.h; 0 when held) and initial reason set (None, BeginTime,
 // JobHeldUser), submit/eligible/accrue times from `now`, exit_status -1 (not ended).
+// Also refuses what CheckRequestLengths does, and a submission that would take the job records
+// to MaxJobCount (ResourceExhausted kQueueFull; an array counts each of its tasks).
 Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
                          const Caller& caller, int64_t now, const AdmitOptions& options);
 

@@ -516,6 +516,64 @@ TEST(AdmitJobTest, AnUpdatedJobIsAdmittedAgainAsItsOwner) {
   EXPECT_EQ(readmitted->partition(), "rootonly");
 }
 
+// H9: Slurm's text limits, script size and MaxJobCount, with its errors.
+TEST(AdmitJobTest, LengthsScriptSizeAndJobCountHaveSlurmsLimits) {
+  const std::string kTooLong = "Pathname of a file, directory or other parameter too long";
+  ClusterState s = Cluster();
+  struct Case {
+    std::string name;
+    std::function<void(v1::JobRequest*, size_t)> set;
+    size_t limit;
+  };
+  const std::vector<Case> cases = {
+      {"name", [](v1::JobRequest* q, size_t n) { q->set_name(std::string(n, 'x')); }, 1024},
+      {"comment", [](v1::JobRequest* q, size_t n) { q->set_comment(std::string(n, 'x')); }, 1024},
+      {"work_dir",
+       [](v1::JobRequest* q, size_t n) { q->set_work_dir("/" + std::string(n - 1, 'x')); }, 4096},
+      {"dependency", [](v1::JobRequest* q, size_t n) { q->set_dependency(std::string(n, 'x')); },
+       128 << 10},
+      {"partitions",
+       [](v1::JobRequest* q, size_t n) {
+         q->add_partitions(std::string(n - 6, 'x'));
+         q->add_partitions("batch");
+       },
+       1024},
+  };
+  for (const Case& c : cases) {
+    v1::JobRequest r = Request();
+    c.set(&r, c.limit + 1);
+    EXPECT_EQ(AdmitJob(s, r, kAlice, kNow, AdmitOptions{}).status().message(), kTooLong) << c.name;
+    EXPECT_EQ(FieldTooLong(r), c.name + ": " + std::to_string(c.limit + 1) + " bytes, at most " +
+                                   std::to_string(c.limit));
+    r = Request();
+    c.set(&r, c.limit);
+    EXPECT_EQ(FieldTooLong(r), "") << c.name;
+  }
+  v1::JobPayload payload;
+  payload.set_script(std::string(AdmitOptions{}.max_script_bytes + 1, 'x'));
+  EXPECT_EQ(CheckPayloadSize(payload, AdmitOptions{}).message(), kTooLong);
+  payload.mutable_script()->pop_back();
+  EXPECT_TRUE(CheckPayloadSize(payload, AdmitOptions{}).ok());
+  // MaxJobCount 3: two records kept, a third refused (ResourceExhausted: sbatch retries), and an
+  // array counts each task.
+  AdmitOptions options;
+  options.max_job_count = 3;
+  for (uint32_t id = 1; id <= 2; ++id) {
+    auto job = AdmitJob(s, Request(), kAlice, kNow, options);
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    job->set_job_id(id);
+    s.jobs[id] = *job;
+  }
+  auto full = AdmitJob(s, Request(), kAlice, kNow, options);
+  EXPECT_EQ(full.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(full.status().message(), kQueueFull);
+  s.jobs.erase(2);
+  v1::JobRequest array = Request();
+  array.set_array("1-2");
+  EXPECT_EQ(AdmitJob(s, array, kAlice, kNow, options).status().message(), kQueueFull);
+  EXPECT_TRUE(AdmitJob(s, Request(), kAlice, kNow, options).ok());
+}
+
 // Admits alice's `r` and keeps it in the state as job `id` (a pending job that counts).
 void AdmitAndKeep(ClusterState* s, const v1::JobRequest& r, uint32_t id,
                   const AdmitOptions& options) {

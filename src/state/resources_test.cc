@@ -125,9 +125,11 @@ TEST(MemoryTest, QueuedJobStaysUnderTwoKiB) {
   r.set_time_limit_min(240);
   const Caller alice{1001, 1001, "alice", "alice", false, {}};
   constexpr int kJobs = 20000;
+  AdmitOptions options;
+  options.max_job_count = 1000000;
   const size_t before = mallinfo2().uordblks;
   for (int i = 0; i < kJobs; ++i) {
-    auto job = AdmitJob(s, r, alice, kNow + i, AdmitOptions{});
+    auto job = AdmitJob(s, r, alice, kNow + i, options);
     ASSERT_TRUE(job.ok());
     job->set_job_id(s.next_job_id);
     ASSERT_TRUE(Apply(&s, SubmitEvent(*job, kNow + i)).ok());
