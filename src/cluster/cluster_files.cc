@@ -159,6 +159,13 @@ Result<Cluster> LoadCluster(const StateDir& dir) {
   return Cluster{dir, std::move(spec), std::move(config)};
 }
 
+Status RefreshGantryConf(const StateDir& dir, std::string_view cluster_name) {
+  const std::string conf = RenderGantryConf(cluster_name, dir);
+  Result<std::string> now = ReadText(dir.conf());
+  if (now.ok() && *now == conf) return Status::Ok();
+  return WriteFileAtomically(dir.conf(), conf, 0644);
+}
+
 Status WriteSpecFile(const StateDir& dir, const spec::ClusterSpec& spec) {
   return WriteFileAtomically(dir.spec(), spec::SpecToJsonText(spec), 0600);
 }

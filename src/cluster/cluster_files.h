@@ -47,6 +47,10 @@ Result<Cluster> CreateClusterFiles(const spec::ClusterSpec& spec, const StateDir
 Result<Cluster> LoadCluster(const StateDir& dir);
 
 // Replaces DIR/spec.json atomically with the canonical form of `spec`.
+// Writes gantry.conf for `cluster` again when it differs (a cluster made by an older gantry
+// names its sockets where they no longer are).
+Status RefreshGantryConf(const StateDir& dir, std::string_view cluster_name);
+
 Status WriteSpecFile(const StateDir& dir, const spec::ClusterSpec& spec);
 
 // The nodes that run an agent: every node of every pool but the login pool, in pool order.

@@ -163,6 +163,10 @@ TEST_F(ClusterFilesTest, SecureTightensAnOlderStateDir) {
   EXPECT_EQ(st.st_mode & 0777, 0711u);
   EXPECT_FALSE(fs::exists(dir.dir() + "/commands.sock"));
   EXPECT_TRUE(fs::is_directory(dir.run()));
+  // Its gantry.conf named the sockets at their old places: written again.
+  std::ofstream(dir.conf()) << "CommandSocket=" << dir.dir() << "/commands.sock\n";
+  ASSERT_TRUE(RefreshGantryConf(dir, "old").ok());
+  EXPECT_EQ(Read(dir.conf()), RenderGantryConf("old", dir));
 }
 
 }  // namespace

@@ -323,6 +323,7 @@ Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions
           std::ostream& out) {
   GANTRY_RETURN_IF_ERROR(cluster.dir.CheckSocketPath());
   GANTRY_RETURN_IF_ERROR(cluster.dir.Secure());
+  GANTRY_RETURN_IF_ERROR(RefreshGantryConf(cluster.dir, cluster.config.cluster_name));
   GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));
   return EnsureAgents(cluster, address, env, options, out);
 }
