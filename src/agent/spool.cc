@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "agent/launcher.h"
 
@@ -43,13 +44,51 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return Status::Ok();
 }
 
-int RemoveEntry(const char* path, const struct stat* /*st*/, int type, FTW* /*ftw*/) {
-  if (type == FTW_DP) {
-    rmdir(path);
-  } else {
-    unlink(path);
+// Trees deeper than this are left in place (each level holds a descriptor).
+constexpr int kMaxRemoveDepth = 128;
+
+// Removes `name` in the directory `parent_fd` and, if it is a directory, everything in it.
+// Every step is relative to a descriptor of a directory opened with O_NOFOLLOW: a component a
+// user swaps for a symbolic link while this runs is removed as a link, never followed (root
+// deleting in a user-writable tree by path names can be made to delete any file).
+void RemoveTreeAt(int parent_fd, const char* name, int depth) {
+  const int fd =
+      openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    // Not a directory (a file, a link, a socket...), or gone: remove the entry itself.
+    if (errno == ENOTDIR || errno == ELOOP) unlinkat(parent_fd, name, 0);
+    return;
   }
-  return 0;
+  if (depth < kMaxRemoveDepth) {
+    const int list_fd = dup(fd);
+    DIR* dir = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
+    if (dir == nullptr && list_fd >= 0) close(list_fd);
+    std::vector<std::string> names;
+    while (dir != nullptr) {
+      const dirent* entry = readdir(dir);
+      if (entry == nullptr) break;
+      const std::string_view n = entry->d_name;
+      if (n != "." && n != "..") names.emplace_back(n);
+    }
+    if (dir != nullptr) closedir(dir);
+    for (const std::string& n : names) {
+      if (unlinkat(fd, n.c_str(), 0) != 0 && (errno == EISDIR || errno == EPERM)) {
+        RemoveTreeAt(fd, n.c_str(), depth + 1);
+      }
+    }
+  }
+  close(fd);
+  unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+// RemoveTreeAt until `name` is gone, at most a few passes: a job of the same user may still be
+// writing into the tree while it is removed.
+void RemoveTreeAgainAt(int parent_fd, const char* name) {
+  for (int pass = 0; pass < 4; ++pass) {
+    RemoveTreeAt(parent_fd, name, 0);
+    struct stat st {};
+    if (fstatat(parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  }
 }
 
 template <typename T>
@@ -162,14 +201,11 @@ Result<std::string> Spool::WriteBatchScript(uint32_t job_id, std::string_view sc
 }
 
 void Spool::RemoveJobDir(uint32_t job_id) const {
-  const std::string job_dir = JobDir(job_id);
-  struct stat st {};
-  if (lstat(job_dir.c_str(), &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(job_dir.c_str());
-    return;
-  }
-  nftw(job_dir.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+  // The spool is root's (its entries cannot be swapped); job_<id> and below are the user's.
+  const int spool_fd = open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (spool_fd < 0) return;
+  RemoveTreeAgainAt(spool_fd, ("job_" + std::to_string(job_id)).c_str());
+  close(spool_fd);
 }
 
 std::vector<uint32_t> Spool::JobDirIds() const {

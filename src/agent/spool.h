@@ -50,7 +50,9 @@ class Spool {
   // uid/gid with mode 0700, replacing whatever was there; returns the script's path.
   Result<std::string> WriteBatchScript(uint32_t job_id, std::string_view script, uid_t uid,
                                        gid_t gid) const;
-  // Removes DIR/job_<id> and everything in it (without following symbolic links).
+  // Removes DIR/job_<id> and everything in it, relative to directory descriptors opened
+  // without following links: a user who swaps a directory in the tree for a symbolic link
+  // while it runs gets the link removed, nothing outside the tree. At most 128 levels deep.
   void RemoveJobDir(uint32_t job_id) const;
   // The ids of the DIR/job_<id> directories that exist.
   std::vector<uint32_t> JobDirIds() const;
