@@ -87,6 +87,9 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   builder.AddListeningPort(JoinHostPort(listen.host, listen.port),
                            grpc::InsecureServerCredentials(), &bound_port);
   builder.RegisterService(agent->service_.get());
+  // A launch carries what gantryd accepted (a submission of up to 64 MiB: script and
+  // environment) and the job's context; gRPC's default 4 MiB dropped larger ones.
+  builder.SetMaxReceiveMessageSize(80 << 20);
   agent->server_ = builder.BuildAndStart();
   if (agent->server_ == nullptr || bound_port == 0) {
     return Unavailable("--listen " + options.listen + ": cannot listen there");
