@@ -37,7 +37,12 @@ class TimeZone {
 class Clock {
  public:
   virtual ~Clock() = default;
+  // Wall-clock seconds: timestamps users see (submit, start and end times).
   virtual UnixTime Now() const = 0;
+  // Milliseconds of a clock that never steps (CLOCK_MONOTONIC), for durations that must not
+  // jump with the wall clock: node liveness, time limits. Only differences mean anything. The
+  // default follows Now() (a fake that never steps its wall clock needs nothing else).
+  virtual int64_t MonotonicMs() const { return Now() * 1000; }
 };
 
 // Days since 1970-01-01 for a proleptic Gregorian date; month/day may be out of range.

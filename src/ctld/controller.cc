@@ -199,6 +199,9 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
       continue;
     }
     stats_.CountEvent(event);
+    // A job's running time is monotonic from the moment it starts or resumes.
+    if (event.has_job_started()) AnchorRunLocked(event.job_started().job_id());
+    if (event.has_job_resumed()) AnchorRunLocked(event.job_resumed().job_id());
     batch.records.emplace_back(kEventKind, event.SerializeAsString());
     // An ended job goes to the archive in the same commit: sacct lists it after the controller
     // forgets it (MinJobAge).
@@ -297,8 +300,8 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   auto pending = CommitLocked(std::move(events), {}, {}, std::move(ended));
   // Every node gets a grace period of one timeout to (re)register; jobs waiting for a prolog
   // wait again for the agent to re-register and be asked once more.
-  const UnixTime now = clock_->Now();
-  for (const v1::Node& node : state_.nodes) last_heard_[node.name()] = now;
+  const int64_t mono = clock_->MonotonicMs();
+  for (const v1::Node& node : state_.nodes) last_heard_[node.name()] = mono;
   for (const auto& [id, job] : state_.jobs) {
     if (IsActive(job) && HasFlag(job, JobFlag::kConfiguring)) {
       prologs_[id] = std::set<std::string>(job.nodes().begin(), job.nodes().end());
@@ -627,7 +630,31 @@ void Controller::PrepareStartedLocked(const std::vector<uint32_t>& started, Afte
   }
 }
 
+UnixTime Controller::RunningSince(const v1::Job& job) {
+  // The limit counts running time only: after a resume, from the resume less the time run
+  // before the suspend.
+  return job.suspend_time() != 0 ? job.suspend_time() - job.pre_suspend_secs() : job.start_time();
+}
+
+void Controller::AnchorRunLocked(uint32_t job_id) {
+  const v1::Job* job = state_.FindJob(job_id);
+  if (job == nullptr) return;
+  const UnixTime since = RunningSince(*job);
+  run_anchors_[job_id] = {since, clock_->MonotonicMs() - (clock_->Now() - since) * 1000};
+}
+
 void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after) {
+  // Durations follow the monotonic clock; a step of the wall clock is only reported.
+  const int64_t mono = clock_->MonotonicMs();
+  if (last_mono_ms_ != 0) {
+    const int64_t step = (now - last_wall_) - (mono - last_mono_ms_) / 1000;
+    if (step > 5 || step < -5) {
+      Log("the wall clock stepped by " + std::to_string(step) +
+          " s; node liveness and time limits follow the monotonic clock");
+    }
+  }
+  last_wall_ = now;
+  last_mono_ms_ = mono;
   // Time limits. Running jobs are the ones on nodes: no walk over the (large) queue.
   std::set<uint32_t> seen;
   for (const v1::Node& node : state_.nodes) {
@@ -638,13 +665,18 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
           job->time_limit_min() == 0) {
         continue;
       }
-      // The limit counts running time only: after a resume, from the resume less the time run
-      // before the suspend.
-      const UnixTime since = job->suspend_time() != 0
-                                 ? job->suspend_time() - job->pre_suspend_secs()
-                                 : job->start_time();
-      const UnixTime deadline = since + static_cast<UnixTime>(job->time_limit_min()) * 60;
-      if (now >= deadline) {
+      const UnixTime since = RunningSince(*job);
+      auto anchor = run_anchors_.find(id);
+      if (anchor == run_anchors_.end() || anchor->second.first != since) {
+        // Not anchored when it started (a job recovered after a restart): the wall clock now.
+        anchor =
+            run_anchors_.insert_or_assign(id, std::pair(since, mono - (now - since) * 1000)).first;
+      }
+      const int64_t ran_sec = (mono - anchor->second.second) / 1000;
+      const int64_t limit_sec = static_cast<int64_t>(job->time_limit_min()) * 60;
+      // The deadline in wall-clock terms, for the --signal warning's log line.
+      const UnixTime deadline = now + (limit_sec - ran_sec);
+      if (ran_sec >= limit_sec) {
         Log("job " + std::to_string(id) + " reached its time limit");
         EndJobLocked(*job, JobBaseState::kTimeout, 0, "time limit", events, after);
         continue;
@@ -661,6 +693,7 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
     }
   }
   std::erase_if(warned_, [&seen](const auto& w) { return !seen.contains(w.first); });
+  std::erase_if(run_anchors_, [&seen](const auto& a) { return !seen.contains(a.first); });
   // Silent nodes.
   for (const v1::Node& node : state_.nodes) {
     const bool not_responding =
@@ -668,11 +701,11 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
     if (not_responding || node.address().empty()) continue;
     auto heard = last_heard_.find(node.name());
     if (heard == last_heard_.end() ||
-        now - heard->second <= static_cast<UnixTime>(config_.node_timeout_sec)) {
+        mono - heard->second <= int64_t{config_.node_timeout_sec} * 1000) {
       continue;
     }
-    Log("node " + node.name() + " not responding for " + std::to_string(now - heard->second) +
-        " s: DOWN");
+    Log("node " + node.name() + " not responding for " +
+        std::to_string((mono - heard->second) / 1000) + " s: DOWN");
     v1::Event lost = NewEvent();
     lost.mutable_node_lost()->set_node(node.name());
     lost.mutable_node_lost()->set_reason("Not responding");
@@ -1537,7 +1570,6 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   std::unique_lock lock(mu_);
   const v1::Node* node = state_.FindNode(request.node());
   if (node == nullptr) return NotFound("Invalid node name specified: " + request.node());
-  const UnixTime now = clock_->Now();
   std::set<uint32_t> held(request.running_job_ids().begin(), request.running_job_ids().end());
   std::vector<v1::Event> events;
   AfterCommit after;
@@ -1571,7 +1603,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   for (uint32_t job_id : held) {
     if (!active_here.contains(job_id)) reply.add_stale_job_ids(job_id);
   }
-  last_heard_[request.node()] = now;
+  last_heard_[request.node()] = clock_->MonotonicMs();
   auto pending = CommitLocked(std::move(events));
 
   // Work the agent missed: prologs to (re)run, epilogs still owed.
@@ -1639,7 +1671,7 @@ Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
     reply.set_reregister(true);
     return reply;
   }
-  last_heard_[request.node()] = clock_->Now();
+  last_heard_[request.node()] = clock_->MonotonicMs();
   std::set<uint32_t> here(node->job_ids().begin(), node->job_ids().end());
   for (uint32_t job_id : request.job_ids()) {
     if (!here.contains(job_id)) reply.add_stale_job_ids(job_id);
@@ -1652,7 +1684,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
   std::unique_lock lock(mu_);
   const v1::Node* node = state_.FindNode(report.node());
   if (node == nullptr) return NotFound("Invalid node name specified: " + report.node());
-  last_heard_[report.node()] = clock_->Now();
+  last_heard_[report.node()] = clock_->MonotonicMs();
   const v1::Job* job = state_.FindJob(report.job_id());
   // Reports about jobs that are gone or about an earlier launch change nothing.
   if (job == nullptr || job->agent_epoch() != report.epoch()) return Status::Ok();

@@ -246,8 +246,21 @@ class Controller {
   AgentLink* const agents_;
 
   mutable std::shared_mutex mu_;
-  state::ClusterState state_;                          // guarded by mu_
-  std::map<std::string, UnixTime> last_heard_;         // node -> last heartbeat, guarded by mu_
+  state::ClusterState state_;  // guarded by mu_
+  // node -> when it was last heard from (Clock::MonotonicMs: a wall-clock step marks no node
+  // down), guarded by mu_.
+  std::map<std::string, int64_t> last_heard_;
+  // A running job's time limit counts monotonic time: job -> (the wall time its running time
+  // counts from, the monotonic ms that stood for it when first seen). Not durable: after a
+  // restart the wall clock anchors it again. Guarded by mu_.
+  std::map<uint32_t, std::pair<UnixTime, int64_t>> run_anchors_;
+  // The wall time a running job's time limit counts from (its start, or its resume less what
+  // it ran before the suspend).
+  static UnixTime RunningSince(const v1::Job& job);
+  // Under mu_: anchors the job's running time at the monotonic clock now.
+  void AnchorRunLocked(uint32_t job_id);
+  UnixTime last_wall_ = 0;    // the wall and monotonic clocks at the last timer pass, to
+  int64_t last_mono_ms_ = 0;  // log a step of the wall clock; guarded by mu_
   std::map<uint32_t, std::set<std::string>> prologs_;  // job -> nodes whose prolog is running
   uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
   std::atomic<uint64_t> events_applied_{0};

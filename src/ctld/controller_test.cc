@@ -22,10 +22,14 @@ using state::testing::MakeNode;
 using state::testing::MakePartition;
 using ::testing::ElementsAre;
 
+// `now` moves both clocks (time passing); `wall_step` moves only the wall clock (an operator
+// or NTP setting it).
 class FakeClock final : public Clock {
  public:
-  UnixTime Now() const override { return now; }
+  UnixTime Now() const override { return now + wall_step; }
+  int64_t MonotonicMs() const override { return now * 1000; }
   UnixTime now = kNow;
+  UnixTime wall_step = 0;
 };
 
 // Records every call the controller makes to agents.
@@ -825,6 +829,34 @@ TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobsRequeueOrFail) {
   EXPECT_EQ(Job(requeue).restarts(), 1u);
   EXPECT_EQ(State(requeue), JobBaseState::kRunning);
   EXPECT_THAT(Job(requeue).nodes(), ElementsAre("n2"));
+}
+
+// M6: a step of the wall clock (forward past SlurmdTimeout and the time limit, or back) marks
+// no node down and ends no job; time limits count the time that really passed.
+TEST_F(ControllerTest, AWallClockStepMarksNoNodeDownAndEndsNoJob) {
+  RegisterAll();
+  v1::SubmitJobRequest r;
+  r.mutable_request()->set_time_limit_min(2);
+  r.mutable_request()->set_work_dir("/tmp");
+  const uint32_t id = controller_->Submit(kAlice, r)->job_id();
+  controller_->RunOnce();
+  PrologsDone(id);
+  ASSERT_EQ(State(id), JobBaseState::kRunning);
+  clock_.wall_step = 6 * 60;  // 6 minutes ahead, at once
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  for (const char* n : {"n0", "n1", "n2"}) {
+    EXPECT_NE(Node(n).state(), static_cast<uint32_t>(model::NodeBaseState::kDown)) << n;
+  }
+  clock_.wall_step = -3600;  // and an hour back
+  clock_.now += 100;
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kRunning);
+  clock_.now += 20;  // 120 s of running: the limit
+  HeartbeatAll();
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kTimeout);
 }
 
 TEST_F(ControllerTest, RestartRestoresJobsIdsAndRunningJobsStayRunning) {

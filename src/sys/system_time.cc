@@ -20,6 +20,12 @@ UnixTime SystemClock::Now() const {
   return ts.tv_sec;
 }
 
+int64_t SystemClock::MonotonicMs() const {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000 + ts.tv_nsec / 1000000;
+}
+
 const SystemClock& SystemClock::Get() {
   static const SystemClock kClock;
   return kClock;

@@ -7,10 +7,11 @@
 
 namespace gantry::sys {
 
-// Wall-clock seconds (CLOCK_REALTIME). Thread-safe.
+// Wall-clock seconds (CLOCK_REALTIME); CLOCK_MONOTONIC for MonotonicMs. Thread-safe.
 class SystemClock final : public Clock {
  public:
   UnixTime Now() const override;
+  int64_t MonotonicMs() const override;
   static const SystemClock& Get();
 };
 
