@@ -52,6 +52,8 @@ model::RpcType RpcTypeOf(wire::Method method) {
       return model::RpcType::kPriorityFactors;
     case wire::Method::kGetStats:
       return model::RpcType::kStatsInfo;
+    case wire::Method::kGetJobScript:
+      return model::RpcType::kBatchScript;
     case wire::Method::kGetConfig:
       break;
   }
@@ -138,6 +140,10 @@ Result<wire::Slices> HandleCommand(Controller* controller, const std::string& ve
       v1::GetConfigReply reply;
       controller->GetConfig(&reply);
       return Serialized(reply);
+    }
+    case wire::Method::kGetJobScript: {
+      GANTRY_ASSIGN_OR_RETURN(auto r, Parse<v1::GetJobScriptRequest>(request));
+      return Serialized(controller->GetJobScript(caller, r));
     }
   }
   return InvalidArgument("unknown method " + std::to_string(static_cast<int>(method)));

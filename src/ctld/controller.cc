@@ -1025,6 +1025,29 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
   return reply;
 }
 
+Result<v1::GetJobScriptReply> Controller::GetJobScript(
+    const Caller& caller, const v1::GetJobScriptRequest& request) const {
+  uint32_t payload_id = 0;
+  {
+    std::shared_lock lock(mu_);
+    const v1::Job* job = state_.FindJob(request.job_id());
+    if (job == nullptr) return NotFound("Invalid job id specified");
+    // As slurmctld: anyone else is told the user id is wrong, and learns nothing more.
+    if (!IsOperator(caller) && job->user_id() != caller.uid)
+      return PermissionDenied("Invalid user id");
+    if (job->request().allocation_only()) return FailedPrecondition("Job script not specified");
+    payload_id = job->array_job_id() != 0 ? job->array_job_id() : job->job_id();
+  }
+  GANTRY_ASSIGN_OR_RETURN(std::optional<std::string> bytes, store_->Get(PayloadKey(payload_id)));
+  v1::JobPayload payload;
+  if (!bytes || !payload.ParseFromString(*bytes)) {
+    return FailedPrecondition("Job script not specified");
+  }
+  v1::GetJobScriptReply reply;
+  reply.set_script(std::move(*payload.mutable_script()));
+  return reply;
+}
+
 Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
                                              const v1::JobStepRequest& request) {
   std::unique_lock lock(mu_);

@@ -115,6 +115,10 @@ class Controller {
   // sdiag: the statistics (`self` is the sdiag call, left out of the pending RPCs), or with
   // request.reset a fresh start of them: operators only (else PermissionDenied
   // "Access/permission denied").
+  // A job's batch script from the store (an array task's is its array's): its owner and
+  // operators only. Errors as the GetJobScript RPC says.
+  Result<v1::GetJobScriptReply> GetJobScript(const Caller& caller,
+                                             const v1::GetJobScriptRequest& request) const;
   Result<v1::GetStatsReply> GetStats(const Caller& caller, const v1::GetStatsRequest& request,
                                      const DiagStats::Call* self);
   // Where the RPC entry points count their calls.

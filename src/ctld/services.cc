@@ -163,6 +163,15 @@ grpc::Status ControllerService::GetStats(grpc::ServerContext* context,
   }));
 }
 
+grpc::Status ControllerService::GetJobScript(grpc::ServerContext* context,
+                                             const v1::GetJobScriptRequest* request,
+                                             v1::GetJobScriptReply* reply) {
+  return Authenticated(controller_, auth_, context, model::RpcType::kBatchScript,
+                       [&](const Caller& caller) {
+                         return Into(controller_->GetJobScript(caller, *request), reply);
+                       });
+}
+
 grpc::Status NodeLinkService::Register(grpc::ServerContext* context,
                                        const v1::RegisterRequest* request,
                                        v1::RegisterReply* reply) {

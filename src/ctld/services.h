@@ -62,6 +62,8 @@ class ControllerService final : public v1::Controller::Service {
                                 v1::UpdateAccountingReply* reply) override;
   grpc::Status GetPriorities(grpc::ServerContext* context, const v1::GetPrioritiesRequest* request,
                              v1::GetPrioritiesReply* reply) override;
+  grpc::Status GetJobScript(grpc::ServerContext* context, const v1::GetJobScriptRequest* request,
+                            v1::GetJobScriptReply* reply) override;
   grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
                         v1::GetStatsReply* reply) override;
 

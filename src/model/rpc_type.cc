@@ -31,6 +31,7 @@ std::string RpcTypeName(uint32_t id) {
       {RpcType::kFedInfo, "REQUEST_FED_INFO"},
       {RpcType::kResourceAllocation, "REQUEST_RESOURCE_ALLOCATION"},
       {RpcType::kJobReady, "REQUEST_JOB_READY"},
+      {RpcType::kBatchScript, "REQUEST_BATCH_SCRIPT"},
       {RpcType::kHetJobAllocInfo, "REQUEST_HET_JOB_ALLOC_INFO"},
       {RpcType::kCompleteJobAllocation, "REQUEST_COMPLETE_JOB_ALLOCATION"},
       {RpcType::kAccountingUpdate, "ACCOUNTING_UPDATE_MSG"},

@@ -35,6 +35,7 @@ enum class RpcType : uint32_t {
   kFedInfo = 2049,                // REQUEST_FED_INFO
   kResourceAllocation = 4001,     // REQUEST_RESOURCE_ALLOCATION
   kJobReady = 4019,               // REQUEST_JOB_READY
+  kBatchScript = 2051,            // REQUEST_BATCH_SCRIPT: scontrol write batch_script
   kHetJobAllocInfo = 4027,        // REQUEST_HET_JOB_ALLOC_INFO
   kCompleteJobAllocation = 5017,  // REQUEST_COMPLETE_JOB_ALLOCATION
   kAccountingUpdate = 10001,      // ACCOUNTING_UPDATE_MSG

@@ -230,6 +230,11 @@ Result<v1::GetPrioritiesReply> ControllerClient::GetPriorities(
 Result<v1::GetStatsReply> ControllerClient::GetStats(const v1::GetStatsRequest& request) {
   return Call<v1::GetStatsReply>(wire::Method::kGetStats, request);
 }
+
+Result<v1::GetJobScriptReply> ControllerClient::GetJobScript(
+    const v1::GetJobScriptRequest& request) {
+  return Call<v1::GetJobScriptReply>(wire::Method::kGetJobScript, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

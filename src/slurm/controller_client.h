@@ -92,6 +92,7 @@ class ControllerClient {
   Result<v1::GetPrioritiesReply> GetPriorities(const v1::GetPrioritiesRequest& request);
   // sdiag (and sdiag -r with request.reset).
   Result<v1::GetStatsReply> GetStats(const v1::GetStatsRequest& request);
+  Result<v1::GetJobScriptReply> GetJobScript(const v1::GetJobScriptRequest& request);
   Result<v1::UpdateAccountingReply> UpdateAccounting(const v1::UpdateAccountingRequest& request);
   Result<v1::GetConfigReply> GetConfig(const v1::GetConfigRequest& request);
 

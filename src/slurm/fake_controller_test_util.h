@@ -342,6 +342,8 @@ class FakeController final : public v1::Controller::Service {
         return Invoke<v1::GetStatsRequest, v1::GetStatsReply>(body, &Self::GetStats);
       case wire::Method::kUpdateAccounting:
         break;  // sacctmgr is tested against a real gantryd (tests/integration/accounting.sh)
+      case wire::Method::kGetJobScript:
+        break;  // tested against a real gantryd (tests/security/script_access.sh)
       case wire::Method::kUpdatePartition:
         return Invoke<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(body,
                                                                             &Self::UpdatePartition);

@@ -3,6 +3,9 @@
 // ping, version. Keywords may be abbreviated as in Slurm
 // ("sho", "j", "n", "pa"). Records are printed by scontrol_show.h.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <map>
 #include <ostream>
 
@@ -78,6 +81,8 @@ constexpr char kHelpText[] =
     "     uhold <job_list>         place user hold on jobs in job_list\n"
     "     update <SPECIFICATIONS>  update job, node or partition configuration\n"
     "     version                  display tool version number\n"
+    "     write batch_script <job_id> <optional filename>\n"
+    "                              write the batch script of a job to a file\n"
     "\n"
     "  <ENTITY> may be \"config\", \"hostlist\", \"hostlistsorted\", \"hostnames\",\n"
     "  \"job\", \"node\" or \"partition\".\n"
@@ -121,6 +126,7 @@ class Scontrol {
   int Suspend(bool suspend, const std::vector<std::string>& args);
   int JobAction(const std::string& action, const std::vector<std::string>& args);
   int Ping();
+  int WriteBatchScript(const std::vector<std::string>& args);
 
   CommandContext& ctx_;
   Flags flags_;
@@ -170,6 +176,21 @@ int Scontrol::Run(const std::vector<std::string>& words) {
     return Suspend(Keyword(tag, "suspend", 2), rest);
   }
   if (Keyword(tag, "ping", 3)) return Ping();
+  if (Keyword(tag, "write", 5)) {
+    if (rest.empty()) {
+      *ctx_.err << "too few arguments for keyword:" << tag << "\n";
+      return 1;
+    }
+    if (Keyword(rest[0], "batch_script", 5)) {
+      if (rest.size() > 3) {
+        *ctx_.err << "too many arguments for keyword:" << tag << "\n";
+        return 1;
+      }
+      return WriteBatchScript({rest.begin() + 1, rest.end()});
+    }
+    *ctx_.err << "invalid write argument:" << rest[0] << "\n";
+    return 1;
+  }
   if (Keyword(tag, "version", 4)) {
     *ctx_.out << kVersionLine;
     return 0;
@@ -180,6 +201,37 @@ int Scontrol::Run(const std::vector<std::string>& words) {
   }
   *ctx_.err << "invalid keyword: " << tag << "\n";
   return 1;
+}
+
+// write batch_script JOBID [FILE]: the script into FILE (default slurm-JOBID.sh, "-" = stdout),
+// written by this command as its user. Slurm's texts; unlike scontrol 22.05, a failure exits 1.
+int Scontrol::WriteBatchScript(const std::vector<std::string>& args) {
+  if (args.empty()) return 1;
+  const uint32_t job_id = static_cast<uint32_t>(std::strtoull(args[0].c_str(), nullptr, 10));
+  const std::string file = args.size() > 1 ? args[1] : "slurm-" + std::to_string(job_id) + ".sh";
+  ControllerClient* client = Client("job script retrieval failed: ");
+  if (client == nullptr) return 1;
+  v1::GetJobScriptRequest request;
+  request.set_job_id(job_id);
+  Result<v1::GetJobScriptReply> reply = client->GetJobScript(request);
+  if (!reply.ok()) {
+    *ctx_.err << "job script retrieval failed: " << reply.status().message() << "\n";
+    return 1;
+  }
+  if (file == "-") {
+    *ctx_.out << reply->script();
+    return 0;
+  }
+  const std::string path = file.starts_with('/') || ctx_.cwd.empty() ? file : ctx_.cwd + "/" + file;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !(out << reply->script()) || !out.flush()) {
+    *ctx_.err << "failed to open file `" << file << "`: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (!flags_.quiet) {
+    *ctx_.out << "batch script for job " << job_id << " written to " << file << "\n";
+  }
+  return 0;
 }
 
 int Scontrol::ShowJobs(const std::vector<std::string>& args) {

@@ -61,6 +61,9 @@ class Transport final : public ControllerTransport {
       case wire::Method::kGetStats:
         return Forward<v1::GetStatsRequest, v1::GetStatsReply>(request, timeout_seconds,
                                                                &Stub::GetStats);
+      case wire::Method::kGetJobScript:
+        return Forward<v1::GetJobScriptRequest, v1::GetJobScriptReply>(request, timeout_seconds,
+                                                                       &Stub::GetJobScript);
     }
     return Internal(kUnexpectedMessage);
   }

@@ -130,7 +130,8 @@ void AdviseHugePages(void* data, size_t size) {
 }
 
 std::optional<Method> MethodFromTag(uint8_t tag) {
-  if (tag < static_cast<uint8_t>(Method::kPing) || tag > static_cast<uint8_t>(Method::kGetStats)) {
+  if (tag < static_cast<uint8_t>(Method::kPing) ||
+      tag > static_cast<uint8_t>(Method::kGetJobScript)) {
     return std::nullopt;
   }
   return static_cast<Method>(tag);

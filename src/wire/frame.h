@@ -42,6 +42,7 @@ enum class Method : uint8_t {
   kUpdateAccounting = 12,
   kGetPriorities = 13,
   kGetStats = 14,
+  kGetJobScript = 15,
 };
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data+size) with transparent huge
