@@ -110,7 +110,13 @@ class PostgresStore final : public BatchedStore {
 
   ~PostgresStore() override {
     Stop();
-    PQfinish(conn_);  // ends the session: the advisory lock goes with it
+    // The session's end would release the lock too, but only once the server's backend has
+    // gone, after PQfinish returns: a store opened right after this one found it still held.
+    // Released here, it is free when the destructor returns.
+    PQclear(PQexec(
+        conn_,
+        ("SELECT pg_advisory_unlock(" + std::to_string(kPostgresStoreLockKey) + ")").c_str()));
+    PQfinish(conn_);
   }
 
   PostgresStore(const PostgresStore&) = delete;
