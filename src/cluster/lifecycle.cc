@@ -12,6 +12,7 @@
 #include "cluster/controller_client.h"
 #include "cluster/process.h"
 #include "model/node_state.h"
+#include "sys/disk_reserve.h"
 
 namespace gantry::cluster {
 
@@ -322,6 +323,11 @@ std::optional<pid_t> LiveAgent(const StateDir& dir, const std::string& node) {
 Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions& options,
           std::ostream& out) {
   GANTRY_RETURN_IF_ERROR(cluster.dir.CheckSocketPath());
+  // On a full disk, the reserve goes first: `up` writes pid files and gantryd commits.
+  if (const std::string freed = sys::KeepDiskReserve(cluster.dir.dir(), sys::kStoreMinFreeBytes);
+      !freed.empty()) {
+    out << freed << "\n";
+  }
   GANTRY_RETURN_IF_ERROR(cluster.dir.Secure());
   GANTRY_RETURN_IF_ERROR(RefreshGantryConf(cluster.dir, cluster.config.cluster_name));
   GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));

@@ -15,6 +15,7 @@
 #include "spec/effective_config.h"
 #include "spec/show_config.h"
 #include "state/admission.h"
+#include "sys/disk_reserve.h"
 
 namespace gantry::ctld {
 
@@ -38,6 +39,9 @@ struct ControllerConfig {
   // and AccountingStorageParameters=dbname=NAME (default gantry_<cluster name>).
   std::string store_conninfo;
   uint32_t prolog_epilog_timeout_sec = 300;
+  // New work (submissions, steps) is refused while the store's disk has less free than this:
+  // what is left serves the commits of work already accepted (job ends, requeues).
+  uint64_t store_min_free_bytes = sys::kStoreMinFreeBytes;
   std::vector<std::string> prolog;
   std::vector<std::string> epilog;
   uint32_t snapshot_every = 20000;  // events between snapshots

@@ -154,6 +154,15 @@ state::Caller Controller::AdmissionCaller(uid_t uid, gid_t gid) const {
   return who;
 }
 
+Status Controller::CheckRoomForNewWork() const {
+  const std::optional<uint64_t> free = store_->FreeBytes();
+  if (!free || *free >= config_.store_min_free_bytes) return Status::Ok();
+  return Unavailable("the controller's disk is full: its state store has " +
+                     std::to_string(*free >> 20) + " MiB free, and new work is refused below " +
+                     std::to_string(config_.store_min_free_bytes >> 20) +
+                     " MiB (jobs already accepted go on)");
+}
+
 bool Controller::IsOperator(const Caller& caller) const {
   return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
 }
@@ -729,6 +738,7 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
 
 Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
                                               const v1::SubmitJobRequest& request) {
+  GANTRY_RETURN_IF_ERROR(CheckRoomForNewWork());
   const state::Caller who = AdmissionCaller(caller.uid, caller.gid);
   const state::AdmitOptions& options = config_.admit;
   if (const std::string field = state::FieldTooLong(request.request()); !field.empty()) {
@@ -1063,6 +1073,7 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
     if (Base(*job) != JobBaseState::kRunning) {
       return FailedPrecondition("Job is not running: step cannot be created");
     }
+    GANTRY_RETURN_IF_ERROR(CheckRoomForNewWork());
     if (static_cast<uint64_t>(job->steps_size()) >= config_.admit.max_step_count) {
       return ResourceExhausted("Step limit reached for this job");  // MaxStepCount
     }

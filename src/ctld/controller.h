@@ -193,6 +193,8 @@ class Controller {
   // Who `uid` (primary group `gid`) is for admission: names, every group (getgrouplist), and
   // whether an operator.
   state::Caller AdmissionCaller(uid_t uid, gid_t gid) const;
+  // Unavailable naming the free space when the store's disk is below store_min_free_bytes.
+  Status CheckRoomForNewWork() const;
 
   // Job lifecycle pieces, all with mu_ held; they append events and agent calls.
   // `grace_sec` (a preempted job's GraceTime) goes before the KillWait.

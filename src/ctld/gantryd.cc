@@ -1,8 +1,10 @@
 #include "ctld/gantryd.h"
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,6 +23,7 @@
 #include "state/cluster_state.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
+#include "sys/disk_reserve.h"
 #include "sys/system_time.h"
 #include "wire/frame_server.h"
 
@@ -112,6 +115,10 @@ int RunGantryd(const std::vector<std::string>& args) {
   if (!config.ok()) return Fail(config.status().message());
   Result<rpc::ClusterKey> key = rpc::LoadClusterKey(state_dir + "/cluster.key");
   if (!key.ok()) return Fail(key.status().message());
+  if (const std::string kept = sys::KeepDiskReserve(state_dir, config->store_min_free_bytes);
+      !kept.empty()) {
+    std::fprintf(stderr, "gantryd: %s\n", kept.c_str());
+  }
   auto store = config->store_conninfo.empty() ? store::OpenSqliteStore(state_dir + "/state.db")
                                               : store::OpenPostgresStore(config->store_conninfo);
   if (!store.ok()) return Fail(store.status().ToString());

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -434,10 +435,20 @@ class SqliteStore final : public BatchedStore {
     if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
   }
 
+  std::optional<uint64_t> FreeBytes() override {
+    struct statvfs fs {};
+    if (statvfs(Directory().c_str(), &fs) != 0) return std::nullopt;
+    return uint64_t{fs.f_bavail} * fs.f_frsize;
+  }
+
+  std::string Directory() const {
+    const size_t slash = path_.find_last_of('/');
+    return slash == std::string::npos ? "." : path_.substr(0, slash == 0 ? 1 : slash);
+  }
+
   // A new file's directory entry must be durable too, or a power loss could lose the store.
   Status SyncParentDirectory() {
-    size_t slash = path_.find_last_of('/');
-    std::string dir = slash == std::string::npos ? "." : path_.substr(0, slash == 0 ? 1 : slash);
+    const std::string dir = Directory();
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
       return Unavailable(Prefix() + "open directory \"" + dir + "\": " + std::strerror(errno));

@@ -144,6 +144,10 @@ class Store {
                              const std::function<Status(const ArchivedJob&)>& fn) = 0;
 
   virtual StoreStats Stats() = 0;
+
+  // Bytes free for the store to grow into (the filesystem of an SQLite file, for its owner),
+  // or nullopt when the store cannot tell (a database server).
+  virtual std::optional<uint64_t> FreeBytes() { return std::nullopt; }
 };
 
 }  // namespace gantry::store
