@@ -110,7 +110,8 @@ TEST(FrameCodesTest, MethodsAndReplyCodes) {
   EXPECT_EQ(MethodFromTag(12), Method::kUpdateAccounting);
   EXPECT_EQ(MethodFromTag(13), Method::kGetPriorities);
   EXPECT_EQ(MethodFromTag(14), Method::kGetStats);
-  EXPECT_EQ(MethodFromTag(15), std::nullopt);
+  EXPECT_EQ(MethodFromTag(15), Method::kGetJobScript);
+  EXPECT_EQ(MethodFromTag(16), std::nullopt);
   const Frame ok = ReplyFrame(Status::Ok(), "reply");
   EXPECT_EQ(ok.tag, 0);
   EXPECT_EQ(ok.body, "reply");
