@@ -35,8 +35,9 @@ void Controller::PreemptLocked(const sched::Preemption& preemption, std::vector<
       if (job->requeue()) {
         v1::JobRequeued* requeued = event.mutable_job_requeued();
         requeued->set_job_id(job->job_id());
+        // Its reason stays one of Slurm's tokens (squeue shows state_desc in its place); the
+        // preemptor is in the log, and preempt_time in the record for gantry explain.
         requeued->set_reason("None");
-        requeued->set_state_desc(by);
         requeued->set_preempted(true);
         events->push_back(std::move(event));
         prologs_.erase(job->job_id());
