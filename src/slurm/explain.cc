@@ -96,6 +96,10 @@ class Explainer {
   void Pending() {
     const std::string reason = Reason(job_);
     Item("Reason: " + reason + ".");
+    if (job_.preempt_time() != 0) {
+      Item("It was preempted at " + Time(job_.preempt_time()) +
+           " and requeued: it starts again from the beginning when it is scheduled.");
+    }
     const std::string_view code = job_.reason();
     if (code == "JobHeldUser") {
       Item(

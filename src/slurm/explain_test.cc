@@ -65,6 +65,18 @@ TEST_F(ExplainTest, PreemptedJobSaysByWhomAndWhenItResumes) {
       << text;
 }
 
+TEST_F(ExplainTest, RequeuedByPreemptionSaysWhen) {
+  v1::Job job = AnchorJob(21443);
+  job.set_state(static_cast<uint32_t>(model::JobBaseState::kPending));
+  job.clear_nodes();
+  job.set_preempt_time(job.start_time() + 3);
+  const std::string text = Explain(job);
+  EXPECT_NE(text.find("It was preempted at 2026-12-02T11:46:44 and requeued: it starts again "
+                      "from the beginning when it is scheduled."),
+            std::string::npos)
+      << text;
+}
+
 // A pending job of a higher tier: the running jobs of lower tiers on its partition's nodes
 // that preemption may take, now or after their exempt time.
 TEST_F(ExplainTest, PendingJobOfAHigherTierNamesWhoItMayPreempt) {
