@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -416,6 +417,38 @@ std::string FieldTooLong(const v1::JobRequest& request) {
   return "";
 }
 
+Status CheckRequestTexts(const v1::JobRequest& request) {
+  const google::protobuf::Descriptor* d = request.GetDescriptor();
+  const google::protobuf::Reflection* r = request.GetReflection();
+  auto check = [](const google::protobuf::FieldDescriptor* f, std::string_view text) -> Status {
+    for (unsigned char c : text) {
+      if (c < 0x20 || c == 0x7f) {
+        char hex[8];
+        std::snprintf(hex, sizeof(hex), "0x%02x", c);
+        return InvalidArgument(f->name() + ": holds the control character " + hex +
+                               "; texts other users see may hold none");
+      }
+    }
+    return Status::Ok();
+  };
+  for (int i = 0; i < d->field_count(); ++i) {
+    const google::protobuf::FieldDescriptor* f = d->field(i);
+    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_STRING ||
+        f->name() == "export_env") {
+      continue;
+    }
+    if (f->is_repeated()) {
+      for (int k = 0; k < r->FieldSize(request, f); ++k) {
+        GANTRY_RETURN_IF_ERROR(check(f, r->GetRepeatedStringReference(request, f, k, nullptr)));
+      }
+    } else {
+      std::string scratch;
+      GANTRY_RETURN_IF_ERROR(check(f, r->GetStringReference(request, f, &scratch)));
+    }
+  }
+  return Status::Ok();
+}
+
 Status CheckRequestLengths(const v1::JobRequest& request) {
   if (!FieldTooLong(request).empty()) return InvalidArgument(kTooLong);
   return Status::Ok();
@@ -429,6 +462,7 @@ Status CheckPayloadSize(const v1::JobPayload& payload, const AdmitOptions& optio
 Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& request,
                          const Caller& caller, int64_t now, const AdmitOptions& options) {
   GANTRY_RETURN_IF_ERROR(CheckRequestLengths(request));
+  GANTRY_RETURN_IF_ERROR(CheckRequestTexts(request));
   text::ArraySpec array;
   if (!request.array().empty()) {
     Result<text::ArraySpec> parsed = text::ParseArraySpec(request.array(), options.max_array_size);

@@ -112,6 +112,13 @@ Status CheckPayloadSize(const v1::JobPayload& payload, const AdmitOptions& optio
 // The field of `request` over its limit, as "name: N bytes, at most M"; empty when none is.
 std::string FieldTooLong(const v1::JobRequest& request);
 
+// Texts other users see (squeue, scontrol show job, sacct) and root's prolog and epilog get in
+// their environment hold no control characters (bytes below 0x20 and 0x7f: a terminal escape
+// in a job name would reach every user who lists the queue). InvalidArgument naming the field
+// and the byte. Every string field of the request but export_env (the environment sbatch
+// exports, which the job alone sees). Slurm accepts them; Gantry does not.
+Status CheckRequestTexts(const v1::JobRequest& request);
+
 // The Slurm text of a full queue (MaxJobCount): sbatch retries on it (ResourceExhausted).
 inline constexpr char kQueueFull[] = "Resource temporarily unavailable";
 

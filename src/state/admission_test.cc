@@ -549,6 +549,18 @@ TEST(AdmitJobTest, LengthsScriptSizeAndJobCountHaveSlurmsLimits) {
     c.set(&r, c.limit);
     EXPECT_EQ(FieldTooLong(r), "") << c.name;
   }
+  // Texts others see hold no control characters (a terminal escape in a job name).
+  v1::JobRequest escape = Request();
+  escape.set_name("ok\x1b[2J");
+  EXPECT_EQ(AdmitJob(s, escape, kAlice, kNow, AdmitOptions{}).status().message(),
+            "name: holds the control character 0x1b; texts other users see may hold none");
+  escape = Request();
+  escape.add_partitions("batch\n");
+  EXPECT_EQ(CheckRequestTexts(escape).message(),
+            "partitions: holds the control character 0x0a; texts other users see may hold none");
+  escape = Request();
+  escape.set_export_env("ALL,X=a\tb");  // the job's own environment: anything goes
+  EXPECT_TRUE(CheckRequestTexts(escape).ok());
   v1::JobPayload payload;
   payload.set_script(std::string(AdmitOptions{}.max_script_bytes + 1, 'x'));
   EXPECT_EQ(CheckPayloadSize(payload, AdmitOptions{}).message(), kTooLong);

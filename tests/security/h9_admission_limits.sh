@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# H9 and L8: MaxJobCount, MaxStepCount, max_script_size and field lengths were accepted in the
+# H9, L6 and L8: MaxJobCount, MaxStepCount, max_script_size and field lengths were accepted in the
 # spec but never enforced, so one user could fill gantryd's memory and disk. Now each holds
 # with Slurm's errors; a full queue makes sbatch wait and retry, as Slurm's does.
 # usage: h9_admission_limits.sh BIN_DIR SOURCE_ROOT
@@ -14,6 +14,10 @@ expect "name over 1024 bytes" "$too_long" \
   "$(as "$BOB" sbatch -J "$(head -c 1025 /dev/zero | tr '\0' x)" --wrap true 2>&1)"
 grep -q "refused: name: 1025 bytes, at most 1024" "$STATE/logs/gantryd.log" ||
   fail "gantryd's log does not name the field"
+# L6: a terminal escape in a job name would reach every user who lists the queue.
+expect "an escape in a name" "sbatch: error: Batch job submission failed: name: holds the \
+control character 0x1b; texts other users see may hold none" \
+  "$(as "$BOB" sbatch -J "$(printf 'x\033[2J')" --wrap true 2>&1)"
 
 # MaxJobCount=4: three records at most; a fourth submission waits until one is purged.
 ids=()
