@@ -338,7 +338,9 @@ void RunStep(const StepPlan& plan, StepControl* control) {
       if (s.which == 1) pump(&s.task->err, s.task->rank, v1::STEP_IO_STDERR);
       if (s.which == 2) reap(*s.task);
       if (s.which != 3) continue;
-      Result<wire::Frame> frame = wire::ReadFrame(srun.fd(), kMaxFrameBytes);
+      // Readable: srun's frame has begun; one that stops in its middle ends the step (10 s).
+      Result<wire::Frame> frame =
+          wire::ReadFrame(srun.fd(), kMaxFrameBytes, std::chrono::seconds(10));
       v1::StepIo io;
       if (!frame.ok() || !io.ParseFromString(frame->body)) {
         srun.Close();

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -22,15 +23,24 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kMaxFrameBytes = 16u << 20;
 
-std::string RandomKey() {
+// 32 bytes from the kernel's random source; no guessable stand-in when there is none.
+Result<std::string> RandomKey() {
   std::string key(32, '\0');
-  std::ifstream random("/dev/urandom", std::ios::binary);
-  random.read(key.data(), static_cast<std::streamsize>(key.size()));
-  if (!random) {  // no /dev/urandom: the clock and pid, still unguessable enough for loopback
-    const auto t = Clock::now().time_since_epoch().count();
-    key = std::to_string(t) + ":" + std::to_string(getpid()) + ":" + std::to_string(t * 2654435761);
+  for (size_t got = 0; got < key.size();) {
+    const ssize_t n = getrandom(key.data() + got, key.size() - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Unavailable(std::string("getrandom for the step's key: ") + strerror(errno));
+    got += static_cast<size_t>(n);
   }
   return key;
+}
+
+// The HELLO's key against ours in constant time: how long the compare takes tells nothing.
+bool SameKey(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
 }
 
 }  // namespace
@@ -83,7 +93,13 @@ Result<std::unique_ptr<StepIoServer>> StepIoServer::Listen(std::string host) {
     }
     port = ntohs(addr.sin_port);
   }
-  return std::unique_ptr<StepIoServer>(new StepIoServer(fd, port, std::move(host), RandomKey()));
+  Result<std::string> key = RandomKey();
+  if (!key.ok()) {
+    close(fd);
+    return key.status();
+  }
+  return std::unique_ptr<StepIoServer>(
+      new StepIoServer(fd, port, std::move(host), std::move(key).value()));
 }
 
 void StepIoServer::Send(Agent& agent, int kind, const v1::StepIo& io) {
@@ -188,14 +204,16 @@ void StepIoServer::Serve(const std::map<std::string, std::vector<uint32_t>>& exp
       if (fds[i].revents == 0) continue;
       Agent& agent = *agents_[i - first_agent];
       if (agent.fd < 0) continue;
-      Result<wire::Frame> frame = wire::ReadFrame(agent.fd, kMaxFrameBytes);
+      // Readable: a frame has begun. A peer that stops in its middle holds the loop 5 s at most.
+      Result<wire::Frame> frame =
+          wire::ReadFrame(agent.fd, kMaxFrameBytes, std::chrono::seconds(5));
       v1::StepIo io;
       if (!frame.ok() || !io.ParseFromString(frame->body)) {
         drop(agent);
         continue;
       }
       if (agent.node.empty()) {  // the first frame must be a HELLO with the key
-        const bool welcome = frame->tag == v1::STEP_IO_HELLO && io.key() == key_ &&
+        const bool welcome = frame->tag == v1::STEP_IO_HELLO && SameKey(io.key(), key_) &&
                              expected.contains(io.node()) && !connected.contains(io.node());
         if (!welcome) {
           drop(agent);
