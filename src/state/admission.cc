@@ -394,59 +394,60 @@ size_t FieldLimit(std::string_view name) {
 
 }  // namespace
 
-std::string FieldTooLong(const v1::JobRequest& request) {
+// Calls fn(field name, its texts) for every string field of the request (a repeated one's
+// values in order), until fn returns a non-empty text, which it returns.
+template <typename Fn>
+std::string FirstOfTexts(const v1::JobRequest& request, Fn fn) {
   const google::protobuf::Descriptor* d = request.GetDescriptor();
   const google::protobuf::Reflection* r = request.GetReflection();
+  std::vector<std::string_view> texts;
+  std::string scratch;
   for (int i = 0; i < d->field_count(); ++i) {
     const google::protobuf::FieldDescriptor* f = d->field(i);
     if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_STRING) continue;
-    const size_t limit = FieldLimit(f->name());
-    size_t bytes = 0;
-    if (f->is_repeated()) {  // -p a,b: the list as slurmctld gets it, commas included
+    texts.clear();
+    if (f->is_repeated()) {
       for (int k = 0; k < r->FieldSize(request, f); ++k) {
-        bytes += r->GetRepeatedStringReference(request, f, k, nullptr).size() + (k > 0 ? 1 : 0);
+        texts.push_back(r->GetRepeatedStringReference(request, f, k, nullptr));
       }
     } else {
-      std::string scratch;
-      bytes = r->GetStringReference(request, f, &scratch).size();
+      texts.push_back(r->GetStringReference(request, f, &scratch));
     }
-    if (bytes > limit) {
-      return f->name() + ": " + std::to_string(bytes) + " bytes, at most " + std::to_string(limit);
-    }
+    if (std::string found = fn(f->name(), texts); !found.empty()) return found;
   }
   return "";
 }
 
+std::string FieldTooLong(const v1::JobRequest& request) {
+  return FirstOfTexts(
+      request,
+      [](const std::string& name, const std::vector<std::string_view>& texts) -> std::string {
+        // -p a,b: the list as slurmctld gets it, commas included.
+        size_t bytes = texts.empty() ? 0 : texts.size() - 1;
+        for (std::string_view t : texts) bytes += t.size();
+        const size_t limit = FieldLimit(name);
+        if (bytes <= limit) return "";
+        return name + ": " + std::to_string(bytes) + " bytes, at most " + std::to_string(limit);
+      });
+}
+
 Status CheckRequestTexts(const v1::JobRequest& request) {
-  const google::protobuf::Descriptor* d = request.GetDescriptor();
-  const google::protobuf::Reflection* r = request.GetReflection();
-  auto check = [](const google::protobuf::FieldDescriptor* f, std::string_view text) -> Status {
-    for (unsigned char c : text) {
-      if (c < 0x20 || c == 0x7f) {
-        char hex[8];
-        std::snprintf(hex, sizeof(hex), "0x%02x", c);
-        return InvalidArgument(f->name() + ": holds the control character " + hex +
-                               "; texts other users see may hold none");
-      }
-    }
-    return Status::Ok();
-  };
-  for (int i = 0; i < d->field_count(); ++i) {
-    const google::protobuf::FieldDescriptor* f = d->field(i);
-    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_STRING ||
-        f->name() == "export_env") {
-      continue;
-    }
-    if (f->is_repeated()) {
-      for (int k = 0; k < r->FieldSize(request, f); ++k) {
-        GANTRY_RETURN_IF_ERROR(check(f, r->GetRepeatedStringReference(request, f, k, nullptr)));
-      }
-    } else {
-      std::string scratch;
-      GANTRY_RETURN_IF_ERROR(check(f, r->GetStringReference(request, f, &scratch)));
-    }
-  }
-  return Status::Ok();
+  const std::string found = FirstOfTexts(
+      request,
+      [](const std::string& name, const std::vector<std::string_view>& texts) -> std::string {
+        if (name == "export_env") return "";  // the job's own environment
+        for (std::string_view t : texts) {
+          for (unsigned char c : t) {
+            if (c >= 0x20 && c != 0x7f) continue;
+            char hex[8];
+            std::snprintf(hex, sizeof(hex), "0x%02x", c);
+            return name + ": holds the control character " + hex +
+                   "; texts other users see may hold none";
+          }
+        }
+        return "";
+      });
+  return found.empty() ? Status::Ok() : InvalidArgument(found);
 }
 
 Status CheckRequestLengths(const v1::JobRequest& request) {
