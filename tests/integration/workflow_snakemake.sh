@@ -71,14 +71,25 @@ rule slow:
     output: "slow.txt"
     shell: "sleep 300; touch {output}"
 EOF
-(cd "$WORK/stop" && exec snakemake --slurm -j 1 --max-status-checks-per-second 1 \
-  --default-resources runtime=5 mem_mb=100 >snakemake.log 2>&1) &
+# Snakemake cancels only the jobs in its list, and takes them out of it while it checks their
+# state: a SIGINT during a check cancels nothing (its race, which slow commands widen). So the
+# SIGINT goes right after a check, found by a sacct in front of ours that marks its end; checks
+# are 5 s apart.
+mkdir -p "$WORK/shim"
+printf '#!/bin/sh\n"%s/sacct" "$@"; rc=$?\ntouch "%s/stop/checked"\nexit $rc\n' "$BIN" "$WORK" \
+  >"$WORK/shim/sacct"
+chmod +x "$WORK/shim/sacct"
+(cd "$WORK/stop" && PATH=$WORK/shim:$PATH exec snakemake --slurm -j 1 \
+  --max-status-checks-per-second 0.2 --default-resources runtime=5 mem_mb=100 \
+  >snakemake.log 2>&1) &
 smk=$!
 EXTRA_PIDS=$smk
 wait_for 60 bash -c "grep -q 'submitted with SLURM jobid' $WORK/stop/snakemake.log" ||
   fail "Snakemake did not submit"
 id=$(job_ids "$WORK/stop")
 wait_state "$id" RUNNING
+rm -f "$WORK/stop/checked"
+wait_for 30 test -e "$WORK/stop/checked" || fail "Snakemake did not check its job"
 kill -INT "$smk"
 wait_for 60 bash -c "! kill -0 $smk 2>/dev/null" || fail "Snakemake did not stop"
 wait_state "$id" CANCELLED
