@@ -29,8 +29,10 @@ grep -q "$victim" "$WORK/up2.out" || fail "up did not restart $victim: $(cat "$W
 wait_for 30 bash -c "sinfo -h -N -n $victim -o '%t' | grep -qx idle" ||
   { sinfo -N; fail "$victim did not return to service"; }
 
-# Now kill an agent under the requeueable job: it is requeued and runs again.
-victim=$(scontrol show hostnames "$(job_field "$a" NodeList)" | head -1)
+# Now kill the agent of the requeueable job's batch host (where its script, whose pid is in
+# a.pids, runs): it is requeued and runs again. (The lowest-named node of the job need not be
+# the batch host: the other agent ends the job's processes on its own node when it is requeued.)
+victim=$(job_field "$a" BatchHost)
 kill -9 "$(cat "$STATE/run/agent-$victim.pid")"
 wait_for 40 bash -c "[ \"\$(scontrol show job $a | grep -o 'Restarts=[0-9]*')\" = Restarts=1 ]" ||
   { scontrol show job "$a"; fail "job a not requeued"; }
