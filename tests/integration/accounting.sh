@@ -281,7 +281,11 @@ out=$(as sbatch -p debug --wrap true 2>&1) && fail "submitted after deletion"
 # what it used (os.times, getrusage); sacct's TotalCPU and MaxRSS on its batch line are within
 # 10 % of that, and the sampled MaxVMSize, AveRSS and MaxDiskWrite (JobAcctGatherFrequency=1)
 # agree with it.
-if command -v python3 >/dev/null; then
+# The interpreter itself, not a wrapper (pyenv's shim is a shell script whose own CPU time the
+# job's TotalCPU would count).
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3 || true)
+if [ -n "$python" ]; then
   cat >"$WORK/burn.py" <<'PY'
 import os, resource, sys, time
 b = bytearray(200 << 20)
@@ -301,7 +305,7 @@ with open(sys.argv[1], "w") as f:
                          resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
 PY
   chmod 644 "$WORK/burn.py"
-  id=$(sbatch --parsable -p debug -o /dev/null --wrap "python3 $WORK/burn.py $WORK/burn.out") ||
+  id=$(sbatch --parsable -p debug -o /dev/null --wrap "$python $WORK/burn.py $WORK/burn.out") ||
     fail "burn job"
   wait_state "$id" COMPLETED 60
   read -r real_ms real_kib <"$WORK/burn.out"
@@ -324,7 +328,7 @@ PY
   [ -n "$(sacct -nP -j "$id" -X -o TotalCPU)" ] || fail "no TotalCPU on the job line"
   # The same under srun: the step's line has the task's usage (srun samples and reaps it).
   id=$(sbatch --parsable -p debug -o /dev/null \
-    --wrap "srun python3 $WORK/burn.py $WORK/step.out") || fail "srun burn job"
+    --wrap "srun $python $WORK/burn.py $WORK/step.out") || fail "srun burn job"
   wait_state "$id" COMPLETED 60
   read -r real_ms real_kib <"$WORK/step.out"
   IFS='|' read -r total rss < <(sacct -nP --noconvert -j "$id.0" -o TotalCPU,MaxRSS)
