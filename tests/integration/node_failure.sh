@@ -8,9 +8,11 @@ source "$(dirname "$0")/lib.sh" "$@"
 start_cluster
 cd "$WORK"
 
-a=$(sbatch --parsable -N 2 --requeue --wrap "echo attempt; echo \$\$ >> $WORK/a.pids; sleep 1000") ||
-  fail "sbatch a"
-b=$(sbatch --parsable -N 2 --no-requeue --wrap 'sleep 1000') || fail "sbatch b"
+# --exclusive: a and b on nodes of their own (sharing, both could land on the same two nodes,
+# and killing b's agent would take a's first run with it).
+a=$(sbatch --parsable -N 2 --exclusive --requeue \
+  --wrap "echo attempt; echo \$\$ >> $WORK/a.pids; sleep 1000") || fail "sbatch a"
+b=$(sbatch --parsable -N 2 --exclusive --no-requeue --wrap 'sleep 1000') || fail "sbatch b"
 wait_state "$a" RUNNING
 wait_state "$b" RUNNING
 victim=$(scontrol show hostnames "$(job_field "$b" NodeList)" | head -1)

@@ -37,7 +37,10 @@ wait_state "$a" RUNNING
 wait_state "$b" RUNNING
 expect "first job's node" "$first" "$(node_of "$a")"
 advancing a || fail "job a does not count"
-h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 4') || fail "sbatch hi"
+# The preemptor runs until the test has seen the victim stopped (a fixed sleep could end first
+# when the commands are slow, and the victim would be counting again).
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null \
+  --wrap "while [ ! -e $WORK/hi.done ]; do sleep 0.1; done") || fail "sbatch hi"
 wait_state "$h" RUNNING 20
 expect "hi job's node" "$first" "$(node_of "$h")"
 expect "victim" SUSPENDED "$(job_state "$a")"
@@ -46,6 +49,7 @@ expect "other job" RUNNING "$(job_state "$b")"
 [ "$(job_field "$a" PreemptTime)" != None ] || fail "PreemptTime not set"
 stopped a || fail "the suspended job still counts"
 advancing b || fail "the other job stopped"
+touch "$WORK/hi.done"
 wait_state "$h" COMPLETED 30
 wait_state "$a" RUNNING 20
 advancing a || fail "the resumed job does not count"
