@@ -398,8 +398,8 @@ size_t FieldLimit(std::string_view name) {
 // values in order), until fn returns a non-empty text, which it returns.
 template <typename Fn>
 std::string FirstOfTexts(const v1::JobRequest& request, Fn fn) {
-  const google::protobuf::Descriptor* d = request.GetDescriptor();
-  const google::protobuf::Reflection* r = request.GetReflection();
+  const google::protobuf::Descriptor* d = v1::JobRequest::GetDescriptor();
+  const google::protobuf::Reflection* r = v1::JobRequest::GetReflection();
   std::vector<std::string_view> texts;
   std::string scratch;
   for (int i = 0; i < d->field_count(); ++i) {

@@ -75,8 +75,9 @@ void PutU64(uint64_t v, std::string* out) {
 
 uint64_t GetU64(std::string_view bytes) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; ++i)
+  for (int i = 0; i < 8; ++i) {
     v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes[i])) << (8 * i);
+  }
   return v;
 }
 
