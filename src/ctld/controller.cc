@@ -25,6 +25,7 @@
 #include "state/job_update.h"
 #include "state/step_plan.h"
 #include "sys/system_time.h"
+#include "text/ascii.h"
 #include "text/begin_time.h"
 #include "text/hostlist.h"
 #include "wire/frame.h"
@@ -142,6 +143,7 @@ state::Caller Controller::AdmissionCaller(uid_t uid, gid_t gid) const {
   who.user_name = UserName(uid);
   who.group_name = GroupName(gid);
   who.is_operator = IsOperator(Caller{uid, gid});
+  if (!group_lists_needed_) return who;
   std::vector<gid_t> groups(64);
   int count = static_cast<int>(groups.size());
   if (getgrouplist(who.user_name.c_str(), gid, groups.data(), &count) < 0 && count > 0 &&
@@ -243,6 +245,11 @@ Status Controller::Finish(std::unique_ptr<store::PendingWrite> pending, AfterCom
 
 Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   std::unique_lock lock(mu_);
+  group_lists_needed_ = std::any_of(
+      nodes_and_partitions.partitions().begin(), nodes_and_partitions.partitions().end(),
+      [](const v1::Partition& p) {
+        return !p.allow_groups().empty() && !text::EqualsIgnoreCase(p.allow_groups(), "ALL");
+      });
   boot_time_ = clock_->Now();
   GANTRY_ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot, store_->LatestSnapshot());
   uint64_t after = 0;
@@ -741,9 +748,6 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
   GANTRY_RETURN_IF_ERROR(CheckRoomForNewWork());
   const state::Caller who = AdmissionCaller(caller.uid, caller.gid);
   const state::AdmitOptions& options = config_.admit;
-  if (const std::string field = state::FieldTooLong(request.request()); !field.empty()) {
-    Log("submission by uid " + std::to_string(caller.uid) + " refused: " + field);
-  }
   if (Status size = state::CheckPayloadSize(request.payload(), options); !size.ok()) {
     Log("submission by uid " + std::to_string(caller.uid) + " refused: script of " +
         std::to_string(request.payload().script().size()) + " bytes, max_script_size " +
@@ -753,8 +757,15 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
 
   std::unique_lock lock(mu_);
   const UnixTime now = clock_->Now();
-  GANTRY_ASSIGN_OR_RETURN(v1::Job job,
-                          state::AdmitJob(state_, request.request(), who, now, options));
+  Result<v1::Job> admitted = state::AdmitJob(state_, request.request(), who, now, options);
+  if (!admitted.ok()) {
+    // Slurm's text for an over-long field does not name it: the log does.
+    if (const std::string field = state::FieldTooLong(request.request()); !field.empty()) {
+      Log("submission by uid " + std::to_string(caller.uid) + " refused: " + field);
+    }
+    return admitted.status();
+  }
+  v1::Job job = std::move(admitted).value();
   const uint32_t id = state_.next_job_id;
   if (request.test_only()) {
     const std::optional<sched::WillRun> run = sched::WhenWouldItRun(state_, job, now);

@@ -190,8 +190,9 @@ class Controller {
   // The accounting database a new cluster starts with.
   v1::AccountingChange DefaultAccountingLocked() const;
   std::string GroupName(gid_t gid) const;
-  // Who `uid` (primary group `gid`) is for admission: names, every group (getgrouplist), and
-  // whether an operator.
+  // Who `uid` (primary group `gid`) is for admission: names, whether an operator, and every
+  // group (getgrouplist) when a partition has AllowGroups (group_lists_needed_; the group
+  // file is not read for every submission otherwise).
   state::Caller AdmissionCaller(uid_t uid, gid_t gid) const;
   // Unavailable naming the free space when the store's disk is below store_min_free_bytes.
   Status CheckRoomForNewWork() const;
@@ -260,6 +261,9 @@ class Controller {
   // counts from, the monotonic ms that stood for it when first seen). Not durable: after a
   // restart the wall clock anchors it again. Guarded by mu_.
   std::map<uint32_t, std::pair<UnixTime, int64_t>> run_anchors_;
+  // Whether a partition restricts AllowGroups: set by Recover (partitions come only from the
+  // spec's ConfigLoaded), before requests are served.
+  bool group_lists_needed_ = false;
   // The wall time a running job's time limit counts from (its start, or its resume less what
   // it ran before the suspend).
   static UnixTime RunningSince(const v1::Job& job);
