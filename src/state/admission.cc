@@ -615,6 +615,7 @@ Result<v1::Job> ReadmitUpdatedJob(const ClusterState& state, const v1::Job& befo
   request.set_nice(0);  // who may set a nice was checked when it was set
   AdmitOptions access = options;
   access.enforce_limits = false;
+  access.max_job_count = UINT32_MAX;  // the job is one of the records already kept
   GANTRY_ASSIGN_OR_RETURN(const v1::Job admitted, AdmitJob(state, request, owner, now, access));
   v1::Job out = after;
   out.mutable_request()->set_account(admitted.request().account());

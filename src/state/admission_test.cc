@@ -505,6 +505,16 @@ TEST(AdmitJobTest, AnUpdatedJobIsAdmittedAgainAsItsOwner) {
     moved.mutable_request()->add_partitions(part);
     EXPECT_FALSE(ReadmitUpdatedJob(s, *before, moved, kAlice, kNow, AdmitOptions{}).ok()) << part;
   }
+  // A full queue (MaxJobCount) does not stop a job that is already in it from moving.
+  {
+    ClusterState full = s;
+    full.jobs[1] = *before;
+    AdmitOptions tight = enforce;
+    tight.max_job_count = 1;
+    v1::Job renamed = *before;
+    renamed.mutable_request()->set_account("");  // back to the default: admitted again
+    EXPECT_TRUE(ReadmitUpdatedJob(full, *before, renamed, kAlice, kNow, tight).ok());
+  }
   // Root's job may go where root may.
   auto root_job = AdmitJob(s, r, kRoot, kNow, enforce);
   ASSERT_TRUE(root_job.ok());
