@@ -1088,14 +1088,7 @@ Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
     if (static_cast<uint64_t>(job->steps_size()) >= config_.admit.max_step_count) {
       return ResourceExhausted("Step limit reached for this job");  // MaxStepCount
     }
-    if (request.name().size() > 1024) {
-      return InvalidArgument("Pathname of a file, directory or other parameter too long");
-    }
-    if (std::any_of(request.name().begin(), request.name().end(),
-                    [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
-      return InvalidArgument(
-          "name: holds a control character; texts other users see may hold none");
-    }
+    GANTRY_RETURN_IF_ERROR(state::CheckStepName(request.name()));
     if (request.has_launch()) {
       GANTRY_RETURN_IF_ERROR(CheckStepLaunch(request.launch()));
       GANTRY_ASSIGN_OR_RETURN(state::StepPlacement placement, state::PlaceStep(*job, request));
@@ -1180,11 +1173,6 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     const std::map<std::string, std::string> fields(request.fields().begin(),
                                                     request.fields().end());
     Result<v1::Job> updated = state::UpdateJobFields(state_, job, fields, context);
-    if (updated.ok()) {
-      if (Status texts = state::CheckRequestTexts(updated->request()); !texts.ok()) {
-        updated = texts;
-      }
-    }
     if (updated.ok()) {
       // A new partition, account or QOS must admit the job as its user submitting it would.
       updated = state::ReadmitUpdatedJob(state_, job, *updated,

@@ -431,23 +431,41 @@ std::string FieldTooLong(const v1::JobRequest& request) {
       });
 }
 
+namespace {
+
+// "<field>: holds the control character 0xNN; ..." for the first one in `text`, else "".
+std::string ControlCharacterIn(std::string_view field, std::string_view text) {
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c != 0x7f) continue;
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%02x", c);
+    return std::string(field) + ": holds the control character " + hex +
+           "; texts other users see may hold none";
+  }
+  return "";
+}
+
+}  // namespace
+
 Status CheckRequestTexts(const v1::JobRequest& request) {
   const std::string found = FirstOfTexts(
       request,
       [](const std::string& name, const std::vector<std::string_view>& texts) -> std::string {
         if (name == "export_env") return "";  // the job's own environment
         for (std::string_view t : texts) {
-          for (unsigned char c : t) {
-            if (c >= 0x20 && c != 0x7f) continue;
-            char hex[8];
-            std::snprintf(hex, sizeof(hex), "0x%02x", c);
-            return name + ": holds the control character " + hex +
-                   "; texts other users see may hold none";
-          }
+          if (std::string bad = ControlCharacterIn(name, t); !bad.empty()) return bad;
         }
         return "";
       });
   return found.empty() ? Status::Ok() : InvalidArgument(found);
+}
+
+Status CheckStepName(std::string_view name) {
+  if (name.size() > kDefaultFieldBytes) return InvalidArgument(kTooLong);
+  if (std::string found = ControlCharacterIn("name", name); !found.empty()) {
+    return InvalidArgument(found);
+  }
+  return Status::Ok();
 }
 
 Status CheckRequestLengths(const v1::JobRequest& request) {

@@ -63,6 +63,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -118,6 +119,8 @@ std::string FieldTooLong(const v1::JobRequest& request);
 // and the byte. Every string field of the request but export_env (the environment sbatch
 // exports, which the job alone sees). Slurm accepts them; Gantry does not.
 Status CheckRequestTexts(const v1::JobRequest& request);
+// A step's name (srun -J): the same rules, 1024 bytes at most as slurmctld's step_create.
+Status CheckStepName(std::string_view name);
 
 // The Slurm text of a full queue (MaxJobCount): sbatch retries on it (ResourceExhausted).
 inline constexpr char kQueueFull[] = "Resource temporarily unavailable";

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "model/job_state.h"
+#include "state/admission.h"
 #include "state/priority.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
@@ -166,6 +167,9 @@ Result<v1::Job> UpdateJobFields(const ClusterState& state, const v1::Job& job,
         break;
     }
   }
+  // The texts it may now hold follow a submission's rules.
+  GANTRY_RETURN_IF_ERROR(CheckRequestLengths(r));
+  GANTRY_RETURN_IF_ERROR(CheckRequestTexts(r));
   return out;
 }
 

@@ -8,6 +8,8 @@
 // pending execution". Errors are Slurm's texts: "Access/permission denied", "Invalid partition
 // name specified", "Invalid time limit specified", "Invalid nice value", "Job dependency
 // problem", "Invalid node count specified", "Update of this parameter is not supported: K=V".
+// The job's texts afterwards follow a submission's rules (admission.h: CheckRequestLengths,
+// CheckRequestTexts).
 // Priority follows Nice for a pending job that is not held.
 // Pure; thread-safe.
 #ifndef GANTRY_STATE_JOB_UPDATE_H_

@@ -142,5 +142,24 @@ TEST(UpdateJobFieldsTest, OnlyTheOwnerOrAnOperatorMayUpdate) {
   EXPECT_TRUE(UpdateJobFields(s, *s.FindJob(1), {{"Comment", "x"}}, context).ok());
 }
 
+// The texts an update leaves follow a submission's rules (admission.h).
+TEST(UpdateJobFieldsTest, TextsFollowTheSubmissionRules) {
+  ClusterState s = MakeCluster(1);
+  ASSERT_TRUE(Apply(&s, SubmitEvent(PendingJob(1))).ok());
+  JobUpdateContext context;
+  context.now = kNow;
+  context.time_zone = &TimeZone::Utc();
+  context.caller_owns_job = true;
+  EXPECT_EQ(
+      UpdateJobFields(s, *s.FindJob(1), {{"JobName", "a\x1b[2J"}}, context).status().message(),
+      "name: holds the control character 0x1b; texts other users see may hold none");
+  EXPECT_EQ(UpdateJobFields(s, *s.FindJob(1), {{"Comment", std::string(1025, 'x')}}, context)
+                .status()
+                .message(),
+            "Pathname of a file, directory or other parameter too long");
+  EXPECT_TRUE(
+      UpdateJobFields(s, *s.FindJob(1), {{"Comment", std::string(1024, 'x')}}, context).ok());
+}
+
 }  // namespace
 }  // namespace gantry::state
