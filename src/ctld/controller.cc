@@ -77,6 +77,11 @@ constexpr char kEventKind[] = "event";
 
 std::string PayloadKey(uint32_t job_id) { return "payload/" + std::to_string(job_id); }
 
+// The store key of a job's script and environment: an array's tasks share the array's.
+std::string PayloadKeyOf(const v1::Job& job) {
+  return PayloadKey(job.array_job_id() != 0 ? job.array_job_id() : job.job_id());
+}
+
 JobBaseState Base(const v1::Job& job) { return static_cast<JobBaseState>(job.state()); }
 bool IsPending(const v1::Job& job) { return Base(job) == JobBaseState::kPending; }
 bool IsActive(const v1::Job& job) {
@@ -1048,7 +1053,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
 
 Result<v1::GetJobScriptReply> Controller::GetJobScript(
     const Caller& caller, const v1::GetJobScriptRequest& request) const {
-  uint32_t payload_id = 0;
+  std::string payload_key;
   {
     std::shared_lock lock(mu_);
     const v1::Job* job = state_.FindJob(request.job_id());
@@ -1057,9 +1062,9 @@ Result<v1::GetJobScriptReply> Controller::GetJobScript(
     if (!IsOperator(caller) && job->user_id() != caller.uid)
       return PermissionDenied("Invalid user id");
     if (job->request().allocation_only()) return FailedPrecondition("Job script not specified");
-    payload_id = job->array_job_id() != 0 ? job->array_job_id() : job->job_id();
+    payload_key = PayloadKeyOf(*job);
   }
-  GANTRY_ASSIGN_OR_RETURN(std::optional<std::string> bytes, store_->Get(PayloadKey(payload_id)));
+  GANTRY_ASSIGN_OR_RETURN(std::optional<std::string> bytes, store_->Get(payload_key));
   v1::JobPayload payload;
   if (!bytes || !payload.ParseFromString(*bytes)) {
     return FailedPrecondition("Job script not specified");
@@ -1751,11 +1756,9 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       v1::LaunchBatchRequest launch;
       *launch.mutable_context() = ContextLocked(*job, 0);
       launch.mutable_context()->mutable_job()->set_state_flags(flags);
-      // An array's tasks share the array's payload.
-      const uint32_t payload_id = job->array_job_id() != 0 ? job->array_job_id() : id;
-      after.push_back([this, payload_id, name = batch_host->name(), address = batch_host->address(),
-                       launch = std::move(launch)]() mutable {
-        Result<std::optional<std::string>> payload = store_->Get(PayloadKey(payload_id));
+      after.push_back([this, payload_key = PayloadKeyOf(*job), name = batch_host->name(),
+                       address = batch_host->address(), launch = std::move(launch)]() mutable {
+        Result<std::optional<std::string>> payload = store_->Get(payload_key);
         if (payload.ok() && payload->has_value()) {
           launch.mutable_payload()->ParseFromString(**payload);
         }
