@@ -80,6 +80,11 @@ std::string CtimeLine(UnixTime now, const TimeZone& tz) {
   return buf;
 }
 
+std::string Absolute(const std::string& path, const std::string& cwd) {
+  if (path.empty() || path[0] == '/') return path;
+  return cwd + "/" + path;
+}
+
 std::vector<std::string> SplitList(std::string_view text) {
   std::vector<std::string> out;
   for (std::string_view item : text::Split(text, ',')) {

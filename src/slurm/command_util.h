@@ -51,6 +51,9 @@ std::string CtimeLine(UnixTime now, const TimeZone& tz);
 // Comma-separated items, empty ones dropped (strtok semantics).
 std::vector<std::string> SplitList(std::string_view text);
 
+// `path` as the command means it: as given when empty or absolute, else under `cwd`.
+std::string Absolute(const std::string& path, const std::string& cwd);
+
 }  // namespace gantry::slurm
 
 #endif  // GANTRY_SLURM_COMMAND_UTIL_H_

@@ -44,11 +44,6 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string Absolute(const std::string& path, const std::string& cwd) {
-  if (path.empty() || path[0] == '/') return path;
-  return cwd + "/" + path;
-}
-
 std::string Octal(uint32_t mask) {
   char buf[16];
   std::snprintf(buf, sizeof(buf), "0%o", mask & 0777);

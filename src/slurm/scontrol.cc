@@ -222,8 +222,7 @@ int Scontrol::WriteBatchScript(const std::vector<std::string>& args) {
     *ctx_.out << reply->script();
     return 0;
   }
-  const std::string path = file.starts_with('/') || ctx_.cwd.empty() ? file : ctx_.cwd + "/" + file;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  std::ofstream out(Absolute(file, ctx_.cwd), std::ios::binary | std::ios::trunc);
   if (!out || !(out << reply->script()) || !out.flush()) {
     *ctx_.err << "failed to open file `" << file << "`: " << std::strerror(errno) << "\n";
     return 1;

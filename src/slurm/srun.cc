@@ -599,10 +599,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   v1::StepLaunch& launch = *start.mutable_launch();
   for (const std::string& a : parsed.operands) launch.add_argv(a);
   for (const std::string& e : environment) launch.add_environment(e);
-  launch.set_work_dir(
-      o.alloc.chdir
-          ? (o.alloc.chdir->starts_with("/") ? *o.alloc.chdir : ctx.cwd + "/" + *o.alloc.chdir)
-          : ctx.cwd);
+  launch.set_work_dir(o.alloc.chdir ? Absolute(*o.alloc.chdir, ctx.cwd) : ctx.cwd);
   launch.set_io_host(server.host());
   launch.set_io_port(server.port());
   launch.set_io_key(server.key());
