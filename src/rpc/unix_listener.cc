@@ -94,7 +94,7 @@ bool UnixListener::AdmitLocked(uid_t uid) {
     ++it;
   }
   if (static_cast<int>(by_fd_.size()) >= options_.max_connections) return false;
-  return uid == 0 || uid == geteuid() || of_uid < options_.max_connections_per_uid;
+  return wire::MayConnectAgain(uid, of_uid, options_.max_connections_per_uid);
 }
 
 }  // namespace gantry::rpc

@@ -45,7 +45,7 @@ class UnixListener {
 
   struct Options {
     int max_connections = 1024;
-    int max_connections_per_uid = 64;
+    int max_connections_per_uid = wire::kMaxConnectionsPerUid;
   };
 
   // Binds `path` (see wire::ListenUnix).

@@ -69,7 +69,7 @@ void FrameServer::AcceptLoop() {
       return;
     }
     const uid_t uid = caller->uid;
-    if (uid != 0 && uid != geteuid() && per_uid_[uid] >= options_.max_connections_per_uid) {
+    if (!MayConnectAgain(uid, per_uid_[uid], options_.max_connections_per_uid)) {
       lock.unlock();
       Refuse(fd, uid);
       continue;

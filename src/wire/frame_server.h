@@ -41,7 +41,7 @@ class FrameServer {
 
   struct Options {
     int max_connections = 512;
-    int max_connections_per_uid = 64;
+    int max_connections_per_uid = kMaxConnectionsPerUid;
     int idle_timeout_seconds = 300;
     int request_deadline_seconds = 30;
     int keep_idle_threads_seconds = 10;

@@ -81,6 +81,10 @@ void SetTimeouts(int fd, int seconds) {
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 }
 
+bool MayConnectAgain(uid_t uid, int held, int cap) {
+  return uid == 0 || uid == geteuid() || held < cap;
+}
+
 void BackOffAfterAcceptError() {
   if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

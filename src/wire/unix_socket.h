@@ -37,6 +37,13 @@ void SetTimeouts(int fd, int seconds);
 // listening socket readable; returns at once for other errors.
 void BackOffAfterAcceptError();
 
+// Connections one uid may hold on a daemon's socket at once (FrameServer, rpc::UnixListener).
+inline constexpr int kMaxConnectionsPerUid = 64;
+
+// Whether `uid`, holding `held` connections, may open one more under `cap`: root and the
+// daemon's own uid (the cluster's own tools) are not capped.
+bool MayConnectAgain(uid_t uid, int held, int cap);
+
 // Raises this process's soft RLIMIT_NOFILE to its hard limit (a daemon serves many connections).
 void RaiseDescriptorLimit();
 
