@@ -835,10 +835,7 @@ TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobsRequeueOrFail) {
 // no node down and ends no job; time limits count the time that really passed.
 TEST_F(ControllerTest, AWallClockStepMarksNoNodeDownAndEndsNoJob) {
   RegisterAll();
-  v1::SubmitJobRequest r;
-  r.mutable_request()->set_time_limit_min(2);
-  r.mutable_request()->set_work_dir("/tmp");
-  const uint32_t id = controller_->Submit(kAlice, r)->job_id();
+  const uint32_t id = SubmitWith(kAlice, [](v1::JobRequest* r) { r->set_time_limit_min(2); });
   controller_->RunOnce();
   PrologsDone(id);
   ASSERT_EQ(State(id), JobBaseState::kRunning);
