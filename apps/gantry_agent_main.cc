@@ -10,13 +10,13 @@
 #include "agent/agent.h"
 #include "agent/agent_flags.h"
 #include "agent/log.h"
-#include "rpc/credential.h"
 #include "sys/system_time.h"
+#include "tls/cluster_tls.h"
 
 int main(int argc, char** argv) {
   using gantry::Result;
   namespace agent = gantry::agent;
-  namespace rpc = gantry::rpc;
+  namespace tls = gantry::tls;
   namespace sys = gantry::sys;
   std::vector<std::string> args(argv + 1, argv + argc);
   Result<agent::AgentFlags> flags = agent::ParseAgentFlags(args);
@@ -44,15 +44,21 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   agent::SetLogNode(flags->node);
-  Result<rpc::ClusterKey> key = rpc::LoadClusterKey(flags->key_file);
-  if (!key.ok()) {
-    std::cerr << "gantry-agent: --key-file: " << key.status().message() << "\n";
+  Result<tls::Identity> identity =
+      tls::LoadIdentity(flags->ca_file, flags->cert_file, flags->cert_key_file);
+  if (!identity.ok()) {
+    std::cerr << "gantry-agent: " << identity.status().message() << "\n";
+    return 1;
+  }
+  if (identity->name != tls::NodeCertName(flags->node)) {
+    std::cerr << "gantry-agent: --cert-file: " << flags->cert_file << " names " << identity->name
+              << ", not node " << flags->node << " (" << tls::NodeCertName(flags->node) << ")\n";
     return 1;
   }
   agent::AgentOptions options;
   options.node = flags->node;
   options.controller = flags->controller;
-  options.key = *key;
+  options.identity = *identity;
   options.spool = flags->spool;
   options.listen = flags->listen;
   options.advertise = flags->advertise;

@@ -41,7 +41,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   ControllerLinkOptions link_options;
   link_options.node = options.node;
   link_options.controller = options.controller;
-  link_options.key = options.key;
+  link_options.identity = options.identity;
   link_options.hostname = HostName();
   link_options.os = OsName();
   link_options.version = kAgentVersion;
@@ -81,11 +81,12 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
                           JobManager::Create(std::move(manager_options), agent->link_.get()));
   agent->manager_->CleanUpLeftovers();
 
-  agent->service_ = std::make_unique<AgentService>(agent->manager_.get(), &agent->options_.key);
+  agent->service_ = std::make_unique<AgentService>(agent->manager_.get());
   grpc::ServerBuilder builder;
   int bound_port = 0;
-  builder.AddListeningPort(JoinHostPort(listen.host, listen.port),
-                           grpc::InsecureServerCredentials(), &bound_port);
+  builder.AddListeningPort(
+      JoinHostPort(listen.host, listen.port),
+      tls::ServerCredentials(options.identity, tls::ClientCertificates::kRequire), &bound_port);
   builder.RegisterService(agent->service_.get());
   // A launch carries what gantryd accepted (a submission of up to 64 MiB: script and
   // environment) and the job's context; gRPC's default 4 MiB dropped larger ones.

@@ -21,7 +21,7 @@
 #include "agent/job_manager.h"
 #include "base/status.h"
 #include "base/time.h"
-#include "rpc/credential.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::agent {
 
@@ -31,7 +31,7 @@ inline constexpr char kAgentVersion[] = "0.1.0";
 struct AgentOptions {
   std::string node;
   std::string controller;  // host:port
-  rpc::ClusterKey key;
+  tls::Identity identity;  // this node's certificate, key and the cluster's CA
   std::string spool;
   std::string listen = "127.0.0.1:0";
   std::string advertise;         // empty = the listen host (host name for a wildcard)

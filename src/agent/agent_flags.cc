@@ -7,8 +7,8 @@ namespace gantry::agent {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: gantry-agent --node NAME --controller HOST:PORT --key-file FILE --spool DIR\n"
-    "                    [--listen HOST:PORT] [--advertise HOST]\n"
+    "usage: gantry-agent --node NAME --controller HOST:PORT --ca-file FILE --cert-file FILE\n"
+    "                    --cert-key-file FILE --spool DIR [--listen HOST:PORT] [--advertise HOST]\n"
     "\n"
     "The node agent of a Gantry cluster: serves the Agent service, registers with the\n"
     "controller, runs the node's jobs. Runs in the foreground and logs to stderr; SIGTERM or\n"
@@ -16,7 +16,9 @@ constexpr std::string_view kUsage =
     "\n"
     "  --node NAME             this node's name in the cluster spec\n"
     "  --controller HOST:PORT  the controller's NodeLink address (gantryd's TCP address)\n"
-    "  --key-file FILE         the cluster key (64 hex characters) signing credentials\n"
+    "  --ca-file FILE          the cluster's CA certificate (PEM): the only authority trusted\n"
+    "  --cert-file FILE        this node's certificate (PEM, from the cluster's CA)\n"
+    "  --cert-key-file FILE    its private key (PEM, mode 0600)\n"
     "  --spool DIR             job scripts and records (created when missing)\n"
     "  --listen HOST:PORT      where to serve the Agent service (default 127.0.0.1:0, any port)\n"
     "  --advertise HOST        the host the controller reaches this agent at (default: the\n"
@@ -97,8 +99,12 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
       target = &flags.node;
     } else if (arg == "--controller") {
       target = &flags.controller;
-    } else if (arg == "--key-file") {
-      target = &flags.key_file;
+    } else if (arg == "--ca-file") {
+      target = &flags.ca_file;
+    } else if (arg == "--cert-file") {
+      target = &flags.cert_file;
+    } else if (arg == "--cert-key-file") {
+      target = &flags.cert_key_file;
     } else if (arg == "--spool") {
       target = &flags.spool;
     } else if (arg == "--listen") {
@@ -130,7 +136,9 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
   } else if (hp->port == 0) {
     return InvalidArgument("--controller: \"" + flags.controller + "\": port 0 is not a port");
   }
-  if (flags.key_file.empty()) return InvalidArgument("--key-file: required");
+  if (flags.ca_file.empty()) return InvalidArgument("--ca-file: required");
+  if (flags.cert_file.empty()) return InvalidArgument("--cert-file: required");
+  if (flags.cert_key_file.empty()) return InvalidArgument("--cert-key-file: required");
   if (flags.spool.empty()) return InvalidArgument("--spool: required");
   if (Result<HostPort> hp = ParseHostPort(flags.listen); !hp.ok()) {
     return InvalidArgument("--listen: " + hp.status().message());

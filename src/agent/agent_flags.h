@@ -1,6 +1,6 @@
 // gantry-agent's command line:
-//   gantry-agent --node NAME --controller HOST:PORT --key-file FILE --spool DIR
-//                [--listen HOST:PORT] [--advertise HOST]
+//   gantry-agent --node NAME --controller HOST:PORT --ca-file FILE --cert-file FILE
+//                --cert-key-file FILE --spool DIR [--listen HOST:PORT] [--advertise HOST]
 // Each flag takes its value as the next argument or after '=' ("--node=n1"). --listen defaults
 // to 127.0.0.1:0 (an ephemeral port); --advertise defaults to the --listen host (or this
 // machine's host name when that is a wildcard address). Errors name the flag and the rule.
@@ -20,7 +20,9 @@ namespace gantry::agent {
 struct AgentFlags {
   std::string node;
   std::string controller;
-  std::string key_file;
+  std::string ca_file;
+  std::string cert_file;
+  std::string cert_key_file;
   std::string spool;
   std::string listen = "127.0.0.1:0";
   std::string advertise;  // empty = derived from listen

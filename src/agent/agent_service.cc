@@ -1,32 +1,25 @@
 #include "agent/agent_service.h"
 
-#include <unistd.h>
-
 #include <string>
 
 #include "agent/log.h"
 #include "agent/request_check.h"
 #include "rpc/grpc_status.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::agent {
 
 using rpc::ToGrpcStatus;
 
-AgentService::AgentService(JobManager* manager, const rpc::ClusterKey* key)
-    : manager_(manager), key_(key) {}
+AgentService::AgentService(JobManager* manager) : manager_(manager) {}
 
 grpc::Status AgentService::Authorize(const grpc::ServerContext& context, const char* method) const {
-  Result<rpc::PeerIdentity> caller = rpc::VerifyCredential(context, *key_);
-  if (!caller.ok()) {
-    Log(std::string(method) + " refused from " + context.peer() + ": " + caller.status().message());
-    return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
-  }
-  const uid_t self = geteuid();
-  if (caller->uid != 0 && caller->uid != self) {
-    std::string message = "uid " + std::to_string(caller->uid) +
-                          " may not call the agent (only uid 0 and uid " + std::to_string(self) +
-                          ")";
-    Log(std::string(method) + " refused: " + message);
+  const std::optional<std::string> peer = tls::PeerName(context);
+  if (peer != tls::kControllerName) {
+    const std::string message =
+        peer ? "certificate " + *peer + " is not the controller's (" + tls::kControllerName + ")"
+             : "the call carries no certificate of the cluster's CA";
+    Log(std::string(method) + " refused from " + context.peer() + ": " + message);
     return {grpc::StatusCode::PERMISSION_DENIED, message};
   }
   return grpc::Status::OK;

@@ -1,8 +1,9 @@
 // The Agent gRPC service (proto/gantry/v1/agent.proto) on top of a JobManager.
 //
-// Every call is authenticated first: the caller's cluster-key credential (rpc/credential.h) must
-// verify, and speak for uid 0 or the agent's own uid (the controller runs as one of them).
-// Otherwise UNAUTHENTICATED (no/bad/expired credential) or PERMISSION_DENIED (another uid).
+// An agent obeys only its controller: every call must come over mutual TLS with the controller's
+// certificate from the cluster's CA (tls/cluster_tls.h; the server already refuses a client
+// without a certificate of that CA). A certificate of that CA with another name (another node's)
+// gets PERMISSION_DENIED.
 // Requests are then validated (request_check.h): INVALID_ARGUMENT naming the field. Manager
 // errors map to FAILED_PRECONDITION, NOT_FOUND and UNAVAILABLE.
 //
@@ -15,14 +16,13 @@
 #include "agent/job_manager.h"
 #include "base/status.h"
 #include "gantry/v1/agent.grpc.pb.h"
-#include "rpc/credential.h"
 
 namespace gantry::agent {
 
 class AgentService final : public gantry::v1::Agent::Service {
  public:
-  // `manager` and `key` must outlive the service.
-  AgentService(JobManager* manager, const rpc::ClusterKey* key);
+  // `manager` must outlive the service.
+  explicit AgentService(JobManager* manager);
 
   grpc::Status PrepareJob(grpc::ServerContext* context,
                           const gantry::v1::PrepareJobRequest* request,
@@ -46,7 +46,6 @@ class AgentService final : public gantry::v1::Agent::Service {
   grpc::Status Authorize(const grpc::ServerContext& context, const char* method) const;
 
   JobManager* const manager_;
-  const rpc::ClusterKey* const key_;
 };
 
 }  // namespace gantry::agent

@@ -1,5 +1,5 @@
 // The agent end to end: the real Agent gRPC service and controller link against a fake
-// controller (an in-process NodeLink server), with credentials on every call both ways.
+// controller (an in-process NodeLink server), over mutual TLS both ways.
 #include "agent/agent.h"
 
 #include <grpcpp/grpcpp.h>
@@ -14,6 +14,7 @@
 #include "agent/test_support.h"
 #include "gantry/v1/agent.grpc.pb.h"
 #include "gantry/v1/controller.grpc.pb.h"
+#include "tls/testing/test_pki.h"
 
 namespace gantry::agent {
 namespace {
@@ -24,19 +25,24 @@ using testing::MakeJob;
 using testing::MakePayload;
 using testing::ReadFile;
 
-rpc::ClusterKey TestKey(char fill = 'k') { return rpc::ClusterKey{std::string(32, fill)}; }
+// The cluster's certificates, shared by the tests of this file.
+const tls::testing::TestPki& Pki() {
+  static const auto* pki = new tls::testing::TestPki({"n1", "n2"});
+  return *pki;
+}
 
 // A controller that answers NodeLink and records what the agent sends.
 class FakeController final : public gantry::v1::NodeLink::Service {
  public:
-  explicit FakeController(rpc::ClusterKey key) : key_(std::move(key)) {}
+  explicit FakeController(tls::Identity identity) : identity_(std::move(identity)) {}
   ~FakeController() override { Stop(); }
 
   // Serves on `port` (0 = any); returns the bound port.
   int Start(int port = 0) {
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:" + std::to_string(port), grpc::InsecureServerCredentials(),
-                             &port_);
+    builder.AddListeningPort(
+        "127.0.0.1:" + std::to_string(port),
+        tls::ServerCredentials(identity_, tls::ClientCertificates::kVerifyIfPresent), &port_);
     builder.RegisterService(this);
     server_ = builder.BuildAndStart();
     return port_;
@@ -120,15 +126,15 @@ class FakeController final : public gantry::v1::NodeLink::Service {
   std::vector<JobReport> reports_;
 
  private:
+  // Only node n1's certificate speaks for the agent under test.
   grpc::Status Check(const grpc::ServerContext& context) {
-    Result<rpc::PeerIdentity> caller = rpc::VerifyCredential(context, key_);
-    if (caller.ok()) return grpc::Status::OK;
+    if (tls::PeerName(context) == tls::NodeCertName("n1")) return grpc::Status::OK;
     std::lock_guard<std::mutex> lock(mu_);
     ++unauthenticated_;
-    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, caller.status().message());
+    return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "not n1's certificate");
   }
 
-  const rpc::ClusterKey key_;
+  const tls::Identity identity_;
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::mutex mu_;
@@ -163,7 +169,7 @@ class AgentTest : public ::testing::Test {
     AgentOptions options;
     options.node = "n1";
     options.controller = controller_.address();
-    options.key = TestKey();
+    options.identity = Pki().Node("n1");
     options.spool = tmp_ / "spool";
     options.cgroup_root = "none";
     options.clock = &clock_;
@@ -174,42 +180,48 @@ class AgentTest : public ::testing::Test {
     Result<std::unique_ptr<AgentDaemon>> started = AgentDaemon::Start(options);
     EXPECT_TRUE(started.ok()) << started.status().ToString();
     agent_ = std::move(*started);
-    stub_ = gantry::v1::Agent::NewStub(
-        grpc::CreateChannel(agent_->address(), grpc::InsecureChannelCredentials()));
+    stub_ = StubAs(Pki().Controller());
     return *agent_;
   }
 
-  // A call to the agent with the cluster key's credential (or none, or a wrong key).
+  // A stub to the agent presenting `identity`'s certificate.
+  std::unique_ptr<gantry::v1::Agent::Stub> StubAs(const tls::Identity& identity) {
+    grpc::ChannelArguments args;
+    tls::ExpectServerName(&args, tls::NodeCertName("n1"));
+    return gantry::v1::Agent::NewStub(grpc::CreateCustomChannel(
+        agent_->address(), tls::ChannelCredentials(identity.ca_pem, &identity), args));
+  }
+
+  // A call to the agent as the controller (or through another stub).
   template <typename Request, typename Method>
-  grpc::Status Call(Method method, const Request& request, const rpc::ClusterKey* key) {
+  grpc::Status Call(Method method, const Request& request,
+                    gantry::v1::Agent::Stub* stub = nullptr) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + testing::kWait);
-    if (key != nullptr) rpc::AttachCredential(&context, *key);
     gantry::v1::AgentReply reply;
-    return ((*stub_).*method)(&context, request, &reply);
+    return ((stub != nullptr ? *stub : *stub_).*method)(&context, request, &reply);
   }
   grpc::Status Prepare(const gantry::v1::JobContext& context) {
     gantry::v1::PrepareJobRequest request;
     *request.mutable_context() = context;
-    return Call(&gantry::v1::Agent::Stub::PrepareJob, request, &key_);
+    return Call(&gantry::v1::Agent::Stub::PrepareJob, request);
   }
   grpc::Status Launch(const gantry::v1::JobContext& context, const std::string& script) {
     gantry::v1::LaunchBatchRequest request;
     *request.mutable_context() = context;
     *request.mutable_payload() = MakePayload(script);
-    return Call(&gantry::v1::Agent::Stub::LaunchBatch, request, &key_);
+    return Call(&gantry::v1::Agent::Stub::LaunchBatch, request);
   }
   grpc::Status Terminate(uint32_t job_id, uint64_t epoch = 1) {
     gantry::v1::TerminateJobRequest request;
     request.set_job_id(job_id);
     request.set_epoch(epoch);
-    return Call(&gantry::v1::Agent::Stub::TerminateJob, request, &key_);
+    return Call(&gantry::v1::Agent::Stub::TerminateJob, request);
   }
 
   testing::TempDir tmp_;
   testing::FixedClock clock_;
-  rpc::ClusterKey key_ = TestKey();
-  FakeController controller_{TestKey()};
+  FakeController controller_{Pki().Controller()};
   std::string work_;
   std::unique_ptr<AgentDaemon> agent_;
   std::unique_ptr<gantry::v1::Agent::Stub> stub_;
@@ -228,7 +240,6 @@ TEST_F(AgentTest, RegistersWithItsAddressAndRunsAJobThroughItsWholeLife) {
   gantry::v1::AgentPingReply ping;
   {
     grpc::ClientContext context;
-    rpc::AttachCredential(&context, key_);
     ASSERT_TRUE(stub_->Ping(&context, gantry::v1::AgentPingRequest(), &ping).ok());
   }
   EXPECT_EQ(ping.node(), "n1");
@@ -277,24 +288,41 @@ TEST_F(AgentTest, RefusesBadRequestsNamingTheField) {
   gantry::v1::SignalJobOnNodeRequest signal;
   signal.set_job_id(9);
   signal.set_signal(1000);
-  EXPECT_EQ(Call(&gantry::v1::Agent::Stub::SignalJob, signal, &key_).error_code(),
+  EXPECT_EQ(Call(&gantry::v1::Agent::Stub::SignalJob, signal).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
   signal.set_signal(SIGTERM);
-  grpc::Status not_here = Call(&gantry::v1::Agent::Stub::SignalJob, signal, &key_);
+  grpc::Status not_here = Call(&gantry::v1::Agent::Stub::SignalJob, signal);
   EXPECT_EQ(not_here.error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(not_here.error_message(), "job 9 (epoch 0) is not running on n1");
   EXPECT_TRUE(agent_->manager().JobIds().empty());
 }
 
-TEST_F(AgentTest, RefusesCallsWithoutAValidCredential) {
+TEST_F(AgentTest, ObeysOnlyTheControllersCertificate) {
   StartAgent();
   gantry::v1::PrepareJobRequest request;
   *request.mutable_context() = MakeJob(10, "n1", work_);
-  grpc::Status none = Call(&gantry::v1::Agent::Stub::PrepareJob, request, nullptr);
-  EXPECT_EQ(none.error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  rpc::ClusterKey other = TestKey('x');
-  grpc::Status wrong = Call(&gantry::v1::Agent::Stub::PrepareJob, request, &other);
-  EXPECT_EQ(wrong.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  // Another node's certificate, from the same CA: the TLS handshake passes, the call does not.
+  std::unique_ptr<gantry::v1::Agent::Stub> as_n2 = StubAs(Pki().Node("n2"));
+  grpc::Status other_node = Call(&gantry::v1::Agent::Stub::PrepareJob, request, as_n2.get());
+  EXPECT_EQ(other_node.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(other_node.error_message().find("is not the controller's"), std::string::npos)
+      << other_node.error_message();
+  // No certificate, or one of another CA: no TLS session at all.
+  grpc::ChannelArguments args;
+  tls::ExpectServerName(&args, tls::NodeCertName("n1"));
+  auto anonymous = gantry::v1::Agent::NewStub(grpc::CreateCustomChannel(
+      agent_->address(), tls::ChannelCredentials(Pki().Controller().ca_pem, nullptr), args));
+  EXPECT_EQ(Call(&gantry::v1::Agent::Stub::PrepareJob, request, anonymous.get()).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+  const tls::testing::TestPki other_cluster({"n1"});
+  std::unique_ptr<gantry::v1::Agent::Stub> foreign = StubAs(other_cluster.Controller());
+  EXPECT_EQ(Call(&gantry::v1::Agent::Stub::PrepareJob, request, foreign.get()).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+  // Plain text is not spoken.
+  auto plain = gantry::v1::Agent::NewStub(
+      grpc::CreateChannel(agent_->address(), grpc::InsecureChannelCredentials()));
+  EXPECT_EQ(Call(&gantry::v1::Agent::Stub::PrepareJob, request, plain.get()).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
   EXPECT_TRUE(agent_->manager().JobIds().empty());
 }
 
@@ -379,14 +407,13 @@ TEST_F(AgentTest, BinaryExits2OnBadFlagsAnd0OnSigterm) {
             "gantry-agent: --controller: \"nowhere\" is not HOST:PORT\nTry 'gantry-agent "
             "--help'.\n");
 
-  const std::string key_file = tmp_ / "cluster.key";
-  std::ofstream(key_file) << std::string(64, 'a') << "\n";
-  chmod(key_file.c_str(), 0600);
   controller_.Stop();
-  FakeController controller(rpc::ClusterKey{std::string(32, '\xaa')});
+  FakeController controller(Pki().Controller());
   controller.Start();
+  const tls::TlsPaths& tls = Pki().paths();
   Exit stopped = RunBinary(
-      {"--node", "n1", "--controller", controller.address(), "--key-file", key_file, "--spool",
+      {"--node", "n1", "--controller", controller.address(), "--ca-file", tls.ca_cert(),
+       "--cert-file", tls.node_cert("n1"), "--cert-key-file", tls.node_key("n1"), "--spool",
        tmp_ / "bin-spool"},
       [&](pid_t pid) {
         EXPECT_TRUE(controller.WaitUntil([&] { return !controller.registers_.empty(); }));

@@ -70,8 +70,10 @@ ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCall
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_min.count()));
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_min.count()));
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_max.count()));
-  stub_ = gantry::v1::NodeLink::NewStub(
-      grpc::CreateCustomChannel(options_.controller, grpc::InsecureChannelCredentials(), args));
+  tls::ExpectServerName(&args, tls::kControllerName);
+  stub_ = gantry::v1::NodeLink::NewStub(grpc::CreateCustomChannel(
+      options_.controller, tls::ChannelCredentials(options_.identity.ca_pem, &options_.identity),
+      args));
 }
 
 ControllerLink::~ControllerLink() { Stop(); }
@@ -121,7 +123,6 @@ size_t ControllerLink::queued_reports() const {
 
 void ControllerLink::SetContext(grpc::ClientContext* context) const {
   context->set_deadline(std::chrono::system_clock::now() + options_.call_timeout);
-  rpc::AttachCredential(context, options_.key);
 }
 
 grpc::Status ControllerLink::CallRegister(gantry::v1::RegisterReply* reply) {

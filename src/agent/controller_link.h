@@ -1,5 +1,6 @@
 // The agent's side of NodeLink (proto/gantry/v1/controller.proto): registration, heartbeats and
-// job reports, every call carrying the cluster-key credential (rpc/credential.h).
+// job reports, over mutual TLS: the channel presents this node's certificate and accepts only the
+// controller's (tls/cluster_tls.h).
 //
 // One background thread does all of it, in order:
 //   - Register until the controller answers (backoff retry_min .. retry_max, doubling), then
@@ -34,14 +35,14 @@
 
 #include "agent/job_manager.h"
 #include "gantry/v1/controller.grpc.pb.h"
-#include "rpc/credential.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::agent {
 
 struct ControllerLinkOptions {
   std::string node;
-  std::string controller;  // host:port
-  rpc::ClusterKey key;
+  std::string controller;     // host:port
+  tls::Identity identity;     // this node's certificate and the cluster's CA
   std::string agent_address;  // host:port the Agent service is reachable at
   std::string hostname;
   std::string os;

@@ -58,17 +58,21 @@ TEST(JobRecord, RefusesDamagedRecords) {
 
 TEST(ParseAgentFlags, ReadsEveryFlagBothWays) {
   Result<AgentFlags> flags =
-      ParseAgentFlags({"--node", "a4-0", "--controller=10.0.0.1:6817", "--key-file", "/k",
-                       "--spool=/s", "--listen", "0.0.0.0:7000", "--advertise", "a4-0.local"});
+      ParseAgentFlags({"--node", "a4-0", "--controller=10.0.0.1:6817", "--ca-file", "/ca",
+                       "--cert-file=/c", "--cert-key-file", "/k", "--spool=/s", "--listen",
+                       "0.0.0.0:7000", "--advertise", "a4-0.local"});
   ASSERT_TRUE(flags.ok()) << flags.status().ToString();
   EXPECT_EQ(flags->node, "a4-0");
   EXPECT_EQ(flags->controller, "10.0.0.1:6817");
-  EXPECT_EQ(flags->key_file, "/k");
+  EXPECT_EQ(flags->ca_file, "/ca");
+  EXPECT_EQ(flags->cert_file, "/c");
+  EXPECT_EQ(flags->cert_key_file, "/k");
   EXPECT_EQ(flags->spool, "/s");
   EXPECT_EQ(flags->listen, "0.0.0.0:7000");
   EXPECT_EQ(flags->advertise, "a4-0.local");
   Result<AgentFlags> defaults =
-      ParseAgentFlags({"--node", "n", "--controller", "h:1", "--key-file", "k", "--spool", "s"});
+      ParseAgentFlags({"--node", "n", "--controller", "h:1", "--ca-file", "a", "--cert-file", "c",
+                       "--cert-key-file", "k", "--spool", "s"});
   ASSERT_TRUE(defaults.ok());
   EXPECT_EQ(defaults->listen, "127.0.0.1:0");
   EXPECT_EQ(defaults->advertise, "");
@@ -76,8 +80,9 @@ TEST(ParseAgentFlags, ReadsEveryFlagBothWays) {
 }
 
 TEST(ParseAgentFlags, ErrorsNameTheFlag) {
-  const std::vector<std::string> base = {"--node",     "n", "--controller", "h:1",
-                                         "--key-file", "k", "--spool",      "s"};
+  const std::vector<std::string> base = {"--node",          "n", "--controller", "h:1",
+                                         "--ca-file",       "a", "--cert-file",  "c",
+                                         "--cert-key-file", "k", "--spool",      "s"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
@@ -102,8 +107,13 @@ TEST(ParseAgentFlags, ErrorsNameTheFlag) {
       {{"--node", "n", "--controller", "h:0"}, "--controller: \"h:0\": port 0 is not a port"},
       {{"--node", "n", "--controller", "h:99999"},
        "--controller: \"h:99999\": port \"99999\" is not a number from 0 to 65535"},
-      {{"--node", "n", "--controller", "h:1"}, "--key-file: required"},
-      {{"--node", "n", "--controller", "h:1", "--key-file", "k"}, "--spool: required"},
+      {{"--node", "n", "--controller", "h:1"}, "--ca-file: required"},
+      {{"--node", "n", "--controller", "h:1", "--ca-file", "a"}, "--cert-file: required"},
+      {{"--node", "n", "--controller", "h:1", "--ca-file", "a", "--cert-file", "c"},
+       "--cert-key-file: required"},
+      {{"--node", "n", "--controller", "h:1", "--ca-file", "a", "--cert-file", "c",
+        "--cert-key-file", "k"},
+       "--spool: required"},
       {with({"--listen", "nohost"}), "--listen: \"nohost\" is not HOST:PORT"},
       {with({"--advertise", "h:80"}),
        "--advertise: \"h:80\" is not a host name or address "

@@ -12,55 +12,16 @@
 
 #include "spec/spec_json.h"
 #include "spec/validate.h"
+#include "sys/files.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::cluster {
 
 namespace fs = std::filesystem;
+using sys::ReadText;
+using sys::WriteFileAtomically;
 
 namespace {
-
-Result<std::string> ReadText(const std::string& path) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    return FailedPrecondition("cannot read " + path + ": is a directory");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Writes `text` to `path` through a temporary file and rename, with `mode`.
-Status WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode) {
-  const std::string tmp = path + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      return Unavailable("cannot write " + tmp + ": " + std::strerror(e));
-    }
-    done += static_cast<size_t>(n);
-  }
-  // The umask may have taken bits away (or left too many for an existing file): set exactly.
-  if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-    const int e = errno;
-    unlink(tmp.c_str());
-    return Unavailable("cannot write " + tmp + ": " + std::strerror(e));
-  }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    unlink(tmp.c_str());
-    return Unavailable("cannot write " + path + ": " + std::strerror(e));
-  }
-  return Status::Ok();
-}
 
 Result<spec::ClusterSpec> CheckText(const std::string& text, const std::string& path) {
   spec::CheckedSpec checked = spec::CheckSpecText(text);
@@ -87,6 +48,7 @@ std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir)
   conf += "ControllerSocket=" + dir.socket() + "\n";
   conf += "ControllerAddressFile=" + dir.addr_file() + "\n";
   conf += "KeyFile=" + dir.key() + "\n";
+  conf += "CaFile=" + tls::TlsPaths{dir.tls()}.ca_cert() + "\n";
   return conf;
 }
 
@@ -144,6 +106,7 @@ Result<Cluster> CreateClusterFiles(const spec::ClusterSpec& spec, const StateDir
   if (Status s = dir.Secure(); !s.ok()) return cleanup(s);
   GANTRY_ASSIGN_OR_RETURN(const std::string key, NewKeyText());
   Status s = WriteFileAtomically(dir.key(), key, 0600);
+  if (s.ok()) s = tls::EnsureClusterCertificates(tls::TlsPaths{dir.tls()}, ComputeNodes(config));
   if (s.ok()) s = WriteFileAtomically(dir.conf(), RenderGantryConf(config.cluster_name, dir), 0644);
   // spec.json last: its presence is what marks the folder as a cluster. Private: it may hold
   // the database password.

@@ -53,7 +53,8 @@ TEST_F(ClusterFilesTest, CreateWritesSpecConfKeyAndFolders) {
   EXPECT_EQ(Read(dir.conf()), "ClusterName=t\nStateDir=" + dir.dir() + "\nCommandSocket=" +
                                   dir.dir() + "/run/commands.sock\nControllerSocket=" + dir.dir() +
                                   "/run/gantryd.sock\nControllerAddressFile=" + dir.dir() +
-                                  "/run/gantryd.addr\nKeyFile=" + dir.dir() + "/cluster.key\n");
+                                  "/run/gantryd.addr\nKeyFile=" + dir.dir() +
+                                  "/cluster.key\nCaFile=" + dir.dir() + "/tls/ca.crt\n");
   const std::string key = Read(dir.key());
   ASSERT_EQ(key.size(), 65u);
   EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), 64u);

@@ -13,6 +13,7 @@
 #include "cluster/process.h"
 #include "model/node_state.h"
 #include "sys/disk_reserve.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::cluster {
 
@@ -209,13 +210,15 @@ Status WaitForAgents(const StateDir& dir, std::vector<StartedAgent>& agents,
 Status EnsureAgents(const Cluster& cluster, const std::string& address, const Environment& env,
                     const LifecycleOptions& options, std::ostream& out) {
   const StateDir& dir = cluster.dir;
+  const tls::TlsPaths tls{dir.tls()};
   std::vector<StartedAgent> started;
   std::optional<std::string> binary;
   for (const std::string& node : ComputeNodes(cluster.config)) {
     if (const std::optional<pid_t> pid = LiveAgent(dir, node)) {
-      const std::optional<std::string> controller =
-          ArgvFlagValue(ProcessArgv(*pid), "--controller");
-      if (controller == address) {
+      const std::vector<std::string> argv = ProcessArgv(*pid);
+      const std::optional<std::string> controller = ArgvFlagValue(argv, "--controller");
+      // An agent of a gantry before TLS has no certificate: it cannot reach this gantryd.
+      if (controller == address && ArgvFlagValue(argv, "--cert-file") == tls.node_cert(node)) {
         out << "agent " << node << "  running  pid " << *pid << "\n";
         continue;
       }
@@ -236,8 +239,9 @@ Status EnsureAgents(const Cluster& cluster, const std::string& address, const En
     a.started_at = static_cast<int64_t>(std::time(nullptr));
     GANTRY_ASSIGN_OR_RETURN(
         a.pid, SpawnDetached({*binary,
-                              {"--node", node, "--controller", address, "--key-file", dir.key(),
-                               "--spool", dir.agent_spool(node)},
+                              {"--node", node, "--controller", address, "--ca-file", tls.ca_cert(),
+                               "--cert-file", tls.node_cert(node), "--cert-key-file",
+                               tls.node_key(node), "--spool", dir.agent_spool(node)},
                               dir.agent_log(node),
                               dir.dir()}));
     GANTRY_RETURN_IF_ERROR(WritePidFile(dir.agent_pid(node), a.pid));
@@ -330,6 +334,9 @@ Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions
   }
   GANTRY_RETURN_IF_ERROR(cluster.dir.Secure());
   GANTRY_RETURN_IF_ERROR(RefreshGantryConf(cluster.dir, cluster.config.cluster_name));
+  // Clusters made before TLS, nodes added since and certificates near their end.
+  GANTRY_RETURN_IF_ERROR(tls::EnsureClusterCertificates(tls::TlsPaths{cluster.dir.tls()},
+                                                        ComputeNodes(cluster.config)));
   GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));
   return EnsureAgents(cluster, address, env, options, out);
 }

@@ -2,15 +2,17 @@
 // restart `gantry cluster update` does on a running cluster). The daemons' flags and files are
 // fixed in docs/design/running-cluster.md ("Contracts between the pieces").
 //
-// Up (idempotent; starts only what is not running):
+// Up (idempotent; starts only what is not running). First the cluster's certificates
+// (tls/cluster_tls.h) are made where missing or near their end.
 //  1. gantryd, unless run/gantryd.pid names a live `gantryd --state-dir DIR` process:
 //     `gantryd --state-dir DIR --listen 127.0.0.1:0` detached (logs/gantryd.log), then waits
 //     until DIR/gantryd.addr exists and Controller.Ping answers on DIR/gantryd.sock. When agents
 //     still run (gantryd died or is restarted), it listens on the address they were given
 //     (their --controller) so that they reconnect; if that fails it takes a new port.
-//  2. one `gantry-agent --node N --controller ADDR --key-file DIR/cluster.key --spool
-//     DIR/spool/N` per compute node whose run/agent-N.pid names no live agent for that spool (an
-//     agent given another controller address is restarted), then waits until the controller
+//  2. one `gantry-agent --node N --controller ADDR --ca-file DIR/tls/ca.crt --cert-file
+//     DIR/tls/node-N.crt --cert-key-file DIR/tls/node-N.key --spool DIR/spool/N` per compute
+//     node whose run/agent-N.pid names no live agent for that spool (an agent given another
+//     controller address or no certificate is restarted), then waits until the controller
 //     reports each started node registered (GetNodes: address set and boot_time or
 //     last_heartbeat not older than the start); when the controller cannot report nodes, the
 //     agents only need to stay alive for `agent_settle`.

@@ -115,8 +115,10 @@ TEST_F(LifecycleTest, UpStartsGantrydAndOneAgentPerComputeNode) {
     ASSERT_GT(pid, 0) << node;
     const std::vector<std::string> argv = ProcessArgv(pid);
     EXPECT_EQ(std::vector<std::string>(argv.begin() + 2, argv.end()),
-              (std::vector<std::string>{"--node", node, "--controller", addr, "--key-file", d.key(),
-                                        "--spool", d.agent_spool(node)}));
+              (std::vector<std::string>{
+                  "--node", node, "--controller", addr, "--ca-file", d.tls() + "/ca.crt",
+                  "--cert-file", d.tls() + "/node-" + node + ".crt", "--cert-key-file",
+                  d.tls() + "/node-" + node + ".key", "--spool", d.agent_spool(node)}));
     EXPECT_NE(out.find("agent " + node + "  started  pid " + std::to_string(pid) + "\n"),
               std::string::npos)
         << out;

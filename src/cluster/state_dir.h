@@ -3,7 +3,7 @@
 //   DIR/spec.json  gantry.conf  cluster.key  state.db
 //   DIR/run/gantryd.sock  DIR/run/commands.sock  DIR/run/gantryd.addr
 //   DIR/run/gantryd.pid  DIR/run/agent-<node>.pid  DIR/logs/gantryd.log  DIR/logs/agent-<node>.log
-//   DIR/spool/<node>/  DIR/home/
+//   DIR/spool/<node>/  DIR/home/  DIR/tls/ (the cluster's CA and certificates, tls/cluster_tls.h)
 // Who may read what (SecureStateDir): DIR is 0711, so other users reach only what they are
 // told the name of; spec.json (it may hold a database password), cluster.key, state.db* (every
 // job's script and environment) and logs/ are the owner's alone; gantry.conf, run/ (the
@@ -33,6 +33,7 @@ class StateDir {
   std::string spec() const { return dir_ + "/spec.json"; }
   std::string conf() const { return dir_ + "/gantry.conf"; }
   std::string key() const { return dir_ + "/cluster.key"; }
+  std::string tls() const { return dir_ + "/tls"; }
   std::string socket() const { return run() + "/gantryd.sock"; }           // gRPC
   std::string command_socket() const { return run() + "/commands.sock"; }  // wire/frame.h
   std::string addr_file() const { return run() + "/gantryd.addr"; }

@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "ctld/command_socket.h"
 #include "ctld/config.h"
@@ -24,7 +22,9 @@
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 #include "sys/disk_reserve.h"
+#include "sys/files.h"
 #include "sys/system_time.h"
+#include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
 
 namespace gantry::ctld {
@@ -33,7 +33,7 @@ namespace {
 constexpr char kVersion[] = "0.1.0";
 constexpr char kUsage[] =
     "usage: gantryd --state-dir DIR [--listen HOST:PORT]\n"
-    "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, state.db; with\n"
+    "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, tls/, state.db; with\n"
     "                      AccountingStorageType=accounting_storage/postgresql the state and\n"
     "                      job history live in PostgreSQL instead of state.db)\n"
     "  --listen HOST:PORT  TCP address for agents and remote commands (default 127.0.0.1:0)\n";
@@ -41,27 +41,6 @@ constexpr char kUsage[] =
 int Fail(const std::string& message) {
   std::fprintf(stderr, "gantryd: error: %s\n", message.c_str());
   return 1;
-}
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out) return Internal(tmp + ": cannot be written");
-  }
-  if (chmod(tmp.c_str(), 0644) != 0 || rename(tmp.c_str(), path.c_str()) != 0) {
-    return Internal(path + ": chmod or rename failed");
-  }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -102,7 +81,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   // owner's alone; the sockets and the address file get their public modes explicitly.
   umask(077);
   const std::string run_dir = state_dir + "/run";
-  Result<std::string> spec_text = ReadFile(state_dir + "/spec.json");
+  Result<std::string> spec_text = sys::ReadText(state_dir + "/spec.json");
   if (!spec_text.ok()) return Fail(spec_text.status().message());
   spec::CheckedSpec checked = spec::CheckSpecText(*spec_text);
   if (!checked.ok()) {
@@ -115,6 +94,10 @@ int RunGantryd(const std::vector<std::string>& args) {
   if (!config.ok()) return Fail(config.status().message());
   Result<rpc::ClusterKey> key = rpc::LoadClusterKey(state_dir + "/cluster.key");
   if (!key.ok()) return Fail(key.status().message());
+  const tls::TlsPaths tls_paths{state_dir + "/tls"};
+  Result<tls::Identity> identity = tls::LoadIdentity(
+      tls_paths.ca_cert(), tls_paths.controller_cert(), tls_paths.controller_key());
+  if (!identity.ok()) return Fail(identity.status().message());
   if (const std::string kept = sys::KeepDiskReserve(state_dir, config->store_min_free_bytes);
       !kept.empty()) {
     std::fprintf(stderr, "gantryd: %s\n", kept.c_str());
@@ -135,19 +118,22 @@ int RunGantryd(const std::vector<std::string>& args) {
   // The TCP port is known only once the server is built; the config the agents get needs it.
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &port);
+  // TLS with the cluster's CA: agents present their node's certificate, commands none (they
+  // carry credentials bound to each call).
+  builder.AddListeningPort(
+      listen, tls::ServerCredentials(*identity, tls::ClientCertificates::kVerifyIfPresent), &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(512 << 20);
 
   const std::string host = listen.substr(0, listen.rfind(':'));
   sys::SystemClock clock;
-  GrpcAgentLink agents(*key);
+  GrpcAgentLink agents(*identity);
   ControllerConfig settings = *config;
   settings.conf_path = state_dir + "/gantry.conf";
   // gRPC needs the services before it binds, and the bound port only after: the controller
   // learns its address once the server is up (it only needs it for job contexts).
   auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);
-  Authenticator auth(nullptr, *key);
+  Authenticator auth(nullptr, *key, config->cluster_name);
   ControllerService controller_service(controller.get(), &auth, kVersion);
   NodeLinkService node_link_service(controller.get(), &auth);
   builder.RegisterService(&controller_service);
@@ -176,7 +162,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   (*commands)->Start();
 
   controller->Start();
-  Status written = WriteFileAtomically(run_dir + "/gantryd.addr", address + "\n");
+  Status written = sys::WriteFileAtomically(run_dir + "/gantryd.addr", address + "\n", 0644);
   if (!written.ok()) return Fail(written.ToString());
   std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
                config->cluster_name.c_str(), address.c_str(), run_dir.c_str(), run_dir.c_str());

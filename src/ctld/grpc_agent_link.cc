@@ -4,8 +4,11 @@
 
 namespace gantry::ctld {
 
-GrpcAgentLink::GrpcAgentLink(rpc::ClusterKey key, int threads, std::chrono::seconds give_up_after)
-    : key_(std::move(key)), give_up_after_(give_up_after) {
+GrpcAgentLink::GrpcAgentLink(tls::Identity identity, int threads,
+                             std::chrono::seconds give_up_after)
+    : identity_(std::move(identity)),
+      credentials_(tls::ChannelCredentials(identity_.ca_pem, &identity_)),
+      give_up_after_(give_up_after) {
   threads_.reserve(static_cast<size_t>(threads));
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Worker(); });
 }
@@ -35,11 +38,13 @@ void GrpcAgentLink::Enqueue(const std::string& node, const std::string& address,
   cv_.notify_one();
 }
 
-v1::Agent::Stub* GrpcAgentLink::StubFor(const std::string& address) {
+v1::Agent::Stub* GrpcAgentLink::StubFor(const std::string& node, const std::string& address) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::unique_ptr<v1::Agent::Stub>& stub = stubs_[address];
+  std::unique_ptr<v1::Agent::Stub>& stub = stubs_[{node, address}];
   if (!stub) {
-    stub = v1::Agent::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    grpc::ChannelArguments args;
+    tls::ExpectServerName(&args, tls::NodeCertName(node));
+    stub = v1::Agent::NewStub(grpc::CreateCustomChannel(address, credentials_, args));
   }
   return stub.get();
 }
@@ -77,10 +82,9 @@ void GrpcAgentLink::Worker() {
                    task.what.c_str(), task.node.c_str());
       continue;
     }
-    v1::Agent::Stub* stub = StubFor(task.address);
+    v1::Agent::Stub* stub = StubFor(task.node, task.address);
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    rpc::AttachCredential(&context, key_);
     ++active_;
     const grpc::Status status = task.attempt(stub, &context);
     --active_;

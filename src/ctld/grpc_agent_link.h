@@ -1,7 +1,8 @@
-// AgentLink over gRPC: each call is queued and sent by a small pool of threads with the
-// cluster-key credential; a call that fails (agent unreachable, busy) is retried with backoff
-// for up to `give_up_after` seconds, then dropped with a log line (a node that stays silent is
-// declared DOWN by the heartbeat timeout, which also settles its jobs).
+// AgentLink over gRPC with mutual TLS: each call is queued and sent by a small pool of threads
+// over a channel that presents the controller's certificate and accepts only the certificate of
+// the node it dials (tls/cluster_tls.h); a call that fails (agent unreachable, busy) is retried
+// with backoff for up to `give_up_after` seconds, then dropped with a log line (a node that stays
+// silent is declared DOWN by the heartbeat timeout, which also settles its jobs).
 #ifndef GANTRY_CTLD_GRPC_AGENT_LINK_H_
 #define GANTRY_CTLD_GRPC_AGENT_LINK_H_
 
@@ -21,13 +22,13 @@
 
 #include "ctld/agent_link.h"
 #include "gantry/v1/agent.grpc.pb.h"
-#include "rpc/credential.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::ctld {
 
 class GrpcAgentLink final : public AgentLink {
  public:
-  GrpcAgentLink(rpc::ClusterKey key, int threads = 4,
+  GrpcAgentLink(tls::Identity identity, int threads = 4,
                 std::chrono::seconds give_up_after = std::chrono::seconds(120));
   ~GrpcAgentLink() override;
 
@@ -59,15 +60,18 @@ class GrpcAgentLink final : public AgentLink {
   void Enqueue(const std::string& node, const std::string& address, std::string what,
                Attempt attempt);
   void Worker();
-  v1::Agent::Stub* StubFor(const std::string& address);
+  v1::Agent::Stub* StubFor(const std::string& node, const std::string& address);
 
-  const rpc::ClusterKey key_;
+  const tls::Identity identity_;
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   const std::chrono::seconds give_up_after_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<uint32_t> active_{0};                                     // calls in progress
   std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;  // guarded by mu_
-  std::map<std::string, std::unique_ptr<v1::Agent::Stub>> stubs_;       // guarded by mu_
+  // By node and address.
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<v1::Agent::Stub>>
+      stubs_;  // guarded by mu_
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };

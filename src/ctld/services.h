@@ -1,6 +1,7 @@
 // The gRPC faces of the controller: `Controller` (commands) and `NodeLink` (agents). Each call
 // first establishes the caller from the transport (peer credentials for connections that came
-// through the unix listener, a signed credential otherwise), then hands a domain call to
+// through the unix listener, a credential bound to the call otherwise; an agent's certificate
+// for NodeLink), then hands a domain call to
 // ctld::Controller and maps its Status to a gRPC status whose message is Slurm's text.
 #ifndef GANTRY_CTLD_SERVICES_H_
 #define GANTRY_CTLD_SERVICES_H_
@@ -19,14 +20,21 @@ namespace gantry::ctld {
 // Maps the transport to a caller. `listener` may be null (TCP only).
 class Authenticator {
  public:
-  Authenticator(const rpc::UnixListener* listener, rpc::ClusterKey key)
-      : listener_(listener), key_(std::move(key)) {}
-  Result<Caller> Authenticate(const grpc::ServerContext& context) const;
+  Authenticator(const rpc::UnixListener* listener, rpc::ClusterKey key, std::string cluster_name)
+      : listener_(listener), verifier_(std::move(key)), cluster_name_(std::move(cluster_name)) {}
+  // A command's caller: the kernel's peer credentials for the unix socket, else a credential
+  // bound to `request` for this cluster (rpc/credential.h), accepted once.
+  Result<Caller> Authenticate(const grpc::ServerContext& context,
+                              const google::protobuf::Message& request) const;
+  // OK when the call came with the certificate of `node` (tls/cluster_tls.h); PermissionDenied
+  // naming the certificate otherwise.
+  Status AuthenticateNode(const grpc::ServerContext& context, const std::string& node) const;
   void set_listener(const rpc::UnixListener* listener) { listener_ = listener; }
 
  private:
   const rpc::UnixListener* listener_;
-  rpc::ClusterKey key_;
+  mutable rpc::CredentialVerifier verifier_;  // thread-safe
+  std::string cluster_name_;
 };
 
 class ControllerService final : public v1::Controller::Service {

@@ -1,6 +1,9 @@
 #include "rpc/credential.h"
 
 #include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/message.h>
 #include <grpcpp/grpcpp.h>
 #include <munge.h>
 #include <openssl/crypto.h>
@@ -70,8 +73,20 @@ std::string Mac(const ClusterKey& key, std::string_view message) {
 }
 
 std::string SignedPart(uint32_t uid, uint32_t gid, int64_t now, std::string_view nonce) {
-  return "v1:" + std::to_string(uid) + ":" + std::to_string(gid) + ":" + std::to_string(now) + ":" +
+  return "v2:" + std::to_string(uid) + ":" + std::to_string(gid) + ":" + std::to_string(now) + ":" +
          std::string(nonce);
+}
+
+// What a signature or a MUNGE payload covers besides the identity: the call.
+std::string BindingText(const CallBinding& call) {
+  return call.method + "\n" + call.audience + "\n" + call.body_sha256;
+}
+
+std::string Sha256Hex(std::string_view bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
+  return ToHex(std::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 template <typename T>
@@ -116,18 +131,29 @@ Result<ClusterKey> LoadClusterKey(const std::string& path) {
 
 Result<std::string> NewClusterKeyText() { return ToHex(RandomBytes(32)) + "\n"; }
 
-std::string SignCredential(const ClusterKey& key, uint32_t uid, uint32_t gid, int64_t now,
-                           std::string_view method) {
-  const std::string part = SignedPart(uid, gid, now, ToHex(RandomBytes(8)));
-  return part + ":" + Mac(key, part + ":" + std::string(method));
+CallBinding BindCall(const google::protobuf::Message& request, std::string_view audience) {
+  std::string body;
+  {
+    google::protobuf::io::StringOutputStream stream(&body);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    request.SerializeToCodedStream(&coded);
+  }
+  return CallBinding{request.GetDescriptor()->full_name(), std::string(audience), Sha256Hex(body)};
 }
 
-Result<PeerIdentity> CheckCredential(const ClusterKey& key, std::string_view credential,
-                                     int64_t now, std::string_view method) {
-  // v1:uid:gid:time:nonce:mac
+std::string SignCredential(const ClusterKey& key, uint32_t uid, uint32_t gid, int64_t now,
+                           const CallBinding& call) {
+  const std::string part = SignedPart(uid, gid, now, ToHex(RandomBytes(16)));
+  return part + ":" + Mac(key, part + "\n" + BindingText(call));
+}
+
+Result<CheckedCredential> CheckCredential(const ClusterKey& key, std::string_view credential,
+                                          int64_t now, const CallBinding& call) {
+  // v2:uid:gid:time:nonce:mac
   std::vector<std::string_view> fields;
   size_t start = 0;
-  while (true) {
+  while (fields.size() <= 6) {
     const size_t colon = credential.find(':', start);
     fields.push_back(credential.substr(start, colon - start));
     if (colon == std::string_view::npos) break;
@@ -136,34 +162,45 @@ Result<PeerIdentity> CheckCredential(const ClusterKey& key, std::string_view cre
   uint32_t uid = 0;
   uint32_t gid = 0;
   int64_t time = 0;
-  if (fields.size() != 6 || fields[0] != "v1" || !ParseNumber(fields[1], &uid) ||
-      !ParseNumber(fields[2], &gid) || !ParseNumber(fields[3], &time)) {
+  if (fields.size() != 6 || fields[0] != "v2" || !ParseNumber(fields[1], &uid) ||
+      !ParseNumber(fields[2], &gid) || !ParseNumber(fields[3], &time) || fields[4].size() != 32) {
     return PermissionDenied("malformed credential");
   }
   const std::string expected =
-      Mac(key, SignedPart(uid, gid, time, fields[4]) + ":" + std::string(method));
+      Mac(key, SignedPart(uid, gid, time, fields[4]) + "\n" + BindingText(call));
   if (expected.size() != fields[5].size() ||
       CRYPTO_memcmp(expected.data(), fields[5].data(), expected.size()) != 0) {
-    return PermissionDenied("credential signature does not match the cluster key");
+    return PermissionDenied("credential signature does not match the cluster key and this call (" +
+                            call.method + " for cluster " + call.audience + ")");
   }
   if (time < now - kCredentialTtlSeconds || time > now + kCredentialTtlSeconds) {
     return PermissionDenied("credential expired (signed at " + std::to_string(time) + ", now " +
-                            std::to_string(now) + ")");
+                            std::to_string(now) + ", valid " +
+                            std::to_string(kCredentialTtlSeconds) + " s either side)");
   }
-  PeerIdentity who;
-  who.uid = uid;
-  who.gid = gid;
-  return who;
+  CheckedCredential checked;
+  checked.who.uid = uid;
+  checked.who.gid = gid;
+  checked.nonce = std::string(fields[4]);
+  checked.signed_at = time;
+  return checked;
 }
 
-void AttachCredential(grpc::ClientContext* context, const ClusterKey& key) {
+void AttachCredential(grpc::ClientContext* context, const ClusterKey& key,
+                      const CallBinding& call) {
   context->AddMetadata(kCredentialKey,
-                       SignCredential(key, getuid(), getgid(), std::time(nullptr), ""));
+                       SignCredential(key, getuid(), getgid(), std::time(nullptr), call));
 }
 
-Status AttachMungeCredential(grpc::ClientContext* context) {
+Status AttachMungeCredential(grpc::ClientContext* context, const CallBinding& call) {
+  munge_ctx_t ctx = munge_ctx_create();
+  if (ctx == nullptr) return Unavailable("munge: cannot create a context");
+  munge_ctx_set(ctx, MUNGE_OPT_TTL, static_cast<int>(kCredentialTtlSeconds));
+  const std::string payload = BindingText(call);
   char* cred = nullptr;
-  const munge_err_t err = munge_encode(&cred, nullptr, nullptr, 0);
+  const munge_err_t err =
+      munge_encode(&cred, ctx, payload.data(), static_cast<int>(payload.size()));
+  munge_ctx_destroy(ctx);
   if (err != EMUNGE_SUCCESS) {
     if (cred != nullptr) free(cred);
     return Unavailable(std::string("munge: ") + munge_strerror(err));
@@ -173,17 +210,35 @@ Status AttachMungeCredential(grpc::ClientContext* context) {
   return Status::Ok();
 }
 
-Result<PeerIdentity> VerifyCredential(const grpc::ServerContext& context, const ClusterKey& key) {
+Result<PeerIdentity> CredentialVerifier::VerifyKeyCredential(std::string_view credential,
+                                                             const CallBinding& call, int64_t now) {
+  GANTRY_ASSIGN_OR_RETURN(CheckedCredential checked, CheckCredential(key_, credential, now, call));
+  // Accepted once: the nonce is kept until the credential could no longer pass the age check.
+  GANTRY_RETURN_IF_ERROR(
+      seen_.Admit(checked.nonce, checked.signed_at + kCredentialTtlSeconds + 1, now));
+  return checked.who;
+}
+
+Result<PeerIdentity> CredentialVerifier::Verify(const grpc::ServerContext& context,
+                                                const CallBinding& call, int64_t now) {
   if (std::optional<std::string_view> cred = Metadata(context, kCredentialKey)) {
-    return CheckCredential(key, *cred, std::time(nullptr), "");
+    return VerifyKeyCredential(*cred, call, now);
   }
   if (std::optional<std::string_view> cred = Metadata(context, kMungeKey)) {
     const std::string text(*cred);
     uid_t uid = 0;
     gid_t gid = 0;
-    const munge_err_t err = munge_decode(text.c_str(), nullptr, nullptr, nullptr, &uid, &gid);
+    void* payload = nullptr;
+    int length = 0;
+    const munge_err_t err = munge_decode(text.c_str(), nullptr, &payload, &length, &uid, &gid);
+    const std::string got(static_cast<const char*>(payload), payload == nullptr ? 0 : length);
+    free(payload);
     if (err != EMUNGE_SUCCESS) {
       return PermissionDenied(std::string("munge credential refused: ") + munge_strerror(err));
+    }
+    if (got != BindingText(call)) {
+      return PermissionDenied("munge credential was made for another call (this one is " +
+                              call.method + " for cluster " + call.audience + ")");
     }
     PeerIdentity who;
     who.uid = uid;

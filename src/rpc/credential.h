@@ -1,16 +1,21 @@
-// Caller identity across hosts (TCP), where the kernel cannot vouch for the peer.
+// Caller identity for commands that reach the controller over TCP, where the kernel cannot vouch
+// for the peer. (Controller and agents prove themselves to each other with their certificates,
+// tls/cluster_tls.h; these credentials are for the Slurm commands.)
 //
-// Two credentials, both carried in gRPC call metadata and checked by the server:
-//  - Cluster key (x-gantry-cred): "v1:<uid>:<gid>:<unix time>:<nonce>:<hmac>", an HMAC-SHA256
-//    with the cluster's secret key (DIR/cluster.key, mode 0600) over the fields and the called
-//    method. Whoever can read the key can speak for any uid, so only the controller, the agents
-//    (root) and root/the cluster owner's commands hold it, as with slurm's auth/jwt key.
-//  - MUNGE (x-gantry-munge): a credential from the local munged (Debian's munge), whose uid/gid
-//    the server's munged decodes. Any user can get one for themselves; this is how remote users'
-//    commands prove who they are.
-// A credential is valid for kCredentialTtlSeconds either side of the server's clock.
+// A credential authorizes one call: it is bound to the call's method (the request message's type),
+// its audience (the cluster it is meant for) and a SHA-256 of its body (the request serialized
+// deterministically), expires kCredentialTtlSeconds either side of the server's clock, and is
+// accepted once (CredentialVerifier keeps what it accepted until it expires). A credential taken
+// off the wire can therefore not be replayed, nor reused for another call, cluster or body.
+// Two kinds, both carried in gRPC call metadata:
+//  - Cluster key (x-gantry-cred): "v2:<uid>:<gid>:<unix time>:<nonce>:<hmac>", an HMAC-SHA256
+//    with the cluster's secret key (DIR/cluster.key, mode 0600) over those fields and the binding.
+//    Whoever can read the key can speak for any uid, so only root and the cluster's owner hold it,
+//    as with slurm's auth/jwt key.
+//  - MUNGE (x-gantry-munge): a credential from the local munged whose payload is the binding;
+//    the server's munged decodes the uid/gid (and refuses a replayed credential itself).
 //
-// Thread-safety: all functions are thread-safe.
+// Thread-safety: free functions are thread-safe; CredentialVerifier is thread-safe.
 #ifndef GANTRY_RPC_CREDENTIAL_H_
 #define GANTRY_RPC_CREDENTIAL_H_
 
@@ -19,7 +24,12 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "rpc/replay_cache.h"
 #include "rpc/unix_listener.h"
+
+namespace google::protobuf {
+class Message;
+}  // namespace google::protobuf
 
 namespace grpc {
 class ClientContext;
@@ -28,7 +38,7 @@ class ServerContext;
 
 namespace gantry::rpc {
 
-inline constexpr int64_t kCredentialTtlSeconds = 300;
+inline constexpr int64_t kCredentialTtlSeconds = 60;
 inline constexpr char kCredentialKey[] = "x-gantry-cred";
 inline constexpr char kMungeKey[] = "x-gantry-munge";
 
@@ -36,31 +46,55 @@ struct ClusterKey {
   std::string bytes;  // the secret, 32 bytes
 };
 
+// What one credential authorizes.
+struct CallBinding {
+  std::string method;       // the request message's full type name, "gantry.v1.SubmitJobRequest"
+  std::string audience;     // the cluster's name
+  std::string body_sha256;  // hex SHA-256 of the request serialized deterministically
+};
+// The binding of `request` for `audience`; client and server compute it alike.
+CallBinding BindCall(const google::protobuf::Message& request, std::string_view audience);
+
 // Reads a key file: 64 hex characters (whitespace around them ignored). Errors name the path
 // and the rule (missing, wrong length, not hex, readable by group/others).
 Result<ClusterKey> LoadClusterKey(const std::string& path);
 // 32 random bytes from the kernel, as the 64 hex characters a key file holds (with "\n").
 Result<std::string> NewClusterKeyText();
 
-// Signs a credential for (uid, gid, now, method). Exposed for tests; callers use
-// AttachCredential.
+// Signs a credential for (uid, gid, now, call). Exposed for tests; callers use AttachCredential.
 std::string SignCredential(const ClusterKey& key, uint32_t uid, uint32_t gid, int64_t now,
-                           std::string_view method);
-// Checks a credential for `method` at `now`; returns who it speaks for.
-Result<PeerIdentity> CheckCredential(const ClusterKey& key, std::string_view credential,
-                                     int64_t now, std::string_view method);
+                           const CallBinding& call);
+// Checks a credential's form, signature, binding and age at `now` (not whether it was seen
+// before: CredentialVerifier does that).
+struct CheckedCredential {
+  PeerIdentity who;
+  std::string nonce;
+  int64_t signed_at = 0;
+};
+Result<CheckedCredential> CheckCredential(const ClusterKey& key, std::string_view credential,
+                                          int64_t now, const CallBinding& call);
 
-// Adds a cluster-key credential for this process's real uid/gid to a call. The method is not
-// known to the client context, so the signature covers the empty method ("" on both sides);
-// the nonce and time still make each credential distinct.
-void AttachCredential(grpc::ClientContext* context, const ClusterKey& key);
-// Adds a MUNGE credential from the local munged. Errors when munged cannot be reached.
-Status AttachMungeCredential(grpc::ClientContext* context);
+// Adds a cluster-key credential for this process's real uid/gid and `call` to a call.
+void AttachCredential(grpc::ClientContext* context, const ClusterKey& key, const CallBinding& call);
+// Adds a MUNGE credential for `call` from the local munged. Errors when munged cannot be reached.
+Status AttachMungeCredential(grpc::ClientContext* context, const CallBinding& call);
 
-// The caller of a server call from its metadata: a cluster-key credential, else a MUNGE
-// credential. Errors (kPermissionDenied) name what was wrong: missing, malformed, bad
-// signature, expired, munge's own message.
-Result<PeerIdentity> VerifyCredential(const grpc::ServerContext& context, const ClusterKey& key);
+// The server side: the caller of a call from its metadata (a cluster-key credential, else a
+// MUNGE credential), refusing credentials already accepted. Errors (kPermissionDenied) name what
+// was wrong: missing, malformed, bad signature, other call, expired, replayed, munge's message.
+class CredentialVerifier {
+ public:
+  explicit CredentialVerifier(ClusterKey key) : key_(std::move(key)) {}
+  Result<PeerIdentity> Verify(const grpc::ServerContext& context, const CallBinding& call,
+                              int64_t now);
+  // Checks one cluster-key credential (the part of Verify that needs no gRPC context).
+  Result<PeerIdentity> VerifyKeyCredential(std::string_view credential, const CallBinding& call,
+                                           int64_t now);
+
+ private:
+  ClusterKey key_;
+  ReplayCache seen_;
+};
 
 }  // namespace gantry::rpc
 

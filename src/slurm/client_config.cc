@@ -51,6 +51,8 @@ Result<ClientConfig> ParseClientConfig(std::string_view text, std::string_view p
       config.controller_address_file = value;
     } else if (key == "keyfile") {
       config.key_file = value;
+    } else if (key == "cafile") {
+      config.ca_file = value;
     }
   }
   return config;

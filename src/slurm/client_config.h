@@ -4,14 +4,15 @@
 // Format: one Key=Value per line; '#' starts a comment (whole line or after the value); blank
 // lines ignored; keys are case-insensitive; white space around keys and values is trimmed.
 // Known keys: ClusterName, StateDir, CommandSocket, ControllerSocket, ControllerAddress,
-// ControllerAddressFile, KeyFile. Unknown keys are ignored (newer writers may add some); a line
-// without '=' is an error naming the path and line number.
+// ControllerAddressFile, KeyFile, CaFile. Unknown keys are ignored (newer writers may add some); a
+// line without '=' is an error naming the path and line number.
 //
 // Resolution (ResolveEndpoint): CommandSocket when that path exists and is a socket (the local
 // command protocol, wire/frame.h), else ControllerSocket likewise (gRPC); on both the caller's
 // identity is the kernel's peer credentials. Otherwise TCP to ControllerAddress,
-// or to the host:port read from ControllerAddressFile, with a credential on every call (signed by
-// KeyFile when the caller can read it, else MUNGE).
+// or to the host:port read from ControllerAddressFile, over TLS that trusts only CaFile (the
+// cluster's CA), with a credential bound to each call (signed by KeyFile when the caller can read
+// it, else MUNGE).
 #ifndef GANTRY_SLURM_CLIENT_CONFIG_H_
 #define GANTRY_SLURM_CLIENT_CONFIG_H_
 
@@ -33,6 +34,7 @@ struct ClientConfig {
   std::string controller_address;  // host:port
   std::string controller_address_file;
   std::string key_file;
+  std::string ca_file;  // the cluster's CA certificate, for TLS to the controller
 };
 
 // Parses the text of a gantry.conf (pure). `path` is used in error messages.

@@ -1,9 +1,11 @@
 #include "slurm_remote/grpc_transport.h"
 
 #include <chrono>
+#include <cstdio>
 
 #include "gantry/v1/controller.grpc.pb.h"
 #include "slurm/slurm_errors.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::slurm {
 namespace {
@@ -11,10 +13,11 @@ namespace {
 class Transport final : public ControllerTransport {
  public:
   Transport(std::shared_ptr<grpc::Channel> channel, std::optional<rpc::ClusterKey> key,
-            bool use_munge)
+            bool use_munge, std::string cluster)
       : stub_(v1::Controller::NewStub(std::move(channel))),
         key_(std::move(key)),
-        use_munge_(use_munge) {}
+        use_munge_(use_munge),
+        cluster_(std::move(cluster)) {}
 
   Result<std::string> Call(wire::Method method, const std::string& request,
                            int timeout_seconds) override {
@@ -76,11 +79,11 @@ class Transport final : public ControllerTransport {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds));
     if (key_.has_value()) {
-      rpc::AttachCredential(&context, *key_);
+      rpc::AttachCredential(&context, *key_, rpc::BindCall(request, cluster_));
     } else if (use_munge_) {
       // Without munged the call goes out bare and the controller refuses it, which reads as
       // "Protocol authentication error".
-      (void)rpc::AttachMungeCredential(&context);
+      (void)rpc::AttachMungeCredential(&context, rpc::BindCall(request, cluster_));
     }
     Reply reply;
     const grpc::Status status = ((*stub_).*method)(&context, request, &reply);
@@ -91,6 +94,7 @@ class Transport final : public ControllerTransport {
   std::unique_ptr<v1::Controller::Stub> stub_;
   std::optional<rpc::ClusterKey> key_;
   bool use_munge_ = false;
+  std::string cluster_;  // the audience of credentials
 };
 
 Result<std::unique_ptr<ControllerTransport>> ConnectGrpc(const ClientConfig& config,
@@ -105,10 +109,23 @@ Result<std::unique_ptr<ControllerTransport>> ConnectGrpc(const ClientConfig& con
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
   // squeue of a 100k-job queue is ~12 MB: no limit on what the controller may send.
   args.SetMaxReceiveMessageSize(-1);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!endpoint.local) {
+    // Across hosts only TLS, trusting only the cluster's CA and the controller's name in it.
+    Result<std::string> ca = tls::LoadAuthority(config.ca_file);
+    if (config.ca_file.empty() || !ca.ok()) {
+      std::fprintf(stderr, "%s: CaFile%s%s\n", config.path.c_str(),
+                   config.ca_file.empty() ? " is not set" : ": ",
+                   config.ca_file.empty() ? "" : ca.status().message().c_str());
+      return Unavailable(kConnectFailure);
+    }
+    credentials = tls::ChannelCredentials(*ca, nullptr);
+    tls::ExpectServerName(&args, tls::kControllerName);
+  }
   std::shared_ptr<grpc::Channel> channel =
-      grpc::CreateCustomChannel(endpoint.target, grpc::InsecureChannelCredentials(), args);
+      grpc::CreateCustomChannel(endpoint.target, credentials, args);
   const bool use_munge = !endpoint.local && !key.has_value();
-  return GrpcTransport(std::move(channel), std::move(key), use_munge);
+  return GrpcTransport(std::move(channel), std::move(key), use_munge, config.cluster_name);
 }
 
 }  // namespace
@@ -117,8 +134,9 @@ void UseGrpcForRemoteControllers() { SetRemoteConnector(ConnectGrpc); }
 
 std::unique_ptr<ControllerTransport> GrpcTransport(std::shared_ptr<grpc::Channel> channel,
                                                    std::optional<rpc::ClusterKey> key,
-                                                   bool use_munge) {
-  return std::make_unique<Transport>(std::move(channel), std::move(key), use_munge);
+                                                   bool use_munge, std::string cluster) {
+  return std::make_unique<Transport>(std::move(channel), std::move(key), use_munge,
+                                     std::move(cluster));
 }
 
 Status FromGrpcStatus(const grpc::Status& status) {

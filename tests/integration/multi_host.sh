@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The same binaries across hosts: each agent runs in its own network namespace (veth pair to the
-# host), reaching the controller over TCP with a signed credential; a command in a third
-# namespace submits over TCP too. A 2-node job runs across the two "hosts".
+# host), reaching the controller over mutual TLS with their node's certificate; a command in a
+# third namespace submits over TLS too, with a credential bound to each call. A 2-node job runs across the two "hosts".
 # Skipped (77) without root or `ip netns`.
 # usage: multi_host.sh BIN_DIR SOURCE_ROOT
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root for network namespaces"; exit 77; }
@@ -42,7 +42,8 @@ port=$(sed 's/.*://' "$STATE/run/gantryd.addr")
 for i in 1 2; do
   node=hosts-cpu-$((i - 1))
   ip netns exec "$tag-$i" "$BIN/gantry-agent" --node "$node" --controller "$net.$i.1:$port" \
-    --key-file "$STATE/cluster.key" --spool "$WORK/spool-$i" --listen "$net.$i.2:0" \
+    --ca-file "$STATE/tls/ca.crt" --cert-file "$STATE/tls/node-$node.crt" \
+    --cert-key-file "$STATE/tls/node-$node.key" --spool "$WORK/spool-$i" --listen "$net.$i.2:0" \
     >"$WORK/agent-$i.log" 2>&1 &
   EXTRA_PIDS="$EXTRA_PIDS $!"
 done
@@ -51,9 +52,16 @@ cat >"$WORK/remote.conf" <<CONF
 ClusterName=hosts
 ControllerAddress=$net.3.1:$port
 KeyFile=$STATE/cluster.key
+CaFile=$STATE/tls/ca.crt
 CONF
 remote() { ip netns exec "$tag-3" env GANTRY_CONF="$WORK/remote.conf" PATH="$PATH" "$@"; }
 export GANTRY_CONF=$STATE/gantry.conf
+# An agent given another node's certificate does not start.
+out=$("$BIN/gantry-agent" --node hosts-cpu-0 --controller "127.0.0.1:$port" \
+  --ca-file "$STATE/tls/ca.crt" --cert-file "$STATE/tls/node-hosts-cpu-1.crt" \
+  --cert-key-file "$STATE/tls/node-hosts-cpu-1.key" --spool "$WORK/spool-x" 2>&1) &&
+  fail "an agent started with another node's certificate"
+echo "$out" | grep -q "names hosts-cpu-1.node.gantry, not node hosts-cpu-0" || fail "wrong cert: $out"
 wait_for 30 bash -c "[ \$(sinfo -h -N -t idle -o %N | wc -l) = 2 ]" ||
   { sinfo -N; cat "$WORK"/agent-*.log; fail "agents did not register"; }
 sinfo -h -N -o '%N %t' | grep -q 'hosts-cpu-0 idle' || fail "sinfo"
@@ -77,5 +85,10 @@ else
     fail "no-key squeue worked: $out"
   echo "without the key: $out"
 fi
+# Without the CA the commands do not talk to the controller at all.
+grep -v CaFile "$WORK/remote.conf" >"$WORK/noca.conf"
+out=$(ip netns exec "$tag-3" env GANTRY_CONF="$WORK/noca.conf" "$BIN/squeue" 2>&1) &&
+  fail "squeue without the CA worked: $out"
+echo "$out" | grep -q "CaFile is not set" || fail "no-CA squeue: $out"
 remote scontrol ping || true
 echo PASS

@@ -6,7 +6,7 @@
 // port for ":0"), then waits for SIGTERM. It exits at once with an error on stderr when
 // DIR/fake-gantryd-fails exists, or when DIR/fake-gantryd-no-fixed-port exists and ADDR is not
 // ":0" (a port it cannot bind).
-// Fake agent (`--node N --controller ADDR --key-file F --spool DIR/spool/N`): writes the start
+// Fake agent (`--node N --controller ADDR ... --spool DIR/spool/N`): writes the start
 // time (unix seconds) to its spool's "registered" file, then waits for SIGTERM. It exits at once
 // when DIR/fake-agent-N-fails exists.
 // FakeController::GetNodes lists each node with a "registered" file as registered at that time.
@@ -44,8 +44,9 @@ while :; do sleep 1 & child=$!; wait $child; done
 )SH";
 
 inline constexpr char kFakeAgent[] = R"SH(#!/bin/sh
-node="$2"; spool="$8"
 echo "fake agent starting: $*"
+node="$2"; spool=""
+while [ $# -gt 0 ]; do [ "$1" = --spool ] && spool="$2"; shift; done
 if [ -e "$spool/../../fake-agent-$node-fails" ]; then echo "fatal: cannot register $node" >&2; exit 1; fi
 trap 'echo "fake agent $node: SIGTERM"; kill $child 2>/dev/null; exit 0' TERM
 date +%s > "$spool/registered"

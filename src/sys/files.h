@@ -1,0 +1,25 @@
+// Whole-file reads and crash-safe writes.
+// Thread-safety: thread-safe (no shared state).
+#ifndef GANTRY_SYS_FILES_H_
+#define GANTRY_SYS_FILES_H_
+
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace gantry::sys {
+
+// The file's bytes. NotFound naming the path and errno's text; FailedPrecondition for a folder.
+Result<std::string> ReadText(const std::string& path);
+
+// Writes `text` to `path` through `path`.tmp, fsync and rename, so a reader sees the old file
+// or the new one, never part of one; the file gets exactly `mode` whatever the umask.
+// Unavailable naming the path and errno's text.
+Status WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode);
+
+}  // namespace gantry::sys
+
+#endif  // GANTRY_SYS_FILES_H_
