@@ -24,6 +24,7 @@
 #include "proc/proc.h"
 #include "proc/usage_sampler.h"
 #include "wire/frame.h"
+#include "wire/step_auth.h"
 
 namespace gantry::agent {
 namespace {
@@ -136,6 +137,35 @@ class Stream {
   int fd_;
 };
 
+// CHALLENGE, HELLO, WELCOME (wire/step_auth.h): each side proves it holds the step's key.
+Status Handshake(const StepPlan& plan, Stream* srun) {
+  auto read = [&](v1::StepIoKind kind, v1::StepIo* io) -> Status {
+    Result<wire::Frame> frame = wire::ReadFrame(srun->fd(), 4096, std::chrono::seconds(10));
+    if (!frame.ok()) return frame.status();
+    if (frame->tag != kind || !io->ParseFromString(frame->body)) {
+      return PermissionDenied("unexpected frame " + std::to_string(frame->tag) + " (expected " +
+                              std::to_string(kind) + ")");
+    }
+    return Status::Ok();
+  };
+  v1::StepIo challenge;
+  GANTRY_RETURN_IF_ERROR(read(v1::STEP_IO_CHALLENGE, &challenge));
+  GANTRY_ASSIGN_OR_RETURN(std::string nonce, wire::RandomBytes(wire::kStepNonceBytes));
+  v1::StepIo hello;
+  hello.set_node(plan.node);
+  hello.set_nonce(nonce);
+  hello.set_proof(wire::StepProof(plan.io_key, "agent", challenge.nonce(), nonce, plan.node));
+  for (const StepTask& t : plan.tasks) hello.add_task_ids(t.rank);
+  srun->Send(v1::STEP_IO_HELLO, hello);
+  v1::StepIo welcome;
+  GANTRY_RETURN_IF_ERROR(read(v1::STEP_IO_WELCOME, &welcome));
+  if (!wire::SameProof(welcome.proof(),
+                       wire::StepProof(plan.io_key, "srun", challenge.nonce(), nonce, plan.node))) {
+    return PermissionDenied("it does not hold the step's key");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void StepControl::Signal(int sig) {
@@ -184,12 +214,10 @@ void RunStep(const StepPlan& plan, StepControl* control) {
     plan.log(plan.what + ": cannot reach srun: " + error + ": its tasks do not start");
     return;
   }
-  {
-    v1::StepIo hello;
-    hello.set_key(plan.io_key);
-    hello.set_node(plan.node);
-    for (const StepTask& t : plan.tasks) hello.add_task_ids(t.rank);
-    srun.Send(v1::STEP_IO_HELLO, hello);
+  if (Status proven = Handshake(plan, &srun); !proven.ok()) {
+    plan.log(plan.what + ": srun at " + plan.io_host + ":" + std::to_string(plan.io_port) + ": " +
+             proven.message() + ": its tasks do not start");
+    return;
   }
 
   std::vector<Task> tasks(plan.tasks.size());

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <thread>
@@ -14,9 +15,12 @@
 
 #include "gantry/v1/job.pb.h"
 #include "wire/frame.h"
+#include "wire/step_auth.h"
 
 namespace gantry::agent {
 namespace {
+
+constexpr char kKey[] = "0123456789abcdef";
 
 // srun's side of the stream, by hand: a loopback listener that records what arrives.
 class FakeSrun {
@@ -38,10 +42,18 @@ class FakeSrun {
   }
   uint32_t port() const { return port_; }
 
-  // Accepts the agent and reads its HELLO.
-  v1::StepIo Accept() {
+  // Accepts the agent, challenges it, reads its HELLO and welcomes it with the proof of `key`.
+  v1::StepIo Accept(const std::string& key = kKey) {
     fd_ = accept(listen_fd_, nullptr, nullptr);
-    return Read().second;
+    v1::StepIo challenge;
+    challenge.set_nonce(std::string(wire::kStepNonceBytes, 's'));
+    Send(v1::STEP_IO_CHALLENGE, challenge);
+    auto [kind, hello] = Read();
+    EXPECT_EQ(kind, v1::STEP_IO_HELLO);
+    v1::StepIo welcome;
+    welcome.set_proof(wire::StepProof(key, "srun", challenge.nonce(), hello.nonce(), hello.node()));
+    Send(v1::STEP_IO_WELCOME, welcome);
+    return hello;
   }
   std::pair<int, v1::StepIo> Read() {
     Result<wire::Frame> frame = wire::ReadFrame(fd_, 1 << 20);
@@ -69,7 +81,7 @@ StepPlan PlanFor(const FakeSrun& srun, const std::vector<std::string>& script,
   StepPlan plan;
   plan.io_host = "127.0.0.1";
   plan.io_port = srun.port();
-  plan.io_key = "0123456789abcdef";
+  plan.io_key = kKey;
   plan.node = "n1";
   plan.what = "StepId=1.0";
   plan.log = [](const std::string&) {};
@@ -95,7 +107,9 @@ TEST(StepRunnerTest, StreamsOutputThenEachTasksEnd) {
   StepControl control;
   std::thread runner([&] { RunStep(plan, &control); });
   const v1::StepIo hello = srun.Accept();
-  EXPECT_EQ(hello.key(), "0123456789abcdef");
+  EXPECT_TRUE(wire::SameProof(
+      hello.proof(), wire::StepProof(kKey, "agent", std::string(wire::kStepNonceBytes, 's'),
+                                     hello.nonce(), "n1")));
   EXPECT_EQ(hello.node(), "n1");
   EXPECT_EQ(std::vector<uint32_t>(hello.task_ids().begin(), hello.task_ids().end()),
             (std::vector<uint32_t>{4, 7}));
@@ -125,6 +139,25 @@ TEST(StepRunnerTest, StreamsOutputThenEachTasksEnd) {
   EXPECT_EQ(status[4], 4 << 8);
   EXPECT_EQ(status[7], 2 << 8);
   EXPECT_NE(error[7].find("No such file or directory"), std::string::npos) << error[7];
+}
+
+// Whoever listens at srun's address without the step's key gets nothing: no task starts.
+TEST(StepRunnerTest, StartsNoTaskForAListenerWithoutTheKey) {
+  FakeSrun srun;
+  const std::string marker =
+      std::filesystem::temp_directory_path() / ("gantry-step-" + std::to_string(getpid()));
+  StepPlan plan = PlanFor(srun, {"touch " + marker}, {0});
+  std::vector<std::string> logged;
+  plan.log = [&](const std::string& line) { logged.push_back(line); };
+  StepControl control;
+  std::thread runner([&] { RunStep(plan, &control); });
+  srun.Accept("another key");
+  runner.join();
+  EXPECT_FALSE(std::filesystem::exists(marker));
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_NE(logged[0].find("does not hold the step's key: its tasks do not start"),
+            std::string::npos)
+      << logged[0];
 }
 
 // srun's SIGNAL reaches every task; when srun goes away the tasks are killed.

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include <utility>
 
 #include "wire/frame.h"
+#include "wire/step_auth.h"
 
 namespace gantry::slurm {
 namespace {
@@ -23,31 +23,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint32_t kMaxFrameBytes = 16u << 20;
 
-// 32 bytes from the kernel's random source; no guessable stand-in when there is none.
-Result<std::string> RandomKey() {
-  std::string key(32, '\0');
-  for (size_t got = 0; got < key.size();) {
-    const ssize_t n = getrandom(key.data() + got, key.size() - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Unavailable(std::string("getrandom for the step's key: ") + strerror(errno));
-    got += static_cast<size_t>(n);
-  }
-  return key;
-}
-
-// The HELLO's key against ours in constant time: how long the compare takes tells nothing.
-bool SameKey(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 }  // namespace
 
 struct StepIoServer::Agent {
   int fd = -1;
-  std::string node;  // set by HELLO
+  std::string nonce;  // srun's CHALLENGE on this connection
+  std::string node;   // set by a HELLO whose proof holds
 };
 
 StepIoServer::StepIoServer(int listen_fd, uint32_t port, std::string host, std::string key)
@@ -93,7 +74,7 @@ Result<std::unique_ptr<StepIoServer>> StepIoServer::Listen(std::string host) {
     }
     port = ntohs(addr.sin_port);
   }
-  Result<std::string> key = RandomKey();
+  Result<std::string> key = wire::RandomBytes(32);
   if (!key.ok()) {
     close(fd);
     return key.status();
@@ -212,15 +193,21 @@ void StepIoServer::Serve(const std::map<std::string, std::vector<uint32_t>>& exp
         drop(agent);
         continue;
       }
-      if (agent.node.empty()) {  // the first frame must be a HELLO with the key
-        const bool welcome = frame->tag == v1::STEP_IO_HELLO && SameKey(io.key(), key_) &&
-                             expected.contains(io.node()) && !connected.contains(io.node());
+      if (agent.node.empty()) {  // the first frame must be a HELLO proving the step's key
+        const bool welcome =
+            frame->tag == v1::STEP_IO_HELLO && io.nonce().size() == wire::kStepNonceBytes &&
+            wire::SameProof(io.proof(),
+                            wire::StepProof(key_, "agent", agent.nonce, io.nonce(), io.node())) &&
+            expected.contains(io.node()) && !connected.contains(io.node());
         if (!welcome) {
           drop(agent);
           continue;
         }
         agent.node = io.node();
         connected.insert(agent.node);
+        v1::StepIo answer;
+        answer.set_proof(wire::StepProof(key_, "srun", agent.nonce, io.nonce(), agent.node));
+        Send(agent, v1::STEP_IO_WELCOME, answer);
         if (stdin_fd < 0) send_stdin(agent, "", true);
         continue;
       }
@@ -255,7 +242,16 @@ void StepIoServer::Serve(const std::map<std::string, std::vector<uint32_t>>& exp
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
         auto agent = std::make_unique<Agent>();
         agent->fd = fd;
-        agents_.push_back(std::move(agent));
+        Result<std::string> nonce = wire::RandomBytes(wire::kStepNonceBytes);
+        if (nonce.ok()) {
+          agent->nonce = std::move(nonce).value();
+          v1::StepIo challenge;
+          challenge.set_nonce(agent->nonce);
+          Send(*agent, v1::STEP_IO_CHALLENGE, challenge);
+          agents_.push_back(std::move(agent));
+        } else {
+          close(fd);
+        }
       }
     }
   }

@@ -1,9 +1,10 @@
 // srun's end of a step's I/O streams (StepIo in gantry/v1/job.proto): it listens before the step
-// is created, each step node's agent connects back and says HELLO with the key srun made, then
-// streams its tasks' output and ends; srun sends signals and its stdin.
+// is created, each step node's agent connects back and proves it holds the key srun made, without
+// sending it (CHALLENGE, HELLO, WELCOME: wire/step_auth.h), then streams its tasks' output and
+// ends; srun sends signals and its stdin.
 //
 // StepIoServer::Serve runs the loop until every expected task has ended: it accepts agents
-// (one connection per node; a wrong key or an unexpected node is dropped), hands output and
+// (one connection per node; a wrong proof or an unexpected node is dropped), hands output and
 // ends to the hooks, forwards `stdin_fd` (every task gets it; its end closes theirs), and turns
 // the signals srun caught (read from `signal_fd`, one byte per signal) into the hook's answer.
 // A node that has not connected `connect_timeout` after the start, or whose connection drops

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "wire/frame.h"
+#include "wire/step_auth.h"
 
 namespace gantry::slurm {
 namespace {
@@ -32,11 +33,22 @@ class FakeAgent {
   void Send(v1::StepIoKind kind, const v1::StepIo& io) {
     (void)wire::WriteFrame(fd_, static_cast<uint8_t>(kind), io.SerializeAsString());
   }
-  void Hello(const std::string& key, const std::string& node) {
+  // Answers srun's CHALLENGE with a HELLO proving `key`; returns whether srun's WELCOME proved
+  // the same key. *challenged: srun's nonce on this connection.
+  bool Hello(const std::string& key, const std::string& node, std::string* challenged = nullptr) {
+    v1::StepIo challenge;
+    EXPECT_EQ(Next(&challenge), v1::STEP_IO_CHALLENGE);
+    EXPECT_EQ(challenge.nonce().size(), wire::kStepNonceBytes);
+    if (challenged != nullptr) *challenged = challenge.nonce();
     v1::StepIo io;
-    io.set_key(key);
     io.set_node(node);
+    io.set_nonce(std::string(wire::kStepNonceBytes, 'a'));
+    io.set_proof(wire::StepProof(key, "agent", challenge.nonce(), io.nonce(), node));
     Send(v1::STEP_IO_HELLO, io);
+    v1::StepIo welcome;
+    if (Next(&welcome) != v1::STEP_IO_WELCOME) return false;
+    return wire::SameProof(welcome.proof(),
+                           wire::StepProof(key, "srun", challenge.nonce(), io.nonce(), node));
   }
   void Output(uint32_t task, const std::string& data) {
     v1::StepIo io;
@@ -85,12 +97,16 @@ TEST(StepIoServerTest, TakesOutputAndEndsFromAgentsThatKnowTheKey) {
   EXPECT_GE(srun.key().size(), 16u);
   Seen seen;
   std::thread agents([&] {
+    std::string first_challenge;
     FakeAgent intruder(srun.port());
-    intruder.Hello("wrong key", "n1");
-    v1::StepIo ignored;
-    EXPECT_EQ(intruder.Next(&ignored), -1);  // dropped
+    EXPECT_FALSE(intruder.Hello("wrong key", "n1", &first_challenge));  // dropped, no WELCOME
+    FakeAgent stranger(srun.port());
+    EXPECT_FALSE(stranger.Hello(srun.key(), "n9"));  // the key, but not a node of the step
     FakeAgent n1(srun.port());
-    n1.Hello(srun.key(), "n1");
+    std::string challenge;
+    EXPECT_TRUE(n1.Hello(srun.key(), "n1", &challenge));
+    // Each connection is challenged anew: a HELLO seen on one proves nothing on the next.
+    EXPECT_NE(challenge, first_challenge);
     v1::StepIo io;
     EXPECT_EQ(n1.Next(&io), v1::STEP_IO_STDIN);  // no stdin: closed at once
     EXPECT_TRUE(io.eof());
@@ -117,7 +133,7 @@ TEST(StepIoServerTest, NodesThatNeverCameOrWereLostEndTheirTasksWithAnError) {
   Seen seen;
   std::thread agents([&] {
     FakeAgent n1(srun.port());
-    n1.Hello(srun.key(), "n1");
+    EXPECT_TRUE(n1.Hello(srun.key(), "n1"));
     n1.Close();  // lost before its task ended
   });
   srun.Serve({{"n1", {0}}, {"n2", {1}}}, -1, -1, std::chrono::milliseconds(500), Recording(&seen));
@@ -139,7 +155,7 @@ TEST(StepIoServerTest, SignalsReachEveryConnectedAgent) {
   hooks.caught = [&](int sig) { srun.SendSignal(sig); };
   std::thread agents([&] {
     FakeAgent n1(srun.port());
-    n1.Hello(srun.key(), "n1");
+    EXPECT_TRUE(n1.Hello(srun.key(), "n1"));
     v1::StepIo io;
     EXPECT_EQ(n1.Next(&io), v1::STEP_IO_STDIN);
     const unsigned char sig = SIGUSR1;
