@@ -2,6 +2,7 @@
 // Exit status: 0 after SIGTERM/SIGINT, 2 for a bad command line, 1 when it cannot start.
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <string>
@@ -10,6 +11,7 @@
 #include "agent/agent.h"
 #include "agent/agent_flags.h"
 #include "agent/log.h"
+#include "sys/oom.h"
 #include "sys/system_time.h"
 #include "tls/cluster_tls.h"
 
@@ -44,6 +46,9 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   agent::SetLogNode(flags->node);
+  if (const std::string why = sys::ShieldFromOomKiller(); !why.empty() && geteuid() == 0) {
+    agent::Log("not shielded from the OOM killer: " + why);
+  }
   Result<tls::Identity> identity =
       tls::LoadIdentity(flags->ca_file, flags->cert_file, flags->cert_key_file);
   if (!identity.ok()) {

@@ -6,12 +6,15 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "agent/launcher.h"
 #include "agent/log.h"
 #include "agent/script_runner.h"
 #include "agent/user_info.h"
+#include "model/job_state.h"
 #include "proc/usage_sampler.h"
 #include "text/filename_pattern.h"
 
@@ -109,9 +112,19 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
       gpus.clear();
     }
   }
-  return std::unique_ptr<JobManager>(new JobManager(std::move(options), sink, std::move(spool),
-                                                    std::move(cgroups), std::move(gpus),
-                                                    std::move(fence)));
+  std::optional<JobLimiter> limiter;
+  if (cgroups) {
+    std::ifstream in("/proc/self/mountinfo");
+    std::stringstream mountinfo;
+    mountinfo << in.rdbuf();
+    limiter = JobLimiter::Open(cgroups->base(), CgroupName(options), mountinfo.str());
+    Log("limits each job to its allocation: " + limiter->Describe());
+  }
+  auto manager = std::unique_ptr<JobManager>(new JobManager(std::move(options), sink,
+                                                            std::move(spool), std::move(cgroups),
+                                                            std::move(gpus), std::move(fence)));
+  manager->limiter_ = std::move(limiter);
+  return manager;
 }
 
 JobManager::JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
@@ -439,26 +452,47 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
     }
   }
   spec.extra_cgroups = FenceGpus(context, spec.cgroup);
+  JobProcesses procs;
+  procs.limit_cgroups = LimitJob(job, spec.cgroup);
+  spec.extra_cgroups.insert(spec.extra_cgroups.end(), procs.limit_cgroups.begin(),
+                            procs.limit_cgroups.end());
   Result<Spawned> spawned = Spawn(spec);
   if (!spawned.ok()) {
+    if (limiter_) limiter_->Remove(job.job_id());
     if (!spec.cgroup.empty()) (void)RemoveCgroup(spec.cgroup);
     spool_.RemoveJobDir(job.job_id());
     return spawned.status();
   }
-  JobProcesses procs;
   procs.leader = spawned->pid;
   procs.leader_start = spawned->start_ticks;
   procs.cgroup = spec.cgroup;
   return procs;
 }
 
+std::vector<std::string> JobManager::LimitJob(const gantry::v1::Job& job,
+                                              const std::string& cgroup) const {
+  if (!limiter_ || cgroup.empty()) return {};
+  Result<std::vector<std::string>> join = limiter_->Apply(job.job_id(), cgroup, LimitsOf(job));
+  if (!join.ok()) {
+    Log(JobName(job.job_id()) + ": runs without limits: " + join.status().message());
+    limiter_->Remove(job.job_id());
+    return {};
+  }
+  return *join;
+}
+
 void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) {
   const std::chrono::seconds period(settings().acct_gather_frequency_sec);
   proc::UsageSampler sampler([procs] { return LiveJobProcesses(procs); }, procs.cgroup, period);
   struct rusage used = {};
-  const int status = ReapChild(procs.leader, &used);
+  int status = ReapChild(procs.leader, &used);
   const proc::UsageSamples sampled = sampler.Stop();
   Log(JobName(job_id) + ": batch script ended: " + DescribeWaitStatus(status));
+  if (limiter_ && limiter_->OomKilled(job_id, procs.cgroup)) {
+    // As Slurm: an OOM kill anywhere in the job on this node makes it OUT_OF_MEMORY.
+    Log(JobName(job_id) + ": the OOM killer killed some of its processes (memory limit)");
+    status = model::kWaitStatusOom;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(job_id);
   if (it == entries_.end() || it->second.epoch != epoch) return;
@@ -517,6 +551,7 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
     if (Result<std::string> dir = cgroups_->CreateJob(job_id); dir.ok()) {
       entry.procs.cgroup = *dir;
       new_cgroup = *dir;
+      entry.procs.limit_cgroups = LimitJob(job, *dir);
     }
   }
   // Termination now also ends (and then removes the cgroup of) what the step starts here.
@@ -530,6 +565,7 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   // Fenced here, under mu_, so that no later step's tasks start before the fence; the tasks'
   // identities and environments are made on the worker.
   std::vector<std::string> fence = FenceGpus(context, new_cgroup);
+  fence.insert(fence.end(), entry.procs.limit_cgroups.begin(), entry.procs.limit_cgroups.end());
   StartWorker([this, request, user, settings = settings_, cgroup = entry.procs.cgroup,
                fence = std::move(fence), control] {
     RunStepTasks(request.context().job().job_id(), PlanStep(request, user, settings, cgroup, fence),
@@ -730,6 +766,7 @@ void JobManager::RunTerminate(uint32_t job_id, uint64_t report_epoch,
       Log(JobName(job_id) + ": " + removed.message());
     }
   }
+  if (limiter_) limiter_->Remove(job_id);
   if (gpu_fence_) gpu_fence_->RemoveJob(job_id);
 
   ScriptOutcome epilog;
@@ -793,7 +830,7 @@ int JobManager::CleanUpLeftovers() {
   for (const std::string& problem : problems) Log("spool: unreadable job record " + problem);
   int cleaned = 0;
   std::vector<std::string> cgroups_done;
-  auto end = [&](const std::string& what, const JobProcesses& procs) {
+  auto end = [&](const std::string& what, uint32_t job_id, const JobProcesses& procs) {
     size_t live = LiveJobProcesses(procs).size();
     if (live > 0) {
       KillJobProcesses(procs);
@@ -806,6 +843,7 @@ int JobManager::CleanUpLeftovers() {
       (void)RemoveCgroup(procs.cgroup);
       cgroups_done.push_back(procs.cgroup);
     }
+    if (limiter_) limiter_->Remove(job_id);
     ++cleaned;
   };
   for (const JobRecord& record : records) {
@@ -813,7 +851,8 @@ int JobManager::CleanUpLeftovers() {
     procs.leader = record.pid;
     procs.leader_start = record.start_ticks;
     procs.cgroup = record.cgroup;
-    end(JobName(record.job_id) + " (epoch " + std::to_string(record.epoch) + ")", procs);
+    end(JobName(record.job_id) + " (epoch " + std::to_string(record.epoch) + ")", record.job_id,
+        procs);
     spool_.RemoveRecord(record.job_id);
   }
   if (cgroups_) {
@@ -823,7 +862,7 @@ int JobManager::CleanUpLeftovers() {
       }
       JobProcesses procs;
       procs.cgroup = path;
-      end(JobName(job_id) + " (cgroup " + path + ")", procs);
+      end(JobName(job_id) + " (cgroup " + path + ")", job_id, procs);
     }
   }
   for (uint32_t job_id : spool_.JobDirIds()) spool_.RemoveJobDir(job_id);

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "agent/cgroup.h"
+#include "agent/job_limits.h"
 #include "agent/gpu_devices.h"
 #include "agent/job_env.h"
 #include "agent/process_tracker.h"
@@ -167,6 +168,10 @@ class JobManager {
   // to join; nothing when this node has no NVIDIA devices or cannot fence them.
   std::vector<std::string> FenceGpus(const gantry::v1::JobContext& context,
                                      const std::string& new_cgroup) const;
+  // Sets the job's limits on this node (job_limits.h) beside its new `cgroup`; returns the
+  // cgroup v1 directories its processes must join too. A job whose limits cannot be set runs
+  // without them (logged).
+  std::vector<std::string> LimitJob(const gantry::v1::Job& job, const std::string& cgroup) const;
 
   NodeEnv MakeNodeEnv(const NodeSettings& settings) const;
   void SendReport(uint32_t job_id, uint64_t epoch, gantry::v1::JobReport::Kind kind,
@@ -203,6 +208,7 @@ class JobManager {
   const std::optional<CgroupTree> cgroups_;
   const std::vector<uint32_t> node_gpus_;    // NVIDIA GPUs found here, when they are fenced
   const std::optional<GpuFence> gpu_fence_;  // the v1 way, on hosts without v2 job cgroups
+  std::optional<JobLimiter> limiter_;        // set once by Create; with cgroups_ only
 
   mutable std::mutex mu_;
   std::condition_variable cv_;  // an entry changed, or a worker finished

@@ -145,6 +145,15 @@ struct ChildArgs {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (setsid() < 0) ChildFail(err_fd, kStepSetsid);
+  if (a.root) {
+    // The agent shields itself from the OOM killer (sys::ShieldFromOomKiller); what it starts
+    // must not inherit that.
+    const int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (oom >= 0) {
+      (void)!write(oom, "0", 1);
+      close(oom);
+    }
+  }
   for (size_t i = 0; i < a.cgroup_count; ++i) {
     if (write(a.cgroup_fds[i], "0", 1) != 1) ChildFail(err_fd, kStepCgroup);
     close(a.cgroup_fds[i]);

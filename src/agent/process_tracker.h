@@ -23,6 +23,8 @@ struct JobProcesses {
   pid_t leader = 0;           // the batch script: session and process group id; 0 = none
   uint64_t leader_start = 0;  // its /proc start time; 0 = unknown (then trusted)
   std::string cgroup;         // the job's cgroup directory; empty = none
+  // The cgroup v1 directories holding its limits (job_limits.h), which its processes join too.
+  std::vector<std::string> limit_cgroups;
 };
 
 // The job's live processes (sorted, unique).

@@ -1791,9 +1791,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
     case v1::JobReport::BATCH_ENDED: {
       if (!IsActive(*job)) break;  // already cancelled, timed out...
       const int status = report.wait_status();
-      const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      EndJobLocked(*job, ok ? JobBaseState::kCompleted : JobBaseState::kFailed, status, "", &events,
-                   &after);
+      EndJobLocked(*job, model::EndStateOfBatch(status), status, "", &events, &after);
       if (report.has_usage()) {  // EndJobLocked's JobEnded is the last event
         *events.back().mutable_job_ended()->mutable_batch_usage() = report.usage();
       }

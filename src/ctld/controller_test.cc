@@ -354,6 +354,16 @@ TEST_F(ControllerTest, FailingScriptEndsFailedWithItsExitCode) {
   EXPECT_EQ(Job(id).exit_status(), 3 << 8);
 }
 
+TEST_F(ControllerTest, AScriptKilledForMemoryEndsOutOfMemory) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(id);
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, model::kWaitStatusOom).ok());
+  EXPECT_EQ(State(id), JobBaseState::kOutOfMemory);
+  EXPECT_EQ(Job(id).exit_status(), model::kWaitStatusOom);  // sacct: 0:125
+}
+
 TEST_F(ControllerTest, MultiNodeJobGetsDistinctNodesAndLaunchesAfterEveryProlog) {
   RegisterAll();
   agents_.Take();

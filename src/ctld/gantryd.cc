@@ -23,6 +23,7 @@
 #include "store/sqlite_store.h"
 #include "sys/disk_reserve.h"
 #include "sys/files.h"
+#include "sys/oom.h"
 #include "sys/system_time.h"
 #include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
@@ -80,6 +81,9 @@ int RunGantryd(const std::vector<std::string>& args) {
   // What gantryd creates (state.db and its WAL: every job's script and environment) is its
   // owner's alone; the sockets and the address file get their public modes explicitly.
   umask(077);
+  if (const std::string why = sys::ShieldFromOomKiller(); !why.empty() && geteuid() == 0) {
+    std::fprintf(stderr, "gantryd: not shielded from the OOM killer: %s\n", why.c_str());
+  }
   const std::string run_dir = state_dir + "/run";
   Result<std::string> spec_text = sys::ReadText(state_dir + "/spec.json");
   if (!spec_text.ok()) return Fail(spec_text.status().message());

@@ -42,6 +42,18 @@ enum class JobBaseState : uint8_t {
 };
 inline constexpr int kJobBaseStateCount = 12;
 
+// Slurm's SIG_OOM: the wait status a batch script or task gets when its cgroup saw an OOM kill
+// (its low byte; sacct prints it as exit code 0:125). The job then ends OUT_OF_MEMORY.
+inline constexpr int kWaitStatusOom = 253;
+
+// How a batch script's wait status ends its job: COMPLETED for exit 0, OUT_OF_MEMORY for
+// kWaitStatusOom, FAILED otherwise (as slurmctld's job_complete).
+inline JobBaseState EndStateOfBatch(int wait_status) {
+  if (wait_status == 0) return JobBaseState::kCompleted;
+  if ((wait_status & 0xff) == kWaitStatusOom) return JobBaseState::kOutOfMemory;
+  return JobBaseState::kFailed;
+}
+
 // Every base state, in enum order.
 inline constexpr std::array<JobBaseState, kJobBaseStateCount> kAllJobBaseStates = {
     JobBaseState::kPending,   JobBaseState::kRunning,   JobBaseState::kSuspended,
