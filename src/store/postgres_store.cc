@@ -125,12 +125,7 @@ class PostgresStore final : public BatchedStore {
   Status Init() {
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
-    GANTRY_ASSIGN_OR_RETURN(ResultPtr locked, Query("SELECT pg_try_advisory_lock(" +
-                                                        std::to_string(kPostgresStoreLockKey) + ")",
-                                                    "lock store"));
-    if (std::string_view(PQgetvalue(locked.get(), 0, 0)) != "t") {
-      return Unavailable(Prefix() + "in use by another controller (it holds the store's lock)");
-    }
+    GANTRY_RETURN_IF_ERROR(StartSession());
     GANTRY_ASSIGN_OR_RETURN(
         ResultPtr marker,
         Query("SELECT to_regclass('gantry_store') IS NOT NULL, "
@@ -165,7 +160,56 @@ class PostgresStore final : public BatchedStore {
       }
       if (v < 1) return FailedPrecondition(Prefix() + "damaged Gantry store: no schema version");
     }
+    GANTRY_RETURN_IF_ERROR(Prepare());
 
+    GANTRY_ASSIGN_OR_RETURN(ResultPtr seqs,
+                            Query("SELECT coalesce((SELECT max(seq) FROM records), 0), "
+                                  "coalesce((SELECT max(seq) FROM snapshot), -1)",
+                                  "read last sequence number"));
+    const int64_t last_record = std::strtoll(PQgetvalue(seqs.get(), 0, 0), nullptr, 10);
+    const int64_t snapshot_seq = std::strtoll(PQgetvalue(seqs.get(), 0, 1), nullptr, 10);
+    if (last_record < 0) {
+      return FailedPrecondition(Prefix() + "damaged Gantry store: negative sequence number " +
+                                std::to_string(last_record));
+    }
+    return Start(static_cast<uint64_t>(last_record),
+                 snapshot_seq >= 0 ? std::optional<uint64_t>(snapshot_seq) : std::nullopt);
+  }
+
+ private:
+  // What each session needs: the store's lock (one controller at a time: a session that lost it
+  // while disconnected finds it taken and stops) and settings that durability depends on,
+  // whatever the server's defaults.
+  Status StartSession() {
+    GANTRY_ASSIGN_OR_RETURN(ResultPtr locked, Query("SELECT pg_try_advisory_lock(" +
+                                                        std::to_string(kPostgresStoreLockKey) + ")",
+                                                    "lock store"));
+    if (std::string_view(PQgetvalue(locked.get(), 0, 0)) != "t") {
+      return Unavailable(Prefix() + "in use by another controller (it holds the store's lock)");
+    }
+    // A commit is acknowledged once the server flushed it (and its synchronous standbys, if
+    // any); no statement or idle transaction holds the writer forever.
+    return Exec(
+        "SET synchronous_commit = on; SET statement_timeout = '300s'; "
+        "SET idle_in_transaction_session_timeout = '300s'",
+        "pin session settings");
+  }
+
+  // A connection lost between transactions (server restart, network cut that keepalives found)
+  // is made again, with its lock, settings and prepared statements; one lost inside a
+  // transaction fails that transaction as before.
+  Status Reconnect() {
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) {
+      std::string message = PQerrorMessage(conn_);
+      while (!message.empty() && message.back() == '\n') message.pop_back();
+      return Unavailable(Prefix() + "reconnect: " + message);
+    }
+    GANTRY_RETURN_IF_ERROR(StartSession());
+    return Prepare();
+  }
+
+  Status Prepare() {
     const std::string archive = std::string("SELECT ") + kArchiveColumns + " FROM job_archive ";
     const std::pair<const char*, std::string> statements[] = {
         {"insert_record", "INSERT INTO records (seq, kind, payload) VALUES ($1, $2, $3)"},
@@ -202,22 +246,19 @@ class PostgresStore final : public BatchedStore {
       }
     }
 
-    GANTRY_ASSIGN_OR_RETURN(ResultPtr seqs,
-                            Query("SELECT coalesce((SELECT max(seq) FROM records), 0), "
-                                  "coalesce((SELECT max(seq) FROM snapshot), -1)",
-                                  "read last sequence number"));
-    const int64_t last_record = std::strtoll(PQgetvalue(seqs.get(), 0, 0), nullptr, 10);
-    const int64_t snapshot_seq = std::strtoll(PQgetvalue(seqs.get(), 0, 1), nullptr, 10);
-    if (last_record < 0) {
-      return FailedPrecondition(Prefix() + "damaged Gantry store: negative sequence number " +
-                                std::to_string(last_record));
-    }
-    return Start(static_cast<uint64_t>(last_record),
-                 snapshot_seq >= 0 ? std::optional<uint64_t>(snapshot_seq) : std::nullopt);
+    return Status::Ok();
   }
 
  protected:
-  Status Begin() override { return Exec("BEGIN", "begin transaction"); }
+  Status Begin() override {
+    if (PQstatus(conn_) == CONNECTION_OK) {
+      Status begun = Exec("BEGIN", "begin transaction");
+      // Nothing of the transaction was sent: on a connection found dead, it starts again below.
+      if (begun.ok() || PQstatus(conn_) == CONNECTION_OK) return begun;
+    }
+    GANTRY_RETURN_IF_ERROR(Reconnect());
+    return Exec("BEGIN", "begin transaction");
+  }
   Status Commit() override { return Exec("COMMIT", "commit"); }
   bool Rollback() override {
     if (PQtransactionStatus(conn_) != PQTRANS_IDLE) ResultPtr(PQexec(conn_, "ROLLBACK"));
@@ -370,7 +411,14 @@ Result<std::unique_ptr<Store>> OpenPostgresStore(const std::string& conninfo,
     return InvalidArgument("store: PostgreSQL connection settings: " + message);
   }
   PQconninfoFree(parsed);
-  PGconn* conn = PQconnectdb(conninfo.c_str());
+  // Defaults the site's settings may override (they come after): a bounded connect, TCP
+  // keepalives and a send timeout, so that a dead server or a cut network fails a commit in about
+  // half a minute instead of hanging the writer.
+  const char* keys[] = {
+      "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "tcp_user_timeout", "dbname",          nullptr};
+  const char* values[] = {"10", "1", "10", "5", "3", "30000", conninfo.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   const std::string name = "postgresql " + DatabaseName(conn, conninfo);
   if (conn == nullptr || PQstatus(conn) != CONNECTION_OK) {
     std::string message = conn != nullptr ? PQerrorMessage(conn) : "out of memory";

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -69,6 +70,33 @@ TEST_F(PostgresStoreTest, BinaryPayloadsAndLargeSnapshotsRoundTrip) {
   EXPECT_EQ((*snapshot)->payload, binary + binary);
   ASSERT_TRUE((*store)->Put("blob", binary).ok());
   EXPECT_EQ(*(*store)->Get("blob"), std::optional<std::string>(binary));
+}
+
+// The server ends the store's session (a restart, a failover, a network cut found by the
+// keepalives): the next commit connects again, takes the lock again and goes on; nothing
+// committed before is lost.
+TEST_F(PostgresStoreTest, ASessionLostBetweenCommitsIsMadeAgain) {
+  auto store = OpenPostgresStore(database_->Conninfo());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  MustAppend(**store, {{"k", "one"}});
+  const std::string kill_others =
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND pid <> pg_backend_pid()";
+  ASSERT_TRUE(database_->Sql(kill_others));
+  MustAppend(**store, {{"k", "two"}});
+  std::vector<std::string> payloads;
+  ASSERT_TRUE((*store)
+                  ->ReadFrom(0,
+                             [&](const Record& r) {
+                               payloads.push_back(r.payload);
+                               return Status::Ok();
+                             })
+                  .ok());
+  EXPECT_EQ(payloads, (std::vector<std::string>{"one", "two"}));
+  // Its lock came back with the session: a second controller is still refused.
+  auto second = OpenPostgresStore(database_->Conninfo());
+  ASSERT_FALSE(second.ok());
+  EXPECT_THAT(second.status().message(), HasSubstr("in use by another controller"));
 }
 
 TEST(PostgresStoreSettingsTest, BadSettingsAndNoServerAreErrorsNamingTheDatabase) {

@@ -19,7 +19,7 @@ run_snakemake() {  # DIR [ARGS...]: runs the workflow in DIR, output in DIR/snak
   local dir=$1
   shift
   (cd "$dir" && timeout 240 snakemake --slurm -j 2 --latency-wait 5 \
-    --max-status-checks-per-second 1 --default-resources runtime=5 mem_mb=100 "$@" \
+    --max-status-checks-per-second 1 --default-resources runtime=5 mem_mb=1000 "$@" \
     >snakemake.log 2>&1)
 }
 # The Slurm job ids Snakemake reported for a workflow.
@@ -80,7 +80,7 @@ printf '#!/bin/sh\n"%s/sacct" "$@"; rc=$?\ntouch "%s/stop/checked"\nexit $rc\n' 
   >"$WORK/shim/sacct"
 chmod +x "$WORK/shim/sacct"
 (cd "$WORK/stop" && PATH=$WORK/shim:$PATH exec snakemake --slurm -j 1 \
-  --max-status-checks-per-second 0.2 --default-resources runtime=5 mem_mb=100 \
+  --max-status-checks-per-second 0.2 --default-resources runtime=5 mem_mb=1000 \
   >snakemake.log 2>&1) &
 smk=$!
 EXTRA_PIDS=$smk
