@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "agent/test_support.h"
 #include "gantry/v1/agent.grpc.pb.h"
@@ -347,6 +348,24 @@ TEST_F(AgentTest, KeepsReportsWhileTheControllerIsDownAndRegistersAgain) {
     }
     return kinds == std::vector<JobReport::Kind>{JobReport::BATCH_ENDED, JobReport::EPILOG_OK};
   }));
+}
+
+// The lease (review M9): cut off from its controller for fence_after_sec, the agent ends its
+// jobs itself, so that the controller can run them elsewhere without two copies at once.
+TEST_F(AgentTest, EndsItsJobsWhenTheLeaseRunsOut) {
+  controller_.register_reply().set_fence_after_sec(1);
+  StartAgent();
+  ASSERT_TRUE(controller_.WaitUntil([&] { return !controller_.registers_.empty(); }));
+  const std::string marker = tmp_ / "still-running";
+  ASSERT_TRUE(Launch(MakeJob(12, "n1", work_),
+                     "#!/bin/sh\nwhile :; do date > " + marker + "; sleep 0.1; done\n")
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(marker); }));
+  controller_.Stop();  // no call acknowledged from now on
+  ASSERT_TRUE(Eventually([&] { return agent_->manager().JobIds().empty(); }));
+  std::filesystem::remove(marker);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(std::filesystem::exists(marker));  // nothing of the job runs on
 }
 
 TEST_F(AgentTest, RegistersAgainWhenTheControllerAsks) {

@@ -83,6 +83,7 @@ void ControllerLink::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
   thread_ = std::thread([this] { Loop(); });
+  watchdog_ = std::thread([this] { Watchdog(); });
 }
 
 void ControllerLink::Stop() {
@@ -92,6 +93,37 @@ void ControllerLink::Stop() {
     cv_.notify_all();
   }
   if (thread_.joinable()) thread_.join();
+  if (watchdog_.joinable()) watchdog_.join();
+}
+
+void ControllerLink::RenewLeaseLocked(SteadyClock::time_point sent) {
+  lease_start_ = std::max(lease_start_, sent);
+  if (fenced_) {
+    fenced_ = false;
+    Log("controller " + options_.controller + " answers again: the lease is renewed");
+  }
+}
+
+void ControllerLink::Watchdog() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    if (lease_.count() == 0 || fenced_) {
+      cv_.wait_for(lock, std::chrono::seconds(1));
+      continue;
+    }
+    const SteadyClock::time_point deadline = lease_start_ + lease_;
+    if (SteadyClock::now() < deadline) {
+      cv_.wait_until(lock, deadline);
+      continue;
+    }
+    fenced_ = true;
+    Log("no call acknowledged by controller " + options_.controller + " for " +
+        std::to_string(lease_.count() / 1000) +
+        " s (the lease): ending every job here, which the controller will run elsewhere");
+    lock.unlock();
+    if (callbacks_.on_fenced) callbacks_.on_fenced();
+    lock.lock();
+  }
 }
 
 void ControllerLink::Report(gantry::v1::JobReport report) {
@@ -150,6 +182,9 @@ grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
   if (callbacks_.running_jobs) {
     for (uint32_t id : callbacks_.running_jobs()) request.add_job_ids(id);
   }
+  if (callbacks_.launched_jobs) {
+    for (uint32_t id : callbacks_.launched_jobs()) request.add_launched_job_ids(id);
+  }
   grpc::ClientContext context;
   SetContext(&context);
   return stub_->Heartbeat(&context, request, reply);
@@ -186,6 +221,7 @@ void ControllerLink::Loop() {
     if (!registered_) {
       lock.unlock();
       gantry::v1::RegisterReply reply;
+      const SteadyClock::time_point sent = SteadyClock::now();
       grpc::Status status = CallRegister(&reply);
       if (status.ok()) {
         if (callbacks_.on_register) callbacks_.on_register(reply);
@@ -199,6 +235,8 @@ void ControllerLink::Loop() {
       }
       registered_ = true;
       last_error_.clear();
+      lease_ = std::chrono::seconds(reply.fence_after_sec());
+      RenewLeaseLocked(sent);
       heartbeat_interval_ =
           options_.heartbeat_override.count() > 0
               ? options_.heartbeat_override
@@ -217,10 +255,12 @@ void ControllerLink::Loop() {
       gantry::v1::JobReport report = reports_.front();
       sending_ = true;
       lock.unlock();
+      const SteadyClock::time_point sent = SteadyClock::now();
       grpc::Status status = CallReport(report);
       lock.lock();
       sending_ = false;
       if (status.ok() || RefusedForGood(status.error_code())) {
+        RenewLeaseLocked(sent);
         if (!status.ok()) {
           Log("job " + std::to_string(report.job_id()) + ": controller refused report " +
               gantry::v1::JobReport::Kind_Name(report.kind()) + " (" + Describe(status) +
@@ -237,6 +277,7 @@ void ControllerLink::Loop() {
     if (SteadyClock::now() >= next_heartbeat) {
       lock.unlock();
       gantry::v1::HeartbeatReply reply;
+      const SteadyClock::time_point sent = SteadyClock::now();
       grpc::Status status = CallHeartbeat(&reply);
       std::vector<uint32_t> stale(reply.stale_job_ids().begin(), reply.stale_job_ids().end());
       if (status.ok() && !stale.empty() && callbacks_.on_stale) callbacks_.on_stale(stale);
@@ -246,6 +287,8 @@ void ControllerLink::Loop() {
         fail("heartbeat", status);
         continue;
       }
+      // A controller that asks for registration counts this node lost already: no renewal.
+      if (!reply.reregister()) RenewLeaseLocked(sent);
       backoff = options_.retry_min;
       if (reply.reregister()) {
         Log("controller " + options_.controller + " asks this node to register again");

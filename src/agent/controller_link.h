@@ -15,6 +15,11 @@
 // unregistered: it registers again (with running_jobs()) when the controller is back, and sends
 // the queued reports after that. Reports are kept in memory only.
 //
+// The lease (self-fencing): a second thread watches the time since the sending of the last call
+// the controller acknowledged; past RegisterReply.fence_after_sec it calls on_fenced once (the
+// agent ends its jobs), since the controller will by then count the node lost and run its jobs
+// elsewhere. The next acknowledged call lifts the fence.
+//
 // Thread-safety: Report, Flush, registered and WaitRegistered may be called from any thread,
 // including while holding the caller's locks (they never call back). Callbacks run on the link's
 // thread without the link's lock.
@@ -60,7 +65,11 @@ struct ControllerLinkOptions {
 struct ControllerLinkCallbacks {
   std::function<void(const gantry::v1::RegisterReply&)> on_register;
   std::function<std::vector<uint32_t>()> running_jobs;
+  // Of those, the jobs whose batch script was started here (HeartbeatRequest.launched_job_ids).
+  std::function<std::vector<uint32_t>()> launched_jobs;
   std::function<void(const std::vector<uint32_t>&)> on_stale;
+  // The lease ran out (see the header comment).
+  std::function<void()> on_fenced;
 };
 
 class ControllerLink final : public ReportSink {
@@ -89,6 +98,9 @@ class ControllerLink final : public ReportSink {
 
  private:
   void Loop();
+  void Watchdog();
+  // A call sent at `sent` was acknowledged: the lease starts again from there.
+  void RenewLeaseLocked(std::chrono::steady_clock::time_point sent);
   grpc::Status CallRegister(gantry::v1::RegisterReply* reply);
   grpc::Status CallHeartbeat(gantry::v1::HeartbeatReply* reply);
   grpc::Status CallReport(const gantry::v1::JobReport& report);
@@ -106,8 +118,12 @@ class ControllerLink final : public ReportSink {
   bool registered_ = false;
   bool stop_ = false;
   std::chrono::milliseconds heartbeat_interval_{10000};
-  std::string last_error_;  // to log a failure once, not at every retry
+  std::string last_error_;              // to log a failure once, not at every retry
+  std::chrono::milliseconds lease_{0};  // 0: none (not registered yet, or the controller's is 0)
+  std::chrono::steady_clock::time_point lease_start_;
+  bool fenced_ = false;
   std::thread thread_;
+  std::thread watchdog_;
 };
 
 }  // namespace gantry::agent

@@ -815,10 +815,30 @@ void JobManager::KillStaleJobs(const std::vector<uint32_t>& job_ids) {
   }
 }
 
+void JobManager::Fence() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::chrono::milliseconds kill_wait = std::chrono::seconds(settings_.kill_wait_sec);
+  for (auto& [job_id, entry] : entries_) {
+    if (entry.terminating) continue;
+    Log(JobName(job_id) + ": the lease ran out: ending it (SIGTERM, SIGKILL after KillWait)");
+    entry.stale = true;  // the controller settles it (requeue or NODE_FAIL): no reports
+    BeginTerminateLocked(&entry, entry.epoch, kill_wait);
+  }
+}
+
 std::vector<uint32_t> JobManager::JobIds() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uint32_t> ids;
   for (const auto& [id, entry] : entries_) ids.push_back(id);
+  return ids;
+}
+
+std::vector<uint32_t> JobManager::LaunchedJobIds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint32_t> ids;
+  for (const auto& [id, entry] : entries_) {
+    if (entry.launched || entry.launching) ids.push_back(id);
+  }
   return ids;
 }
 

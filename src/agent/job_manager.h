@@ -42,9 +42,9 @@
 #include <vector>
 
 #include "agent/cgroup.h"
-#include "agent/job_limits.h"
 #include "agent/gpu_devices.h"
 #include "agent/job_env.h"
+#include "agent/job_limits.h"
 #include "agent/process_tracker.h"
 #include "agent/spool.h"
 #include "agent/step_runner.h"
@@ -134,9 +134,14 @@ class JobManager {
   // Jobs the controller no longer knows here: their processes are killed, without epilog or
   // report.
   void KillStaleJobs(const std::vector<uint32_t>& job_ids);
+  // Ends every job held (SIGTERM, then SIGKILL after KillWait), without reports: the agent's
+  // lease ran out (controller_link.h), so the controller runs them elsewhere.
+  void Fence();
 
   // The jobs held (prepared, running or ending), sorted.
   std::vector<uint32_t> JobIds() const;
+  // Of those, the ones something was launched for here (a batch script or a step), sorted.
+  std::vector<uint32_t> LaunchedJobIds() const;
 
   // Refuses new jobs, ends every job as TerminateJob does (epilog and reports included) and
   // waits for all background work. Idempotent.

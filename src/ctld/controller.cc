@@ -33,6 +33,10 @@
 namespace gantry::ctld {
 namespace {
 
+// What the controller adds to a silent node's lease before running its jobs elsewhere: the
+// agent's timers and a busy host's scheduling.
+constexpr int64_t kFenceMarginSec = 3;
+
 // The form a listing asks its records in (slim wins over brief).
 model::JobRecordForm FormOf(const v1::GetJobsRequest& request) {
   if (request.slim()) return model::JobRecordForm::kSlim;
@@ -487,6 +491,72 @@ v1::JobContext Controller::ContextLocked(const v1::Job& job, uint32_t node_index
   return context;
 }
 
+void Controller::LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after) {
+  const v1::Node* batch_host = job.nodes_size() > 0 ? state_.FindNode(job.nodes(0)) : nullptr;
+  if (batch_host == nullptr) return;
+  v1::LaunchBatchRequest launch;
+  *launch.mutable_context() = ContextLocked(job, 0);
+  launch.mutable_context()->mutable_job()->set_state_flags(state_flags);
+  after->push_back([this, payload_key = PayloadKeyOf(job), name = batch_host->name(),
+                    address = batch_host->address(), launch = std::move(launch)]() mutable {
+    Result<std::optional<std::string>> payload = store_->Get(payload_key);
+    if (payload.ok() && payload->has_value()) {
+      launch.mutable_payload()->ParseFromString(**payload);
+    }
+    agents_->LaunchBatch(name, address, std::move(launch));
+  });
+}
+
+void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatRequest& request,
+                                 AfterCommit* after) {
+  const int64_t now = clock_->MonotonicMs();
+  // Long enough for a call in flight and its retries to land, and for the next heartbeat to
+  // show it: no call goes twice while the first may still arrive (each is idempotent anyway).
+  const int64_t resend_after =
+      (int64_t{config_.kill_wait_sec} + 2 * int64_t{config_.heartbeat_interval_sec} + 5) * 1000;
+  const std::set<uint32_t> held(request.job_ids().begin(), request.job_ids().end());
+  const std::set<uint32_t> launched(request.launched_job_ids().begin(),
+                                    request.launched_job_ids().end());
+  std::set<uint32_t> missing;
+  for (uint32_t job_id : node.job_ids()) {
+    const v1::Job* job = state_.FindJob(job_id);
+    if (job == nullptr) continue;
+    // Still owed by this node: the epilog of an ended job (TerminateJob dropped), or the batch
+    // script of a running one whose prologs all ran (LaunchBatch dropped).
+    const bool owes_epilog = !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting);
+    const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
+                             !job->request().allocation_only() && job->nodes(0) == node.name() &&
+                             !prologs_.contains(job_id) && held.contains(job_id) &&
+                             !launched.contains(job_id);
+    if (!owes_epilog && !owes_launch) continue;
+    missing.insert(job_id);
+    auto [it, first] = missing_since_.try_emplace({job_id, node.name()}, now);
+    if (first || now - it->second < resend_after) continue;
+    it->second = now;
+    Log("job " + std::to_string(job_id) + ": " + node.name() + " missed its " +
+        (owes_epilog ? "TerminateJob" : "LaunchBatch") + ": sending it again");
+    if (owes_launch) {
+      LaunchBatchLocked(*job, job->state_flags(), after);
+      continue;
+    }
+    uint32_t index = 0;
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      if (job->nodes(i) == node.name()) index = static_cast<uint32_t>(i);
+    }
+    v1::TerminateJobRequest terminate;
+    terminate.set_job_id(job_id);
+    terminate.set_epoch(job->agent_epoch());
+    terminate.set_kill_wait_sec(config_.kill_wait_sec);
+    *terminate.mutable_context() = ContextLocked(*job, index);
+    after->push_back([this, name = node.name(), address = node.address(), terminate] {
+      agents_->TerminateJob(name, address, terminate);
+    });
+  }
+  std::erase_if(missing_since_, [&](const auto& entry) {
+    return entry.first.second == node.name() && !missing.contains(entry.first.first);
+  });
+}
+
 void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after,
                                         uint32_t grace_sec) {
   for (int i = 0; i < job.nodes_size(); ++i) {
@@ -715,22 +785,30 @@ void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, Afte
   }
   std::erase_if(warned_, [&seen](const auto& w) { return !seen.contains(w.first); });
   std::erase_if(run_anchors_, [&seen](const auto& a) { return !seen.contains(a.first); });
-  // Silent nodes.
+  // Silent nodes: DOWN after SlurmdTimeout. Their jobs are settled (requeued or ended) only once
+  // the node's agent has surely ended them itself: it fences at SlurmdTimeout after the sending
+  // of its last acknowledged call (no later than this node was last heard), then gives KillWait
+  // (controller_link.h). So no requeued job runs twice at once (review M9).
+  const int64_t fenced_after =
+      (int64_t{config_.node_timeout_sec} + config_.kill_wait_sec + kFenceMarginSec) * 1000;
   for (const v1::Node& node : state_.nodes) {
     const bool not_responding =
         (node.state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
-    if (not_responding || node.address().empty()) continue;
     auto heard = last_heard_.find(node.name());
-    if (heard == last_heard_.end() ||
-        mono - heard->second <= int64_t{config_.node_timeout_sec} * 1000) {
-      continue;
+    if (node.address().empty() || heard == last_heard_.end()) continue;
+    const int64_t silent = mono - heard->second;
+    if (!not_responding && silent > int64_t{config_.node_timeout_sec} * 1000) {
+      Log("node " + node.name() + " not responding for " + std::to_string(silent / 1000) +
+          " s: DOWN" +
+          (node.job_ids().empty() ? ""
+                                  : "; its jobs are settled once its agent has ended them (" +
+                                        std::to_string(fenced_after / 1000) + " s)"));
+      v1::Event lost = NewEvent();
+      lost.mutable_node_lost()->set_node(node.name());
+      lost.mutable_node_lost()->set_reason("Not responding");
+      events->push_back(std::move(lost));
     }
-    Log("node " + node.name() + " not responding for " +
-        std::to_string((mono - heard->second) / 1000) + " s: DOWN");
-    v1::Event lost = NewEvent();
-    lost.mutable_node_lost()->set_node(node.name());
-    lost.mutable_node_lost()->set_reason("Not responding");
-    events->push_back(std::move(lost));
+    if (silent <= fenced_after) continue;
     for (uint32_t job_id : node.job_ids()) {
       const v1::Job* job = state_.FindJob(job_id);
       if (job == nullptr) continue;
@@ -1695,6 +1773,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   for (const std::string& s : config_.epilog) reply.add_epilog(s);
   reply.set_kill_wait_sec(config_.kill_wait_sec);
   reply.set_heartbeat_interval_sec(config_.heartbeat_interval_sec);
+  reply.set_fence_after_sec(config_.node_timeout_sec);
   reply.set_prolog_epilog_timeout_sec(config_.prolog_epilog_timeout_sec);
   reply.set_acct_gather_frequency_sec(config_.acct_gather_frequency_sec);
   reply.set_controller_address(controller_address_);
@@ -1724,6 +1803,10 @@ Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
   for (uint32_t job_id : request.job_ids()) {
     if (!here.contains(job_id)) reply.add_stale_job_ids(job_id);
   }
+  AfterCommit after;
+  ReconcileLocked(*node, request, &after);
+  lock.unlock();
+  for (auto& action : after) action();
   return reply;
 }
 
@@ -1751,19 +1834,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       const uint32_t flags = configured.job_updated().job().state_flags();
       events.push_back(std::move(configured));
       if (job->request().allocation_only()) break;  // salloc: no script; srun runs the steps
-      const v1::Node* batch_host = state_.FindNode(job->nodes(0));
-      if (batch_host == nullptr) break;
-      v1::LaunchBatchRequest launch;
-      *launch.mutable_context() = ContextLocked(*job, 0);
-      launch.mutable_context()->mutable_job()->set_state_flags(flags);
-      after.push_back([this, payload_key = PayloadKeyOf(*job), name = batch_host->name(),
-                       address = batch_host->address(), launch = std::move(launch)]() mutable {
-        Result<std::optional<std::string>> payload = store_->Get(payload_key);
-        if (payload.ok() && payload->has_value()) {
-          launch.mutable_payload()->ParseFromString(**payload);
-        }
-        agents_->LaunchBatch(name, address, std::move(launch));
-      });
+      LaunchBatchLocked(*job, flags, &after);
       break;
     }
     case v1::JobReport::PROLOG_FAILED: {

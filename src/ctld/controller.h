@@ -203,6 +203,13 @@ class Controller {
                     const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after,
                     uint32_t grace_sec = 0);
   void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0);
+  // Sends the job's batch script to its first node (the payload read from the store after the
+  // commit), with `state_flags` in its context.
+  void LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after);
+  // Delivery until confirmed: what a heartbeat shows the node still owes (the epilog of an ended
+  // job, the batch script of a running one) is sent again once it stays owed for a while.
+  void ReconcileLocked(const v1::Node& node, const v1::HeartbeatRequest& request,
+                       AfterCommit* after);
   void RequeueOrFailLocked(const v1::Job& job, const std::string& node, const std::string& why,
                            std::vector<v1::Event>* events, AfterCommit* after);
   v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
@@ -257,6 +264,10 @@ class Controller {
   // node -> when it was last heard from (Clock::MonotonicMs: a wall-clock step marks no node
   // down), guarded by mu_.
   std::map<std::string, int64_t> last_heard_;
+  // Calls an agent has not acted on, by (job, node): when the heartbeats first showed it
+  // missing (monotonic ms). Heartbeat sends the call again once it stays missing for
+  // ResendAfterMs(); see ReconcileLocked.
+  std::map<std::pair<uint32_t, std::string>, int64_t> missing_since_;
   // A running job's time limit counts monotonic time: job -> (the wall time its running time
   // counts from, the monotonic ms that stood for it when first seen). Not durable: after a
   // restart the wall clock anchors it again. Guarded by mu_.

@@ -135,12 +135,17 @@ class ControllerTest : public ::testing::Test {
   }
 
   void HeartbeatAll() {
-    for (const char* n : {"n0", "n1", "n2"}) {
-      v1::HeartbeatRequest hb;
-      hb.set_node(n);
-      hb.set_boot_time(boot_time_);
-      ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
-    }
+    for (const char* n : {"n0", "n1", "n2"}) Heartbeat(n);
+  }
+  // One node's heartbeat: the jobs it holds, and of those the ones it launched.
+  void Heartbeat(const std::string& node, std::vector<uint32_t> held = {},
+                 std::vector<uint32_t> launched = {}) {
+    v1::HeartbeatRequest hb;
+    hb.set_node(node);
+    hb.set_boot_time(boot_time_);
+    for (uint32_t id : held) hb.add_job_ids(id);
+    for (uint32_t id : launched) hb.add_launched_job_ids(id);
+    ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
   }
 
   uint32_t Submit(const Caller& who, uint32_t nodes = 1,
@@ -352,6 +357,52 @@ TEST_F(ControllerTest, FailingScriptEndsFailedWithItsExitCode) {
   ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, 3 << 8).ok());
   EXPECT_EQ(State(id), JobBaseState::kFailed);
   EXPECT_EQ(Job(id).exit_status(), 3 << 8);
+}
+
+// Delivery until confirmed (review M4): a TerminateJob or LaunchBatch the agent never got (its
+// retries ran out) goes again once the heartbeats keep showing it owed, and only then.
+TEST_F(ControllerTest, HeartbeatsBringBackATerminateTheAgentMissed) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(id);
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, 0).ok());
+  agents_.Take();  // the Terminate: lost on its way
+  Heartbeat("n0", {id}, {id});
+  clock_.now += 10;  // a call in flight may still land: nothing yet
+  Heartbeat("n0", {id}, {id});
+  EXPECT_TRUE(agents_.Take().empty());
+  clock_.now += 30;  // KillWait 5 + 2 heartbeats + 5 s later, still owed
+  Heartbeat("n0", {id}, {id});
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
+  Heartbeat("n0", {id}, {id});
+  EXPECT_TRUE(agents_.Take().empty());  // not at every heartbeat
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
+  clock_.now += 60;
+  Heartbeat("n0");
+  EXPECT_TRUE(agents_.Take().empty());
+}
+
+TEST_F(ControllerTest, HeartbeatsBringBackALaunchTheAgentMissed) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(id);
+  EXPECT_THAT(agents_.Take(), ElementsAre("Prepare n0 1", "Launch n0 1"));  // lost
+  Heartbeat("n0", {id});
+  clock_.now += 40;
+  Heartbeat("n0", {id});
+  std::vector<FakeAgents::Call> again = agents_.TakeCalls();
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].what, "Launch");
+  EXPECT_EQ(again[0].script, "#!/bin/sh\n");
+  // Once launched it is never sent again, and a node that is not the batch host owes nothing.
+  clock_.now += 40;
+  Heartbeat("n0", {id}, {id});
+  Heartbeat("n1", {id});
+  clock_.now += 40;
+  Heartbeat("n0", {id}, {id});
+  EXPECT_TRUE(agents_.Take().empty());
 }
 
 TEST_F(ControllerTest, AScriptKilledForMemoryEndsOutOfMemory) {
@@ -822,17 +873,25 @@ TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobsRequeueOrFail) {
   controller_->RunOnce();
   EXPECT_THAT(Job(no_requeue).nodes(), ElementsAre("n0"));
   EXPECT_THAT(Job(requeue).nodes(), ElementsAre("n1"));
-  // n0 and n1 go silent; n2 keeps heartbeating.
+  // n0 and n1 go silent; n2 keeps heartbeating. After SlurmdTimeout (30 s) they are DOWN, but
+  // their agents may still be ending the jobs (their lease ran out with SlurmdTimeout too, then
+  // KillWait 5 s): the jobs stay where they are until that is surely over (review M9).
   clock_.now += 31;
-  v1::HeartbeatRequest hb;
-  hb.set_node("n2");
-  hb.set_boot_time(boot_time_);
-  ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
+  Heartbeat("n2");
   controller_->RunOnce();
-  EXPECT_EQ(State(no_requeue), JobBaseState::kNodeFail);
   EXPECT_EQ(Node("n0").state(), static_cast<uint32_t>(model::NodeBaseState::kDown));
   EXPECT_EQ(Node("n0").reason(), "Not responding");
   EXPECT_NE(Node("n2").state(), static_cast<uint32_t>(model::NodeBaseState::kDown));
+  EXPECT_EQ(State(no_requeue), JobBaseState::kRunning);
+  EXPECT_EQ(State(requeue), JobBaseState::kRunning);
+  clock_.now += 7;  // 38 s: SlurmdTimeout + KillWait + 3 s not yet past
+  Heartbeat("n2");
+  controller_->RunOnce();
+  EXPECT_EQ(State(no_requeue), JobBaseState::kRunning);
+  clock_.now += 1;
+  Heartbeat("n2");
+  controller_->RunOnce();
+  EXPECT_EQ(State(no_requeue), JobBaseState::kNodeFail);
   // The requeued job went back to pending and, with n2 free, starts there in the same pass or
   // the next one.
   controller_->RunOnce();
