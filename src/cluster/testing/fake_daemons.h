@@ -13,6 +13,7 @@
 #ifndef GANTRY_CLUSTER_TESTING_FAKE_DAEMONS_H_
 #define GANTRY_CLUSTER_TESTING_FAKE_DAEMONS_H_
 
+#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,7 +21,6 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 
@@ -72,9 +72,14 @@ inline void KillProcessesMentioning(const std::string& root) {
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)),
-                              std::istreambuf_iterator<char>());
+    // read(2), not a stream: a process that exits meanwhile makes the read fail (ESRCH), which
+    // libstdc++'s filebuf turns into an exception.
+    std::string cmdline;
+    const int fd = open((it->path() / "cmdline").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof(buf))) > 0;) cmdline.append(buf, n);
+    close(fd);
     const auto pid = static_cast<pid_t>(std::stol(name));
     if (pid != getpid() && cmdline.find(root) != std::string::npos) kill(pid, SIGKILL);
   }
