@@ -24,6 +24,7 @@
 #include "sys/disk_reserve.h"
 #include "sys/files.h"
 #include "sys/oom.h"
+#include "sys/privileges.h"
 #include "sys/system_time.h"
 #include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
@@ -94,6 +95,20 @@ int RunGantryd(const std::vector<std::string>& args) {
   }
   Result<spec::EffectiveConfig> effective = spec::BuildEffectiveConfig(*checked.spec);
   if (!effective.ok()) return Fail(effective.status().message());
+  // SlurmUser: root starts gantryd, which gives what it writes and reads to that user and
+  // becomes it before anything else (the agents keep running as root; they accept the
+  // controller by its certificate, whatever its uid). It is then an operator, like root.
+  if (const std::string user = effective->Get("SlurmUser");
+      geteuid() == 0 && !user.empty() && user != "root") {
+    const std::string tls = state_dir + "/tls";
+    Status became = sys::BecomeUser(
+        user, {state_dir, run_dir, state_dir + "/cluster.key", state_dir + "/reserve",
+               state_dir + "/state.db", state_dir + "/state.db-wal", state_dir + "/state.db-shm",
+               state_dir + "/state.db-journal", tls + "/controller.key", tls + "/controller.crt",
+               run_dir + "/gantryd.sock", run_dir + "/commands.sock", run_dir + "/gantryd.addr"});
+    if (!became.ok()) return Fail(became.message());
+    std::fprintf(stderr, "gantryd: running as SlurmUser %s (uid %u)\n", user.c_str(), getuid());
+  }
   Result<ControllerConfig> config = ControllerConfigFromSpec(*effective);
   if (!config.ok()) return Fail(config.status().message());
   Result<rpc::ClusterKey> key = rpc::LoadClusterKey(state_dir + "/cluster.key");
