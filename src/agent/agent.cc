@@ -8,6 +8,7 @@
 
 #include "agent/agent_flags.h"
 #include "agent/log.h"
+#include "agent/spool.h"
 
 namespace gantry::agent {
 namespace {
@@ -38,10 +39,13 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   agent->options_ = options;
   AgentDaemon* self = agent.get();
 
+  // The spool first: the link keeps its reports there (DIR/reports, spool.h).
+  GANTRY_RETURN_IF_ERROR(Spool::Open(options.spool).status());
   ControllerLinkOptions link_options;
   link_options.node = options.node;
   link_options.controller = options.controller;
   link_options.identity = options.identity;
+  link_options.journal_dir = options.spool + "/reports";
   link_options.hostname = HostName();
   link_options.os = OsName();
   link_options.version = kAgentVersion;
@@ -122,7 +126,7 @@ void AgentDaemon::Shutdown() {
   if (link_) {
     if (!link_->Flush(options_.flush_timeout)) {
       Log(std::to_string(link_->queued_reports()) +
-          " report(s) not acknowledged by the controller; dropped");
+          " report(s) not acknowledged by the controller: kept in the spool for the next start");
     }
     link_->Stop();
   }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -59,6 +60,7 @@ class FakeController final : public gantry::v1::NodeLink::Service {
     if (grpc::Status auth = Check(*context); !auth.ok()) return auth;
     std::lock_guard<std::mutex> lock(mu_);
     registers_.push_back(*request);
+    order_.push_back("register");
     *reply = register_reply_;
     cv_.notify_all();
     return grpc::Status::OK;
@@ -80,6 +82,8 @@ class FakeController final : public gantry::v1::NodeLink::Service {
     if (grpc::Status auth = Check(*context); !auth.ok()) return auth;
     std::lock_guard<std::mutex> lock(mu_);
     reports_.push_back(*request);
+    order_.push_back("report " + std::to_string(request->job_id()) + " " +
+                     JobReport::Kind_Name(request->kind()));
     cv_.notify_all();
     return grpc::Status::OK;
   }
@@ -125,6 +129,7 @@ class FakeController final : public gantry::v1::NodeLink::Service {
   std::vector<gantry::v1::RegisterRequest> registers_;
   std::vector<gantry::v1::HeartbeatRequest> heartbeats_;
   std::vector<JobReport> reports_;
+  std::vector<std::string> order_;  // "register", "report <job> <kind>", as they came
 
  private:
   // Only node n1's certificate speaks for the agent under test.
@@ -177,7 +182,7 @@ class AgentTest : public ::testing::Test {
     options.retry_min = std::chrono::milliseconds(20);
     options.retry_max = std::chrono::milliseconds(200);
     options.heartbeat_override = std::chrono::milliseconds(50);
-    options.flush_timeout = std::chrono::seconds(10);
+    options.flush_timeout = flush_timeout_;
     Result<std::unique_ptr<AgentDaemon>> started = AgentDaemon::Start(options);
     EXPECT_TRUE(started.ok()) << started.status().ToString();
     agent_ = std::move(*started);
@@ -223,6 +228,7 @@ class AgentTest : public ::testing::Test {
   testing::TempDir tmp_;
   testing::FixedClock clock_;
   FakeController controller_{Pki().Controller()};
+  std::chrono::milliseconds flush_timeout_{10000};
   std::string work_;
   std::unique_ptr<AgentDaemon> agent_;
   std::unique_ptr<gantry::v1::Agent::Stub> stub_;
@@ -348,6 +354,35 @@ TEST_F(AgentTest, KeepsReportsWhileTheControllerIsDownAndRegistersAgain) {
     }
     return kinds == std::vector<JobReport::Kind>{JobReport::BATCH_ENDED, JobReport::EPILOG_OK};
   }));
+}
+
+// Review M5: a report the agent could not deliver before it stopped reaches the controller from
+// the next agent on the same spool, before that agent registers (so the controller learns how
+// the job ended before it hears the agent does not hold it).
+TEST_F(AgentTest, ReportsNotDeliveredSurviveARestart) {
+  flush_timeout_ = std::chrono::milliseconds(100);
+  StartAgent();
+  ASSERT_TRUE(controller_.WaitUntil([&] { return !controller_.registers_.empty(); }));
+  const int port = std::stoi(controller_.address().substr(controller_.address().rfind(':') + 1));
+  controller_.Stop();
+  ASSERT_TRUE(Launch(MakeJob(13, "n1", work_), "#!/bin/sh\nexit 4\n").ok());
+  ASSERT_TRUE(Eventually([&] { return agent_->link().queued_reports() >= 1; }));
+  agent_.reset();  // the BATCH_ENDED (and the epilog's report) never got out
+  ASSERT_EQ(controller_.Start(port), port);
+  StartAgent();
+  std::optional<JobReport> ended = controller_.WaitReport(13, JobReport::BATCH_ENDED);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->wait_status(), 4 << 8);
+  ASSERT_TRUE(controller_.WaitUntil([&] { return controller_.registers_.size() >= 2; }));
+  std::vector<std::string> order;
+  controller_.WaitUntil([&] {  // the predicate runs under the fake's lock: a copy
+    order = controller_.order_;
+    return true;
+  });
+  const auto report = std::find(order.begin(), order.end(), "report 13 BATCH_ENDED");
+  const auto second_register = std::find(
+      std::next(std::find(order.begin(), order.end(), "register")), order.end(), "register");
+  EXPECT_LT(report, second_register);
 }
 
 // The lease (review M9): cut off from its controller for fence_after_sec, the agent ends its

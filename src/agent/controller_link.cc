@@ -64,6 +64,24 @@ std::string Describe(const grpc::Status& status) {
 
 ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCallbacks callbacks)
     : options_(std::move(options)), callbacks_(std::move(callbacks)) {
+  if (!options_.journal_dir.empty()) {
+    Result<ReportJournal> journal = ReportJournal::Open(options_.journal_dir);
+    if (journal.ok()) {
+      journal_ = std::move(*journal);
+      std::vector<std::string> problems;
+      for (auto& [seq, report] : journal_->Load(&problems)) {
+        reports_.push_back({seq, std::move(report)});
+      }
+      for (const std::string& p : problems) Log("unreadable report " + p + ": removed");
+      replay_ = reports_.size();
+      if (replay_ > 0) {
+        Log(std::to_string(replay_) +
+            " report(s) kept from before this agent started: delivering them first");
+      }
+    } else {
+      Log("reports kept in memory only: " + journal.status().message());
+    }
+  }
   // gRPC's own reconnection backoff grows to 2 minutes by default; the link's retry bounds keep a
   // returning controller from waiting that long for its agents.
   grpc::ChannelArguments args;
@@ -129,7 +147,17 @@ void ControllerLink::Watchdog() {
 void ControllerLink::Report(gantry::v1::JobReport report) {
   std::lock_guard<std::mutex> lock(mu_);
   if (report.node().empty()) report.set_node(options_.node);
-  reports_.push_back(std::move(report));
+  uint64_t seq = 0;
+  if (journal_) {
+    Result<uint64_t> kept = journal_->Append(report);
+    if (kept.ok()) {
+      seq = *kept;
+    } else {
+      Log("job " + std::to_string(report.job_id()) +
+          ": report kept in memory only: " + kept.status().message());
+    }
+  }
+  reports_.push_back({seq, std::move(report)});
   cv_.notify_all();
 }
 
@@ -218,6 +246,33 @@ void ControllerLink::Loop() {
     backoff = std::min(backoff * 2, options_.retry_max);
   };
   while (!stop_) {
+    // Reports kept from before a restart go first, even before registering: the controller
+    // must learn how those jobs ended before it hears that this agent no longer holds them.
+    if (!reports_.empty() && (registered_ || replay_ > 0)) {
+      gantry::v1::JobReport report = reports_.front().report;
+      sending_ = true;
+      lock.unlock();
+      const SteadyClock::time_point sent = SteadyClock::now();
+      grpc::Status status = CallReport(report);
+      lock.lock();
+      sending_ = false;
+      if (status.ok() || RefusedForGood(status.error_code())) {
+        RenewLeaseLocked(sent);
+        if (!status.ok()) {
+          Log("job " + std::to_string(report.job_id()) + ": controller refused report " +
+              gantry::v1::JobReport::Kind_Name(report.kind()) + " (" + Describe(status) +
+              "); dropped");
+        }
+        if (journal_ && reports_.front().seq != 0) journal_->Remove(reports_.front().seq);
+        reports_.pop_front();
+        if (replay_ > 0) --replay_;
+        backoff = options_.retry_min;
+        cv_.notify_all();
+        continue;
+      }
+      fail("report", status);
+      continue;
+    }
     if (!registered_) {
       lock.unlock();
       gantry::v1::RegisterReply reply;
@@ -249,29 +304,6 @@ void ControllerLink::Loop() {
           options_.agent_address + " (cluster " + reply.cluster_name() + ", heartbeat every " +
           (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms") + ")");
       cv_.notify_all();
-      continue;
-    }
-    if (!reports_.empty()) {
-      gantry::v1::JobReport report = reports_.front();
-      sending_ = true;
-      lock.unlock();
-      const SteadyClock::time_point sent = SteadyClock::now();
-      grpc::Status status = CallReport(report);
-      lock.lock();
-      sending_ = false;
-      if (status.ok() || RefusedForGood(status.error_code())) {
-        RenewLeaseLocked(sent);
-        if (!status.ok()) {
-          Log("job " + std::to_string(report.job_id()) + ": controller refused report " +
-              gantry::v1::JobReport::Kind_Name(report.kind()) + " (" + Describe(status) +
-              "); dropped");
-        }
-        reports_.pop_front();
-        backoff = options_.retry_min;
-        cv_.notify_all();
-        continue;
-      }
-      fail("report", status);
       continue;
     }
     if (SteadyClock::now() >= next_heartbeat) {

@@ -13,7 +13,10 @@
 //     HeartbeatReply.stale_job_ids go to on_stale; reregister = register again.
 // Any call failing otherwise (controller down, timeout, credential refused) marks the link
 // unregistered: it registers again (with running_jobs()) when the controller is back, and sends
-// the queued reports after that. Reports are kept in memory only.
+// the queued reports after that. Reports are also kept in `journal_dir` (report_journal.h) until
+// acknowledged: those found at construction (an earlier agent's) are sent first, before
+// registering, so that the controller learns how those jobs ended before it hears that this
+// agent does not hold them.
 //
 // The lease (self-fencing): a second thread watches the time since the sending of the last call
 // the controller acknowledged; past RegisterReply.fence_after_sec it calls on_fenced once (the
@@ -33,12 +36,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "agent/job_manager.h"
+#include "agent/report_journal.h"
 #include "gantry/v1/controller.grpc.pb.h"
 #include "tls/cluster_tls.h"
 
@@ -58,6 +63,8 @@ struct ControllerLinkOptions {
   std::chrono::milliseconds retry_min{500};
   std::chrono::milliseconds retry_max{10000};
   std::chrono::milliseconds call_timeout{10000};
+  // Where reports wait for their acknowledgement on disk; empty = in memory only.
+  std::string journal_dir;
   // Overrides the controller's heartbeat interval when > 0 (tests).
   std::chrono::milliseconds heartbeat_override{0};
 };
@@ -83,7 +90,8 @@ class ControllerLink final : public ReportSink {
   // the Agent service is bound).
   void set_agent_address(std::string address) { options_.agent_address = std::move(address); }
   void Start();
-  // Stops the thread; queued reports are dropped (Flush first to send them).
+  // Stops the thread; queued reports stay in the journal (if any) for the next agent (Flush
+  // first to send them).
   void Stop();
 
   // Queues a report (never blocks on the network).
@@ -113,8 +121,14 @@ class ControllerLink final : public ReportSink {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<gantry::v1::JobReport> reports_;  // front = next to send
-  bool sending_ = false;                       // the front report is being sent
+  struct Queued {
+    uint64_t seq = 0;  // in journal_; 0 = not kept there
+    gantry::v1::JobReport report;
+  };
+  std::optional<ReportJournal> journal_;
+  std::deque<Queued> reports_;  // front = next to send
+  size_t replay_ = 0;           // how many of the first reports came from the journal
+  bool sending_ = false;        // the front report is being sent
   bool registered_ = false;
   bool stop_ = false;
   std::chrono::milliseconds heartbeat_interval_{10000};

@@ -3,6 +3,7 @@
 //   DIR/job_<id>/         the job user's, 0700: slurm_script (0700, the user's)
 //   DIR/jobs/<id>.rec     root's, 0700 directory: one record per running job (below)
 //   DIR/scripts/          root's, 0700: inline prolog/epilog scripts while they run
+//   DIR/reports/          root's, 0700: reports not yet acknowledged (report_journal.h)
 // A record lets the next agent instance find and kill what a crashed one left running.
 //
 // Thread-safe: each call works on its own files.
