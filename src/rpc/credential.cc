@@ -162,8 +162,12 @@ Result<CheckedCredential> CheckCredential(const ClusterKey& key, std::string_vie
   uint32_t uid = 0;
   uint32_t gid = 0;
   int64_t time = 0;
+  // Numbers as SignCredential prints them, and nothing else: one credential has one text
+  // (found by fuzz/credential_fuzz.cc: "0" prefixes were accepted).
   if (fields.size() != 6 || fields[0] != "v2" || !ParseNumber(fields[1], &uid) ||
-      !ParseNumber(fields[2], &gid) || !ParseNumber(fields[3], &time) || fields[4].size() != 32) {
+      !ParseNumber(fields[2], &gid) || !ParseNumber(fields[3], &time) || fields[4].size() != 32 ||
+      fields[1] != std::to_string(uid) || fields[2] != std::to_string(gid) ||
+      fields[3] != std::to_string(time)) {
     return PermissionDenied("malformed credential");
   }
   const std::string expected =

@@ -46,7 +46,7 @@ TEST(CredentialTest, RefusesWhatWasNotSignedForThisCall) {
     std::string message;
   };
   std::string forged = cred;
-  forged.replace(3, 4, "0000");  // uid 1001 -> 0000 (root), signature unchanged
+  forged.replace(3, 4, "0");  // uid 1001 -> 0 (root), signature unchanged
   const Case cases[] = {
       {"other key", Key('b'), cred, kNow, Call(), "signature"},
       {"other method", Key('a'), cred, kNow, Call("gantry.v1.SignalJobRequest"), "signature"},
@@ -58,6 +58,7 @@ TEST(CredentialTest, RefusesWhatWasNotSignedForThisCall) {
       {"expired", Key('a'), cred, kNow + kCredentialTtlSeconds + 1, Call(), "expired"},
       {"from the future", Key('a'), cred, kNow - kCredentialTtlSeconds - 1, Call(), "expired"},
       {"old version", Key('a'), "v1:1:1:2:3:4", kNow, Call(), "malformed"},
+      {"a 0 before the uid", Key('a'), "v2:0" + cred.substr(3), kNow, Call(), "malformed"},
       {"malformed", Key('a'), "v2:x:1:2:3:4", kNow, Call(), "malformed"},
       {"empty", Key('a'), "", kNow, Call(), "malformed"},
       {"too many fields", Key('a'), cred + ":x", kNow, Call(), "malformed"},

@@ -1,5 +1,6 @@
 #include "slurm/sacctmgr_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -10,6 +11,9 @@
 
 namespace gantry::slurm {
 namespace {
+
+// The widest column format=name%N makes (Slurm's own layout has no limit; none is useful).
+constexpr int kMaxColumnWidth = 4096;
 
 std::string Join(const google::protobuf::RepeatedPtrField<std::string>& items) {
   std::string out;
@@ -276,7 +280,10 @@ Result<std::vector<AccountingColumn>> ParseAccountingFormat(
     std::optional<int> width;
     if (const size_t pct = item.find('%'); pct != std::string_view::npos) {
       name = item.substr(0, pct);
-      width = std::atoi(std::string(item.substr(pct + 1)).c_str());
+      // atoi's value, clamped: a width past any terminal must not overflow the layout (found by
+      // fuzz/sacctmgr_fuzz.cc: %2147483648 and %-2147483648).
+      const long long asked = std::atoll(std::string(item.substr(pct + 1)).c_str());
+      width = static_cast<int>(std::clamp<long long>(asked, -kMaxColumnWidth, kMaxColumnWidth));
     }
     const AccountingField* f = FindField(name);
     if (f == nullptr) return InvalidArgument("Unknown field '" + std::string(name) + "'");
@@ -286,6 +293,7 @@ Result<std::vector<AccountingColumn>> ParseAccountingFormat(
 }
 
 std::string LayoutCell(std::string_view value, int width) {
+  width = std::clamp(width, -kMaxColumnWidth, kMaxColumnWidth);
   const auto w = static_cast<size_t>(width < 0 ? -width : width);
   std::string out;
   if (value.size() > w) {

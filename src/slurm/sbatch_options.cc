@@ -1,6 +1,7 @@
 #include "slurm/sbatch_options.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 #include "slurm/command_util.h"
@@ -560,10 +561,15 @@ void ResolveGpuOptions(SbatchOptions* o) {
     }
   } else if (o->gpus_per_task) {
     per_node = *o->gpus_per_task;
-    per_node->count *= std::max<uint32_t>(tasks_per_node, 1);
+    // Saturating: an absurd count stays absurd (and is refused by the controller) instead of
+    // wrapping to a small one or none (found by fuzz/sbatch_script_fuzz.cc).
+    if (__builtin_mul_overflow(per_node->count, int64_t{std::max<uint32_t>(tasks_per_node, 1)},
+                               &per_node->count)) {
+      per_node->count = INT64_MAX;
+    }
   } else if (o->gpus) {
     per_node = *o->gpus;
-    per_node->count = (per_node->count + nodes - 1) / nodes;
+    per_node->count = per_node->count / nodes + (per_node->count % nodes != 0 ? 1 : 0);
   }
   if (!per_node || per_node->count <= 0) return;
   if (!o->gres) o->gres = GresTresForm(text::FormatGres({*per_node}));

@@ -243,6 +243,13 @@ TEST(ResolveGpuOptionsTest, PerNodeGpusCpusAndMemory) {
        0},
       {{{kOptGpusPerNode, "4"}, {kOptMemPerGpu, "10G"}}, "gres:gpu:4", 0, 40960},
       {{{kOptGpusPerNode, "4"}, {'c', "3"}, {kOptCpusPerGpu, "8"}}, "gres:gpu:4", 3, 0},
+      // Absurd counts stay absurd (the controller refuses them) instead of wrapping to a few
+      // or none (found by fuzz/sbatch_script_fuzz.cc).
+      {{{'n', "2"}, {kOptGpusPerTask, "9223372036854775807"}},
+       "gres:gpu:9223372036854775807",
+       0,
+       0},
+      {{{'N', "2"}, {'G', "9223372036854775807"}}, "gres:gpu:4611686018427387904", 0, 0},
   };
   for (const Case& c : cases) {
     SbatchOptions o;

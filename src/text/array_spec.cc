@@ -17,7 +17,8 @@ bool ParseUint(std::string_view s, uint64_t* out) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
-// Adds the ids of one item (N, N-M, N-M:step) to *tasks.
+// Adds the ids of one item (N, N-M, N-M:step) to *tasks, refusing to hold more than 2 x
+// `limit` before duplicates are removed (ids are below `limit`, so only repeats pass that).
 Status AddItem(std::string_view item, uint64_t limit, std::vector<uint32_t>* tasks) {
   const std::string quoted = "\"" + std::string(item) + "\"";
   uint64_t step = 1;
@@ -42,6 +43,11 @@ Status AddItem(std::string_view item, uint64_t limit, std::vector<uint32_t>* tas
   if (last >= limit) {
     return InvalidArgument("array index " + std::to_string(last) + " is not below MaxArraySize (" +
                            std::to_string(limit) + ")");
+  }
+  const uint64_t count = (last - first) / step + 1;
+  if (tasks->size() + count > 2 * limit) {
+    return InvalidArgument("array index list \"" + std::string(item) + "...\": more than " +
+                           std::to_string(2 * limit) + " indexes with repeats");
   }
   for (uint64_t id = first; id <= last; id += step) tasks->push_back(static_cast<uint32_t>(id));
   return Status::Ok();
@@ -90,7 +96,7 @@ Result<ArraySpec> ParseArraySpec(std::string_view text, uint32_t max_array_size)
 }
 
 Result<std::vector<uint32_t>> ParseTaskIds(std::string_view text) {
-  return ParseItems(text, uint64_t{UINT32_MAX} + 1);
+  return ParseItems(text, kMaxArraySizeLimit);
 }
 
 std::optional<ParsedJobId> ParseJobIdText(std::string_view text) {

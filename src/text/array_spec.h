@@ -29,8 +29,12 @@ Result<ArraySpec> ParseArraySpec(std::string_view text, uint32_t max_array_size)
 // Task ids (ascending) as Slurm prints them: "1-3,7,9-10".
 std::string FormatTaskIds(std::span<const uint32_t> tasks);
 
+// Slurm's largest MaxArraySize: no array task id reaches it.
+inline constexpr uint32_t kMaxArraySizeLimit = 4000001;
+
 // Parses what FormatTaskIds prints (also with `:step` items), for job ids like `12_[1-3,7]`;
-// no throttle. Ids are not bounded here.
+// no throttle. Ids must be below kMaxArraySizeLimit (a user's `scancel 1_[0-4294967295]` must
+// not make the controller hold 4 billion ids).
 Result<std::vector<uint32_t>> ParseTaskIds(std::string_view text);
 
 // A job id as users type it: "N", "N_T", "N_[list]" (also "N_[T]"), "N_*". Nullopt when the

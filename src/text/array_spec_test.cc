@@ -52,6 +52,22 @@ TEST(FormatTaskIdsTest, RunsBecomeRanges) {
   EXPECT_EQ(FormatTaskIds(std::vector<uint32_t>{1, 2, 3, 7, 9, 10}), "1-3,7,9-10");
 }
 
+// Found by fuzz/array_spec_fuzz.cc: expansions are bounded before they are made, so no text
+// makes gantryd (which parses users' job ids) hold billions of ids.
+TEST(ParseTaskIdsTest, RefusesIdsNoArrayCanHaveAndEndlessRepeats) {
+  Result<std::vector<uint32_t>> huge = ParseTaskIds("0-4294967295");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("4000001"), std::string::npos) << huge.status().message();
+  EXPECT_FALSE(ParseJobIdText("1_[0-4294967295]").has_value());
+  std::string repeats = "0-999";
+  for (int i = 0; i < 5; ++i) repeats += ",0-999";
+  Result<ArraySpec> spec = ParseArraySpec(repeats, 1001);
+  ASSERT_FALSE(spec.ok());
+  EXPECT_NE(spec.status().message().find("more than 2002 indexes"), std::string::npos)
+      << spec.status().message();
+  EXPECT_TRUE(ParseArraySpec("0-999,0-999", 1001).ok());  // a repeat or two is fine
+}
+
 TEST(ParseTaskIdsTest, ReadsWhatFormatPrints) {
   Result<std::vector<uint32_t>> ids = ParseTaskIds("1-3,7,9-10");
   ASSERT_TRUE(ids.ok());
