@@ -1,52 +1,17 @@
 #!/usr/bin/env bash
 # The same binaries across hosts: each agent runs in its own network namespace (veth pair to the
-# host), reaching the controller over mutual TLS with their node's certificate; a command in a
-# third namespace submits over TLS too, with a credential bound to each call. A 2-node job runs across the two "hosts".
+# host, tests/integration/hosts.sh), reaching the controller over mutual TLS with their node's
+# certificate; a command in a third namespace submits over TLS too, with a credential bound to
+# each call. A 2-node job runs across the two "hosts".
 # Skipped (77) without root or `ip netns`.
 # usage: multi_host.sh BIN_DIR SOURCE_ROOT
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root for network namespaces"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP: no ip(8)"; exit 77; }
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/two-hosts.json"
-tag=g$$
-net=10.$(( ($$ % 200) + 20 ))
-namespaces=()
-teardown() {
-  local rc=$?  # cleanup reads the script's exit status from $?: keep it past the clean-up here
-  for ns in "${namespaces[@]}"; do ip netns pids "$ns" 2>/dev/null | xargs -r kill -9; ip netns del "$ns" 2>/dev/null; done
-  (exit $rc)
-  cleanup
-}
-trap teardown EXIT
-
-# host i <-> namespace i: host side $net.i.1, namespace side $net.i.2
-for i in 1 2 3; do
-  ns=$tag-$i
-  ip netns add "$ns" || { echo "SKIP: cannot create namespaces"; exit 77; }
-  namespaces+=("$ns")
-  ip link add "$tag-h$i" type veth peer name "$tag-n$i"
-  ip link set "$tag-n$i" netns "$ns"
-  ip addr add "$net.$i.1/24" dev "$tag-h$i"
-  ip link set "$tag-h$i" up
-  ip -n "$ns" addr add "$net.$i.2/24" dev "$tag-n$i"
-  ip -n "$ns" link set "$tag-n$i" up
-  ip -n "$ns" link set lo up
-  ip -n "$ns" route add default via "$net.$i.1"
-done
-sysctl -qw net.ipv4.ip_forward=1
-
-"$BIN/gantry" cluster create --spec "$SPEC" --state-dir "$STATE" >/dev/null || fail "create"
-gantryd --state-dir "$STATE" --listen 0.0.0.0:0 >"$WORK/gantryd.log" 2>&1 &
-EXTRA_PIDS="$!"
-wait_for 20 test -s "$STATE/run/gantryd.addr" || { cat "$WORK/gantryd.log"; fail "gantryd"; }
-port=$(sed 's/.*://' "$STATE/run/gantryd.addr")
-for i in 1 2; do
-  node=hosts-cpu-$((i - 1))
-  ip netns exec "$tag-$i" "$BIN/gantry-agent" --node "$node" --controller "$net.$i.1:$port" \
-    --ca-file "$STATE/tls/ca.crt" --cert-file "$STATE/tls/node-$node.crt" \
-    --cert-key-file "$STATE/tls/node-$node.key" --spool "$WORK/spool-$i" --listen "$net.$i.2:0" \
-    >"$WORK/agent-$i.log" 2>&1 &
-  EXTRA_PIDS="$EXTRA_PIDS $!"
-done
+source "$(dirname "$0")/hosts.sh"
+make_hosts 3
+start_tcp_gantryd
+port=$CTLD_PORT
+net=$HOSTS_NET
+for i in 1 2; do start_host_agent "$i" "hosts-cpu-$((i - 1))"; done
 # Commands in namespace 3 reach the controller by TCP only: no socket in their config.
 cat >"$WORK/remote.conf" <<CONF
 ClusterName=hosts
@@ -54,7 +19,7 @@ ControllerAddress=$net.3.1:$port
 KeyFile=$STATE/cluster.key
 CaFile=$STATE/tls/ca.crt
 CONF
-remote() { ip netns exec "$tag-3" env GANTRY_CONF="$WORK/remote.conf" PATH="$PATH" "$@"; }
+remote() { in_host 3 env GANTRY_CONF="$WORK/remote.conf" PATH="$PATH" "$@"; }
 export GANTRY_CONF=$STATE/gantry.conf
 # An agent given another node's certificate does not start.
 out=$("$BIN/gantry-agent" --node hosts-cpu-0 --controller "127.0.0.1:$port" \
@@ -78,16 +43,16 @@ scontrol show node hosts-cpu-0 | grep -q "NodeAddr=$net.1.2" || { scontrol show 
 # (the controller takes MUNGE credentials too).
 grep -v KeyFile "$WORK/remote.conf" >"$WORK/nokey.conf"
 if pgrep -x munged >/dev/null; then
-  ip netns exec "$tag-3" env GANTRY_CONF="$WORK/nokey.conf" "$BIN/squeue" >/dev/null 2>&1 ||
+  in_host 3 env GANTRY_CONF="$WORK/nokey.conf" "$BIN/squeue" >/dev/null 2>&1 ||
     fail "no-key squeue with munged running"
 else
-  out=$(ip netns exec "$tag-3" env GANTRY_CONF="$WORK/nokey.conf" "$BIN/squeue" 2>&1) &&
+  out=$(in_host 3 env GANTRY_CONF="$WORK/nokey.conf" "$BIN/squeue" 2>&1) &&
     fail "no-key squeue worked: $out"
   echo "without the key: $out"
 fi
 # Without the CA the commands do not talk to the controller at all.
 grep -v CaFile "$WORK/remote.conf" >"$WORK/noca.conf"
-out=$(ip netns exec "$tag-3" env GANTRY_CONF="$WORK/noca.conf" "$BIN/squeue" 2>&1) &&
+out=$(in_host 3 env GANTRY_CONF="$WORK/noca.conf" "$BIN/squeue" 2>&1) &&
   fail "squeue without the CA worked: $out"
 echo "$out" | grep -q "CaFile is not set" || fail "no-CA squeue: $out"
 remote scontrol ping || true
