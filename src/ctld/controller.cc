@@ -525,9 +525,9 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
     // script of a running one whose prologs all ran (LaunchBatch dropped).
     const bool owes_epilog = !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting);
     const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
-                             !job->request().allocation_only() && job->nodes(0) == node.name() &&
-                             !prologs_.contains(job_id) && held.contains(job_id) &&
-                             !launched.contains(job_id);
+                             !job->request().allocation_only() && job->nodes_size() > 0 &&
+                             job->nodes(0) == node.name() && !prologs_.contains(job_id) &&
+                             held.contains(job_id) && !launched.contains(job_id);
     if (!owes_epilog && !owes_launch) continue;
     missing.insert(job_id);
     auto [it, first] = missing_since_.try_emplace({job_id, node.name()}, now);
