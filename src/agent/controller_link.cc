@@ -210,6 +210,9 @@ grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
   if (callbacks_.running_jobs) {
     for (uint32_t id : callbacks_.running_jobs()) request.add_job_ids(id);
   }
+  if (callbacks_.ending_jobs) {
+    for (uint32_t id : callbacks_.ending_jobs()) request.add_ending_job_ids(id);
+  }
   if (callbacks_.launched_jobs) {
     for (uint32_t id : callbacks_.launched_jobs()) request.add_launched_job_ids(id);
   }

@@ -74,6 +74,8 @@ struct ControllerLinkCallbacks {
   std::function<std::vector<uint32_t>()> running_jobs;
   // Of those, the jobs whose batch script was started here (HeartbeatRequest.launched_job_ids).
   std::function<std::vector<uint32_t>()> launched_jobs;
+  // Of those, the jobs being ended here (HeartbeatRequest.ending_job_ids).
+  std::function<std::vector<uint32_t>()> ending_jobs;
   std::function<void(const std::vector<uint32_t>&)> on_stale;
   // The lease ran out (see the header comment).
   std::function<void()> on_fenced;

@@ -833,6 +833,15 @@ std::vector<uint32_t> JobManager::JobIds() const {
   return ids;
 }
 
+std::vector<uint32_t> JobManager::EndingJobIds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint32_t> ids;
+  for (const auto& [id, entry] : entries_) {
+    if (entry.terminating) ids.push_back(id);
+  }
+  return ids;
+}
+
 std::vector<uint32_t> JobManager::LaunchedJobIds() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uint32_t> ids;

@@ -142,6 +142,8 @@ class JobManager {
   std::vector<uint32_t> JobIds() const;
   // Of those, the ones something was launched for here (a batch script or a step), sorted.
   std::vector<uint32_t> LaunchedJobIds() const;
+  // Of those, the ones being ended (a TerminateJob came), sorted.
+  std::vector<uint32_t> EndingJobIds() const;
 
   // Refuses new jobs, ends every job as TerminateJob does (epilog and reports included) and
   // waits for all background work. Idempotent.

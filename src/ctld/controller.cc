@@ -517,13 +517,16 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
   const std::set<uint32_t> held(request.job_ids().begin(), request.job_ids().end());
   const std::set<uint32_t> launched(request.launched_job_ids().begin(),
                                     request.launched_job_ids().end());
+  const std::set<uint32_t> ending(request.ending_job_ids().begin(), request.ending_job_ids().end());
   std::set<uint32_t> missing;
   for (uint32_t job_id : node.job_ids()) {
     const v1::Job* job = state_.FindJob(job_id);
     if (job == nullptr) continue;
     // Still owed by this node: the epilog of an ended job (TerminateJob dropped), or the batch
     // script of a running one whose prologs all ran (LaunchBatch dropped).
-    const bool owes_epilog = !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting);
+    // (An agent already ending the job owes nothing more than patience: its epilog may be long.)
+    const bool owes_epilog =
+        !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting) && !ending.contains(job_id);
     const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
                              !job->request().allocation_only() && job->nodes_size() > 0 &&
                              job->nodes(0) == node.name() && !prologs_.contains(job_id) &&

@@ -137,14 +137,16 @@ class ControllerTest : public ::testing::Test {
   void HeartbeatAll() {
     for (const char* n : {"n0", "n1", "n2"}) Heartbeat(n);
   }
-  // One node's heartbeat: the jobs it holds, and of those the ones it launched.
+  // One node's heartbeat: the jobs it holds, of those the ones it launched and the ones it is
+  // ending.
   void Heartbeat(const std::string& node, std::vector<uint32_t> held = {},
-                 std::vector<uint32_t> launched = {}) {
+                 std::vector<uint32_t> launched = {}, std::vector<uint32_t> ending = {}) {
     v1::HeartbeatRequest hb;
     hb.set_node(node);
     hb.set_boot_time(boot_time_);
     for (uint32_t id : held) hb.add_job_ids(id);
     for (uint32_t id : launched) hb.add_launched_job_ids(id);
+    for (uint32_t id : ending) hb.add_ending_job_ids(id);
     ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
   }
 
@@ -377,6 +379,12 @@ TEST_F(ControllerTest, HeartbeatsBringBackATerminateTheAgentMissed) {
   EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
   Heartbeat("n0", {id}, {id});
   EXPECT_TRUE(agents_.Take().empty());  // not at every heartbeat
+  // Once the agent says it is ending the job, a long epilog is waited for, not re-sent.
+  clock_.now += 300;
+  Heartbeat("n0", {id}, {id}, {id});
+  clock_.now += 300;
+  Heartbeat("n0", {id}, {id}, {id});
+  EXPECT_TRUE(agents_.Take().empty());
   ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
   clock_.now += 60;
   Heartbeat("n0");
