@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   for (std::thread& t : pool) t.join();
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (failed) return 1;  // no figure for a run that did not submit them all
   std::printf("submitted %ld jobs in %.1f s (%.0f jobs/s)\n", jobs, secs, jobs / secs);
-  return failed ? 1 : 0;
+  return 0;
 }

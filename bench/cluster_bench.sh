@@ -185,7 +185,7 @@ rm -f "$state/state.db"*  # a fresh controller: measure the queue alone
 gpid=$(cat "$state/run/gantryd.pid")
 sleep 1
 before=$(rss_kib "$gpid")
-"$BIN/bulk_submit" "$state/gantryd.sock" "$N_QUEUE" 8 >&2
+"$BIN/bulk_submit" "$state/run/gantryd.sock" "$N_QUEUE" 8 >&2 || { echo "bulk_submit failed" >&2; exit 1; }
 sleep 2
 after=$(rss_kib "$gpid")
 G[ctld_kib_per_job]=$(calc "($after - $before) / $N_QUEUE")
