@@ -60,8 +60,9 @@ std::string V1Mount(std::string_view mountinfo, std::string_view controller) {
     if (!(after >> fstype >> source >> super) || fstype != "cgroup") continue;
     if (!HasWord(super, controller, ',')) continue;
     std::istringstream fields(line.substr(0, dash));
-    std::string id, parent, dev, root, mount_point;
-    if (fields >> id >> parent >> dev >> root >> mount_point) return mount_point;
+    std::string skipped;  // id, parent id, major:minor, root
+    std::string mount_point;
+    if (fields >> skipped >> skipped >> skipped >> skipped >> mount_point) return mount_point;
   }
   return "";
 }
@@ -137,7 +138,7 @@ std::string JobLimiter::Describe() const {
 }
 
 std::string JobLimiter::JobDir(const Controller& c, uint32_t job_id,
-                               const std::string& v2_job_dir) const {
+                               const std::string& v2_job_dir) {
   return c.base.empty() ? v2_job_dir : c.base + "/job_" + std::to_string(job_id);
 }
 

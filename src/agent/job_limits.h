@@ -60,7 +60,7 @@ class JobLimiter {
     std::string name;  // "memory", "cpu", "pids"
     std::string base;  // v1: <mount>/gantry.slice/<name>; v2: empty (the job's own cgroup)
   };
-  std::string JobDir(const Controller& c, uint32_t job_id, const std::string& v2_job_dir) const;
+  static std::string JobDir(const Controller& c, uint32_t job_id, const std::string& v2_job_dir);
 
   std::vector<Controller> controllers_;
   bool v2_ = false;

@@ -42,7 +42,7 @@ std::string HmacSha256(std::string_view key, std::string_view message) {
   OPENSSL_cleanse(block, sizeof(block));
   OPENSSL_cleanse(inner_pad, sizeof(inner_pad));
   OPENSSL_cleanse(outer_pad, sizeof(outer_pad));
-  return std::string(reinterpret_cast<const char*>(outer), sizeof(outer));
+  return {reinterpret_cast<const char*>(outer), sizeof(outer)};
 }
 
 std::string StepProof(std::string_view key, std::string_view role, std::string_view srun_nonce,
