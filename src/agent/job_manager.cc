@@ -606,8 +606,8 @@ StepPlan JobManager::PlanStep(const gantry::v1::LaunchTasksRequest& request, con
     spec.work_dir = work_dir.empty() ? "/" : work_dir;
     spec.cgroup = cgroup;
     spec.extra_cgroups = fence;
-    spec.path = ResolveInPath(request.launch().argv(0),
-                              EnvValue(spec.env, "PATH").value_or("/usr/bin:/bin"), spec.work_dir);
+    spec.path = request.launch().argv(0);
+    spec.search_path = EnvValue(spec.env, "PATH").value_or("/usr/bin:/bin");
     plan.tasks.push_back(std::move(task));
   }
   return plan;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -192,11 +193,38 @@ struct ChildArgs {
   }
   close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
   if (spec.task_pid_env) FormatPid(static_cast<pid_t>(syscall(SYS_getpid)), a.task_pid_digits);
-  execve(spec.path.c_str(), a.argv, a.envp);
-  if (errno == ENOEXEC) {
-    execve("/bin/sh", a.sh_argv, a.envp);
-    errno = ENOEXEC;
+  // Runs `program`, or /bin/sh with it when it is a script without "#!"; returns on failure.
+  auto try_exec = [&a](char* program) {
+    execve(program, a.argv, a.envp);
+    if (errno == ENOEXEC) {
+      a.sh_argv[1] = program;
+      execve("/bin/sh", a.sh_argv, a.envp);
+      errno = ENOEXEC;
+    }
+  };
+  if (spec.search_path.empty() || spec.path.find('/') != std::string::npos) {
+    try_exec(const_cast<char*>(spec.path.c_str()));
+    ChildFail(err_fd, kStepExec);
   }
+  // execvp's search, already as the job's user (review L5: searched as root, "Permission
+  // denied" against "No such file" told users what exists in directories they cannot read).
+  char candidate[PATH_MAX];
+  bool denied = false;
+  const char* dir = spec.search_path.c_str();
+  for (;;) {
+    const char* end = strchrnul(dir, ':');
+    const size_t dir_len = dir == end ? 1 : static_cast<size_t>(end - dir);
+    if (dir_len + 1 + spec.path.size() < sizeof(candidate)) {
+      std::memcpy(candidate, dir == end ? "." : dir, dir_len);
+      candidate[dir_len] = '/';
+      std::memcpy(candidate + dir_len + 1, spec.path.c_str(), spec.path.size() + 1);
+      try_exec(candidate);
+      if (errno == EACCES) denied = true;
+    }
+    if (*end == '\0') break;
+    dir = end + 1;
+  }
+  errno = denied ? EACCES : ENOENT;
   ChildFail(err_fd, kStepExec);
 }
 
@@ -339,28 +367,6 @@ Result<Spawned> Spawn(const SpawnSpec& spec) {
     spawned.start_ticks = stat->start_ticks;
   }
   return spawned;
-}
-
-std::string ResolveInPath(const std::string& name, const std::string& path,
-                          const std::string& work_dir) {
-  if (name.empty() || name.find('/') != std::string::npos) return name;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find(':', start);
-    if (end == std::string::npos) end = path.size();
-    std::string candidate = path.substr(start, end - start);
-    if (candidate.empty() || candidate.front() != '/') {
-      candidate.insert(0, candidate.empty() ? work_dir : work_dir + "/");
-    }
-    candidate.append("/").append(name);
-    struct stat st {};
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        access(candidate.c_str(), X_OK) == 0) {
-      return candidate;
-    }
-    start = end + 1;
-  }
-  return name;
 }
 
 std::string DescribeWaitStatus(int wait_status) {

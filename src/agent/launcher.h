@@ -50,7 +50,11 @@ struct Identity {
 };
 
 struct SpawnSpec {
-  std::string path;                  // the program or script to execve
+  std::string path;  // the program or script to execve
+  // When set and `path` has no '/': the ':'-separated directories searched for `path` in order
+  // (execvp's search; an empty entry is ".", relative ones are taken from work_dir), by the
+  // child as the job's user, so that only what that user may see is found.
+  std::string search_path;
   std::vector<std::string> argv;     // argv[0] included; empty = {path}
   std::vector<std::string> env;      // "K=V" each
   bool task_pid_env = false;         // add SLURM_TASK_PID=<child pid>
@@ -81,13 +85,6 @@ struct Spawned {
 std::unique_lock<std::shared_mutex> LockForWritingExecutable();
 
 Result<Spawned> Spawn(const SpawnSpec& spec);
-
-// The program a command name runs, as execvp finds it: a name with a '/' as it is; else the first
-// executable file named so in a directory of `path` (':'-separated; an empty or relative entry
-// is taken relative to `work_dir`); the name itself when none has it (execve then fails with
-// ENOENT, naming it).
-std::string ResolveInPath(const std::string& name, const std::string& path,
-                          const std::string& work_dir);
 
 // "exit status 3", "killed by signal 9 (Killed)", "killed by signal 11 (Segmentation fault),
 // core dumped", for messages.

@@ -88,6 +88,52 @@ TEST(Spawn, NamesTheStepThatFailed) {
   }
 }
 
+// A command name is looked up in PATH as execvp does, by the child as the job's user (review
+// L5): what the user cannot see answers alike whether it exists or not.
+TEST(Spawn, SearchesThePathAsTheUser) {
+  TempDir tmp;
+  WriteExecutable(tmp / "tool", "#!/bin/sh\necho ran tool\n");
+  WriteExecutable(tmp / "plain", "echo a script without a shebang\n");
+  SpawnSpec spec;
+  spec.search_path = "/nonexistent:" + tmp.path() + ":/bin";
+  spec.path = "tool";
+  spec.stdout_path = tmp / "out";
+  Result<Spawned> spawned = Spawn(spec);
+  ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
+  EXPECT_EQ(ReapChild(spawned->pid), 0);
+  EXPECT_EQ(ReadFile(tmp / "out"), "ran tool\n");
+  spec.path = "plain";  // ENOEXEC: run by /bin/sh, as execvp does
+  spawned = Spawn(spec);
+  ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
+  EXPECT_EQ(ReapChild(spawned->pid), 0);
+  EXPECT_EQ(ReadFile(tmp / "out"), "a script without a shebang\n");
+  spec.path = "no-such-tool";
+  Result<Spawned> missing = Spawn(spec);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "execve(no-such-tool): No such file or directory");
+
+  if (geteuid() != 0) return;
+  const passwd* nobody = getpwnam("nobody");
+  if (nobody == nullptr) return;
+  const std::string hidden = tmp / "hidden";
+  std::filesystem::create_directories(hidden);
+  WriteExecutable(hidden + "/secret", "#!/bin/sh\n");
+  chmod(hidden.c_str(), 0700);
+  spec.identity = Identity{nobody->pw_uid, nobody->pw_gid, {nobody->pw_gid}};
+  spec.stdout_path = "/dev/null";
+  spec.search_path = hidden;
+  std::string answers[2];
+  int i = 0;
+  for (const char* name : {"secret", "absent"}) {
+    spec.path = name;
+    Result<Spawned> refused = Spawn(spec);
+    ASSERT_FALSE(refused.ok()) << name;
+    answers[i++] = refused.status().message().substr(refused.status().message().find(':'));
+  }
+  EXPECT_EQ(answers[0], ": Permission denied");
+  EXPECT_EQ(answers[0], answers[1]);
+}
+
 TEST(Spawn, SwitchesToTheUserBeforeOpeningFiles) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch users";
   const passwd* nobody = getpwnam("nobody");
