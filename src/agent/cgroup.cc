@@ -57,12 +57,37 @@ std::optional<std::string> ParseCgroup2Mount(std::string_view mountinfo) {
   return first;
 }
 
-std::optional<std::string> FindCgroup2Mount() {
+std::string ReadMountInfo() {
   std::ifstream in("/proc/self/mountinfo");
-  if (!in) return std::nullopt;
   std::stringstream buffer;
   buffer << in.rdbuf();
-  return ParseCgroup2Mount(buffer.str());
+  return buffer.str();
+}
+
+std::optional<std::string> FindCgroup2Mount() { return ParseCgroup2Mount(ReadMountInfo()); }
+
+std::optional<std::string> ParseCgroup1Mount(std::string_view mountinfo,
+                                             std::string_view controller) {
+  std::istringstream lines{std::string(mountinfo)};
+  for (std::string line; std::getline(lines, line);) {
+    const size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream before(line.substr(0, dash));
+    std::istringstream after(line.substr(dash + 3));
+    std::string skip;  // mount id, parent id, device, root
+    std::string mount_point;
+    before >> skip >> skip >> skip >> skip >> mount_point;
+    std::string fstype;
+    std::string source;
+    std::string options;
+    after >> fstype >> source >> options;
+    if (fstype != "cgroup") continue;
+    std::istringstream opts(options);
+    for (std::string opt; std::getline(opts, opt, ',');) {
+      if (opt == controller) return mount_point;
+    }
+  }
+  return std::nullopt;
 }
 
 Result<CgroupTree> CgroupTree::Open(const std::string& root, const std::string& node) {

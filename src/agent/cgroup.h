@@ -34,6 +34,14 @@ std::optional<std::string> ParseCgroup2Mount(std::string_view mountinfo);
 // ParseCgroup2Mount of this process's mountinfo.
 std::optional<std::string> FindCgroup2Mount();
 
+// The mount point of the cgroup v1 hierarchy that holds `controller` ("memory", "devices"...)
+// in a /proc/self/mountinfo text; nullopt when none does.
+std::optional<std::string> ParseCgroup1Mount(std::string_view mountinfo,
+                                             std::string_view controller);
+
+// This process's /proc/self/mountinfo ("" when it cannot be read).
+std::string ReadMountInfo();
+
 class CgroupTree {
  public:
   // Uses <root>/gantry.slice/<node>, creating it, and checks that a job cgroup can be created

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/cgroup.h"
+
 namespace gantry::agent {
 namespace {
 
@@ -47,37 +49,11 @@ std::vector<uint32_t> FindNvidiaGpus(const std::string& dev_dir) {
   return minors;
 }
 
-std::optional<std::string> ParseDevicesMount(std::string_view mountinfo) {
-  std::istringstream lines{std::string(mountinfo)};
-  for (std::string line; std::getline(lines, line);) {
-    const size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream before(line.substr(0, dash));
-    std::istringstream after(line.substr(dash + 3));
-    std::string skip;  // mount id, parent id, device, root
-    std::string mount_point;
-    before >> skip >> skip >> skip >> skip >> mount_point;
-    std::string fstype;
-    std::string source;
-    std::string options;
-    after >> fstype >> source >> options;
-    if (fstype != "cgroup") continue;
-    std::istringstream opts(options);
-    for (std::string opt; std::getline(opts, opt, ',');) {
-      if (opt == "devices") return mount_point;
-    }
-  }
-  return std::nullopt;
-}
-
 Result<GpuFence> GpuFence::Open(const std::string& name, std::vector<uint32_t> gpus,
                                 const std::string& mount) {
   std::string root = mount;
   if (root.empty()) {
-    std::ifstream in("/proc/self/mountinfo");
-    std::stringstream text;
-    text << in.rdbuf();
-    std::optional<std::string> found = ParseDevicesMount(text.str());
+    std::optional<std::string> found = ParseCgroup1Mount(ReadMountInfo(), "devices");
     if (!found) return Unavailable("no cgroup v1 devices controller is mounted");
     root = *found;
   }

@@ -29,9 +29,6 @@ namespace gantry::agent {
 // `dev_dir` (major 195), ascending.
 std::vector<uint32_t> FindNvidiaGpus(const std::string& dev_dir = "/dev");
 
-// The mount point of the cgroup v1 devices controller in a /proc/self/mountinfo text.
-std::optional<std::string> ParseDevicesMount(std::string_view mountinfo);
-
 // The same fence on a cgroup v2 directory (Slurm's way there): an eBPF device program attached
 // to `cgroup_dir` that refuses the NVIDIA devices with the minors `denied` and lets every other
 // device through. It stays attached until the cgroup is removed. Needs root and a kernel with

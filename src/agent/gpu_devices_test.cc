@@ -42,13 +42,13 @@ std::string OpenBoth(const TempDir& dev, SpawnSpec spec) {
   return ReadFile(out / "out.txt");
 }
 
-TEST(ParseDevicesMount, FindsTheV1DevicesController) {
+TEST(ParseCgroup1Mount, FindsTheV1DevicesController) {
   const std::string mountinfo =
       "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
       "36 31 0:33 / /sys/fs/cgroup/devices rw,relatime - cgroup cgroup rw,devices\n"
       "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
-  EXPECT_EQ(ParseDevicesMount(mountinfo), "/sys/fs/cgroup/devices");
-  EXPECT_EQ(ParseDevicesMount("41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"),
+  EXPECT_EQ(ParseCgroup1Mount(mountinfo, "devices"), "/sys/fs/cgroup/devices");
+  EXPECT_EQ(ParseCgroup1Mount("41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n", "devices"),
             std::nullopt);
 }
 

@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "agent/cgroup.h"
+#include "sys/files.h"
+
 namespace gantry::agent {
 namespace {
 
@@ -29,10 +32,8 @@ Status WriteFile(const std::string& path, const std::string& text) {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  Result<std::string> text = sys::ReadText(path);
+  return text.ok() ? *text : "";
 }
 
 bool HasWord(std::string_view list, std::string_view word, char separator) {
@@ -44,27 +45,6 @@ bool HasWord(std::string_view list, std::string_view word, char separator) {
     pos = end + 1;
   }
   return false;
-}
-
-// The mount point of the cgroup v1 hierarchy that holds `controller`, or "".
-std::string V1Mount(std::string_view mountinfo, std::string_view controller) {
-  std::istringstream lines{std::string(mountinfo)};
-  std::string line;
-  while (std::getline(lines, line)) {
-    const size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream after(line.substr(dash + 3));
-    std::string fstype;
-    std::string source;
-    std::string super;
-    if (!(after >> fstype >> source >> super) || fstype != "cgroup") continue;
-    if (!HasWord(super, controller, ',')) continue;
-    std::istringstream fields(line.substr(0, dash));
-    std::string skipped;  // id, parent id, major:minor, root
-    std::string mount_point;
-    if (fields >> skipped >> skipped >> skipped >> skipped >> mount_point) return mount_point;
-  }
-  return "";
 }
 
 // A value of "key N" lines (memory.events, memory.oom_control); 0 when absent.
@@ -114,9 +94,9 @@ JobLimiter JobLimiter::Open(const std::string& v2_base, const std::string& name,
                     [&](const Controller& have) { return have.name == c; })) {
       continue;
     }
-    const std::string mount = V1Mount(mountinfo, c);
-    if (mount.empty()) continue;
-    const std::string slice = mount + "/gantry.slice";
+    const std::optional<std::string> mount = ParseCgroup1Mount(mountinfo, c);
+    if (!mount) continue;
+    const std::string slice = *mount + "/gantry.slice";
     const std::string base = slice + "/" + name;
     if ((mkdir(slice.c_str(), 0755) == 0 || errno == EEXIST) &&
         (mkdir(base.c_str(), 0755) == 0 || errno == EEXIST)) {

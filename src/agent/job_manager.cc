@@ -114,10 +114,7 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
   }
   std::optional<JobLimiter> limiter;
   if (cgroups) {
-    std::ifstream in("/proc/self/mountinfo");
-    std::stringstream mountinfo;
-    mountinfo << in.rdbuf();
-    limiter = JobLimiter::Open(cgroups->base(), CgroupName(options), mountinfo.str());
+    limiter = JobLimiter::Open(cgroups->base(), CgroupName(options), ReadMountInfo());
     Log("limits each job to its allocation: " + limiter->Describe());
   }
   auto manager = std::unique_ptr<JobManager>(new JobManager(std::move(options), sink,

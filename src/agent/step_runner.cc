@@ -23,6 +23,7 @@
 #include "gantry/v1/job.pb.h"
 #include "proc/proc.h"
 #include "proc/usage_sampler.h"
+#include "sys/random_bytes.h"
 #include "wire/frame.h"
 #include "wire/step_auth.h"
 
@@ -150,7 +151,7 @@ Status Handshake(const StepPlan& plan, Stream* srun) {
   };
   v1::StepIo challenge;
   GANTRY_RETURN_IF_ERROR(read(v1::STEP_IO_CHALLENGE, &challenge));
-  GANTRY_ASSIGN_OR_RETURN(std::string nonce, wire::RandomBytes(wire::kStepNonceBytes));
+  GANTRY_ASSIGN_OR_RETURN(std::string nonce, sys::RandomBytes(wire::kStepNonceBytes));
   v1::StepIo hello;
   hello.set_node(plan.node);
   hello.set_nonce(nonce);

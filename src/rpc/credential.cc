@@ -9,7 +9,6 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +18,8 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "sys/random_bytes.h"
 
 namespace gantry::rpc {
 namespace {
@@ -50,16 +51,6 @@ std::optional<std::string> FromHex(std::string_view hex) {
     const int lo = HexValue(hex[i + 1]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
-}
-
-std::string RandomBytes(size_t n) {
-  std::string out(n, '\0');
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = getrandom(out.data() + got, n - got, 0);
-    if (r > 0) got += static_cast<size_t>(r);
   }
   return out;
 }
@@ -129,7 +120,10 @@ Result<ClusterKey> LoadClusterKey(const std::string& path) {
   return ClusterKey{std::move(*bytes)};
 }
 
-Result<std::string> NewClusterKeyText() { return ToHex(RandomBytes(32)) + "\n"; }
+Result<std::string> NewClusterKeyText() {
+  GANTRY_ASSIGN_OR_RETURN(std::string bytes, sys::RandomBytes(32));
+  return ToHex(bytes) + "\n";
+}
 
 CallBinding BindCall(const google::protobuf::Message& request, std::string_view audience) {
   std::string body;
@@ -144,7 +138,9 @@ CallBinding BindCall(const google::protobuf::Message& request, std::string_view 
 
 std::string SignCredential(const ClusterKey& key, uint32_t uid, uint32_t gid, int64_t now,
                            const CallBinding& call) {
-  const std::string part = SignedPart(uid, gid, now, ToHex(RandomBytes(16)));
+  // Without the kernel's randomness the nonce is empty: a malformed credential, refused.
+  Result<std::string> nonce = sys::RandomBytes(16);
+  const std::string part = SignedPart(uid, gid, now, nonce.ok() ? ToHex(*nonce) : "");
   return part + ":" + Mac(key, part + "\n" + BindingText(call));
 }
 

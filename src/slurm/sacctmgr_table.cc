@@ -293,7 +293,6 @@ Result<std::vector<AccountingColumn>> ParseAccountingFormat(
 }
 
 std::string LayoutCell(std::string_view value, int width) {
-  width = std::clamp(width, -kMaxColumnWidth, kMaxColumnWidth);
   const auto w = static_cast<size_t>(width < 0 ? -width : width);
   std::string out;
   if (value.size() > w) {

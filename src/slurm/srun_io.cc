@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "sys/random_bytes.h"
 #include "wire/frame.h"
 #include "wire/step_auth.h"
 
@@ -74,7 +75,7 @@ Result<std::unique_ptr<StepIoServer>> StepIoServer::Listen(std::string host) {
     }
     port = ntohs(addr.sin_port);
   }
-  Result<std::string> key = wire::RandomBytes(32);
+  Result<std::string> key = sys::RandomBytes(32);
   if (!key.ok()) {
     close(fd);
     return key.status();
@@ -242,7 +243,7 @@ void StepIoServer::Serve(const std::map<std::string, std::vector<uint32_t>>& exp
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
         auto agent = std::make_unique<Agent>();
         agent->fd = fd;
-        Result<std::string> nonce = wire::RandomBytes(wire::kStepNonceBytes);
+        Result<std::string> nonce = sys::RandomBytes(wire::kStepNonceBytes);
         if (nonce.ok()) {
           agent->nonce = std::move(nonce).value();
           v1::StepIo challenge;

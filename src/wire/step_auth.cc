@@ -5,9 +5,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
-#include <sys/random.h>
 
-#include <cerrno>
 #include <cstring>
 
 namespace gantry::wire {
@@ -58,17 +56,6 @@ std::string StepProof(std::string_view key, std::string_view role, std::string_v
 
 bool SameProof(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
-}
-
-Result<std::string> RandomBytes(size_t n) {
-  std::string out(n, '\0');
-  for (size_t got = 0; got < n;) {
-    const ssize_t r = getrandom(out.data() + got, n - got, 0);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return Unavailable(std::string("getrandom: ") + std::strerror(errno));
-    got += static_cast<size_t>(r);
-  }
-  return out;
 }
 
 }  // namespace gantry::wire

@@ -32,9 +32,6 @@ std::string StepProof(std::string_view key, std::string_view role, std::string_v
 // Whether two proofs are equal, in time that does not depend on where they differ.
 bool SameProof(std::string_view a, std::string_view b);
 
-// `n` random bytes from the kernel (getrandom); Unavailable naming the error.
-Result<std::string> RandomBytes(size_t n);
-
 }  // namespace gantry::wire
 
 #endif  // GANTRY_WIRE_STEP_AUTH_H_

@@ -42,13 +42,5 @@ TEST(StepProofTest, DependsOnEveryInput) {
   EXPECT_FALSE(SameProof(base, base.substr(1)));
 }
 
-TEST(RandomBytesTest, GivesDistinctNonces) {
-  Result<std::string> a = RandomBytes(kStepNonceBytes);
-  Result<std::string> b = RandomBytes(kStepNonceBytes);
-  ASSERT_TRUE(a.ok() && b.ok());
-  EXPECT_EQ(a->size(), kStepNonceBytes);
-  EXPECT_NE(*a, *b);
-}
-
 }  // namespace
 }  // namespace gantry::wire
