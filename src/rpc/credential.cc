@@ -19,6 +19,7 @@
 #include <sstream>
 #include <vector>
 
+#include "sys/files.h"
 #include "sys/random_bytes.h"
 
 namespace gantry::rpc {
@@ -97,14 +98,7 @@ std::optional<std::string_view> Metadata(const grpc::ServerContext& context, std
 }  // namespace
 
 Result<ClusterKey> LoadClusterKey(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    return InvalidArgument("key file " + path + ": " + std::strerror(errno));
-  }
-  if ((st.st_mode & 077) != 0) {
-    return PermissionDenied("key file " + path +
-                            " is readable by group or others; it must be mode 0600");
-  }
+  GANTRY_RETURN_IF_ERROR(sys::CheckPrivateKeyFile(path));
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

@@ -56,4 +56,16 @@ Status WriteFileAtomically(const std::string& path, std::string_view text, mode_
   return Status::Ok();
 }
 
+Status CheckPrivateKeyFile(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    return InvalidArgument("key file " + path + ": " + std::strerror(errno));
+  }
+  if ((st.st_mode & 077) != 0) {
+    return PermissionDenied("key file " + path +
+                            " is readable by group or others; it must be mode 0600");
+  }
+  return Status::Ok();
+}
+
 }  // namespace gantry::sys

@@ -20,6 +20,10 @@ Result<std::string> ReadText(const std::string& path);
 // Unavailable naming the path and errno's text.
 Status WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode);
 
+// OK when the key file at `path` is readable by its owner only; PermissionDenied ("key file P is
+// readable by group or others; it must be mode 0600") or InvalidArgument (cannot stat) otherwise.
+Status CheckPrivateKeyFile(const std::string& path);
+
 }  // namespace gantry::sys
 
 #endif  // GANTRY_SYS_FILES_H_

@@ -12,21 +12,8 @@
 namespace gantry::tls {
 namespace {
 
-// A key file must be its owner's alone.
-Status CheckPrivate(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    return NotFound("cannot read " + path + ": " + std::strerror(errno));
-  }
-  if ((st.st_mode & 077) != 0) {
-    return PermissionDenied("key file " + path +
-                            " is readable by group or others; it must be mode 0600");
-  }
-  return Status::Ok();
-}
-
 Result<KeyAndCert> ReadPair(const std::string& key_file, const std::string& cert_file) {
-  GANTRY_RETURN_IF_ERROR(CheckPrivate(key_file));
+  GANTRY_RETURN_IF_ERROR(sys::CheckPrivateKeyFile(key_file));
   KeyAndCert pair;
   GANTRY_ASSIGN_OR_RETURN(pair.key_pem, sys::ReadText(key_file));
   GANTRY_ASSIGN_OR_RETURN(pair.cert_pem, sys::ReadText(cert_file));
