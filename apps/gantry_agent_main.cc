@@ -12,7 +12,7 @@
 #include "agent/agent_flags.h"
 #include "agent/log.h"
 #include "sys/oom.h"
-#include "sys/system_time.h"
+#include "sys/offset_clock.h"
 #include "tls/cluster_tls.h"
 
 int main(int argc, char** argv) {
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
   options.spool = flags->spool;
   options.listen = flags->listen;
   options.advertise = flags->advertise;
-  options.clock = &sys::SystemClock::Get();
+  options.clock = &sys::DaemonClock();
   Result<std::unique_ptr<agent::AgentDaemon>> daemon = agent::AgentDaemon::Start(options);
   if (!daemon.ok()) {
     std::cerr << "gantry-agent: cannot start: " << daemon.status().message() << "\n";

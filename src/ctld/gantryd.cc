@@ -25,7 +25,7 @@
 #include "sys/files.h"
 #include "sys/oom.h"
 #include "sys/privileges.h"
-#include "sys/system_time.h"
+#include "sys/offset_clock.h"
 #include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
 
@@ -145,7 +145,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   builder.SetMaxSendMessageSize(512 << 20);
 
   const std::string host = listen.substr(0, listen.rfind(':'));
-  sys::SystemClock clock;
+  const Clock& clock = sys::DaemonClock();
   GrpcAgentLink agents(*identity);
   ControllerConfig settings = *config;
   settings.conf_path = state_dir + "/gantry.conf";
