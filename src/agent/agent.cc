@@ -79,6 +79,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   manager_options.node = options.node;
   manager_options.spool_dir = options.spool;
   manager_options.cgroup_root = options.cgroup_root;
+  manager_options.keeper_path = options.keeper_path;
   // Where the NVIDIA device files are (tests point it at fake ones); /dev by default.
   if (const char* dev = std::getenv("GANTRY_DEV_DIR"); dev != nullptr && *dev != '\0') {
     manager_options.dev_dir = dev;
@@ -86,7 +87,11 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   manager_options.clock = options.clock;
   GANTRY_ASSIGN_OR_RETURN(agent->manager_,
                           JobManager::Create(std::move(manager_options), agent->link_.get()));
-  agent->manager_->CleanUpLeftovers();
+  const JobManager::Leftovers leftovers = agent->manager_->TakeOverLeftovers();
+  if (leftovers.adopted + leftovers.killed > 0) {
+    Log("from the previous agent: " + std::to_string(leftovers.adopted) + " job(s) taken over, " +
+        std::to_string(leftovers.killed) + " job(s) or task(s) ended");
+  }
 
   agent->service_ = std::make_unique<AgentService>(agent->manager_.get());
   grpc::ServerBuilder builder;

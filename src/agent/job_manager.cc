@@ -10,12 +10,15 @@
 #include <sstream>
 #include <utility>
 
+#include "agent/keeper.h"
 #include "agent/launcher.h"
 #include "agent/log.h"
 #include "agent/script_runner.h"
 #include "agent/user_info.h"
 #include "model/job_state.h"
+#include "proc/proc.h"
 #include "proc/usage_sampler.h"
+#include "sys/files.h"
 #include "text/filename_pattern.h"
 
 namespace gantry::agent {
@@ -27,6 +30,12 @@ using gantry::v1::JobReport;
 constexpr size_t kEndedMemory = 4096;
 
 std::string JobName(uint32_t job_id) { return "job " + std::to_string(job_id); }
+
+// Whether the recorded process still runs (not a zombie, and not another with its pid).
+bool Alive(const RecordedProcess& process) {
+  std::optional<proc::ProcStat> stat = proc::ReadProcStat(process.pid);
+  return stat && stat->state != 'Z' && stat->start_ticks == process.start_ticks;
+}
 
 std::optional<mode_t> ParseUmask(const std::optional<std::string>& text) {
   if (!text || text->empty() || text->size() > 4) return std::nullopt;
@@ -306,6 +315,8 @@ void JobManager::RunProlog(uint32_t job_id, uint64_t epoch) {
   std::lock_guard<std::mutex> lock(mu_);
   Entry& entry = entries_.at(job_id);  // termination waits for the prolog: still here
   entry.prolog = outcome.ok ? PrologState::kDone : PrologState::kFailed;
+  // From here on the job is held here across agent restarts.
+  if (outcome.ok && !entry.stale) SaveRecordLocked(&entry);
   // Reported under mu_, so that it is queued before any epilog report of the job.
   if (!entry.stale) {
     SendReport(job_id, epoch, outcome.ok ? JobReport::PROLOG_OK : JobReport::PROLOG_FAILED,
@@ -340,17 +351,9 @@ Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
     settings = settings_;
   }
 
-  Result<JobProcesses> started = StartBatch(context, payload, settings);
+  RecordedProcess keeper;
+  Result<JobProcesses> started = StartBatch(context, payload, settings, &keeper);
   if (started.ok()) {
-    JobRecord record;
-    record.job_id = job_id;
-    record.epoch = epoch;
-    record.pid = started->leader;
-    record.start_ticks = started->leader_start;
-    record.cgroup = started->cgroup;
-    if (Status saved = spool_.SaveRecord(record); !saved.ok()) {
-      Log(JobName(job_id) + ": cannot record the job in the spool: " + saved.message());
-    }
     Log(JobName(job_id) + ": batch script started as uid " +
         std::to_string(context.job().user_id()) + " (pid " + std::to_string(started->leader) +
         (started->cgroup.empty() ? "" : ", cgroup " + started->cgroup) + ")");
@@ -363,11 +366,15 @@ Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
     entry.launched = true;
     entry.batch_running = true;
     entry.procs = *started;
+    entry.record.keeper = keeper;
+    SaveRecordLocked(&entry);
     if (entry.suspended) {  // suspended while its prolog ran: it starts stopped
       Log(JobName(job_id) + ": suspended " + std::to_string(StopJobProcesses(entry.procs)) +
           " process(es) at launch");
     }
-    StartWorker([this, job_id, epoch, procs = *started] { WaitBatch(job_id, epoch, procs); });
+    StartWorker([this, job_id, epoch, procs = *started, keeper] {
+      WaitBatch(job_id, epoch, procs, keeper, /*adopted=*/false);
+    });
   } else if (!entry.stale) {
     SendReport(job_id, epoch, JobReport::LAUNCH_FAILED, started.status().message());
   }
@@ -377,7 +384,7 @@ Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
 
 Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& context,
                                             const gantry::v1::JobPayload& payload,
-                                            const NodeSettings& settings) {
+                                            const NodeSettings& settings, RecordedProcess* keeper) {
   const gantry::v1::Job& job = context.job();
   const gantry::v1::JobRequest& req = job.request();
   const uid_t uid = job.user_id();
@@ -453,7 +460,21 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
   procs.limit_cgroups = LimitJob(job, spec.cgroup);
   spec.extra_cgroups.insert(spec.extra_cgroups.end(), procs.limit_cgroups.begin(),
                             procs.limit_cgroups.end());
-  Result<Spawned> spawned = Spawn(spec);
+  Result<Spawned> spawned = Unavailable("not started");
+  if (options_.keeper_path.empty()) {
+    spawned = Spawn(spec);
+  } else {
+    // How an earlier run of the job here ended is no news.
+    unlink(spool_.ExitPath(job.job_id()).c_str());
+    unlink(spool_.ReportedPath(job.job_id()).c_str());
+    Result<KeptBatch> kept = SpawnKept(options_.keeper_path, spec, spool_.ExitPath(job.job_id()));
+    if (kept.ok()) {
+      *keeper = RecordedProcess{kept->keeper.pid, kept->keeper.start_ticks};
+      spawned = kept->script;
+    } else {
+      spawned = kept.status();
+    }
+  }
   if (!spawned.ok()) {
     if (limiter_) limiter_->Remove(job.job_id());
     if (!spec.cgroup.empty()) (void)RemoveCgroup(spec.cgroup);
@@ -478,13 +499,39 @@ std::vector<std::string> JobManager::LimitJob(const gantry::v1::Job& job,
   return *join;
 }
 
-void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) {
+void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs,
+                           RecordedProcess keeper, bool adopted) {
   const std::chrono::seconds period(settings().acct_gather_frequency_sec);
   proc::UsageSampler sampler([procs] { return LiveJobProcesses(procs); }, procs.cgroup, period);
-  struct rusage used = {};
-  int status = ReapChild(procs.leader, &used);
+  BatchExit ended;
+  std::string lost;  // why how it ended is not known
+  if (keeper.pid == 0) {
+    struct rusage used = {};
+    ended.wait_status = ReapChild(procs.leader, &used);
+    ended.user_cpu_usec = int64_t{used.ru_utime.tv_sec} * 1000000 + used.ru_utime.tv_usec;
+    ended.system_cpu_usec = int64_t{used.ru_stime.tv_sec} * 1000000 + used.ru_stime.tv_usec;
+    ended.max_rss_kib = used.ru_maxrss;
+  } else {
+    if (adopted) {
+      WaitForKeeper(keeper.pid, keeper.start_ticks);
+    } else {
+      ReapChild(keeper.pid);
+    }
+    Result<std::string> text = sys::ReadText(spool_.ExitPath(job_id));
+    Result<BatchExit> parsed = text.ok() ? ParseBatchExit(*text) : Result<BatchExit>(text.status());
+    if (parsed.ok()) {
+      ended = *parsed;
+    } else {
+      // Its keeper was killed (or could not write): the script's end went with it.
+      ended.wait_status = SIGKILL;
+      lost = "its keeper ended without recording how the script ended (" +
+             parsed.status().message() + ")";
+    }
+  }
   const proc::UsageSamples sampled = sampler.Stop();
-  Log(JobName(job_id) + ": batch script ended: " + DescribeWaitStatus(status));
+  int status = ended.wait_status;
+  Log(JobName(job_id) +
+      ": batch script ended: " + (lost.empty() ? DescribeWaitStatus(status) : lost));
   if (limiter_ && limiter_->OomKilled(job_id, procs.cgroup)) {
     // As Slurm: an OOM kill anywhere in the job on this node makes it OUT_OF_MEMORY.
     Log(JobName(job_id) + ": the OOM killer killed some of its processes (memory limit)");
@@ -496,21 +543,40 @@ void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs) 
   // Reported under mu_, before termination can see the script gone and report the epilog.
   if (!it->second.stale) {
     v1::JobUsage usage;
-    usage.set_user_cpu_usec(int64_t{used.ru_utime.tv_sec} * 1000000 + used.ru_utime.tv_usec);
-    usage.set_system_cpu_usec(int64_t{used.ru_stime.tv_sec} * 1000000 + used.ru_stime.tv_usec);
+    usage.set_user_cpu_usec(ended.user_cpu_usec);
+    usage.set_system_cpu_usec(ended.system_cpu_usec);
     // Linux: KiB. The largest single process, or all of them together when sampled larger.
-    usage.set_max_rss_kib(std::max<int64_t>(used.ru_maxrss, sampled.max_rss_kib));
+    usage.set_max_rss_kib(std::max<int64_t>(ended.max_rss_kib, sampled.max_rss_kib));
     usage.set_max_vmsize_kib(static_cast<int64_t>(sampled.max_vmsize_kib));
     usage.set_ave_rss_kib(static_cast<int64_t>(sampled.ave_rss_kib()));
     usage.set_ave_vmsize_kib(static_cast<int64_t>(sampled.ave_vmsize_kib()));
     usage.set_disk_read_bytes(static_cast<int64_t>(sampled.read_bytes));
     usage.set_disk_write_bytes(static_cast<int64_t>(sampled.write_bytes));
     usage.set_sampled(sampled.samples > 0);
-    SendReport(job_id, epoch, JobReport::BATCH_ENDED, DescribeWaitStatus(status), status,
-               std::move(usage));
+    SendReport(job_id, epoch, JobReport::BATCH_ENDED,
+               lost.empty() ? DescribeWaitStatus(status) : lost, status, std::move(usage));
+    // The report is queued durably: a later agent must not report the end again.
+    if (keeper.pid != 0) {
+      rename(spool_.ExitPath(job_id).c_str(), spool_.ReportedPath(job_id).c_str());
+    }
   }
   it->second.batch_running = false;
   cv_.notify_all();
+}
+
+void JobManager::SaveRecordLocked(Entry* entry) {
+  if (entry->terminating) return;
+  JobRecord& record = entry->record;
+  record.job_id = entry->job_id;
+  record.epoch = entry->epoch;
+  record.pid = entry->procs.leader;
+  record.start_ticks = entry->procs.leader_start;
+  record.cgroup = entry->procs.cgroup;
+  record.limit_cgroups = entry->procs.limit_cgroups;
+  if (Status saved = spool_.SaveRecord(record); !saved.ok()) {
+    Log(JobName(entry->job_id) + ": cannot record the job in the spool (" + saved.message() +
+        "): a restarted agent will not know it");
+  }
 }
 
 // ---- LaunchTasks ------------------------------------------------------------------------------
@@ -549,6 +615,7 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
       entry.procs.cgroup = *dir;
       new_cgroup = *dir;
       entry.procs.limit_cgroups = LimitJob(job, *dir);
+      SaveRecordLocked(&entry);
     }
   }
   // Termination now also ends (and then removes the cgroup of) what the step starts here.
@@ -610,8 +677,19 @@ StepPlan JobManager::PlanStep(const gantry::v1::LaunchTasksRequest& request, con
   return plan;
 }
 
-void JobManager::RunStepTasks(uint32_t job_id, const StepPlan& plan,
+void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
                               const std::shared_ptr<StepControl>& control) {
+  // Recorded, so that a restarted agent ends the tasks whose I/O went through this one; tasks
+  // that ended leave the record then.
+  plan.on_task_started = [this, job_id](const Spawned& task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(job_id);
+    if (it == entries_.end()) return;
+    std::vector<RecordedProcess>& tasks = it->second.record.tasks;
+    std::erase_if(tasks, [](const RecordedProcess& p) { return !Alive(p); });
+    tasks.push_back(RecordedProcess{task.pid, task.start_ticks});
+    SaveRecordLocked(&it->second);
+  };
   RunStep(plan, control.get());
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = entries_.find(job_id); it != entries_.end()) std::erase(it->second.steps, control);
@@ -652,8 +730,9 @@ Status JobManager::SignalJob(uint32_t job_id, uint64_t epoch, int signal,
       return Status::Ok();
     }
     if (scope == gantry::v1::SIGNAL_BATCH) {
-      // The script is our unreaped child while batch_running: its pid cannot be reused.
-      if (batch_running) kill(procs.leader, signal);
+      // The script is an unreaped child (ours, or its keeper's) while batch_running: its pid is
+      // not reused until the keeper reaps it, just before batch_running ends.
+      if (batch_running && !LeaderReused(procs)) kill(procs.leader, signal);
       Log(JobName(job_id) + ": signal " + std::to_string(signal) + " sent to the batch script");
       return Status::Ok();
     }
@@ -850,12 +929,13 @@ std::vector<uint32_t> JobManager::LaunchedJobIds() const {
 
 // ---- Start and stop ---------------------------------------------------------------------------
 
-int JobManager::CleanUpLeftovers() {
+JobManager::Leftovers JobManager::TakeOverLeftovers() {
   std::vector<std::string> problems;
   std::vector<JobRecord> records = spool_.LoadRecords(&problems);
   for (const std::string& problem : problems) Log("spool: unreadable job record " + problem);
-  int cleaned = 0;
-  std::vector<std::string> cgroups_done;
+  Leftovers leftovers;
+  std::vector<std::string> cgroups_seen;
+  std::vector<uint32_t> held;
   auto end = [&](const std::string& what, uint32_t job_id, const JobProcesses& procs) {
     size_t live = LiveJobProcesses(procs).size();
     if (live > 0) {
@@ -865,25 +945,61 @@ int JobManager::CleanUpLeftovers() {
       }
     }
     Log(what + ": left by a previous agent: killed " + std::to_string(live) + " process(es)");
-    if (!procs.cgroup.empty()) {
-      (void)RemoveCgroup(procs.cgroup);
-      cgroups_done.push_back(procs.cgroup);
-    }
+    if (!procs.cgroup.empty()) (void)RemoveCgroup(procs.cgroup);
     if (limiter_) limiter_->Remove(job_id);
-    ++cleaned;
+    ++leftovers.killed;
   };
-  for (const JobRecord& record : records) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (JobRecord& record : records) {
+    const std::string what =
+        JobName(record.job_id) + " (epoch " + std::to_string(record.epoch) + ")";
     JobProcesses procs;
     procs.leader = record.pid;
     procs.leader_start = record.start_ticks;
     procs.cgroup = record.cgroup;
-    end(JobName(record.job_id) + " (epoch " + std::to_string(record.epoch) + ")", record.job_id,
-        procs);
-    spool_.RemoveRecord(record.job_id);
+    procs.limit_cgroups = record.limit_cgroups;
+    if (!procs.cgroup.empty()) cgroups_seen.push_back(procs.cgroup);
+    // srun's tasks: their I/O went through the previous agent.
+    for (const RecordedProcess& task : record.tasks) {
+      if (Alive(task) && kill(-task.pid, SIGKILL) == 0) {
+        Log(what + ": srun task " + std::to_string(task.pid) +
+            " killed: its I/O went through the previous agent");
+        ++leftovers.killed;
+      }
+    }
+    record.tasks.clear();
+    if (record.pid != 0 && record.keeper.pid == 0) {
+      // The script was the previous agent's own child: nobody can tell how it ends.
+      end(what, record.job_id, procs);
+      spool_.RemoveRecord(record.job_id);
+      continue;
+    }
+    Entry& entry = entries_[record.job_id];
+    entry.job_id = record.job_id;
+    entry.epoch = record.epoch;
+    entry.prolog = PrologState::kDone;
+    entry.launched = record.pid != 0 || !record.cgroup.empty();
+    entry.procs = procs;
+    entry.record = record;
+    SaveRecordLocked(&entry);
+    held.push_back(record.job_id);
+    ++leftovers.adopted;
+    const bool reported = access(spool_.ReportedPath(record.job_id).c_str(), F_OK) == 0;
+    if (record.pid != 0 && !reported) {
+      entry.batch_running = true;
+      const bool ended = access(spool_.ExitPath(record.job_id).c_str(), F_OK) == 0;
+      Log(what + ": taken over from the previous agent: its batch script (pid " +
+          std::to_string(record.pid) + ", keeper " + std::to_string(record.keeper.pid) +
+          (ended ? ") ended meanwhile" : ") goes on"));
+      StartWorker([this, job_id = record.job_id, epoch = record.epoch, procs,
+                   keeper = record.keeper] { WaitBatch(job_id, epoch, procs, keeper, true); });
+    } else {
+      Log(what + ": taken over from the previous agent");
+    }
   }
   if (cgroups_) {
     for (const auto& [job_id, path] : cgroups_->ListJobs()) {
-      if (std::find(cgroups_done.begin(), cgroups_done.end(), path) != cgroups_done.end()) {
+      if (std::find(cgroups_seen.begin(), cgroups_seen.end(), path) != cgroups_seen.end()) {
         continue;
       }
       JobProcesses procs;
@@ -891,8 +1007,10 @@ int JobManager::CleanUpLeftovers() {
       end(JobName(job_id) + " (cgroup " + path + ")", job_id, procs);
     }
   }
-  for (uint32_t job_id : spool_.JobDirIds()) spool_.RemoveJobDir(job_id);
-  return cleaned;
+  for (uint32_t job_id : spool_.JobDirIds()) {
+    if (std::find(held.begin(), held.end(), job_id) == held.end()) spool_.RemoveJobDir(job_id);
+  }
+  return leftovers;
 }
 
 void JobManager::Shutdown() {

@@ -19,8 +19,10 @@
 //   TerminateJob -> SIGCONT+SIGTERM, kill_wait, SIGKILL until none remain, epilog scripts
 //                   -> EPILOG_OK | EPILOG_FAILED; the job is then forgotten. Also for a job that
 //                   never ran here (the epilog still runs).
-// While a job runs, DIR/jobs/<id>.rec in the spool names its processes, so that the next agent
-// instance kills them (CleanUpLeftovers) if this one dies.
+// From its prolog's success to its end, DIR/jobs/<id>.rec in the spool (spool.h) describes the
+// job here, so that the next agent instance takes it over (TakeOverLeftovers) if this one dies
+// or is killed: a batch script runs under its own parent, gantry-keeper (keeper.h), and goes on
+// across agent restarts.
 //
 // Thread-safety: every public method may be called from any thread (gRPC handlers, the link).
 // Long work (scripts, waiting for processes) runs on background threads owned by the manager.
@@ -89,6 +91,9 @@ struct JobManagerOptions {
   // off from each other's GPUs (gpu_devices.h): "" = find it, "none" = do not fence.
   std::string dev_dir = "/dev";
   std::string devices_cgroup_root;
+  // gantry-keeper, the parent of each batch script (keeper.h); empty = scripts are the agent's
+  // own children and end with it (tests).
+  std::string keeper_path;
   // How long processes may survive SIGKILL before the job's termination is reported failed.
   std::chrono::milliseconds unkillable_timeout{120000};
   const Clock* clock = nullptr;  // report times; required
@@ -109,10 +114,18 @@ class JobManager {
   // The cgroup directory jobs go under; empty when process groups are used instead.
   std::string cgroup_base() const;
 
-  // Kills what a previous agent instance left running (spool records, job cgroups, job
-  // directories) and reports nothing (the controller decides about those jobs). Returns how
-  // many jobs it cleaned up. Call before serving.
-  int CleanUpLeftovers();
+  // Takes over what a previous agent instance left (its spool records), before serving:
+  //  - a job whose batch script still runs under its keeper, or ended after that agent stopped,
+  //    is held again, and the script's end is reported when it comes (at once if it came);
+  //  - a job held without a batch script (an allocation, srun's steps) is held again;
+  //  - srun tasks are killed: their I/O went through the previous agent (srun sees them end);
+  //  - a batch script without a keeper, and job cgroups and directories without a record, are
+  //    killed and removed, without reports (the controller settles those jobs).
+  struct Leftovers {
+    int adopted = 0;  // jobs held again
+    int killed = 0;   // jobs or tasks ended
+  };
+  Leftovers TakeOverLeftovers();
 
   // The requests, validated by the caller (request_check.h). Errors: FailedPrecondition (stale
   // epoch, job already ending here), NotFound (SignalJob of a job not here), Unavailable
@@ -161,6 +174,7 @@ class JobManager {
     bool batch_running = false;  // its process has not been reaped yet
     bool suspended = false;      // SIGSTOP (scontrol suspend) seen, no SIGCONT since
     JobProcesses procs;
+    JobRecord record;  // what the spool holds (job_id 0: nothing yet); SaveRecordLocked
     bool terminating = false;
     bool stale = false;  // killed as stale: no epilog, no reports
     // srun steps' tasks running here (their runners remove themselves when done).
@@ -191,19 +205,24 @@ class JobManager {
   Result<Entry*> EntryForLocked(const gantry::v1::JobContext& context);
 
   void RunProlog(uint32_t job_id, uint64_t epoch);
-  // Starts the script; the message of a launch failure otherwise.
+  // Starts the script (under a keeper when there is one: `keeper` gets it); the message of a
+  // launch failure otherwise.
   Result<JobProcesses> StartBatch(const gantry::v1::JobContext& context,
                                   const gantry::v1::JobPayload& payload,
-                                  const NodeSettings& settings);
-  void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs);
+                                  const NodeSettings& settings, RecordedProcess* keeper);
+  // Waits for the script's end and reports it (BATCH_ENDED). `keeper`: its parent (pid 0 = the
+  // script is our child); `adopted`: the keeper was started by an earlier agent.
+  void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs, RecordedProcess keeper,
+                 bool adopted);
+  // Under mu_: writes the entry's record to the spool (not once it is ending: its end removes it).
+  void SaveRecordLocked(Entry* entry);
   // The tasks of a step on this node: their identity, environment, cgroups (the job's, and
   // `fence`: FenceGpus' answer) and programs.
   StepPlan PlanStep(const gantry::v1::LaunchTasksRequest& request, const UserInfo& user,
                     const NodeSettings& settings, const std::string& cgroup,
                     const std::vector<std::string>& fence) const;
   // The step's runner: RunStep, then forgets the step.
-  void RunStepTasks(uint32_t job_id, const StepPlan& plan,
-                    const std::shared_ptr<StepControl>& control);
+  void RunStepTasks(uint32_t job_id, StepPlan plan, const std::shared_ptr<StepControl>& control);
   void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
   // Under mu_: marks the entry terminating and starts the termination.
   void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,

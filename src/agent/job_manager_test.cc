@@ -14,7 +14,9 @@
 #include <string>
 #include <thread>
 
+#include "agent/keeper.h"
 #include "agent/launcher.h"
+#include "agent/script_runner.h"
 #include "agent/test_support.h"
 
 namespace gantry::agent {
@@ -27,6 +29,16 @@ using testing::MakePayload;
 using testing::ProcessGone;
 using testing::ReadFile;
 using testing::WriteExecutable;
+
+// What an earlier agent recorded for job `job_id` whose batch script is `script`.
+JobRecord RecordOf(uint32_t job_id, uint64_t epoch, const Spawned& script) {
+  JobRecord record;
+  record.job_id = job_id;
+  record.epoch = epoch;
+  record.pid = script.pid;
+  record.start_ticks = script.start_ticks;
+  return record;
+}
 
 class JobManagerTest : public ::testing::Test {
  protected:
@@ -47,6 +59,7 @@ class JobManagerTest : public ::testing::Test {
     options.spool_dir = tmp_ / "spool";
     options.cgroup_root = cgroup_root;
     options.clock = &clock_;
+    options.keeper_path = keeper_path_;
     Result<std::unique_ptr<JobManager>> made = JobManager::Create(options, &sink_);
     EXPECT_TRUE(made.ok()) << made.status().ToString();
     manager_ = std::move(*made);
@@ -73,6 +86,7 @@ class JobManagerTest : public ::testing::Test {
   }
 
   testing::TempDir tmp_;
+  std::string keeper_path_;  // "" = scripts are the manager's own children
   testing::FixedClock clock_;
   testing::RecordingSink sink_;
   std::string node_ = "n1";
@@ -442,8 +456,8 @@ TEST_F(JobManagerTest, ShutdownEndsRunningJobsWithTheirEpilog) {
   EXPECT_EQ(manager_->PrepareJob(MakeJob(91, node_, work_)).code(), StatusCode::kUnavailable);
 }
 
-TEST_F(JobManagerTest, CleansUpWhatAPreviousAgentLeftRunning) {
-  // A "job" of a dead agent: a process in its own session, recorded in the spool.
+TEST_F(JobManagerTest, KillsAScriptThatWasThePreviousAgentsOwnChild) {
+  // A "job" of a dead agent that ran its script without a keeper: nobody can tell how it ends.
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
   SpawnSpec spec;
@@ -451,12 +465,15 @@ TEST_F(JobManagerTest, CleansUpWhatAPreviousAgentLeftRunning) {
   spec.argv = {"sleep", "1000"};
   Result<Spawned> leftover = Spawn(spec);
   ASSERT_TRUE(leftover.ok()) << leftover.status().ToString();
-  JobRecord record{100, 4, leftover->pid, leftover->start_ticks, ""};
+  JobRecord record = RecordOf(100, 4, *leftover);
   ASSERT_TRUE(spool->SaveRecord(record).ok());
   ASSERT_TRUE(std::filesystem::create_directories(spool->JobDir(100)));
 
   Start();
-  EXPECT_EQ(manager_->CleanUpLeftovers(), 1);
+  JobManager::Leftovers leftovers = manager_->TakeOverLeftovers();
+  EXPECT_EQ(leftovers.killed, 1);
+  EXPECT_EQ(leftovers.adopted, 0);
+  EXPECT_TRUE(manager_->JobIds().empty());
   // The leftover was our child in this test: reap it to see how it ended.
   int status = 0;
   ASSERT_EQ(waitpid(leftover->pid, &status, 0), leftover->pid);
@@ -465,6 +482,141 @@ TEST_F(JobManagerTest, CleansUpWhatAPreviousAgentLeftRunning) {
   EXPECT_TRUE(spool->LoadRecords(nullptr).empty());
   EXPECT_FALSE(std::filesystem::exists(spool->JobDir(100)));
   EXPECT_TRUE(sink_.reports().empty());
+}
+
+// A batch script an earlier agent started under a keeper (as SpawnKept does for LaunchBatch):
+// its record names both.
+Result<KeptBatch> KeepScript(const Spool& spool, uint32_t job_id, const std::string& script,
+                             const std::string& work_dir) {
+  SpawnSpec spec;
+  spec.path = script;
+  spec.work_dir = work_dir;
+  Result<KeptBatch> kept = SpawnKept(GANTRY_KEEPER_BINARY, spec, spool.ExitPath(job_id));
+  if (!kept.ok()) return kept;
+  JobRecord record = RecordOf(job_id, 2, kept->script);
+  record.keeper = RecordedProcess{kept->keeper.pid, kept->keeper.start_ticks};
+  GANTRY_RETURN_IF_ERROR(spool.SaveRecord(record));
+  return kept;
+}
+
+TEST_F(JobManagerTest, BatchScriptsRunUnderAKeeper) {
+  keeper_path_ = GANTRY_KEEPER_BINARY;
+  Start();
+  const JobReport ended = RunToEnd(110, "#!/bin/sh\necho $PPID > ppid\nexit 4\n");
+  EXPECT_EQ(ended.wait_status(), 4 << 8);
+  // The script's parent was not this process (the agent) but its keeper.
+  EXPECT_NE(ReadFile(work_ + "/ppid"), std::to_string(getpid()) + "\n");
+  Terminate(110);
+  Result<Spool> spool = Spool::Open(tmp_ / "spool");
+  ASSERT_TRUE(spool.ok());
+  EXPECT_TRUE(spool->LoadRecords(nullptr).empty());
+  EXPECT_FALSE(std::filesystem::exists(spool->ExitPath(110)));
+  EXPECT_FALSE(std::filesystem::exists(spool->ReportedPath(110)));
+}
+
+TEST_F(JobManagerTest, TakesOverABatchScriptThatOutlivedItsAgent) {
+  Result<Spool> spool = Spool::Open(tmp_ / "spool");
+  ASSERT_TRUE(spool.ok());
+  const std::string script = work_ + "/job.sh";
+  WriteExecutable(script,
+                  "#!/bin/sh\ntouch started\nwhile [ ! -e go ]; do sleep 0.05; done\nexit 3\n");
+  Result<KeptBatch> kept = KeepScript(*spool, 120, script, work_);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(work_ + "/started"); }));
+
+  Start();
+  const JobManager::Leftovers leftovers = manager_->TakeOverLeftovers();
+  EXPECT_EQ(leftovers.adopted, 1);
+  EXPECT_EQ(leftovers.killed, 0);
+  EXPECT_EQ(manager_->JobIds(), std::vector<uint32_t>{120});
+  EXPECT_EQ(manager_->LaunchedJobIds(), std::vector<uint32_t>{120});
+  EXPECT_FALSE(ProcessGone(kept->script.pid));
+  EXPECT_TRUE(sink_.KindsFor(120).empty());
+
+  std::ofstream(work_ + "/go").close();
+  std::optional<JobReport> ended = sink_.WaitFor(120, JobReport::BATCH_ENDED);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->epoch(), 2u);
+  EXPECT_EQ(ended->wait_status(), 3 << 8);
+  EXPECT_EQ(ended->message(), "exit status 3");
+  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);  // this test started it
+  Terminate(120, 2);
+  EXPECT_EQ(sink_.KindsFor(120),
+            (std::vector<JobReport::Kind>{JobReport::BATCH_ENDED, JobReport::EPILOG_OK}));
+  EXPECT_TRUE(spool->LoadRecords(nullptr).empty());
+}
+
+TEST_F(JobManagerTest, ReportsAnEndThatCameWhileNoAgentRanAndOnlyOnce) {
+  Result<Spool> spool = Spool::Open(tmp_ / "spool");
+  ASSERT_TRUE(spool.ok());
+  const std::string script = work_ + "/job.sh";
+  WriteExecutable(script, "#!/bin/sh\nexit 5\n");
+  Result<KeptBatch> kept = KeepScript(*spool, 121, script, work_);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  // And job 122 ended too, its end already reported by the agent before.
+  kept = KeepScript(*spool, 122, script, work_);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  ASSERT_EQ(rename(spool->ExitPath(122).c_str(), spool->ReportedPath(122).c_str()), 0);
+
+  Start();
+  EXPECT_EQ(manager_->TakeOverLeftovers().adopted, 2);
+  std::optional<JobReport> ended = sink_.WaitFor(121, JobReport::BATCH_ENDED);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->wait_status(), 5 << 8);
+  Terminate(121, 2);
+  Terminate(122, 2);
+  EXPECT_EQ(sink_.KindsFor(122), std::vector<JobReport::Kind>{JobReport::EPILOG_OK});
+}
+
+TEST_F(JobManagerTest, SaysSoWhenAKeeperDiedWithoutTheStatus) {
+  Result<Spool> spool = Spool::Open(tmp_ / "spool");
+  ASSERT_TRUE(spool.ok());
+  const std::string script = work_ + "/job.sh";
+  WriteExecutable(script, "#!/bin/sh\nsleep 1000\n");
+  Result<KeptBatch> kept = KeepScript(*spool, 123, script, work_);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  kill(kept->keeper.pid, SIGKILL);
+  ReapChild(kept->keeper.pid);
+
+  Start();
+  EXPECT_EQ(manager_->TakeOverLeftovers().adopted, 1);
+  std::optional<JobReport> ended = sink_.WaitFor(123, JobReport::BATCH_ENDED);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->wait_status(), SIGKILL);
+  EXPECT_EQ(ended->message().rfind("its keeper ended without recording how the script ended", 0),
+            0u)
+      << ended->message();
+  Terminate(123, 2);  // the orphaned script ends with the job
+  EXPECT_TRUE(ProcessGone(kept->script.pid));
+}
+
+TEST_F(JobManagerTest, EndsThePreviousAgentsSrunTasksButKeepsTheAllocation) {
+  Result<Spool> spool = Spool::Open(tmp_ / "spool");
+  ASSERT_TRUE(spool.ok());
+  SpawnSpec spec;
+  spec.path = "/bin/sleep";
+  spec.argv = {"sleep", "1000"};
+  Result<Spawned> task = Spawn(spec);
+  ASSERT_TRUE(task.ok());
+  JobRecord record;
+  record.job_id = 130;
+  record.epoch = 1;
+  record.tasks = {RecordedProcess{task->pid, task->start_ticks}};
+  ASSERT_TRUE(spool->SaveRecord(record).ok());
+
+  Start();
+  const JobManager::Leftovers leftovers = manager_->TakeOverLeftovers();
+  EXPECT_EQ(leftovers.adopted, 1);
+  EXPECT_EQ(leftovers.killed, 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(task->pid, &status, 0), task->pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_EQ(manager_->JobIds(), std::vector<uint32_t>{130});
+  EXPECT_TRUE(manager_->LaunchedJobIds().empty());
+  Terminate(130);
+  EXPECT_EQ(sink_.KindsFor(130), std::vector<JobReport::Kind>{JobReport::EPILOG_OK});
 }
 
 TEST_F(JobManagerTest, CleanUpLeavesAReusedPidAlone) {
@@ -476,9 +628,11 @@ TEST_F(JobManagerTest, CleanUpLeavesAReusedPidAlone) {
   Result<Spawned> innocent = Spawn(spec);
   ASSERT_TRUE(innocent.ok());
   // The record names the pid with another start time: the job's process is long gone.
-  ASSERT_TRUE(spool->SaveRecord({101, 1, innocent->pid, innocent->start_ticks + 1, ""}).ok());
+  JobRecord record = RecordOf(101, 1, *innocent);
+  ++record.start_ticks;
+  ASSERT_TRUE(spool->SaveRecord(record).ok());
   Start();
-  EXPECT_EQ(manager_->CleanUpLeftovers(), 1);
+  EXPECT_EQ(manager_->TakeOverLeftovers().killed, 1);
   EXPECT_FALSE(ProcessGone(innocent->pid));
   kill(innocent->pid, SIGKILL);
   waitpid(innocent->pid, nullptr, 0);

@@ -146,7 +146,7 @@ struct ChildArgs {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (setsid() < 0) ChildFail(err_fd, kStepSetsid);
-  if (a.root) {
+  if (a.root && !spec.keep_oom_score) {
     // The agent shields itself from the OOM killer (sys::ShieldFromOomKiller); what it starts
     // must not inherit that.
     const int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);

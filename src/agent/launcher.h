@@ -63,9 +63,11 @@ struct SpawnSpec {
   std::string work_dir = "/";
   std::string stdin_path = "/dev/null";
   std::string stdout_path = "/dev/null";
-  std::string stderr_path;                 // empty = the stdout file
-  bool stderr_to_agent = false;            // stderr = the agent's stderr (scripts run as root)
-  bool append = false;                     // --open-mode=append
+  std::string stderr_path;       // empty = the stdout file
+  bool stderr_to_agent = false;  // stderr = the agent's stderr (scripts run as root)
+  bool append = false;           // --open-mode=append
+  // Keep the agent's OOM-killer shield (root only; what the agent starts loses it otherwise).
+  bool keep_oom_score = false;
   std::string cgroup;                      // a cgroup v2 directory to join; empty = none
   std::vector<std::string> extra_cgroups;  // more cgroups to join (v1 devices: gpu_devices.h)
   // Descriptors to use as stdin/stdout/stderr instead of the paths (srun's task pipes); -1 =

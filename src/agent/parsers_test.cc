@@ -25,11 +25,21 @@ TEST(ParseCgroup2Mount, PrefersSysFsCgroup) {
 }
 
 TEST(JobRecord, RoundTrips) {
-  JobRecord record{12, 3, 4242, 987, "/sys/fs/cgroup/gantry.slice/n1/job_12"};
+  JobRecord record;
+  record.job_id = 12;
+  record.epoch = 3;
+  record.pid = 4242;
+  record.start_ticks = 987;
+  record.keeper = {4240, 985};
+  record.cgroup = "/sys/fs/cgroup/gantry.slice/n1/job_12";
+  record.limit_cgroups = {"/sys/fs/cgroup/memory/gantry.slice/n1/job_12"};
+  record.tasks = {{4300, 990}, {4301, 991}};
   std::string text = FormatJobRecord(record);
   EXPECT_EQ(text,
-            "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\n"
-            "cgroup=/sys/fs/cgroup/gantry.slice/n1/job_12\n");
+            "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\nkeeper=4240:985\n"
+            "cgroup=/sys/fs/cgroup/gantry.slice/n1/job_12\n"
+            "limit_cgroup=/sys/fs/cgroup/memory/gantry.slice/n1/job_12\n"
+            "task=4300:990\ntask=4301:991\n");
   Result<JobRecord> parsed = ParseJobRecord(text);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, record);
@@ -47,6 +57,8 @@ TEST(JobRecord, RefusesDamagedRecords) {
       {"job_id=x\n", "line 1: job_id: not a number: \"x\""},
       {"job_id=1\npid=12a\n", "line 2: pid: not a number: \"12a\""},
       {"job_id=1\ngarbage\n", "line 2: expected key=value"},
+      {"job_id=1\nkeeper=12\n", "line 2: keeper: expected <pid>:<start_ticks>: \"12\""},
+      {"job_id=1\ntask=0:5\n", "line 2: task: expected <pid>:<start_ticks>: \"0:5\""},
   };
   for (const Case& c : cases) {
     Result<JobRecord> parsed = ParseJobRecord(c.text);

@@ -106,7 +106,13 @@ std::string FormatJobRecord(const JobRecord& record) {
   out += "pid=" + std::to_string(record.pid) + "\n";
   out += "pgid=" + std::to_string(record.pid) + "\n";
   out += "start_ticks=" + std::to_string(record.start_ticks) + "\n";
+  auto process = [](const RecordedProcess& p) {
+    return std::to_string(p.pid) + ":" + std::to_string(p.start_ticks);
+  };
+  if (record.keeper.pid != 0) out += "keeper=" + process(record.keeper) + "\n";
   out += "cgroup=" + record.cgroup + "\n";
+  for (const std::string& dir : record.limit_cgroups) out += "limit_cgroup=" + dir + "\n";
+  for (const RecordedProcess& task : record.tasks) out += "task=" + process(task) + "\n";
   return out;
 }
 
@@ -138,12 +144,27 @@ Result<JobRecord> ParseJobRecord(std::string_view text) {
       ok = ParseNumber(value, &record.pid);
     } else if (key == "start_ticks") {
       ok = ParseNumber(value, &record.start_ticks);
+    } else if (key == "keeper" || key == "task") {
+      RecordedProcess process;
+      const size_t colon = value.find(':');
+      ok = colon != std::string_view::npos && ParseNumber(value.substr(0, colon), &process.pid) &&
+           ParseNumber(value.substr(colon + 1), &process.start_ticks) && process.pid > 0;
+      if (key == "keeper") {
+        record.keeper = process;
+      } else {
+        record.tasks.push_back(process);
+      }
     } else if (key == "cgroup") {
       record.cgroup = std::string(value);
+    } else if (key == "limit_cgroup") {
+      record.limit_cgroups.emplace_back(value);
     }
     if (!ok) {
       return InvalidArgument("line " + std::to_string(line_no) + ": " + std::string(key) +
-                             ": not a number: \"" + std::string(value) + "\"");
+                             (key == "keeper" || key == "task"
+                                  ? ": expected <pid>:<start_ticks>: \""
+                                  : ": not a number: \"") +
+                             std::string(value) + "\"");
     }
   }
   if (!have_id || record.job_id == 0) return InvalidArgument("no job_id");
@@ -239,6 +260,16 @@ Status Spool::SaveRecord(const JobRecord& record) const {
 
 void Spool::RemoveRecord(uint32_t job_id) const {
   unlink((dir_ + "/jobs/" + std::to_string(job_id) + ".rec").c_str());
+  unlink(ExitPath(job_id).c_str());
+  unlink(ReportedPath(job_id).c_str());
+}
+
+std::string Spool::ExitPath(uint32_t job_id) const {
+  return dir_ + "/jobs/" + std::to_string(job_id) + ".exit";
+}
+
+std::string Spool::ReportedPath(uint32_t job_id) const {
+  return dir_ + "/jobs/" + std::to_string(job_id) + ".reported";
 }
 
 std::vector<JobRecord> Spool::LoadRecords(std::vector<std::string>* problems) const {
@@ -256,10 +287,11 @@ std::vector<JobRecord> Spool::LoadRecords(std::vector<std::string>* problems) co
     std::string path = jobs;
     path += "/";
     path += name;
-    if (name.size() < 5 || name.compare(name.size() - 4, 4, ".rec") != 0) {
+    if (name.ends_with(".rec.tmp")) {
       unlink(path.c_str());  // a temporary file from an interrupted save
       continue;
     }
+    if (!name.ends_with(".rec")) continue;  // exit files (and a keeper's, being written)
     std::ifstream in(path);
     std::stringstream buffer;
     buffer << in.rdbuf();

@@ -1,10 +1,13 @@
 // The agent's spool directory (--spool DIR, Slurm's SlurmdSpoolDir):
 //   DIR/                  mode 0755: job users must be able to reach their job's directory
 //   DIR/job_<id>/         the job user's, 0700: slurm_script (0700, the user's)
-//   DIR/jobs/<id>.rec     root's, 0700 directory: one record per running job (below)
+//   DIR/jobs/<id>.rec     root's, 0700 directory: one record per job held here (below)
+//   DIR/jobs/<id>.exit    how its batch script ended, written by its keeper (keeper.h)
+//   DIR/jobs/<id>.reported  the same, once the agent reported it
 //   DIR/scripts/          root's, 0700: inline prolog/epilog scripts while they run
 //   DIR/reports/          root's, 0700: reports not yet acknowledged (report_journal.h)
-// A record lets the next agent instance find and kill what a crashed one left running.
+// A record lets the next agent instance take over the jobs a crashed or restarted one held (its
+// batch scripts run on under their keepers), and find and end what must not go on.
 //
 // Thread-safe: each call works on its own files.
 #ifndef GANTRY_AGENT_SPOOL_H_
@@ -21,18 +24,30 @@
 
 namespace gantry::agent {
 
-// What the spool remembers about a running job.
+// A process, and its /proc start time to tell it from a later one with its pid.
+struct RecordedProcess {
+  pid_t pid = 0;
+  uint64_t start_ticks = 0;
+
+  friend bool operator==(const RecordedProcess&, const RecordedProcess&) = default;
+};
+
+// What the spool remembers about a job held here, from its prolog's success to its end.
 struct JobRecord {
   uint32_t job_id = 0;
   uint64_t epoch = 0;
-  pid_t pid = 0;             // the batch script: also its process group and session id
+  pid_t pid = 0;             // the batch script (0 = none): also its process group and session id
   uint64_t start_ticks = 0;  // its /proc start time
+  RecordedProcess keeper;    // the script's parent (keeper.h); pid 0 = the agent was
   std::string cgroup;        // empty = none
+  std::vector<std::string> limit_cgroups;  // cgroup v1 limit directories (job_limits.h)
+  std::vector<RecordedProcess> tasks;      // srun tasks started here (process group leaders)
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
-// "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\ncgroup=/sys/...\n".
+// "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\nkeeper=4240:985\ncgroup=/sys/...\n"
+// then a "limit_cgroup=" line per limit directory and a "task=<pid>:<start_ticks>" line per task.
 std::string FormatJobRecord(const JobRecord& record);
 // The inverse; errors name the line and the rule. Unknown keys are ignored.
 Result<JobRecord> ParseJobRecord(std::string_view text);
@@ -59,7 +74,11 @@ class Spool {
   std::vector<uint32_t> JobDirIds() const;
 
   Status SaveRecord(const JobRecord& record) const;  // atomic replace
+  // Removes the record and the job's exit files.
   void RemoveRecord(uint32_t job_id) const;
+  // Where the keeper writes how the script ended, and where it goes once reported.
+  std::string ExitPath(uint32_t job_id) const;
+  std::string ReportedPath(uint32_t job_id) const;
   // Every record; unreadable ones are reported in `problems` and removed.
   std::vector<JobRecord> LoadRecords(std::vector<std::string>* problems) const;
 

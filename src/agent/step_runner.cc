@@ -260,6 +260,7 @@ void RunStep(const StepPlan& plan, StepControl* control) {
     }
     task.pid = spawned->pid;
     task.pidfd = PidFd(task.pid);
+    if (plan.on_task_started) plan.on_task_started(*spawned);
     if (plan.sample_period.count() > 0) {
       const pid_t pid = task.pid;
       task.sampler = std::make_unique<proc::UsageSampler>([pid] { return proc::ProcessTree(pid); },

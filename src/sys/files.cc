@@ -26,7 +26,8 @@ Result<std::string> ReadText(const std::string& path) {
   return s.str();
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode) {
+Status WriteFileAtomically(const std::string& path, std::string_view text, mode_t mode,
+                           Durability durability) {
   const std::string tmp = path + ".tmp";
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) return Unavailable("cannot write " + tmp + ": " + std::strerror(errno));
@@ -43,13 +44,18 @@ Status WriteFileAtomically(const std::string& path, std::string_view text, mode_
     done += static_cast<size_t>(n);
   }
   // The umask may have taken bits away (or left too many for an existing file): set exactly.
-  if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-    const int e = errno;
+  bool ok = fchmod(fd, mode) == 0 && (durability != Durability::kDisk || fsync(fd) == 0);
+  int e = errno;
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  if (!ok) {
     unlink(tmp.c_str());
     return Unavailable("cannot write " + tmp + ": " + std::strerror(e));
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
+    e = errno;
     unlink(tmp.c_str());
     return Unavailable("cannot write " + path + ": " + std::strerror(e));
   }
