@@ -77,6 +77,23 @@ std::string PostgresConninfo(const spec::EffectiveConfig& config) {
   return out;
 }
 
+// AuthInfo's cred_expire=N (Slurm: at least 5 s; 120 s when not given).
+Result<uint32_t> CredExpire(const spec::EffectiveConfig& config) {
+  const std::string value = config.Get("AuthInfo");
+  for (std::string_view item : text::Split(value, ',')) {
+    if (!item.starts_with("cred_expire=")) continue;
+    const std::string_view number = item.substr(12);
+    uint32_t out = 0;
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), out);
+    if (ec != std::errc() || ptr != number.data() + number.size() || out < 5) {
+      return InvalidArgument("AuthInfo=" + value + ": cred_expire must be a whole number of " +
+                             "seconds, at least 5");
+    }
+    return out;
+  }
+  return 120;
+}
+
 }  // namespace
 
 Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& config) {
@@ -87,6 +104,7 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   GANTRY_ASSIGN_OR_RETURN(out.min_job_age_sec, UintSetting(config, "MinJobAge", 300));
   GANTRY_ASSIGN_OR_RETURN(uint32_t requeue, UintSetting(config, "JobRequeue", 1));
   out.job_requeue = requeue != 0;
+  GANTRY_ASSIGN_OR_RETURN(out.cred_expire_sec, CredExpire(config));
   GANTRY_ASSIGN_OR_RETURN(out.prolog_epilog_timeout_sec,
                           UintSetting(config, "PrologEpilogTimeout", 300));
   if (out.prolog_epilog_timeout_sec == 0 || out.prolog_epilog_timeout_sec >= 65534) {

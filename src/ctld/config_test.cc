@@ -57,5 +57,22 @@ TEST(ControllerConfigTest, JobAcctGatherFrequencyGivesTheTaskInterval) {
   EXPECT_NE(bad.status().message().find("JobAcctGatherFrequency=task=often"), std::string::npos);
 }
 
+TEST(ControllerConfigTest, AuthInfoCredExpireSetsTheRequeueDelay) {
+  Result<ControllerConfig> plain = ControllerConfigFromSpec(ConfigWith({}));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->cred_expire_sec, 120u);  // Slurm's default
+  Result<ControllerConfig> set =
+      ControllerConfigFromSpec(ConfigWith({{"AuthInfo", "socket=/run/munge.sock,cred_expire=5"}}));
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  EXPECT_EQ(set->cred_expire_sec, 5u);
+  for (const char* bad : {"cred_expire=4", "cred_expire=", "cred_expire=1m"}) {
+    Result<ControllerConfig> refused = ControllerConfigFromSpec(ConfigWith({{"AuthInfo", bad}}));
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_EQ(refused.status().message(),
+              std::string("AuthInfo=") + bad +
+                  ": cred_expire must be a whole number of seconds, at least 5");
+  }
+}
+
 }  // namespace
 }  // namespace gantry::ctld

@@ -125,6 +125,16 @@ v1::Event Controller::NewEvent() const {
   return event;
 }
 
+v1::Event Controller::RequeueEvent(const v1::Job& job) const {
+  v1::Event event = NewEvent();
+  v1::JobRequeued* requeued = event.mutable_job_requeued();
+  requeued->set_job_id(job.job_id());
+  if (job.request().begin_time() <= event.time()) {
+    requeued->set_begin_time(event.time() + config_.cred_expire_sec + 1);
+  }
+  return event;
+}
+
 std::string Controller::UserName(uid_t uid) const {
   struct passwd pwd {};
   struct passwd* result = nullptr;
@@ -595,9 +605,8 @@ void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node
                                      const std::string& why, std::vector<v1::Event>* events,
                                      AfterCommit* after) {
   if (job.requeue()) {
-    v1::Event event = NewEvent();
+    v1::Event event = RequeueEvent(job);
     v1::JobRequeued* requeued = event.mutable_job_requeued();
-    requeued->set_job_id(job.job_id());
     requeued->set_reason("None");
     requeued->set_state_desc(why);
     requeued->set_node_fail(true);
@@ -1288,9 +1297,8 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
   if (action == "requeue" || action == "requeuehold") {
     if (IsPending(job)) return JobRefusal{"Job is pending execution", 9};
     const bool hold = action == "requeuehold";
-    v1::Event event = NewEvent();
+    v1::Event event = RequeueEvent(job);
     v1::JobRequeued* requeued = event.mutable_job_requeued();
-    requeued->set_job_id(id);
     requeued->set_hold(hold);
     requeued->set_reason(hold ? "job requeued in held state" : "None");
     events->push_back(std::move(event));
@@ -1851,9 +1859,8 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       change->set_reason("Prolog error");
       change->set_reason_uid(0);
       events.push_back(std::move(drain));
-      v1::Event requeue = NewEvent();
+      v1::Event requeue = RequeueEvent(*job);
       v1::JobRequeued* requeued = requeue.mutable_job_requeued();
-      requeued->set_job_id(id);
       requeued->set_hold(true);
       requeued->set_reason("launch failed requeued held");
       // Slurm shows only the reason; the detail is in the logs (here and the agent's).

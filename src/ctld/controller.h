@@ -186,6 +186,10 @@ class Controller {
                            const std::string& only_node = "");
 
   v1::Event NewEvent() const;
+  // A JobRequeued event for `job`, with Slurm's requeue delay: it may start again only once the
+  // launch credential of the run that ends has expired (AuthInfo cred_expire + 1 s), unless its
+  // own begin time is later. Slurm counts from the requeue's end, here from its start.
+  v1::Event RequeueEvent(const v1::Job& job) const;
   std::string UserName(uid_t uid) const;
   // The accounting database a new cluster starts with.
   v1::AccountingChange DefaultAccountingLocked() const;

@@ -26,15 +26,14 @@ void Controller::PreemptLocked(const sched::Preemption& preemption, std::vector<
   Log("job " + std::to_string(job->job_id()) + " " + by);
   const v1::Partition* partition = state_.FindPartition(job->partition());
   const uint32_t grace = partition != nullptr ? partition->grace_time_sec() : 0;
-  v1::Event event = NewEvent();
   switch (preemption.action) {
     case sched::PreemptAction::kSuspend:
       SuspendForLocked(*job, preemption.preemptor, events, after);
       return;
     case sched::PreemptAction::kRequeue:
       if (job->requeue()) {
+        v1::Event event = RequeueEvent(*job);
         v1::JobRequeued* requeued = event.mutable_job_requeued();
-        requeued->set_job_id(job->job_id());
         // Its reason stays one of Slurm's tokens (squeue shows state_desc in its place); the
         // preemptor is in the log, and preempt_time in the record for gantry explain.
         requeued->set_reason("None");

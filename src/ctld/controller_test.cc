@@ -864,6 +864,13 @@ TEST_F(ControllerTest, PrologFailureDrainsTheNodeAndRequeuesTheJobHeld) {
   release.add_job_ids(std::to_string(id));
   release.set_action("release");
   ASSERT_TRUE(controller_->UpdateJob(kRoot, release).ok());
+  // Slurm's requeue delay: the launch credential of the failed run (120 s) must expire first.
+  controller_->RunOnce();
+  EXPECT_EQ(State(id), JobBaseState::kPending);
+  EXPECT_EQ(Job(id).reason(), "BeginTime");
+  EXPECT_EQ(Job(id).request().begin_time(), job.submit_time() + 121);
+  clock_.now += 121;
+  HeartbeatAll();
   controller_->RunOnce();
   EXPECT_EQ(State(id), JobBaseState::kRunning);
   EXPECT_THAT(Job(id).nodes(), ElementsAre("n1"));
@@ -900,10 +907,20 @@ TEST_F(ControllerTest, SilentNodeGoesDownAndItsJobsRequeueOrFail) {
   Heartbeat("n2");
   controller_->RunOnce();
   EXPECT_EQ(State(no_requeue), JobBaseState::kNodeFail);
-  // The requeued job went back to pending and, with n2 free, starts there in the same pass or
-  // the next one.
+  // The requeued job went back to pending; it may start again once its last run's launch
+  // credential has expired (Slurm's cred_expire, 120 s, + 1), on n2.
   controller_->RunOnce();
   EXPECT_EQ(Job(requeue).restarts(), 1u);
+  EXPECT_EQ(State(requeue), JobBaseState::kPending);
+  EXPECT_EQ(Job(requeue).reason(), "BeginTime");
+  EXPECT_EQ(Job(requeue).request().begin_time(), clock_.now + 121);
+  clock_.now += 120;
+  Heartbeat("n2");
+  controller_->RunOnce();
+  EXPECT_EQ(State(requeue), JobBaseState::kPending);
+  clock_.now += 1;
+  Heartbeat("n2");
+  controller_->RunOnce();
   EXPECT_EQ(State(requeue), JobBaseState::kRunning);
   EXPECT_THAT(Job(requeue).nodes(), ElementsAre("n2"));
 }

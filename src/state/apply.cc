@@ -506,6 +506,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   SetJobBilling(*s, job);
   job->clear_end_cause();
   job->set_state_desc(e.state_desc());
+  if (e.begin_time() > 0) job->mutable_request()->set_begin_time(e.begin_time());
   if (e.hold()) {
     job->set_priority(0);
     const std::string reason = e.reason().empty() ? kHeldAdmin : e.reason();
@@ -516,6 +517,10 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   } else if (job->priority() == 0) {
     // Held while it ran: it stays held.
     job->set_reason(job->held_by_admin() ? kHeldAdmin : kHeldUser);
+  } else if (e.begin_time() > time) {
+    job->set_reason("BeginTime");  // the requeue delay
+    job->set_eligible_time(e.begin_time());
+    job->set_accrue_time(e.begin_time());
   } else {
     job->set_reason(e.reason().empty() ? "None" : e.reason());
     job->set_eligible_time(time);

@@ -5,8 +5,8 @@
 #  - SUSPEND: a hi job suspends the lo job on the first node; its counter stops, the other
 #    node's keeps going; when the hi job ends the victim resumes and counts again.
 #  - REQUEUE: the victim gets SIGTERM and sees its PreemptTime (scontrol) in its trap, goes back
-#    to the queue, the hi job starts once it left, and the victim runs again with
-#    SLURM_RESTART_COUNT=1.
+#    to the queue (reason BeginTime: Slurm's requeue delay), the hi job starts once it left, and
+#    the victim runs again with SLURM_RESTART_COUNT=1.
 #  - CANCEL: the victim ends PREEMPTED (sacct).
 #  - A job within its QOS's PreemptExemptTime is not chosen: the job on the other node is.
 #  - Gang time-slicing (ts: OverSubscribe=FORCE:2, SchedulerTimeSlice=5): two jobs on one node
@@ -74,6 +74,10 @@ expect "restarts" 1 "$(job_field "$r" Restarts)"
 wait_for 10 test -s "$WORK/why.0" || fail "the job did not look why it was ending"
 grep -q 'PreemptTime=20' "$WORK/why.0" || fail "the job saw $(cat "$WORK/why.0")"
 [ "$(job_field "$r" PreemptTime)" != None ] || fail "PreemptTime of the requeued job"
+# Slurm's requeue delay: it may start again cred_expire (AuthInfo, 5 s here) + 1 s after the
+# requeue (its new SubmitTime), waiting meanwhile with the reason BeginTime.
+delay=$(($(date -d "$(job_field "$r" EligibleTime)" +%s) - $(date -d "$(job_field "$r" SubmitTime)" +%s)))
+expect "the requeue delay" 6 "$delay"
 wait_state "$h" COMPLETED 30
 wait_state "$r" RUNNING 30
 wait_for 10 test "$(wc -l < "$WORK/restarts")" = 2 || fail "the job did not run again"
