@@ -15,6 +15,7 @@
 #include "ctld/controller.h"
 #include "ctld/log.h"
 #include "model/job_state.h"
+#include "state/partition_settings.h"
 #include "text/ascii.h"
 
 namespace gantry::ctld {
@@ -106,21 +107,21 @@ std::optional<Controller::JobRefusal> Controller::SuspendOneJobLocked(
 Status Controller::UpdatePartition(const Caller& caller,
                                    const v1::UpdatePartitionRequest& request) {
   if (!IsOperator(caller)) return PermissionDenied("Invalid user id");
+  if (request.settings().empty()) return InvalidArgument("No changes specified");
   v1::PartitionUpdated update;
   update.set_name(request.name());
-  if (request.has_state()) {
-    const std::string state = text::AsciiToUpper(request.state());
-    if (state != "UP" && state != "DOWN" && state != "DRAIN" && state != "INACTIVE") {
-      return InvalidArgument("Invalid partition state specified");
-    }
-    update.set_state(state);
+  for (const auto& [key, value] : request.settings()) {
+    GANTRY_ASSIGN_OR_RETURN(std::string canonical, state::CheckPartitionSetting(key, value));
+    (*update.mutable_settings())[canonical] = value;
   }
-  if (request.has_max_time_min()) update.set_max_time_min(request.max_time_min());
-  if (request.has_default_time_min()) update.set_default_time_min(request.default_time_min());
 
   std::unique_lock lock(mu_);
   if (state_.FindPartition(request.name()) == nullptr) {
     return NotFound("Invalid partition name specified");
+  }
+  if (auto nodes = update.settings().find("Nodes");
+      nodes != update.settings().end() && !state_.NodeIndexesOf(nodes->second)) {
+    return InvalidArgument("Invalid node name specified");
   }
   v1::Event event = NewEvent();
   *event.mutable_partition_updated() = std::move(update);

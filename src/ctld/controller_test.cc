@@ -1119,14 +1119,14 @@ TEST_F(ControllerTest, SuspendAndResumeRefuseWithSlurmsTexts) {
 TEST_F(ControllerTest, PartitionUpdatesAreForOperatorsAndSurviveARestart) {
   v1::UpdatePartitionRequest r;
   r.set_name("batch");
-  r.set_state("drain");
+  (*r.mutable_settings())["State"] = "drain";
   EXPECT_EQ(controller_->UpdatePartition(kAlice, r).message(), "Invalid user id");
   r.set_name("nosuch");
   EXPECT_EQ(controller_->UpdatePartition(kRoot, r).message(), "Invalid partition name specified");
   r.set_name("batch");
   ASSERT_TRUE(controller_->UpdatePartition(kRoot, r).ok());
-  r.clear_state();
-  r.set_max_time_min(30);
+  r.clear_settings();
+  (*r.mutable_settings())["MaxTime"] = "30";
   ASSERT_TRUE(controller_->UpdatePartition(kRoot, r).ok());
   auto batch = [&] {
     v1::GetNodesReply reply;
@@ -1143,9 +1143,56 @@ TEST_F(ControllerTest, PartitionUpdatesAreForOperatorsAndSurviveARestart) {
   Open();  // ... also after a restart
   EXPECT_EQ(batch().state(), "DRAIN");
   EXPECT_EQ(batch().max_time_min(), 30u);
-  r.set_state("UP");
+  (*r.mutable_settings())["State"] = "UP";
   ASSERT_TRUE(controller_->UpdatePartition(kRoot, r).ok());
   EXPECT_TRUE(controller_->Submit(kAlice, submit).ok());
+}
+
+// Every key Slurm's scontrol lets an operator change applies, with the spec's rules for values;
+// bad ones change nothing.
+TEST_F(ControllerTest, PartitionUpdatesTakeEveryOperatorKey) {
+  auto update = [&](std::map<std::string, std::string> settings) {
+    v1::UpdatePartitionRequest r;
+    r.set_name("batch");
+    r.mutable_settings()->insert(settings.begin(), settings.end());
+    return controller_->UpdatePartition(kRoot, r);
+  };
+  auto batch = [&] {
+    v1::GetNodesReply reply;
+    controller_->GetNodes(v1::GetNodesRequest(), &reply);
+    return reply.partitions(0);
+  };
+  ASSERT_TRUE(update({{"PreemptMode", "requeue"},
+                      {"PriorityTier", "7"},
+                      {"AllowAccounts", "physics,chem"},
+                      {"OverSubscribe", "FORCE:2"},
+                      {"MaxNodes", "2"},
+                      {"GraceTime", "30"},
+                      {"DenyQos", "scavenger"},
+                      {"Nodes", "n[0-1]"}})
+                  .ok());
+  v1::Partition p = batch();
+  EXPECT_EQ(p.preempt_mode(), "REQUEUE");
+  EXPECT_EQ(p.priority_tier(), 7u);
+  EXPECT_EQ(p.allow_accounts(), "physics,chem");
+  EXPECT_EQ(p.oversubscribe(), "FORCE:2");
+  EXPECT_EQ(p.max_nodes(), 2u);
+  EXPECT_EQ(p.grace_time_sec(), 30u);
+  EXPECT_EQ(p.extra().at("DenyQos"), "scavenger");
+  EXPECT_THAT(p.nodes(), ElementsAre("n0", "n1"));
+  EXPECT_THAT(Node("n2").partitions(), ElementsAre());
+  EXPECT_THAT(Node("n0").partitions(), ElementsAre("batch"));
+
+  EXPECT_EQ(update({{"PriorityTier", "high"}}).message(),
+            "Invalid input: PriorityTier=high: \"high\" is not a non-negative integer");
+  EXPECT_EQ(update({{"Bogus", "1"}}).message(),
+            "Update of this parameter is not supported: Bogus=1");
+  EXPECT_EQ(update({{"Nodes", "n[0-9]"}}).message(), "Invalid node name specified");
+  EXPECT_EQ(update({}).message(), "No changes specified");
+  Open();  // the changes survive a restart
+  EXPECT_EQ(batch().priority_tier(), 7u);
+  EXPECT_THAT(batch().nodes(), ElementsAre("n0", "n1"));
+  EXPECT_THAT(Node("n2").partitions(), ElementsAre());
 }
 
 // A step srun launches: laid out inside the allocation, recorded, then each step node's agent

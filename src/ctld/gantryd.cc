@@ -23,9 +23,9 @@
 #include "store/sqlite_store.h"
 #include "sys/disk_reserve.h"
 #include "sys/files.h"
+#include "sys/offset_clock.h"
 #include "sys/oom.h"
 #include "sys/privileges.h"
-#include "sys/offset_clock.h"
 #include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
 

@@ -27,6 +27,7 @@
 #include "rpc/grpc_status.h"
 #include "slurm_view/anchor_records_test_util.h"
 #include "slurm_view/squeue_listing.h"
+#include "text/duration.h"
 #include "text/hostlist.h"
 #include "wire/frame_server.h"
 
@@ -247,9 +248,16 @@ class FakeController final : public v1::Controller::Service {
     if (it == partitions_.end()) {
       return {grpc::StatusCode::NOT_FOUND, "Invalid partition name specified"};
     }
-    if (request->has_state()) it->set_state(request->state());
-    if (request->has_max_time_min()) it->set_max_time_min(request->max_time_min());
-    if (request->has_default_time_min()) it->set_default_time_min(request->default_time_min());
+    // What the anchor tests change; gantryd applies every key (state/partition_settings.h).
+    for (const auto& [key, value] : request->settings()) {
+      Result<int64_t> minutes = text::ParseDurationMinutes(value);
+      const uint32_t limit = !minutes.ok() || *minutes == text::kInfiniteDuration
+                                 ? 0xFFFFFFFFu
+                                 : static_cast<uint32_t>(*minutes);
+      if (key == "State") it->set_state(value);
+      if (key == "MaxTime") it->set_max_time_min(limit);
+      if (key == "DefaultTime") it->set_default_time_min(limit);
+    }
     return grpc::Status::OK;
   }
 

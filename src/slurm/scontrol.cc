@@ -523,10 +523,53 @@ int Scontrol::UpdateJob(const std::vector<std::pair<std::string, std::string>>& 
   return reply->errors().empty() ? 0 : 1;
 }
 
-// Slurm 22.05's scontrol_update_part for the keys Gantry can change: State, MaxTime,
-// DefaultTime. Its refusals end with "slurm_update error: No error" (errno is not set).
+// Slurm 22.05's scontrol_parse_part_options: each keyword may be shortened to its minimum, and
+// the first match in this order wins ("D" is DisableRootJobs). State and Default are checked
+// here as Slurm's scontrol does; gantryd checks every value against the slurm.conf rules.
+// Refusals here end with "slurm_update error: No error" (Slurm's errno is not set).
 int Scontrol::UpdatePartition(const std::vector<std::pair<std::string, std::string>>& fields,
                               const std::string& name) {
+  struct PartKeyword {
+    std::string_view name;
+    size_t min;
+  };
+  static constexpr PartKeyword kKeywords[] = {{"MaxTime", 4},
+                                              {"CpuBind", 7},
+                                              {"DefaultTime", 8},
+                                              {"MaxCPUsPerNode", 4},
+                                              {"MaxNodes", 4},
+                                              {"MinNodes", 2},
+                                              {"Default", 7},
+                                              {"DisableRootJobs", 1},
+                                              {"ExclusiveUser", 1},
+                                              {"Hidden", 1},
+                                              {"LLN", 1},
+                                              {"RootOnly", 3},
+                                              {"ReqResv", 3},
+                                              {"OverSubscribe", 5},
+                                              {"Shared", 2},
+                                              {"OverTimeLimit", 5},
+                                              {"PreemptMode", 3},
+                                              {"Priority", 3},
+                                              {"PriorityJobFactor", 3},
+                                              {"PriorityTier", 3},
+                                              {"State", 2},
+                                              {"Nodes", 1},
+                                              {"AllowGroups", 6},
+                                              {"AllowAccounts", 6},
+                                              {"AllowQos", 6},
+                                              {"DenyAccounts", 5},
+                                              {"DenyQos", 5},
+                                              {"AllocNodes", 6},
+                                              {"Alternate", 3},
+                                              {"GraceTime", 5},
+                                              {"DefMemPerCPU", 10},
+                                              {"DefMemPerNode", 10},
+                                              {"MaxMemPerCPU", 10},
+                                              {"MaxMemPerNode", 10},
+                                              {"QOS", 3},
+                                              {"JobDefaults", 4},
+                                              {"TRESBillingWeights", 1}};
   v1::UpdatePartitionRequest request;
   request.set_name(name);
   auto refuse = [&](const std::string& lines) {
@@ -534,8 +577,21 @@ int Scontrol::UpdatePartition(const std::vector<std::pair<std::string, std::stri
     return 1;
   };
   for (const auto& [key, value] : fields) {
-    if (Keyword(key, "PartitionName", 3)) continue;
-    if (Keyword(key, "State", 2)) {
+    if (Keyword(key, "PartitionName", 2)) continue;
+    const PartKeyword* found = nullptr;
+    for (const PartKeyword& keyword : kKeywords) {
+      // Slurm compares max(len, min) characters: a longer word than the keyword never matches.
+      if (key.size() <= keyword.name.size() && Keyword(key, keyword.name, keyword.min)) {
+        found = &keyword;
+        break;
+      }
+    }
+    if (found == nullptr) {
+      return refuse("scontrol: error: Update of this parameter is not supported: " + key + "=" +
+                    value + "\n\nscontrol: error: Request aborted\n");
+    }
+    std::string setting = value;
+    if (found->name == "State") {
       std::optional<std::string> state;
       for (const char* s : {"UP", "DOWN", "DRAIN", "INACTIVE"}) {
         if (!value.empty() && Keyword(value, s, 2)) state = s;
@@ -545,25 +601,23 @@ int Scontrol::UpdatePartition(const std::vector<std::pair<std::string, std::stri
                       "\nscontrol: error: Acceptable State values are UP, DOWN, DRAIN and "
                       "INACTIVE\n");
       }
-      request.set_state(*state);
-    } else if (Keyword(key, "MaxTime", 4) || Keyword(key, "DefaultTime", 8)) {
+      setting = *state;
+    } else if (found->name == "MaxTime" || found->name == "DefaultTime") {
       Result<int64_t> minutes = text::ParseDurationMinutes(value);
       if (!minutes.ok() || *minutes > 0xFFFFFFFE) {
         return refuse("scontrol: error: Invalid input " + key + "=" + value + "\n");
       }
-      const uint32_t limit =
-          *minutes == text::kInfiniteDuration ? 0xFFFFFFFFu : static_cast<uint32_t>(*minutes);
-      if (Keyword(key, "MaxTime", 4)) {
-        request.set_max_time_min(limit);
-      } else {
-        request.set_default_time_min(limit);
+    } else if (found->name == "Default") {
+      const bool no = !value.empty() && Keyword(value, "NO", 1);
+      if (!no && !(!value.empty() && Keyword(value, "YES", 1))) {
+        return refuse("scontrol: error: Invalid input: Default=" + value +
+                      "\nscontrol: error: Acceptable Default values are YES and NO\n");
       }
-    } else {
-      return refuse("scontrol: error: Update of this parameter is not supported: " + key + "=" +
-                    value + "\n\nscontrol: error: Request aborted\n");
+      setting = no ? "NO" : "YES";
     }
+    (*request.mutable_settings())[std::string(found->name)] = setting;
   }
-  if (!request.has_state() && !request.has_max_time_min() && !request.has_default_time_min()) {
+  if (request.settings().empty()) {
     *ctx_.err << "scontrol: error: No changes specified\n";
     return 1;
   }

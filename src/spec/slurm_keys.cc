@@ -504,6 +504,7 @@ constexpr auto kKeys = std::to_array<SlurmKey>({
     Bool("ExclusiveUser", kP),
     Sec("GraceTime", 0, kU32, kP),
     Bool("Hidden", kP),
+    Str("JobDefaults", kP),
     Bool("LLN", kP),
     Int("MaxCPUsPerNode", 1, kU32, kP, kUnlimited),
     Int("MaxNodes", 0, kU32, kP, kUnlimited),

@@ -1,8 +1,11 @@
 // Apply: one event at a time. Every handler first checks everything that can fail, then changes
 // the state; nothing fails after the first change, so an error leaves the state as it was.
+#include <google/protobuf/util/message_differencer.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,6 +17,7 @@
 #include "model/node_state.h"
 #include "state/cluster_state.h"
 #include "state/gpus.h"
+#include "state/partition_settings.h"
 #include "state/priority.h"
 #include "state/records.h"
 #include "state/resources.h"
@@ -774,9 +778,7 @@ Status ApplyConfigLoaded(ClusterState* s, const v1::ConfigLoaded& e) {
   s->partitions.assign(e.partitions().begin(), e.partitions().end());
   RebuildIndexes(s);
   ReapplyPartitionOverrides(s);
-  for (size_t p = 0; p < s->partitions.size(); ++p) {
-    for (uint32_t i : s->partition_nodes[p]) s->nodes[i].add_partitions(s->partitions[p].name());
-  }
+  RefreshPartitionMembers(s);
   return Status::Ok();
 }
 
@@ -843,74 +845,72 @@ Status ApplyJobResumed(ClusterState* s, const v1::JobResumed& e, int64_t time) {
   return Status::Ok();
 }
 
-bool IsPartitionState(const std::string& state) {
-  return state == "UP" || state == "DOWN" || state == "DRAIN" || state == "INACTIVE";
+// Minutes as a Slurm time ("30") or UNLIMITED, for settings taken from the older typed fields.
+std::string MinutesSetting(uint32_t minutes) {
+  return minutes == kUnlimited ? "UNLIMITED" : std::to_string(minutes);
 }
 
 Status ApplyPartitionUpdated(ClusterState* s, const v1::PartitionUpdated& e) {
   const int p = s->PartitionIndex(e.name());
   if (p < 0) return NotFound("unknown partition \"" + e.name() + "\"");
-  if (e.has_state() && !IsPartitionState(e.state())) {
-    return InvalidArgument("partition state \"" + e.state() +
-                           "\" is not UP, DOWN, DRAIN or INACTIVE");
+  std::map<std::string, std::string> settings(e.settings().begin(), e.settings().end());
+  if (e.has_state()) settings["State"] = e.state();
+  if (e.has_max_time_min()) settings["MaxTime"] = MinutesSetting(e.max_time_min());
+  if (e.has_default_time_min()) settings["DefaultTime"] = MinutesSetting(e.default_time_min());
+  // Checked first: an event applies whole or not at all.
+  for (const auto& [key, value] : settings) {
+    Result<std::string> canonical = CheckPartitionSetting(key, value);
+    if (!canonical.ok()) return canonical.status();
+    if (*canonical == "Nodes" && !s->NodeIndexesOf(value)) {
+      return InvalidArgument("Invalid node name specified: Nodes=" + value);
+    }
   }
-  v1::Partition& part = s->partitions[p];
   v1::PartitionOverride& o = s->partition_overrides[e.name()];
-  if (e.has_state()) {
-    if (!o.has_state()) o.set_spec_state(part.state());
-    o.set_state(e.state());
-    part.set_state(e.state());
-  }
-  if (e.has_max_time_min()) {
-    if (!o.has_max_time_min()) o.set_spec_max_time_min(part.max_time_min());
-    o.set_max_time_min(e.max_time_min());
-    part.set_max_time_min(e.max_time_min());
-  }
-  if (e.has_default_time_min()) {
-    if (!o.has_default_time_min()) o.set_spec_default_time_min(part.default_time_min());
-    o.set_default_time_min(e.default_time_min());
-    part.set_default_time_min(e.default_time_min());
+  if (!o.has_spec()) *o.mutable_spec() = s->partitions[p];
+  for (const auto& [key, value] : settings) {
+    const std::string canonical = *CheckPartitionSetting(key, value);
+    (*o.mutable_settings())[canonical] = value;
+    GANTRY_RETURN_IF_ERROR(ApplyPartitionSetting(s, p, canonical, value));
   }
   return Status::Ok();
 }
 
-// After ConfigLoaded: scontrol's partition changes apply again over the new definitions, except
-// for a field the spec changed meanwhile (the spec wins; the change is dropped).
+// Before settings, an override kept State, MaxTime and DefaultTime in fields of their own, each
+// with the spec's value then: those still matching `part` (the spec now) become settings.
+void TakeLegacyOverride(const v1::Partition& part, v1::PartitionOverride* o) {
+  auto& settings = *o->mutable_settings();
+  if (o->has_state() && part.state() == o->spec_state()) settings["State"] = o->state();
+  if (o->has_max_time_min() && part.max_time_min() == o->spec_max_time_min()) {
+    settings["MaxTime"] = MinutesSetting(o->max_time_min());
+  }
+  if (o->has_default_time_min() && part.default_time_min() == o->spec_default_time_min()) {
+    settings["DefaultTime"] = MinutesSetting(o->default_time_min());
+  }
+  o->clear_state();
+  o->clear_max_time_min();
+  o->clear_default_time_min();
+  if (!o->has_spec()) *o->mutable_spec() = part;
+}
+
+// After ConfigLoaded: scontrol's partition changes apply again over the new definitions, unless
+// the spec now defines the partition otherwise than when they were made (the spec wins; the
+// changes are dropped).
 void ReapplyPartitionOverrides(ClusterState* s) {
   for (auto it = s->partition_overrides.begin(); it != s->partition_overrides.end();) {
     const int p = s->PartitionIndex(it->first);
-    if (p < 0) {
+    v1::PartitionOverride& o = it->second;
+    if (p >= 0) TakeLegacyOverride(s->partitions[p], &o);
+    if (p < 0 || o.settings().empty() ||
+        !google::protobuf::util::MessageDifferencer::Equals(o.spec(), s->partitions[p])) {
       it = s->partition_overrides.erase(it);
       continue;
     }
-    v1::Partition& part = s->partitions[p];
-    v1::PartitionOverride& o = it->second;
-    if (o.has_state()) {
-      if (part.state() == o.spec_state()) {
-        part.set_state(o.state());
-      } else {
-        o.clear_state();
-      }
+    for (const auto& [key, value] : o.settings()) {
+      // Checked when made; only a Nodes list can fail now (no change then), and not while the
+      // partition's definition is unchanged.
+      (void)ApplyPartitionSetting(s, p, key, value);
     }
-    if (o.has_max_time_min()) {
-      if (part.max_time_min() == o.spec_max_time_min()) {
-        part.set_max_time_min(o.max_time_min());
-      } else {
-        o.clear_max_time_min();
-      }
-    }
-    if (o.has_default_time_min()) {
-      if (part.default_time_min() == o.spec_default_time_min()) {
-        part.set_default_time_min(o.default_time_min());
-      } else {
-        o.clear_default_time_min();
-      }
-    }
-    if (!o.has_state() && !o.has_max_time_min() && !o.has_default_time_min()) {
-      it = s->partition_overrides.erase(it);
-    } else {
-      ++it;
-    }
+    ++it;
   }
 }
 

@@ -7,6 +7,7 @@
 #include "spec/render_slurm_conf.h"
 #include "spec/slurm_keys.h"
 #include "state/cluster_state.h"
+#include "state/partition_settings.h"
 #include "text/ascii.h"
 #include "text/duration.h"
 
@@ -19,42 +20,12 @@ bool IsKey(std::string_view key, std::string_view want) {
   return spec::NormalizeKey(key) == spec::NormalizeKey(want);
 }
 
-bool IsUnlimitedWord(std::string_view value) {
-  return EqualsIgnoreCase(value, "UNLIMITED") || EqualsIgnoreCase(value, "INFINITE");
-}
-
-// A decimal integer, or `fallback` when the text is not one (the spec was validated, so that
-// only happens for words such as UNLIMITED, which callers handle first).
+// A decimal integer, or `fallback` when the text is not one (the spec was validated).
 uint64_t ParseUint(std::string_view value, uint64_t fallback) {
   uint64_t out = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
   if (ec != std::errc() || end != value.data() + value.size()) return fallback;
   return out;
-}
-
-uint32_t ParseCount(std::string_view value, uint32_t fallback) {
-  if (IsUnlimitedWord(value)) return kUnlimited;
-  const uint64_t v = ParseUint(value, fallback);
-  return v > kUnlimited ? kUnlimited : static_cast<uint32_t>(v);
-}
-
-// MaxTime / DefaultTime: minutes, UNLIMITED for no limit.
-uint32_t ParseMinutes(std::string_view value, uint32_t fallback) {
-  auto minutes = text::ParseDurationMinutes(value);
-  if (!minutes.ok()) return fallback;
-  if (*minutes == text::kInfiniteDuration || *minutes >= kUnlimited) return kUnlimited;
-  return static_cast<uint32_t>(*minutes);
-}
-
-uint64_t ParseMemory(std::string_view value) {
-  return IsUnlimitedWord(value) ? 0 : ParseUint(value, 0);
-}
-
-bool ParseBool(std::string_view value) {
-  for (std::string_view yes : {"YES", "TRUE", "UP", "1"}) {
-    if (EqualsIgnoreCase(value, yes)) return true;
-  }
-  return false;
 }
 
 const std::string* Find(const spec::KeyValues& kv, std::string_view key) {
@@ -89,64 +60,14 @@ v1::Partition BuildPartition(const spec::EffectiveConfig& config,
   bool own_mem_default = false;
   bool own_mem_max = false;
   for (const auto& [key, value] : part.config) {
-    if (IsKey(key, "MaxTime")) {
-      p.set_max_time_min(ParseMinutes(value, kUnlimited));
-    } else if (IsKey(key, "DefaultTime")) {
-      p.set_default_time_min(ParseMinutes(value, 0));
-    } else if (IsKey(key, "PriorityTier")) {
-      p.set_priority_tier(ParseCount(value, 1));
-    } else if (IsKey(key, "PriorityJobFactor")) {
-      p.set_priority_job_factor(ParseCount(value, 1));
-    } else if (IsKey(key, "MaxNodes")) {
-      p.set_max_nodes(ParseCount(value, kUnlimited));
-    } else if (IsKey(key, "MinNodes")) {
-      p.set_min_nodes(ParseCount(value, 0));
-    } else if (IsKey(key, "ExclusiveUser")) {
-      p.set_exclusive_user(ParseBool(value));
-    } else if (IsKey(key, "OverSubscribe") || IsKey(key, "Shared")) {
-      p.set_oversubscribe(text::AsciiToUpper(value));
-    } else if (IsKey(key, "PreemptMode")) {
-      p.set_preempt_mode(text::AsciiToUpper(value));
-    } else if (IsKey(key, "DefMemPerCPU")) {
-      p.set_def_mem_per_cpu_mb(ParseMemory(value));
-      own_mem_default = true;
-    } else if (IsKey(key, "DefMemPerNode")) {
-      p.set_def_mem_per_node_mb(ParseMemory(value));
-      own_mem_default = true;
-    } else if (IsKey(key, "MaxMemPerCPU")) {
-      p.set_max_mem_per_cpu_mb(ParseMemory(value));
-      own_mem_max = true;
-    } else if (IsKey(key, "MaxMemPerNode")) {
-      p.set_max_mem_per_node_mb(ParseMemory(value));
-      own_mem_max = true;
-    } else if (IsKey(key, "AllowAccounts")) {
-      p.set_allow_accounts(value);
-    } else if (IsKey(key, "AllowQos")) {
-      p.set_allow_qos(value);
-    } else if (IsKey(key, "AllowGroups")) {
-      p.set_allow_groups(value);
-    } else if (IsKey(key, "RootOnly")) {
-      p.set_root_only(ParseBool(value));
-    } else if (IsKey(key, "GraceTime")) {
-      p.set_grace_time_sec(ParseCount(value, 0));
-    } else if (IsKey(key, "TRESBillingWeights")) {
-      p.set_tres_billing_weights(value);
-    } else if (IsKey(key, "Hidden")) {
-      p.set_hidden(ParseBool(value));
-    } else if (IsKey(key, "State")) {
-      p.set_state(text::AsciiToUpper(value));
-    } else {
-      (*p.mutable_extra())[key] = value;
-    }
+    own_mem_default = own_mem_default || IsKey(key, "DefMemPerCPU") || IsKey(key, "DefMemPerNode");
+    own_mem_max = own_mem_max || IsKey(key, "MaxMemPerCPU") || IsKey(key, "MaxMemPerNode");
+    SetPartitionKey(key, value, &p);
   }
   // Slurm: a partition without its own memory default or limit takes the cluster's.
-  if (!own_mem_default) {
-    if (const auto v = config.Explicit("DefMemPerCPU")) p.set_def_mem_per_cpu_mb(ParseMemory(*v));
-    if (const auto v = config.Explicit("DefMemPerNode")) p.set_def_mem_per_node_mb(ParseMemory(*v));
-  }
-  if (!own_mem_max) {
-    if (const auto v = config.Explicit("MaxMemPerCPU")) p.set_max_mem_per_cpu_mb(ParseMemory(*v));
-    if (const auto v = config.Explicit("MaxMemPerNode")) p.set_max_mem_per_node_mb(ParseMemory(*v));
+  for (const char* key : {"DefMemPerCPU", "DefMemPerNode", "MaxMemPerCPU", "MaxMemPerNode"}) {
+    const bool own = key[0] == 'D' ? own_mem_default : own_mem_max;
+    if (const auto v = config.Explicit(key); v && !own) SetPartitionKey(key, *v, &p);
   }
   return p;
 }

@@ -1,5 +1,6 @@
 // Apply of JobSuspended, JobResumed and PartitionUpdated (scontrol suspend/resume and update
 // PartitionName=), with Slurm 22.05's bookkeeping.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -16,6 +17,7 @@ namespace gantry::state {
 namespace {
 
 using model::JobBaseState;
+using ::testing::ElementsAre;
 using namespace testing;  // NOLINT(google-build-using-namespace): the builders
 
 v1::Event SuspendEvent(uint32_t id, int64_t time) {
@@ -178,7 +180,39 @@ TEST(PartitionUpdateTest, ChangesStateAndLimits) {
   EXPECT_EQ(Apply(&s, PartitionEvent("batch", "BOGUS")).code(), StatusCode::kInvalidArgument);
 }
 
-TEST(PartitionUpdateTest, ChangesSurviveReloadAndSnapshotUntilTheSpecChangesTheField) {
+TEST(PartitionUpdateTest, ChangesNodesAndAnyOtherKey) {
+  ClusterState s = MakeCluster(2);
+  v1::Event e = PartitionEvent("batch", std::nullopt);
+  auto& settings = *e.mutable_partition_updated()->mutable_settings();
+  settings["Nodes"] = "n1";
+  settings["PreemptMode"] = "cancel";
+  settings["LLN"] = "YES";
+  MustApply(&s, e);
+  const v1::Partition& batch = *s.FindPartition("batch");
+  EXPECT_THAT(batch.nodes(), ElementsAre("n1"));
+  EXPECT_EQ(batch.preempt_mode(), "CANCEL");
+  EXPECT_EQ(batch.extra().at("LLN"), "YES");
+  EXPECT_THAT(s.FindNode("n2")->partitions(), ElementsAre());
+  // A bad setting changes nothing, not even the good ones beside it.
+  settings.clear();
+  settings["Nodes"] = "n9";
+  settings["PreemptMode"] = "requeue";
+  EXPECT_EQ(Apply(&s, e).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.FindPartition("batch")->preempt_mode(), "CANCEL");
+  // A partition written before settings (state, max_time_min) still loads from a snapshot.
+  v1::ClusterSnapshot snapshot = ToSnapshot(s);
+  v1::PartitionOverride legacy;
+  legacy.set_state("DRAIN");
+  legacy.set_spec_state("UP");
+  (*snapshot.mutable_partition_overrides())["batch"] = legacy;
+  Result<ClusterState> restored = FromSnapshot(snapshot);
+  ASSERT_TRUE(restored.ok());
+  MustApply(&*restored, ConfigEvent({MakeNode("n1"), MakeNode("n2")},
+                                    {MakePartition("batch", {"n1", "n2"}, true)}));
+  EXPECT_EQ(restored->FindPartition("batch")->state(), "DRAIN");
+}
+
+TEST(PartitionUpdateTest, ChangesSurviveReloadAndSnapshotUntilTheSpecChangesThePartition) {
   ClusterState s = MakeCluster(2);
   MustApply(&s, PartitionEvent("batch", "INACTIVE", 60));
   // A restart: the same spec again. scontrol's values stay.
@@ -193,14 +227,14 @@ TEST(PartitionUpdateTest, ChangesSurviveReloadAndSnapshotUntilTheSpecChangesTheF
   MustApply(&*restored, ConfigEvent(nodes, {batch}));
   EXPECT_EQ(restored->FindPartition("batch")->state(), "INACTIVE");
 
-  // The spec now sets MaxTime itself: it wins; the state change stays.
+  // The spec now defines the partition otherwise: its definition wins whole, as slurm.conf's
+  // does over scontrol's changes after `scontrol reconfigure`.
   batch.set_max_time_min(120);
   MustApply(&s, ConfigEvent(nodes, {batch}));
   EXPECT_EQ(s.FindPartition("batch")->max_time_min(), 120u);
-  EXPECT_EQ(s.FindPartition("batch")->state(), "INACTIVE");
-  batch.set_max_time_min(kUnlimited);
-  MustApply(&s, ConfigEvent(nodes, {batch}));
-  EXPECT_EQ(s.FindPartition("batch")->max_time_min(), kUnlimited);
+  EXPECT_EQ(s.FindPartition("batch")->state(), "UP");
+  EXPECT_TRUE(s.partition_overrides.empty());
+  MustApply(&s, PartitionEvent("batch", "DOWN"));
 
   // A partition the spec removes forgets its changes.
   MustApply(&s, ConfigEvent(nodes, {MakePartition("other", {"n1", "n2"}, true)}));
