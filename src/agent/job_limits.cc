@@ -1,13 +1,17 @@
 #include "agent/job_limits.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "agent/cgroup.h"
@@ -16,7 +20,7 @@
 namespace gantry::agent {
 namespace {
 
-constexpr const char* kControllers[] = {"memory", "cpu", "pids"};
+constexpr const char* kControllers[] = {"memory", "cpu", "pids", "cpuset"};
 constexpr uint64_t kCpuPeriodUsec = 100000;
 
 std::string Parent(const std::string& path) { return path.substr(0, path.rfind('/')); }
@@ -31,9 +35,21 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// The file's text without its trailing newline; empty when unreadable.
 std::string ReadFile(const std::string& path) {
   Result<std::string> text = sys::ReadText(path);
-  return text.ok() ? *text : "";
+  if (!text.ok()) return "";
+  while (!text->empty() && text->back() == '\n') text->pop_back();
+  return *text;
+}
+
+// A v1 cpuset directory takes no task until it has CPUs and memory nodes: its parent's.
+bool InheritCpuset(const std::string& dir) {
+  for (const char* file : {"/cpuset.cpus", "/cpuset.mems"}) {
+    if (!ReadFile(dir + file).empty()) continue;
+    if (!WriteFile(dir + file, ReadFile(Parent(dir) + file)).ok()) return false;
+  }
+  return true;
 }
 
 bool HasWord(std::string_view list, std::string_view word, char separator) {
@@ -59,6 +75,58 @@ uint64_t KeyedValue(const std::string& text, std::string_view key) {
 }
 
 }  // namespace
+
+std::optional<std::vector<uint32_t>> ParseCpuList(std::string_view text) {
+  std::vector<uint32_t> cpus;
+  if (text.empty()) return cpus;
+  constexpr uint32_t kMaxCpu = 1 << 16;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view item = text.substr(pos, end - pos);
+    const size_t dash = item.find('-');
+    uint32_t first = 0;
+    uint32_t last = 0;
+    auto number = [](std::string_view digits, uint32_t* out) {
+      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *out);
+      return !digits.empty() && ec == std::errc() && ptr == digits.data() + digits.size();
+    };
+    if (!number(item.substr(0, dash), &first) ||
+        !number(dash == std::string_view::npos ? item : item.substr(dash + 1), &last) ||
+        last < first || last >= kMaxCpu) {
+      return std::nullopt;
+    }
+    for (uint32_t cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    pos = end + 1;
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+std::string FormatCpuList(const std::vector<uint32_t>& cpus) {
+  std::string out;
+  for (size_t i = 0; i < cpus.size();) {
+    size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(cpus[i]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<uint32_t> PickCpus(const std::vector<uint32_t>& node_cpus,
+                               const std::vector<uint32_t>& used, uint32_t count) {
+  if (count == 0 || count >= node_cpus.size()) return node_cpus;
+  std::vector<uint32_t> picked;
+  for (uint32_t cpu : node_cpus) {
+    if (picked.size() == count) break;
+    if (std::find(used.begin(), used.end(), cpu) == used.end()) picked.push_back(cpu);
+  }
+  return picked.size() == count ? picked : node_cpus;
+}
 
 JobLimits LimitsOf(const v1::Job& job) {
   const uint64_t nodes = std::max<uint64_t>(1, static_cast<uint64_t>(job.nodes_size()));
@@ -99,7 +167,8 @@ JobLimiter JobLimiter::Open(const std::string& v2_base, const std::string& name,
     const std::string slice = *mount + "/gantry.slice";
     const std::string base = slice + "/" + name;
     if ((mkdir(slice.c_str(), 0755) == 0 || errno == EEXIST) &&
-        (mkdir(base.c_str(), 0755) == 0 || errno == EEXIST)) {
+        (mkdir(base.c_str(), 0755) == 0 || errno == EEXIST) &&
+        (std::string_view(c) != "cpuset" || (InheritCpuset(slice) && InheritCpuset(base)))) {
       limiter.controllers_.push_back({c, base});
     }
   }
@@ -150,9 +219,50 @@ Result<std::vector<std::string>> JobLimiter::Apply(uint32_t job_id, const std::s
       }
     } else if (c.name == "pids" && limits.pids > 0) {
       GANTRY_RETURN_IF_ERROR(WriteFile(dir + "/pids.max", std::to_string(limits.pids)));
+    } else if (c.name == "cpuset") {
+      GANTRY_RETURN_IF_ERROR(PinCpus(c, dir, v1 ? c.base : Parent(dir), limits.cpus));
     }
   }
   return join;
+}
+
+Status JobLimiter::PinCpus(const Controller& c, const std::string& dir, const std::string& node_dir,
+                           uint32_t count) const {
+  const bool v1 = !c.base.empty();
+  const std::string effective =
+      ReadFile(node_dir + (v1 ? "/cpuset.effective_cpus" : "/cpuset.cpus.effective"));
+  const std::optional<std::vector<uint32_t>> node = ParseCpuList(effective);
+  if (!node || node->empty()) {
+    return Unavailable(node_dir + ": no CPUs in its cpuset (\"" + effective + "\")");
+  }
+  // One choice at a time: two jobs starting together must not take the same CPUs.
+  static std::mutex choosing;
+  std::lock_guard<std::mutex> lock(choosing);
+  std::vector<uint32_t> used;
+  const std::string self = dir.substr(dir.rfind('/') + 1);
+  if (DIR* jobs = opendir(node_dir.c_str()); jobs != nullptr) {
+    while (const dirent* entry = readdir(jobs)) {
+      const std::string name = entry->d_name;
+      if (!name.starts_with("job_") || name == self) continue;
+      if (auto cpus = ParseCpuList(ReadFile(node_dir + "/" + name + "/cpuset.cpus"))) {
+        used.insert(used.end(), cpus->begin(), cpus->end());
+      }
+    }
+    closedir(jobs);
+  }
+  if (v1)
+    GANTRY_RETURN_IF_ERROR(WriteFile(dir + "/cpuset.mems", ReadFile(node_dir + "/cpuset.mems")));
+  return WriteFile(dir + "/cpuset.cpus", FormatCpuList(PickCpus(*node, used, count)));
+}
+
+std::vector<uint32_t> JobLimiter::JobCpus(uint32_t job_id, const std::string& v2_job_dir) const {
+  for (const Controller& c : controllers_) {
+    if (c.name != "cpuset") continue;
+    const std::string dir = JobDir(c, job_id, v2_job_dir);
+    if (dir.empty()) return {};
+    return ParseCpuList(ReadFile(dir + "/cpuset.cpus")).value_or(std::vector<uint32_t>{});
+  }
+  return {};
 }
 
 bool JobLimiter::OomKilled(uint32_t job_id, const std::string& v2_job_dir) const {

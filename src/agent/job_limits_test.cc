@@ -88,6 +88,55 @@ TEST_F(JobLimiterTest, AFileItCannotWriteIsNamed) {
       << join.status().message();
 }
 
+TEST(CpuListTest, ParsesAndFormatsKernelLists) {
+  EXPECT_EQ(ParseCpuList("0-3,8,10-11"), (std::vector<uint32_t>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_EQ(ParseCpuList(""), std::vector<uint32_t>{});
+  EXPECT_EQ(ParseCpuList("5,1-2,2"), (std::vector<uint32_t>{1, 2, 5}));
+  for (const char* bad : {"x", "1-", "-1", "3-1", "1,,2", "70000", "1 2"}) {
+    EXPECT_EQ(ParseCpuList(bad), std::nullopt) << bad;
+  }
+  EXPECT_EQ(FormatCpuList({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(FormatCpuList({4}), "4");
+  EXPECT_EQ(FormatCpuList({}), "");
+}
+
+TEST(CpuListTest, PicksTheLowestFreeCpusOrTheWholeNode) {
+  const std::vector<uint32_t> node = {0, 1, 2, 3};
+  EXPECT_EQ(PickCpus(node, {}, 2), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(PickCpus(node, {0, 2}, 2), (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(PickCpus(node, {0, 1, 2}, 2), node);  // too few free
+  EXPECT_EQ(PickCpus(node, {}, 0), node);
+  EXPECT_EQ(PickCpus(node, {}, 4), node);
+}
+
+TEST_F(JobLimiterTest, GivesEachJobCpusOfItsOwn) {
+  fs::create_directories(root_ / "cpuset");
+  std::ofstream(root_ / "cpuset/cpuset.cpus") << "0-3\n";
+  std::ofstream(root_ / "cpuset/cpuset.mems") << "0\n";
+  // What the kernel makes in each new cpuset directory (empty until inherited).
+  const std::string base = (root_ / "cpuset/gantry.slice/n1-x").string();
+  Touch((root_ / "cpuset/gantry.slice").string(), {"cpuset.cpus", "cpuset.mems"});
+  Touch(base, {"cpuset.cpus", "cpuset.mems"});
+  std::ofstream(base + "/cpuset.effective_cpus") << "0-3\n";
+  for (int job : {7, 8, 9}) {
+    Touch(base + "/job_" + std::to_string(job), {"cpuset.cpus", "cpuset.mems"});
+  }
+  JobLimiter limiter = JobLimiter::Open(
+      "", "n1-x",
+      "33 25 0:29 / " + (root_ / "cpuset").string() + " rw,relatime - cgroup cgroup rw,cpuset\n");
+  EXPECT_EQ(limiter.Describe(), "cpuset (cgroup v1)");
+  EXPECT_EQ(Read(base + "/cpuset.cpus"), "0-3");  // inherited, as the kernel requires
+  ASSERT_TRUE(limiter.Apply(7, "", JobLimits{0, 1, 0}).ok());
+  ASSERT_TRUE(limiter.Apply(8, "", JobLimits{0, 2, 0}).ok());
+  EXPECT_EQ(Read(base + "/job_7/cpuset.cpus"), "0");
+  EXPECT_EQ(Read(base + "/job_8/cpuset.cpus"), "1-2");
+  EXPECT_EQ(Read(base + "/job_8/cpuset.mems"), "0");
+  EXPECT_EQ(limiter.JobCpus(8, ""), (std::vector<uint32_t>{1, 2}));
+  // Only CPU 3 is free: a 2-CPU job gets the whole node (and its bandwidth limit).
+  ASSERT_TRUE(limiter.Apply(9, "", JobLimits{0, 2, 0}).ok());
+  EXPECT_EQ(Read(base + "/job_9/cpuset.cpus"), "0-3");
+}
+
 TEST(JobLimiterNoCgroupsTest, WithoutControllersItEnforcesNothing) {
   JobLimiter limiter = JobLimiter::Open("", "n1", "");
   EXPECT_FALSE(limiter.enforces());

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # M2: job cgroups only tracked processes; a job on a shared node could take all its memory and
 # PIDs, and the OOM killer might pick an agent or gantryd. Now each job's cgroup gets its
-# allocation's memory, CPUs (as bandwidth) and a pids limit (cgroup v2, or the v1 hierarchies
+# allocation's memory, CPUs (a cpuset and bandwidth) and a pids limit (cgroup v2, or the v1 hierarchies
 # of a hybrid host); a job over its memory is killed by the kernel and ends OUT_OF_MEMORY with
 # exit code 0:125 as in Slurm, while alice's job beside it runs on; the daemons have
 # oom_score_adj -1000 and the jobs 0. Skipped (77) where no cgroup controller can be used.
@@ -63,4 +63,20 @@ wait_state "$hog" OUT_OF_MEMORY 60
 expect "bob's exit code" "0:125" "$(sacct -n -X -j "$hog" -o ExitCode | tr -d ' ')"
 wait_state "$alice" COMPLETED 60
 expect_alive
+# ConstrainCores: two 1-CPU jobs on one node get a CPU of their own each (a host with two CPUs
+# or more and a cpuset controller).
+if grep -h "limits each job" "$STATE"/logs/agent-*.log | head -1 | grep -q cpuset &&
+  [ "$(nproc)" -ge 2 ]; then
+  node=$(sinfo -h -N -o %N | head -1)
+  pins=()
+  for k in 1 2; do
+    pins+=("$(as "$ALICE" sbatch --parsable -w "$node" -c 1 --mem=50 -o "pin$k.out" \
+      --wrap 'grep Cpus_allowed_list /proc/self/status; sleep 3')") || fail "sbatch pin$k"
+  done
+  for id in "${pins[@]}"; do wait_state "$id" COMPLETED 30; done
+  a=$(awk '{print $2}' "$WORK/$ALICE/pin1.out")
+  b=$(awk '{print $2}' "$WORK/$ALICE/pin2.out")
+  echo "the CPUs of two 1-CPU jobs on $node: $a and $b"
+  [[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ && $a != "$b" ]] || fail "cpusets $a and $b"
+fi
 echo PASS
