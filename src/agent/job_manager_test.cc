@@ -30,6 +30,14 @@ using testing::ProcessGone;
 using testing::ReadFile;
 using testing::WriteExecutable;
 
+// A process in a session of its own, as a job's script or task is.
+Result<Spawned> SpawnSleeper() {
+  SpawnSpec spec;
+  spec.path = "/bin/sleep";
+  spec.argv = {"sleep", "1000"};
+  return Spawn(spec);
+}
+
 // What an earlier agent recorded for job `job_id` whose batch script is `script`.
 JobRecord RecordOf(uint32_t job_id, uint64_t epoch, const Spawned& script) {
   JobRecord record;
@@ -460,10 +468,7 @@ TEST_F(JobManagerTest, KillsAScriptThatWasThePreviousAgentsOwnChild) {
   // A "job" of a dead agent that ran its script without a keeper: nobody can tell how it ends.
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
-  SpawnSpec spec;
-  spec.path = "/bin/sleep";
-  spec.argv = {"sleep", "1000"};
-  Result<Spawned> leftover = Spawn(spec);
+  Result<Spawned> leftover = SpawnSleeper();
   ASSERT_TRUE(leftover.ok()) << leftover.status().ToString();
   JobRecord record = RecordOf(100, 4, *leftover);
   ASSERT_TRUE(spool->SaveRecord(record).ok());
@@ -595,10 +600,7 @@ TEST_F(JobManagerTest, SaysSoWhenAKeeperDiedWithoutTheStatus) {
 TEST_F(JobManagerTest, EndsThePreviousAgentsSrunTasksButKeepsTheAllocation) {
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
-  SpawnSpec spec;
-  spec.path = "/bin/sleep";
-  spec.argv = {"sleep", "1000"};
-  Result<Spawned> task = Spawn(spec);
+  Result<Spawned> task = SpawnSleeper();
   ASSERT_TRUE(task.ok());
   JobRecord record;
   record.job_id = 130;
@@ -622,10 +624,7 @@ TEST_F(JobManagerTest, EndsThePreviousAgentsSrunTasksButKeepsTheAllocation) {
 TEST_F(JobManagerTest, CleanUpLeavesAReusedPidAlone) {
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
-  SpawnSpec spec;
-  spec.path = "/bin/sleep";
-  spec.argv = {"sleep", "1000"};
-  Result<Spawned> innocent = Spawn(spec);
+  Result<Spawned> innocent = SpawnSleeper();
   ASSERT_TRUE(innocent.ok());
   // The record names the pid with another start time: the job's process is long gone.
   JobRecord record = RecordOf(101, 1, *innocent);
