@@ -107,6 +107,14 @@ std::optional<uint32_t> ParseNumber(std::string_view text) {
   return n;
 }
 
+// Where `node` stands among the job's nodes (its SLURM_NODEID); 0 when it is not one of them.
+uint32_t NodeIndexOf(const v1::Job& job, const std::string& node) {
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    if (job.nodes(i) == node) return static_cast<uint32_t>(i);
+  }
+  return 0;
+}
+
 }  // namespace
 
 Controller::Controller(ControllerConfig config, store::Store* store, const Clock* clock,
@@ -532,29 +540,41 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
   for (uint32_t job_id : node.job_ids()) {
     const v1::Job* job = state_.FindJob(job_id);
     if (job == nullptr) continue;
-    // Still owed by this node: the epilog of an ended job (TerminateJob dropped), or the batch
-    // script of a running one whose prologs all ran (LaunchBatch dropped).
+    // Still owed by this node: the epilog of an ended job (TerminateJob dropped), the prolog of
+    // a configuring one the agent does not hold (PrepareJob dropped, or queued when gantryd
+    // died), or the batch script of a running one whose prologs all ran (LaunchBatch dropped).
     // (An agent already ending the job owes nothing more than patience: its epilog may be long.)
     const bool owes_epilog =
         !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting) && !ending.contains(job_id);
+    const auto prolog = prologs_.find(job_id);
+    const bool owes_prolog = IsActive(*job) && prolog != prologs_.end() &&
+                             prolog->second.contains(node.name()) && !held.contains(job_id);
     const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
                              !job->request().allocation_only() && job->nodes_size() > 0 &&
                              job->nodes(0) == node.name() && !prologs_.contains(job_id) &&
                              held.contains(job_id) && !launched.contains(job_id);
-    if (!owes_epilog && !owes_launch) continue;
+    if (!owes_epilog && !owes_launch && !owes_prolog) continue;
     missing.insert(job_id);
     auto [it, first] = missing_since_.try_emplace({job_id, node.name()}, now);
     if (first || now - it->second < resend_after) continue;
     it->second = now;
     Log("job " + std::to_string(job_id) + ": " + node.name() + " missed its " +
-        (owes_epilog ? "TerminateJob" : "LaunchBatch") + ": sending it again");
+        (owes_epilog   ? "TerminateJob"
+         : owes_prolog ? "PrepareJob"
+                       : "LaunchBatch") +
+        ": sending it again");
     if (owes_launch) {
       LaunchBatchLocked(*job, job->state_flags(), after);
       continue;
     }
-    uint32_t index = 0;
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      if (job->nodes(i) == node.name()) index = static_cast<uint32_t>(i);
+    const uint32_t index = NodeIndexOf(*job, node.name());
+    if (owes_prolog) {
+      v1::PrepareJobRequest prepare;
+      *prepare.mutable_context() = ContextLocked(*job, index);
+      after->push_back([this, name = node.name(), address = node.address(), prepare] {
+        agents_->PrepareJob(name, address, prepare);
+      });
+      continue;
     }
     v1::TerminateJobRequest terminate;
     terminate.set_job_id(job_id);
@@ -1748,10 +1768,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   for (uint32_t job_id : updated->job_ids()) {
     const v1::Job* job = state_.FindJob(job_id);
     if (job == nullptr) continue;
-    uint32_t index = 0;
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      if (job->nodes(i) == request.node()) index = static_cast<uint32_t>(i);
-    }
+    const uint32_t index = NodeIndexOf(*job, request.node());
     auto prolog = prologs_.find(job_id);
     if (IsActive(*job) && prolog != prologs_.end() && prolog->second.contains(request.node())) {
       v1::PrepareJobRequest prepare;

@@ -413,6 +413,26 @@ TEST_F(ControllerTest, HeartbeatsBringBackALaunchTheAgentMissed) {
   EXPECT_TRUE(agents_.Take().empty());
 }
 
+// A PrepareJob lost, or still queued when gantryd died: an agent that did not restart does not
+// register again, so its heartbeats bring the prolog back (the chaos test found a job
+// CONFIGURING forever). An agent that holds the job runs its prolog: nothing is sent again.
+TEST_F(ControllerTest, HeartbeatsBringBackAPrologTheAgentMissed) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  EXPECT_THAT(agents_.Take(), ElementsAre("Prepare n0 1"));  // lost
+  Heartbeat("n0");
+  clock_.now += 40;
+  Heartbeat("n0");
+  EXPECT_THAT(agents_.Take(), ElementsAre("Prepare n0 1"));
+  clock_.now += 40;
+  Heartbeat("n0", {id});  // it holds the job now: its prolog runs
+  clock_.now += 40;
+  Heartbeat("n0", {id});
+  EXPECT_TRUE(agents_.Take().empty());
+  EXPECT_TRUE(Job(id).state_flags() & static_cast<uint32_t>(model::JobFlag::kConfiguring));
+}
+
 TEST_F(ControllerTest, AScriptKilledForMemoryEndsOutOfMemory) {
   RegisterAll();
   const uint32_t id = Submit(kAlice);

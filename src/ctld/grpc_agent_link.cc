@@ -3,6 +3,12 @@
 #include <cstdio>
 
 namespace gantry::ctld {
+namespace {
+
+// How long a call to a node that did not answer waits before it looks for its turn again.
+constexpr std::chrono::milliseconds kUnreachableWait(200);
+
+}  // namespace
 
 GrpcAgentLink::GrpcAgentLink(tls::Identity identity, int threads,
                              std::chrono::seconds give_up_after)
@@ -76,11 +82,26 @@ void GrpcAgentLink::Worker() {
       }
       task = tasks_.top();
       tasks_.pop();
-    }
-    if (task.address.empty()) {
-      std::fprintf(stderr, "gantryd: %s to %s dropped: the node has no address\n",
-                   task.what.c_str(), task.node.c_str());
-      continue;
+      if (task.address.empty()) {
+        std::fprintf(stderr, "gantryd: %s to %s dropped: the node has no address\n",
+                     task.what.c_str(), task.node.c_str());
+        continue;
+      }
+      NodeHealth& health = health_[task.node];
+      if (health.unreachable && health.in_flight > 0) {
+        // One attempt at a time for a node that did not answer: this call waits its turn.
+        if (Clock::now() > task.deadline) {
+          std::fprintf(stderr,
+                       "gantryd: %s to %s (%s) dropped: the node did not answer for %lld s\n",
+                       task.what.c_str(), task.node.c_str(), task.address.c_str(),
+                       static_cast<long long>(give_up_after_.count()));
+          continue;
+        }
+        task.due = Clock::now() + kUnreachableWait;
+        tasks_.push(std::move(task));
+        continue;
+      }
+      ++health.in_flight;
     }
     v1::Agent::Stub* stub = StubFor(task.node, task.address);
     grpc::ClientContext context;
@@ -88,9 +109,15 @@ void GrpcAgentLink::Worker() {
     ++active_;
     const grpc::Status status = task.attempt(stub, &context);
     --active_;
-    if (status.ok()) continue;
     const bool retryable = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                            status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      NodeHealth& health = health_[task.node];
+      --health.in_flight;
+      health.unreachable = retryable;
+    }
+    if (status.ok()) continue;
     ++task.tries;
     const auto backoff = std::chrono::milliseconds(std::min(5000, 100 << std::min(task.tries, 6)));
     if (!retryable || Clock::now() + backoff > task.deadline) {

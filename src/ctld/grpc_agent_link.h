@@ -3,6 +3,9 @@
 // the node it dials (tls/cluster_tls.h); a call that fails (agent unreachable, busy) is retried
 // with backoff for up to `give_up_after` seconds, then dropped with a log line (a node that stays
 // silent is declared DOWN by the heartbeat timeout, which also settles its jobs).
+// A node whose last attempt found it unreachable gets one attempt at a time until one gets
+// through: its calls wait in the queue instead of holding every thread for their deadline, so
+// a cut-off node does not stall the calls to the others.
 #ifndef GANTRY_CTLD_GRPC_AGENT_LINK_H_
 #define GANTRY_CTLD_GRPC_AGENT_LINK_H_
 
@@ -28,7 +31,7 @@ namespace gantry::ctld {
 
 class GrpcAgentLink final : public AgentLink {
  public:
-  GrpcAgentLink(tls::Identity identity, int threads = 4,
+  GrpcAgentLink(tls::Identity identity, int threads = 8,
                 std::chrono::seconds give_up_after = std::chrono::seconds(120));
   ~GrpcAgentLink() override;
 
@@ -72,6 +75,11 @@ class GrpcAgentLink final : public AgentLink {
   // By node and address.
   std::map<std::pair<std::string, std::string>, std::unique_ptr<v1::Agent::Stub>>
       stubs_;  // guarded by mu_
+  struct NodeHealth {
+    bool unreachable = false;  // its last attempt failed UNAVAILABLE or DEADLINE_EXCEEDED
+    int in_flight = 0;
+  };
+  std::map<std::string, NodeHealth> health_;  // by node; guarded by mu_
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
