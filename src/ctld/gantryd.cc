@@ -14,6 +14,7 @@
 #include "ctld/controller.h"
 #include "ctld/grpc_agent_link.h"
 #include "ctld/services.h"
+#include "rpc/call_gate.h"
 #include "rpc/credential.h"
 #include "rpc/unix_listener.h"
 #include "spec/effective_config.h"
@@ -139,8 +140,12 @@ int RunGantryd(const std::vector<std::string>& args) {
   int port = 0;
   // TLS with the cluster's CA: agents present their node's certificate, commands none (they
   // carry credentials bound to each call).
-  builder.AddListeningPort(
-      listen, tls::ServerCredentials(*identity, tls::ClientCertificates::kVerifyIfPresent), &port);
+  std::shared_ptr<grpc::ServerCredentials> tcp =
+      tls::ServerCredentials(*identity, tls::ClientCertificates::kVerifyIfPresent);
+  // A caller without a certificate or a credential that holds gets refused from its headers,
+  // before its request is read (review M7).
+  tcp->SetAuthMetadataProcessor(std::make_shared<rpc::CallGate>(*key, config->cluster_name));
+  builder.AddListeningPort(listen, tcp, &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(512 << 20);
 

@@ -180,10 +180,25 @@ Result<CheckedCredential> CheckCredential(const ClusterKey& key, std::string_vie
   return checked;
 }
 
+std::string CallHeader(const CallBinding& call) { return call.method + " " + call.body_sha256; }
+
+std::optional<CallBinding> ParseCallHeader(std::string_view header, std::string_view audience) {
+  const size_t space = header.find(' ');
+  if (space == std::string_view::npos || space == 0 || header.size() - space - 1 != 64) {
+    return std::nullopt;
+  }
+  CallBinding call;
+  call.method = std::string(header.substr(0, space));
+  call.audience = std::string(audience);
+  call.body_sha256 = std::string(header.substr(space + 1));
+  return call;
+}
+
 void AttachCredential(grpc::ClientContext* context, const ClusterKey& key,
                       const CallBinding& call) {
   context->AddMetadata(kCredentialKey,
                        SignCredential(key, getuid(), getgid(), std::time(nullptr), call));
+  context->AddMetadata(kCallKey, CallHeader(call));
 }
 
 Status AttachMungeCredential(grpc::ClientContext* context, const CallBinding& call) {
@@ -200,6 +215,7 @@ Status AttachMungeCredential(grpc::ClientContext* context, const CallBinding& ca
     return Unavailable(std::string("munge: ") + munge_strerror(err));
   }
   context->AddMetadata(kMungeKey, cred);
+  context->AddMetadata(kCallKey, CallHeader(call));
   free(cred);
   return Status::Ok();
 }

@@ -20,6 +20,7 @@
 #define GANTRY_RPC_CREDENTIAL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,9 @@ namespace gantry::rpc {
 inline constexpr int64_t kCredentialTtlSeconds = 60;
 inline constexpr char kCredentialKey[] = "x-gantry-cred";
 inline constexpr char kMungeKey[] = "x-gantry-munge";
+// The call a credential claims, "<method> <body_sha256>", beside it: so that gantryd can check a
+// cluster-key credential before it reads the request (rpc/call_gate.h).
+inline constexpr char kCallKey[] = "x-gantry-call";
 
 struct ClusterKey {
   std::string bytes;  // the secret, 32 bytes
@@ -54,6 +58,9 @@ struct CallBinding {
 };
 // The binding of `request` for `audience`; client and server compute it alike.
 CallBinding BindCall(const google::protobuf::Message& request, std::string_view audience);
+// The x-gantry-call header for `call`, and back (for `audience`); nullopt when malformed.
+std::string CallHeader(const CallBinding& call);
+std::optional<CallBinding> ParseCallHeader(std::string_view header, std::string_view audience);
 
 // Reads a key file: 64 hex characters (whitespace around them ignored). Errors name the path
 // and the rule (missing, wrong length, not hex, readable by group/others).

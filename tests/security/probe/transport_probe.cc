@@ -88,6 +88,12 @@ int main(int argc, char** argv) {
   auto sign = [&](const google::protobuf::Message& request, const std::string& audience) {
     return rpc::SignCredential(*key, 0, 0, std::time(nullptr), rpc::BindCall(request, audience));
   };
+  // A credential and the call it claims to be for (the x-gantry-call header).
+  auto attach = [&](grpc::ClientContext* context, const std::string& credential,
+                    const google::protobuf::Message& claimed) {
+    context->AddMetadata(rpc::kCredentialKey, credential);
+    context->AddMetadata(rpc::kCallKey, rpc::CallHeader(rpc::BindCall(claimed, cluster)));
+  };
 
   // 1. Plain text is not spoken by the controller.
   {
@@ -104,7 +110,7 @@ int main(int argc, char** argv) {
   const std::string cred = sign(probe, cluster);
   {
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, cred);
+    attach(&context, cred, probe);
     v1::SignalJobReply reply;
     const grpc::Status s = controller->SignalJob(Fresh(&context), probe, &reply);
     const bool authenticated = s.error_code() != grpc::StatusCode::UNAUTHENTICATED &&
@@ -115,7 +121,7 @@ int main(int argc, char** argv) {
   }
   {
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, cred);
+    attach(&context, cred, probe);
     v1::SignalJobReply reply;
     Expect("the same credential again (replay)",
            controller->SignalJob(Fresh(&context), probe, &reply), grpc::StatusCode::UNAUTHENTICATED,
@@ -125,7 +131,7 @@ int main(int argc, char** argv) {
     v1::SignalJobRequest other = probe;
     other.set_signal(9);
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, sign(probe, cluster));
+    attach(&context, sign(probe, cluster), probe);
     v1::SignalJobReply reply;
     Expect("a credential moved onto another body",
            controller->SignalJob(Fresh(&context), other, &reply), grpc::StatusCode::UNAUTHENTICATED,
@@ -133,7 +139,7 @@ int main(int argc, char** argv) {
   }
   {
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, sign(probe, cluster));
+    attach(&context, sign(probe, cluster), probe);
     v1::PingReply reply;
     Expect("a credential moved onto another method",
            controller->Ping(Fresh(&context), v1::PingRequest(), &reply),
@@ -141,7 +147,7 @@ int main(int argc, char** argv) {
   }
   {
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, sign(probe, cluster + "-other"));
+    attach(&context, sign(probe, cluster + "-other"), probe);
     v1::SignalJobReply reply;
     Expect("a credential made for another cluster",
            controller->SignalJob(Fresh(&context), probe, &reply), grpc::StatusCode::UNAUTHENTICATED,
@@ -149,12 +155,32 @@ int main(int argc, char** argv) {
   }
   {
     grpc::ClientContext context;
-    context.AddMetadata(
-        rpc::kCredentialKey,
-        rpc::SignCredential(*key, 0, 0, std::time(nullptr) - 120, rpc::BindCall(probe, cluster)));
+    attach(&context,
+           rpc::SignCredential(*key, 0, 0, std::time(nullptr) - 120, rpc::BindCall(probe, cluster)),
+           probe);
     v1::SignalJobReply reply;
     Expect("a credential two minutes old", controller->SignalJob(Fresh(&context), probe, &reply),
            grpc::StatusCode::UNAUTHENTICATED, "expired");
+  }
+  // 2b. Without a credential that holds, a large request is refused from its headers, before
+  // gantryd reads it (review M7).
+  {
+    v1::SubmitJobRequest big;
+    big.mutable_payload()->set_script("#!/bin/sh\n" + std::string(size_t{32} << 20, '#'));
+    const std::string forged = "v2:0:0:" + std::to_string(std::time(nullptr)) + ":" +
+                               std::string(32, 'a') + ":" + std::string(64, '0');
+    grpc::ClientContext forged_context;
+    attach(&forged_context, forged, big);
+    v1::SubmitJobReply reply;
+    Expect("a forged credential on a 32 MiB submission",
+           controller->SubmitJob(Fresh(&forged_context), big, &reply),
+           grpc::StatusCode::UNAUTHENTICATED,
+           "refused before the request was read: credential "
+           "signature does not match");
+    grpc::ClientContext bare_context;
+    Expect("no credential on a 32 MiB submission",
+           controller->SubmitJob(Fresh(&bare_context), big, &reply),
+           grpc::StatusCode::UNAUTHENTICATED, "refused before the request was read: no credential");
   }
   // 3. Only a node's own certificate speaks for it on NodeLink.
   v1::RegisterRequest hijack;
@@ -171,7 +197,7 @@ int main(int argc, char** argv) {
   {
     auto link = v1::NodeLink::NewStub(tls_channel(nullptr, tls::kControllerName, address));
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, sign(hijack, cluster));
+    attach(&context, sign(hijack, cluster), hijack);
     v1::RegisterReply reply;
     Expect("the cluster key registers " + node_a + " without its certificate",
            link->Register(Fresh(&context), hijack, &reply), grpc::StatusCode::UNAUTHENTICATED,
@@ -182,7 +208,7 @@ int main(int argc, char** argv) {
   {
     v1::GetNodesRequest request;
     grpc::ClientContext context;
-    context.AddMetadata(rpc::kCredentialKey, sign(request, cluster));
+    attach(&context, sign(request, cluster), request);
     v1::GetNodesReply reply;
     const grpc::Status s = controller->GetNodes(Fresh(&context), request, &reply);
     for (const v1::Node& n : reply.nodes()) {

@@ -1,0 +1,42 @@
+// The gate in front of gantryd's TCP port: refuses a call from its headers, before gRPC reads
+// its request (up to 64 MiB), unless the caller shows one of
+//  - a certificate of the cluster's CA (agents; the handlers then check which node it names),
+//  - a cluster-key credential whose signature and age hold for the call it claims (the
+//    x-gantry-call header: "<request type> <body sha256>", rpc/credential.h),
+//  - a MUNGE credential of a plausible form (munged decodes it in the handler: decoding it here
+//    would spend it).
+// The handlers still verify everything against the request itself (binding, replay, munge), so
+// the gate only decides how much work an unknown peer gets: none for a forged cluster-key
+// credential or none at all. Refusals are UNAUTHENTICATED: "refused before the request was
+// read: <why>".
+//
+// Thread-safe (gRPC calls Process from its own threads).
+#ifndef GANTRY_RPC_CALL_GATE_H_
+#define GANTRY_RPC_CALL_GATE_H_
+
+#include <grpcpp/security/auth_metadata_processor.h>
+
+#include <string>
+
+#include "rpc/credential.h"
+
+namespace gantry::rpc {
+
+class CallGate final : public grpc::AuthMetadataProcessor {
+ public:
+  CallGate(ClusterKey key, std::string audience)
+      : key_(std::move(key)), audience_(std::move(audience)) {}
+
+  // An HMAC at most: run on the call's own thread.
+  bool IsBlocking() const override { return false; }
+  grpc::Status Process(const InputMetadata& metadata, grpc::AuthContext* context,
+                       OutputMetadata* consumed, OutputMetadata* response) override;
+
+ private:
+  const ClusterKey key_;
+  const std::string audience_;
+};
+
+}  // namespace gantry::rpc
+
+#endif  // GANTRY_RPC_CALL_GATE_H_
