@@ -25,6 +25,8 @@ namespace {
 
 // Slurm's texts (src/common/slurm_errno.c).
 constexpr char kInvalidPartition[] = "Invalid partition name specified";
+constexpr char kPartitionAssoc[] =
+    "Multiple partition job request not supported when a partition is set in the association";
 constexpr char kNoDefaultPartition[] = "No partition specified or system default partition";
 constexpr char kPartitionNotAvail[] = "Required partition not available (inactive or drain)";
 constexpr char kAccessDenied[] = "Access/permission denied";
@@ -69,18 +71,18 @@ bool Contains(const std::vector<uint32_t>& v, uint32_t x) {
 
 // What the job becomes if it goes to one partition.
 // The job's account and QOS under AccountingStorageEnforce: the account (given, else the user's
-// default), the partitions of `parts` it has an association for (the others are dropped, as
-// slurmctld drops them; none left is an error), and the QOS (given, else the association's
-// default) that the association allows. Without enforcement, a known user's jobs still get its
+// default), its association for the first partition of `parts` (every other one must resolve to
+// that same association, as in slurmctld), and the QOS (given, else the association's default)
+// that the association allows. Without enforcement, a known user's jobs still get its
 // default account and the QOS "normal".
 struct AccountingChoice {
   std::string account;
   std::string qos;
-  const v1::Association* association = nullptr;  // the first kept partition's (when enforced)
+  const v1::Association* association = nullptr;  // the first partition's (when enforced)
 };
 Result<AccountingChoice> ChooseAccounting(const ClusterState& state, const v1::JobRequest& request,
                                           const Caller& caller, const AdmitOptions& options,
-                                          std::vector<size_t>* parts) {
+                                          const std::vector<size_t>& parts) {
   const AccountingDb& db = state.accounting;
   AccountingChoice out{request.account(), request.qos()};
   const auto user = db.users.find(caller.user_name);
@@ -92,14 +94,17 @@ Result<AccountingChoice> ChooseAccounting(const ClusterState& state, const v1::J
   if (user == db.users.end() || !db.accounts.contains(out.account)) {
     return InvalidArgument(kInvalidAccount);
   }
-  const v1::Association* first = nullptr;
-  std::erase_if(*parts, [&](size_t p) {
-    const v1::Association* a =
-        FindJobAssociation(db, caller.user_name, out.account, state.partitions[p].name());
-    if (a != nullptr && first == nullptr) first = a;
-    return a == nullptr;
-  });
-  if (parts->empty()) return InvalidArgument(kInvalidAccount);
+  // Slurm 22.05 (job_mgr.c, _check_for_part_assocs): the association of the first partition
+  // named, and every other partition named must have that same association.
+  const v1::Association* first =
+      FindJobAssociation(db, caller.user_name, out.account, state.partitions[parts.front()].name());
+  if (first == nullptr) return InvalidArgument(kInvalidAccount);
+  for (size_t p : parts) {
+    if (FindJobAssociation(db, caller.user_name, out.account, state.partitions[p].name()) !=
+        first) {
+      return InvalidArgument(kPartitionAssoc);
+    }
+  }
   out.association = first;
   if (out.qos.empty()) out.qos = DefaultQosOf(*first);
   if (!db.qos.contains(out.qos)) return InvalidArgument(kInvalidQos);
@@ -513,7 +518,7 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   }
 
   GANTRY_ASSIGN_OR_RETURN(const AccountingChoice accounting,
-                          ChooseAccounting(state, request, caller, options, &parts));
+                          ChooseAccounting(state, request, caller, options, parts));
   if (options.enforce_limits) {
     const uint32_t adding = array.tasks.empty() ? 1 : static_cast<uint32_t>(array.tasks.size());
     GANTRY_RETURN_IF_ERROR(CheckQosSubmitLimit(state, accounting.qos, caller.user_name, adding));

@@ -369,9 +369,12 @@ ClusterState ClusterWithAccounting() {
   v1::AccountingUser* alice = change.add_users();
   alice->set_name("alice");
   alice->set_default_account("research");
+  v1::AccountingUser* carol = change.add_users();
+  carol->set_name("carol");
+  carol->set_default_account("research");
   uint32_t id = 10;
-  for (const auto& [user, partition] :
-       std::vector<std::pair<std::string, std::string>>{{"", ""}, {"alice", "short"}}) {
+  for (const auto& [user, partition] : std::vector<std::pair<std::string, std::string>>{
+           {"", ""}, {"alice", "short"}, {"carol", ""}}) {
     v1::Association* a = change.add_associations();
     a->set_id(++id);
     a->set_account("research");
@@ -394,12 +397,29 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
     std::vector<std::string> partitions;
     std::string account, qos;
     std::string error;  // "" = accepted
+    std::string partition = "short";
   };
   const Caller kBob{1002, 1002, "bob", "bob", false, {}};
+  const Caller kCarol{1003, 1003, "carol", "carol", false, {}};
+  const std::string kPartitionAssoc =
+      "Multiple partition job request not supported when a partition is set in the association";
   const std::vector<Case> cases = {
       {"default account, its partition", kAlice, {"short"}, "", "", ""},
       {"the default partition has no association", kAlice, {}, "", "", kInvalidAccount},
-      {"a partition without association is dropped", kAlice, {"batch", "short"}, "", "", ""},
+      // Slurm: the first partition's association, and every other partition must have it too.
+      {"the first partition has no association",
+       kAlice,
+       {"batch", "short"},
+       "",
+       "",
+       kInvalidAccount},
+      {"another partition has another association",
+       kAlice,
+       {"short", "batch"},
+       "",
+       "",
+       kPartitionAssoc},
+      {"one association for every partition", kCarol, {"batch", "short"}, "", "", "", "batch"},
       {"an account without association", kAlice, {"short"}, "root", "", kInvalidAccount},
       {"an unknown account", kAlice, {"short"}, "nosuch", "", kInvalidAccount},
       {"a user accounting does not know", kBob, {"short"}, "", "", kInvalidAccount},
@@ -418,7 +438,7 @@ TEST(AdmitJobTest, AssociationsDecideAccountPartitionAndQosWhenEnforced) {
       EXPECT_EQ(job->request().account(), c.caller.uid == 0 ? "root" : "research") << c.name;
       EXPECT_EQ(job->request().qos(), "normal") << c.name;
       if (c.caller.uid != 0) {
-        EXPECT_EQ(job->partition(), "short") << c.name;
+        EXPECT_EQ(job->partition(), c.partition) << c.name;
       }
     } else {
       EXPECT_EQ(job.status().message(), c.error) << c.name;
