@@ -13,6 +13,7 @@
 #include "ctld/config.h"
 #include "ctld/controller.h"
 #include "ctld/grpc_agent_link.h"
+#include "ctld/log_budget.h"
 #include "ctld/services.h"
 #include "rpc/call_gate.h"
 #include "rpc/credential.h"
@@ -134,6 +135,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
   wire::RaiseDescriptorLimit();
+  LimitProtobufLogging();
 
   // The TCP port is known only once the server is built; the config the agents get needs it.
   grpc::ServerBuilder builder;
