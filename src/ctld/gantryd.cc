@@ -142,11 +142,13 @@ int RunGantryd(const std::vector<std::string>& args) {
   int port = 0;
   // TLS with the cluster's CA: agents present their node's certificate, commands none (they
   // carry credentials bound to each call).
+  Authenticator auth(nullptr, *key, config->cluster_name);
   std::shared_ptr<grpc::ServerCredentials> tcp =
       tls::ServerCredentials(*identity, tls::ClientCertificates::kVerifyIfPresent);
   // A caller without a certificate or a credential that holds gets refused from its headers,
   // before its request is read (review M7).
-  tcp->SetAuthMetadataProcessor(std::make_shared<rpc::CallGate>(*key, config->cluster_name));
+  tcp->SetAuthMetadataProcessor(
+      std::make_shared<rpc::CallGate>(*key, config->cluster_name, auth.verifier()));
   builder.AddListeningPort(listen, tcp, &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(512 << 20);
@@ -159,7 +161,6 @@ int RunGantryd(const std::vector<std::string>& args) {
   // gRPC needs the services before it binds, and the bound port only after: the controller
   // learns its address once the server is up (it only needs it for job contexts).
   auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);
-  Authenticator auth(nullptr, *key, config->cluster_name);
   ControllerService controller_service(controller.get(), &auth, kVersion);
   NodeLinkService node_link_service(controller.get(), &auth);
   builder.RegisterService(&controller_service);

@@ -30,6 +30,8 @@ class Authenticator {
   // naming the certificate otherwise.
   Status AuthenticateNode(const grpc::ServerContext& context, const std::string& node) const;
   void set_listener(const rpc::UnixListener* listener) { listener_ = listener; }
+  // The verifier the handlers use: the TCP port's gate (rpc/call_gate.h) shares it.
+  rpc::CredentialVerifier* verifier() const { return &verifier_; }
 
  private:
   const rpc::UnixListener* listener_;

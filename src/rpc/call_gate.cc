@@ -26,21 +26,24 @@ grpc::Status CallGate::Process(const InputMetadata& metadata, grpc::AuthContext*
                                OutputMetadata* /*consumed*/, OutputMetadata* /*response*/) {
   // A peer certificate was verified against the cluster's CA during the handshake.
   if (context != nullptr && context->IsPeerAuthenticated()) return grpc::Status::OK;
-  if (std::string_view munge = Value(metadata, kMungeKey); !munge.empty()) {
-    if (munge.starts_with("MUNGE:") && munge.size() <= kMaxMungeBytes) return grpc::Status::OK;
-    return Refuse("malformed munge credential");
-  }
+  const std::string_view munge = Value(metadata, kMungeKey);
   const std::string_view credential = Value(metadata, kCredentialKey);
-  if (credential.empty()) {
+  if (munge.empty() && credential.empty()) {
     return Refuse("no credential: the call carries neither " + std::string(kCredentialKey) +
                   " nor " + std::string(kMungeKey) + " nor a certificate of the cluster");
   }
   const std::optional<CallBinding> claimed = ParseCallHeader(Value(metadata, kCallKey), audience_);
   if (!claimed) return Refuse("no " + std::string(kCallKey) + " header naming the call");
-  Result<CheckedCredential> checked =
-      CheckCredential(key_, credential, std::time(nullptr), *claimed);
-  if (!checked.ok()) return Refuse(checked.status().message());
-  return grpc::Status::OK;
+  const int64_t now = std::time(nullptr);
+  if (!credential.empty()) {
+    Result<CheckedCredential> checked = CheckCredential(key_, credential, now, *claimed);
+    return checked.ok() ? grpc::Status::OK : Refuse(checked.status().message());
+  }
+  if (!munge.starts_with("MUNGE:") || munge.size() > kMaxMungeBytes) {
+    return Refuse("malformed munge credential");
+  }
+  const Status decoded = verifier_->PrecheckMunge(munge, *claimed, now);
+  return decoded.ok() ? grpc::Status::OK : Refuse(decoded.message());
 }
 
 }  // namespace gantry::rpc

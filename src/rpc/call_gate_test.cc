@@ -1,7 +1,9 @@
 #include "rpc/call_gate.h"
 
 #include <gtest/gtest.h>
+#include <munge.h>
 
+#include <cstdlib>
 #include <ctime>
 #include <string>
 
@@ -35,7 +37,8 @@ class FakeAuthContext final : public grpc::AuthContext {
 
 // The gate's answer for a call with these headers (kept alive for the string_refs).
 grpc::Status Gate(std::map<std::string, std::string> headers, bool certificate = false) {
-  CallGate gate(kKey, "c1");
+  CredentialVerifier verifier(kKey);
+  CallGate gate(kKey, "c1", &verifier);
   grpc::AuthMetadataProcessor::InputMetadata metadata;
   for (const auto& [k, v] : headers) metadata.emplace(k, v);
   FakeAuthContext context(certificate);
@@ -52,10 +55,29 @@ TEST(CallGateTest, LetsThroughACredentialThatHoldsForTheCallItClaims) {
   EXPECT_TRUE(Gate({{kCredentialKey, Signed(kCall)}, {kCallKey, CallHeader(kCall)}}).ok());
 }
 
-TEST(CallGateTest, LetsThroughPeersWithACertificateAndMungeCredentials) {
+TEST(CallGateTest, LetsThroughPeersWithACertificate) {
   EXPECT_TRUE(Gate({}, /*certificate=*/true).ok());
-  // munged decodes it later, in the handler: decoding it here would spend it.
-  EXPECT_TRUE(Gate({{kMungeKey, "MUNGE:AwQFAAD"}}).ok());
+}
+
+// With a munged on this host: the gate decodes a MUNGE credential made for the call it claims
+// (and keeps what munged said for the handler); munged takes each credential once.
+TEST(CallGateTest, DecodesAMungeCredentialOnce) {
+  // The payload AttachMungeCredential puts in (rpc/credential.cc's BindingText).
+  const std::string payload = kCall.method + "\n" + kCall.audience + "\n" + kCall.body_sha256;
+  char* credential = nullptr;
+  if (munge_encode(&credential, nullptr, payload.data(), static_cast<int>(payload.size())) !=
+      EMUNGE_SUCCESS) {
+    free(credential);
+    GTEST_SKIP() << "no munged on this host";
+  }
+  const std::string text = credential;
+  free(credential);
+  CredentialVerifier verifier(kKey);
+  const Status first = verifier.PrecheckMunge(text, kCall, std::time(nullptr));
+  EXPECT_TRUE(first.ok()) << first.message();
+  const Status again = verifier.PrecheckMunge(text, kCall, std::time(nullptr));
+  EXPECT_EQ(again.code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(again.message().rfind("munge credential refused: ", 0), 0u) << again.message();
 }
 
 TEST(CallGateTest, RefusesFromTheHeadersAlone) {
@@ -76,7 +98,10 @@ TEST(CallGateTest, RefusesFromTheHeadersAlone) {
       {{{kCredentialKey, Signed(elsewhere)}, {kCallKey, CallHeader(kCall)}},
        "credential signature does not match"},
       {{{kCredentialKey, "v2:0:0:1:x:y"}, {kCallKey, CallHeader(kCall)}}, "malformed credential"},
-      {{{kMungeKey, "not munge"}}, "malformed munge credential"},
+      {{{kMungeKey, "MUNGE:AwQFAAD"}}, "no x-gantry-call header naming the call"},
+      {{{kMungeKey, "not munge"}, {kCallKey, CallHeader(kCall)}}, "malformed munge credential"},
+      // munged refuses it (or cannot be reached): either way before the request is read.
+      {{{kMungeKey, "MUNGE:AwQFAAD"}, {kCallKey, CallHeader(kCall)}}, "munge credential refused: "},
   };
   for (const auto& c : cases) {
     const grpc::Status status = Gate(c.headers);

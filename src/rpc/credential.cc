@@ -229,31 +229,73 @@ Result<PeerIdentity> CredentialVerifier::VerifyKeyCredential(std::string_view cr
   return checked.who;
 }
 
+namespace {
+
+// What munged says of a credential (it refuses one it decoded before: a replay).
+Result<std::pair<PeerIdentity, std::string>> DecodeWithMunged(const std::string& credential) {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  void* payload = nullptr;
+  int length = 0;
+  const munge_err_t err = munge_decode(credential.c_str(), nullptr, &payload, &length, &uid, &gid);
+  std::string got(static_cast<const char*>(payload), payload == nullptr ? 0 : length);
+  free(payload);
+  if (err != EMUNGE_SUCCESS) {
+    return PermissionDenied(std::string("munge credential refused: ") + munge_strerror(err));
+  }
+  PeerIdentity who;
+  who.uid = uid;
+  who.gid = gid;
+  return std::make_pair(who, std::move(got));
+}
+
+Status OtherCall(const CallBinding& call) {
+  return PermissionDenied("munge credential was made for another call (this one is " + call.method +
+                          " for cluster " + call.audience + ")");
+}
+
+}  // namespace
+
+Status CredentialVerifier::PrecheckMunge(std::string_view credential, const CallBinding& claimed,
+                                         int64_t now) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(prechecked_, [now](const auto& entry) { return entry.second.expires <= now; });
+    if (prechecked_.size() >= kMaxPrechecked) {
+      return ResourceExhausted("too many calls with munge credentials wait for their handlers");
+    }
+  }
+  GANTRY_ASSIGN_OR_RETURN(auto decoded, DecodeWithMunged(std::string(credential)));
+  if (decoded.second != BindingText(claimed)) return OtherCall(claimed);
+  std::lock_guard<std::mutex> lock(mu_);
+  prechecked_[std::string(credential)] =
+      Decoded{decoded.first, std::move(decoded.second), now + kCredentialTtlSeconds};
+  return Status::Ok();
+}
+
+Result<CredentialVerifier::Decoded> CredentialVerifier::TakeOrDecode(
+    const std::string& credential) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = prechecked_.find(credential); it != prechecked_.end()) {
+      Decoded decoded = std::move(it->second);
+      prechecked_.erase(it);
+      return decoded;
+    }
+  }
+  GANTRY_ASSIGN_OR_RETURN(auto decoded, DecodeWithMunged(credential));
+  return Decoded{decoded.first, std::move(decoded.second), 0};
+}
+
 Result<PeerIdentity> CredentialVerifier::Verify(const grpc::ServerContext& context,
                                                 const CallBinding& call, int64_t now) {
   if (std::optional<std::string_view> cred = Metadata(context, kCredentialKey)) {
     return VerifyKeyCredential(*cred, call, now);
   }
   if (std::optional<std::string_view> cred = Metadata(context, kMungeKey)) {
-    const std::string text(*cred);
-    uid_t uid = 0;
-    gid_t gid = 0;
-    void* payload = nullptr;
-    int length = 0;
-    const munge_err_t err = munge_decode(text.c_str(), nullptr, &payload, &length, &uid, &gid);
-    const std::string got(static_cast<const char*>(payload), payload == nullptr ? 0 : length);
-    free(payload);
-    if (err != EMUNGE_SUCCESS) {
-      return PermissionDenied(std::string("munge credential refused: ") + munge_strerror(err));
-    }
-    if (got != BindingText(call)) {
-      return PermissionDenied("munge credential was made for another call (this one is " +
-                              call.method + " for cluster " + call.audience + ")");
-    }
-    PeerIdentity who;
-    who.uid = uid;
-    who.gid = gid;
-    return who;
+    GANTRY_ASSIGN_OR_RETURN(Decoded decoded, TakeOrDecode(std::string(*cred)));
+    if (decoded.payload != BindingText(call)) return OtherCall(call);
+    return decoded.who;
   }
   return PermissionDenied("no credential: the call carries neither " + std::string(kCredentialKey) +
                           " nor " + kMungeKey);

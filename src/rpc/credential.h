@@ -20,6 +20,8 @@
 #define GANTRY_RPC_CREDENTIAL_H_
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,10 +99,27 @@ class CredentialVerifier {
   // Checks one cluster-key credential (the part of Verify that needs no gRPC context).
   Result<PeerIdentity> VerifyKeyCredential(std::string_view credential, const CallBinding& call,
                                            int64_t now);
+  // For the gate (rpc/call_gate.h), before the request is read: decodes a MUNGE credential with
+  // munged, which accepts each credential once, and checks it was made for `claimed`. What munged
+  // said is kept for the same call's Verify (at most kCredentialTtlSeconds, kMaxPrechecked calls).
+  // Errors (PermissionDenied): munge's message, another call; ResourceExhausted when that many
+  // calls wait for their handlers.
+  Status PrecheckMunge(std::string_view credential, const CallBinding& claimed, int64_t now);
+  static constexpr size_t kMaxPrechecked = 4096;
 
  private:
+  struct Decoded {
+    PeerIdentity who;
+    std::string payload;  // the binding the credential was made for
+    int64_t expires = 0;
+  };
+  // The gate's decoding of `credential` (taken: it serves one call), else munged's.
+  Result<Decoded> TakeOrDecode(const std::string& credential);
+
   ClusterKey key_;
   ReplayCache seen_;
+  std::mutex mu_;
+  std::map<std::string, Decoded> prechecked_;  // by credential text; guarded by mu_
 };
 
 }  // namespace gantry::rpc

@@ -177,6 +177,13 @@ int main(int argc, char** argv) {
            grpc::StatusCode::UNAUTHENTICATED,
            "refused before the request was read: credential "
            "signature does not match");
+    grpc::ClientContext munge_context;
+    munge_context.AddMetadata(rpc::kMungeKey, "MUNGE:" + std::string(200, 'A') + ":");
+    munge_context.AddMetadata(rpc::kCallKey, rpc::CallHeader(rpc::BindCall(big, cluster)));
+    Expect("a forged MUNGE credential on a 32 MiB submission",
+           controller->SubmitJob(Fresh(&munge_context), big, &reply),
+           grpc::StatusCode::UNAUTHENTICATED,
+           "refused before the request was read: munge credential refused");
     grpc::ClientContext bare_context;
     Expect("no credential on a 32 MiB submission",
            controller->SubmitJob(Fresh(&bare_context), big, &reply),
