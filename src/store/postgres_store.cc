@@ -2,6 +2,7 @@
 
 #include <endian.h>
 #include <libpq-fe.h>
+#include <sys/statvfs.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -161,6 +162,7 @@ class PostgresStore final : public BatchedStore {
       if (v < 1) return FailedPrecondition(Prefix() + "damaged Gantry store: no schema version");
     }
     GANTRY_RETURN_IF_ERROR(Prepare());
+    data_directory_ = LocalDataDirectory();
 
     GANTRY_ASSIGN_OR_RETURN(ResultPtr seqs,
                             Query("SELECT coalesce((SELECT max(seq) FROM records), 0), "
@@ -176,7 +178,29 @@ class PostgresStore final : public BatchedStore {
                  snapshot_seq >= 0 ? std::optional<uint64_t>(snapshot_seq) : std::nullopt);
   }
 
+  // The free space of the server's disk when it is on this host (gantryd then refuses new work
+  // on it as on SQLite's); nullopt for a server elsewhere.
+  std::optional<uint64_t> FreeBytes() override {
+    struct statvfs fs {};
+    if (data_directory_.empty() || statvfs(data_directory_.c_str(), &fs) != 0) return std::nullopt;
+    return uint64_t{fs.f_bavail} * fs.f_frsize;
+  }
+
  private:
+  // The server's disk, where gantryd can see it: the data directory of a server on this host
+  // (a unix socket or a loopback address) whose settings this user may read; "" otherwise.
+  std::string LocalDataDirectory() {
+    const std::string host = PQhost(conn_) == nullptr ? "" : PQhost(conn_);
+    const bool local = host.empty() || host.front() == '/' || host == "localhost" ||
+                       host == "127.0.0.1" || host == "::1";
+    if (!local) return "";
+    Result<ResultPtr> shown = Query("SHOW data_directory", "read data_directory");
+    if (!shown.ok() || PQntuples(shown->get()) != 1) return "";
+    std::string dir = PQgetvalue(shown->get(), 0, 0);
+    struct statvfs fs {};
+    return statvfs(dir.c_str(), &fs) == 0 ? dir : "";
+  }
+
   // What each session needs: the store's lock (one controller at a time: a session that lost it
   // while disconnected finds it taken and stops) and settings that durability depends on,
   // whatever the server's defaults.
@@ -393,6 +417,7 @@ class PostgresStore final : public BatchedStore {
   }
 
   PGconn* conn_;
+  std::string data_directory_;  // set once by Init, read by any thread after
 };
 
 }  // namespace

@@ -99,6 +99,17 @@ TEST_F(PostgresStoreTest, ASessionLostBetweenCommitsIsMadeAgain) {
   EXPECT_THAT(second.status().message(), HasSubstr("in use by another controller"));
 }
 
+// The tests' server runs on this host: gantryd watches its disk as it does SQLite's (the free
+// space of the data directory's filesystem), so a full disk refuses new work instead of failing
+// a commit.
+TEST_F(PostgresStoreTest, ALocalServersDiskIsWatched) {
+  auto store = OpenPostgresStore(database_->Conninfo());
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  const std::optional<uint64_t> free = (*store)->FreeBytes();
+  ASSERT_TRUE(free.has_value());
+  EXPECT_GT(*free, 0u);
+}
+
 TEST(PostgresStoreSettingsTest, BadSettingsAndNoServerAreErrorsNamingTheDatabase) {
   auto bad = OpenPostgresStore("host=127.0.0.1 nonsense=1");
   ASSERT_FALSE(bad.ok());
