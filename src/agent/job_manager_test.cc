@@ -491,8 +491,10 @@ TEST_F(JobManagerTest, KillsAScriptThatWasThePreviousAgentsOwnChild) {
 
 // A batch script an earlier agent started under a keeper (as SpawnKept does for LaunchBatch):
 // its record names both.
-Result<KeptBatch> KeepScript(const Spool& spool, uint32_t job_id, const std::string& script,
+Result<KeptBatch> KeepScript(const Spool& spool, uint32_t job_id, const std::string& text,
                              const std::string& work_dir) {
+  const std::string script = work_dir + "/job" + std::to_string(job_id) + ".sh";
+  WriteExecutable(script, text);
   SpawnSpec spec;
   spec.path = script;
   spec.work_dir = work_dir;
@@ -522,10 +524,9 @@ TEST_F(JobManagerTest, BatchScriptsRunUnderAKeeper) {
 TEST_F(JobManagerTest, TakesOverABatchScriptThatOutlivedItsAgent) {
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
-  const std::string script = work_ + "/job.sh";
-  WriteExecutable(script,
-                  "#!/bin/sh\ntouch started\nwhile [ ! -e go ]; do sleep 0.05; done\nexit 3\n");
-  Result<KeptBatch> kept = KeepScript(*spool, 120, script, work_);
+  Result<KeptBatch> kept = KeepScript(
+      *spool, 120, "#!/bin/sh\ntouch started\nwhile [ ! -e go ]; do sleep 0.05; done\nexit 3\n",
+      work_);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(work_ + "/started"); }));
 
@@ -554,8 +555,7 @@ TEST_F(JobManagerTest, TakesOverABatchScriptThatOutlivedItsAgent) {
 TEST_F(JobManagerTest, ReportsAnEndThatCameWhileNoAgentRanAndOnlyOnce) {
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
-  const std::string script = work_ + "/job.sh";
-  WriteExecutable(script, "#!/bin/sh\nexit 5\n");
+  const std::string script = "#!/bin/sh\nexit 5\n";
   Result<KeptBatch> kept = KeepScript(*spool, 121, script, work_);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
@@ -578,9 +578,7 @@ TEST_F(JobManagerTest, ReportsAnEndThatCameWhileNoAgentRanAndOnlyOnce) {
 TEST_F(JobManagerTest, SaysSoWhenAKeeperDiedWithoutTheStatus) {
   Result<Spool> spool = Spool::Open(tmp_ / "spool");
   ASSERT_TRUE(spool.ok());
-  const std::string script = work_ + "/job.sh";
-  WriteExecutable(script, "#!/bin/sh\nsleep 1000\n");
-  Result<KeptBatch> kept = KeepScript(*spool, 123, script, work_);
+  Result<KeptBatch> kept = KeepScript(*spool, 123, "#!/bin/sh\nsleep 1000\n", work_);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   kill(kept->keeper.pid, SIGKILL);
   ReapChild(kept->keeper.pid);
