@@ -57,17 +57,30 @@ Result<uint32_t> TaskSampling(const spec::EffectiveConfig& config) {
   return 30;
 }
 
+// A server on this host: a unix socket directory or a loopback name.
+bool IsLocalHost(std::string_view host) {
+  return host.starts_with("/") || host == "localhost" || host == "127.0.0.1" || host == "::1";
+}
+
 std::string PostgresConninfo(const spec::EffectiveConfig& config) {
   std::string dbname = "gantry_" + config.cluster_name;
+  std::string host = config.Get("AccountingStorageHost");
+  if (host.empty()) host = "localhost";
+  // The password and every job's script cross the link: a server on another host must prove
+  // itself with a certificate the system trusts, unless the spec says otherwise (review M8).
+  std::string sslmode = IsLocalHost(host) ? "prefer" : "verify-full";
+  std::string sslrootcert;
   const std::string parameters = config.Get("AccountingStorageParameters");
   for (std::string_view item : text::Split(parameters, ',')) {
     if (item.starts_with("dbname=")) dbname = item.substr(7);
+    if (item.starts_with("sslmode=")) sslmode = item.substr(8);
+    if (item.starts_with("sslrootcert=")) sslrootcert = item.substr(12);
   }
-  const std::string host = config.Get("AccountingStorageHost");
   const std::string port = config.Get("AccountingStoragePort");
-  std::string out = "host=" + ConninfoValue(host.empty() ? "localhost" : host) +
+  std::string out = "host=" + ConninfoValue(host) +
                     " port=" + ConninfoValue(port.empty() || port == "0" ? "5432" : port) +
-                    " dbname=" + ConninfoValue(dbname);
+                    " dbname=" + ConninfoValue(dbname) + " sslmode=" + ConninfoValue(sslmode);
+  if (!sslrootcert.empty()) out += " sslrootcert=" + ConninfoValue(sslrootcert);
   if (const std::string user = config.Get("AccountingStorageUser"); !user.empty()) {
     out += " user=" + ConninfoValue(user);
   }

@@ -24,7 +24,8 @@ TEST(ControllerConfigTest, TheStoreIsSqliteUnlessPostgresqlIsAskedFor) {
   Result<ControllerConfig> defaults = ControllerConfigFromSpec(
       ConfigWith({{"AccountingStorageType", "accounting_storage/postgresql"}}));
   ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
-  EXPECT_EQ(defaults->store_conninfo, "host='localhost' port='5432' dbname='gantry_acct'");
+  EXPECT_EQ(defaults->store_conninfo,
+            "host='localhost' port='5432' dbname='gantry_acct' sslmode='prefer'");
 
   Result<ControllerConfig> named = ControllerConfigFromSpec(
       ConfigWith({{"AccountingStorageType", "accounting_storage/postgresql"},
@@ -34,9 +35,19 @@ TEST(ControllerConfigTest, TheStoreIsSqliteUnlessPostgresqlIsAskedFor) {
                   {"AccountingStoragePass", "it's \\secret"},
                   {"AccountingStorageParameters", "dbname=prod"}}));
   ASSERT_TRUE(named.ok()) << named.status().ToString();
+  // On another host the server must show a certificate the system trusts (review M8).
   EXPECT_EQ(named->store_conninfo,
-            "host='db.example.org' port='6543' dbname='prod' user='gantry' "
-            "password='it\\'s \\\\secret'");
+            "host='db.example.org' port='6543' dbname='prod' sslmode='verify-full' "
+            "user='gantry' password='it\\'s \\\\secret'");
+
+  Result<ControllerConfig> relaxed = ControllerConfigFromSpec(
+      ConfigWith({{"AccountingStorageType", "accounting_storage/postgresql"},
+                  {"AccountingStorageHost", "db.example.org"},
+                  {"AccountingStorageParameters", "sslmode=require,sslrootcert=/etc/db-ca.pem"}}));
+  ASSERT_TRUE(relaxed.ok()) << relaxed.status().ToString();
+  EXPECT_EQ(relaxed->store_conninfo,
+            "host='db.example.org' port='5432' dbname='gantry_acct' sslmode='require' "
+            "sslrootcert='/etc/db-ca.pem'");
 }
 
 TEST(ControllerConfigTest, JobAcctGatherFrequencyGivesTheTaskInterval) {
