@@ -611,6 +611,7 @@ void Controller::EndJobLocked(const v1::Job& job, JobBaseState end_state, int32_
                               const std::string& cause, std::vector<v1::Event>* events,
                               AfterCommit* after, uint32_t grace_sec) {
   v1::Event event = NewEvent();
+  event.set_time(EndTimeLocked(job, event.time()));
   v1::JobEnded* ended = event.mutable_job_ended();
   ended->set_job_id(job.job_id());
   ended->set_state(static_cast<uint32_t>(end_state));
@@ -757,6 +758,16 @@ UnixTime Controller::RunningSince(const v1::Job& job) {
   // The limit counts running time only: after a resume, from the resume less the time run
   // before the suspend.
   return job.suspend_time() != 0 ? job.suspend_time() - job.pre_suspend_secs() : job.start_time();
+}
+
+UnixTime Controller::EndTimeLocked(const v1::Job& job, UnixTime now) const {
+  if (Base(job) != JobBaseState::kRunning) return now;
+  const auto anchor = run_anchors_.find(job.job_id());
+  if (anchor == run_anchors_.end() || anchor->second.first != RunningSince(job)) return now;
+  // Where the job's own running time, counted by the monotonic clock, puts its end.
+  const UnixTime end =
+      anchor->second.first + (clock_->MonotonicMs() - anchor->second.second) / 1000;
+  return end - now > 5 || now - end > 5 ? end : now;
 }
 
 void Controller::AnchorRunLocked(uint32_t job_id) {

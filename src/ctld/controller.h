@@ -282,6 +282,11 @@ class Controller {
   // The wall time a running job's time limit counts from (its start, or its resume less what
   // it ran before the suspend).
   static UnixTime RunningSince(const v1::Job& job);
+  // Under mu_: when a running job that ends `now` (wall clock) ended as its running time counts:
+  // its start plus the monotonic time it ran, when the wall clock stepped by more than 5 s
+  // meanwhile (so a step neither puts its end before its start nor changes its elapsed time);
+  // `now` otherwise.
+  UnixTime EndTimeLocked(const v1::Job& job, UnixTime now) const;
   // Under mu_: anchors the job's running time at the monotonic clock now.
   void AnchorRunLocked(uint32_t job_id);
   UnixTime last_wall_ = 0;    // the wall and monotonic clocks at the last timer pass, to

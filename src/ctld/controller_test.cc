@@ -968,6 +968,8 @@ TEST_F(ControllerTest, AWallClockStepMarksNoNodeDownAndEndsNoJob) {
   HeartbeatAll();
   controller_->RunOnce();
   EXPECT_EQ(State(id), JobBaseState::kTimeout);
+  // Its end is its start plus the 120 s it ran, not the stepped clock (an hour before its start).
+  EXPECT_EQ(Job(id).end_time() - Job(id).start_time(), 120);
 }
 
 TEST_F(ControllerTest, RestartRestoresJobsIdsAndRunningJobsStayRunning) {
