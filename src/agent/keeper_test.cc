@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "agent/script_runner.h"
@@ -143,7 +144,10 @@ TEST(Keeper, RefusesABadCommandLine) {
 TEST(Keeper, StartsTheScriptAndRecordsHowItEnded) {
   TempDir tmp;
   const std::string script = tmp / "job.sh";
-  WriteExecutable(script, "#!/bin/sh\necho \"$$ $1\" > " + tmp / "out" + "\nsleep 0.3\nexit 7\n");
+  // It says who it is (whole, by rename) and waits to be told to end: the test looks meanwhile.
+  WriteExecutable(script, "#!/bin/sh\necho \"$$ $1\" > " + tmp / "out.tmp" + "\nmv " +
+                              tmp / "out.tmp" + " " + tmp / "out" + "\nwhile [ ! -e " + tmp / "go" +
+                              " ]; do sleep 0.05; done\nexit 7\n");
   SpawnSpec spec;
   spec.path = script;
   spec.argv = {script, "arg"};
@@ -156,6 +160,7 @@ TEST(Keeper, StartsTheScriptAndRecordsHowItEnded) {
   EXPECT_EQ(ReadFile(tmp / "out"), std::to_string(kept->script.pid) + " arg\n");
   // The script is the keeper's child, in a session of its own.
   EXPECT_EQ(getsid(kept->script.pid), kept->script.pid);
+  std::ofstream(tmp / "go").close();
   EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
   Result<std::string> text = sys::ReadText(exit_path);
   ASSERT_TRUE(text.ok()) << text.status().ToString();

@@ -70,8 +70,10 @@ if grep -h "limits each job" "$STATE"/logs/agent-*.log | head -1 | grep -q cpuse
   node=$(sinfo -h -N -o %N | head -1)
   pins=()
   for k in 1 2; do
-    pins+=("$(as "$ALICE" sbatch --parsable -w "$node" -c 1 --mem=50 -o "pin$k.out" \
-      --wrap 'grep Cpus_allowed_list /proc/self/status; sleep 3')") || fail "sbatch pin$k"
+    # Each waits until both run (at most a minute), so that they hold their CPUs together.
+    pins+=("$(as "$ALICE" sbatch --parsable -w "$node" -c 1 --mem=50 -o "pin$k.out" --wrap \
+      "grep Cpus_allowed_list /proc/self/status; touch pin$k.up; for i in \$(seq 600); do [ -e pin1.up ] && [ -e pin2.up ] && break; sleep 0.1; done")") ||
+      fail "sbatch pin$k"
   done
   for id in "${pins[@]}"; do wait_state "$id" COMPLETED 30; done
   a=$(awk '{print $2}' "$WORK/$ALICE/pin1.out")
