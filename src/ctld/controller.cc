@@ -1768,8 +1768,12 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
       }
     }
   }
+  // Stale: what this node is not part of. A job completing here stays: the agent that took it
+  // over from its predecessor runs its epilog when the TerminateJob below comes (killed as
+  // stale, it would end without the epilog report the job waits for).
+  const std::set<uint32_t> on_node(job_ids.begin(), job_ids.end());
   for (uint32_t job_id : held) {
-    if (!active_here.contains(job_id)) reply.add_stale_job_ids(job_id);
+    if (!on_node.contains(job_id)) reply.add_stale_job_ids(job_id);
   }
   last_heard_[request.node()] = clock_->MonotonicMs();
   auto pending = CommitLocked(std::move(events));

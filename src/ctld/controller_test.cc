@@ -433,6 +433,30 @@ TEST_F(ControllerTest, HeartbeatsBringBackAPrologTheAgentMissed) {
   EXPECT_TRUE(Job(id).state_flags() & static_cast<uint32_t>(model::JobFlag::kConfiguring));
 }
 
+// An agent that died during a job's epilog and was started again holds the job (it took it over
+// from its spool): the job is not stale there, and the TerminateJob that registering brings
+// back makes it run the epilog and report it. Another node's job is stale.
+TEST_F(ControllerTest, AnAgentBackDuringAnEpilogRunsItAgain) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  PrologsDone(id);
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::BATCH_ENDED, 0).ok());
+  agents_.Take();  // the TerminateJob: the agent died while it ran the epilog
+  v1::RegisterRequest r;
+  r.set_node("n0");
+  r.set_address("127.0.0.1:9");
+  r.set_boot_time(boot_time_ + 1);
+  r.add_running_job_ids(id);
+  r.add_running_job_ids(999);
+  Result<v1::RegisterReply> reply = controller_->Register(kRoot, r);
+  ASSERT_TRUE(reply.ok()) << reply.status().ToString();
+  EXPECT_THAT(reply->stale_job_ids(), ElementsAre(999u));
+  EXPECT_THAT(agents_.Take(), ElementsAre("Terminate n0 1"));
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
+  EXPECT_FALSE(Job(id).state_flags() & static_cast<uint32_t>(model::JobFlag::kCompleting));
+}
+
 TEST_F(ControllerTest, AScriptKilledForMemoryEndsOutOfMemory) {
   RegisterAll();
   const uint32_t id = Submit(kAlice);
