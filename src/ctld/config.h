@@ -30,7 +30,7 @@ struct ControllerConfig {
   // AuthInfo=cred_expire=N: how long a launch credential lives; a requeued job waits N + 1 s
   // before it may start again, as in Slurm.
   uint32_t cred_expire_sec = 120;
-  int32_t return_to_service = 2;            // ReturnToService
+  int32_t return_to_service = 2;  // ReturnToService
   state::AdmitOptions admit;
   int64_t usage_half_life_sec = int64_t{7} * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
   sched::PriorityConfig priority;
