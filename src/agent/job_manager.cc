@@ -33,8 +33,7 @@ std::string JobName(uint32_t job_id) { return "job " + std::to_string(job_id); }
 
 // Whether the recorded process still runs (not a zombie, and not another with its pid).
 bool Alive(const RecordedProcess& process) {
-  std::optional<proc::ProcStat> stat = proc::ReadProcStat(process.pid);
-  return stat && stat->state != 'Z' && stat->start_ticks == process.start_ticks;
+  return process.start_ticks != 0 && proc::IsStillRunning(process.pid, process.start_ticks);
 }
 
 std::optional<mode_t> ParseUmask(const std::optional<std::string>& text) {
@@ -681,13 +680,13 @@ void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
                               const std::shared_ptr<StepControl>& control) {
   // Recorded, so that a restarted agent ends the tasks whose I/O went through this one; tasks
   // that ended leave the record then.
-  plan.on_task_started = [this, job_id](const Spawned& task) {
+  plan.on_tasks_started = [this, job_id](const std::vector<Spawned>& started) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(job_id);
     if (it == entries_.end()) return;
     std::vector<RecordedProcess>& tasks = it->second.record.tasks;
     std::erase_if(tasks, [](const RecordedProcess& p) { return !Alive(p); });
-    tasks.push_back(RecordedProcess{task.pid, task.start_ticks});
+    for (const Spawned& task : started) tasks.push_back({task.pid, task.start_ticks});
     SaveRecordLocked(&it->second);
   };
   RunStep(plan, control.get());

@@ -291,10 +291,7 @@ Result<KeptBatch> SpawnKept(const std::string& keeper_path, const SpawnSpec& spe
 }
 
 void WaitForKeeper(pid_t pid, uint64_t start_ticks) {
-  auto same = [&] {
-    std::optional<proc::ProcStat> stat = proc::ReadProcStat(pid);
-    return stat && stat->state != 'Z' && (start_ticks == 0 || stat->start_ticks == start_ticks);
-  };
+  auto same = [&] { return proc::IsStillRunning(pid, start_ticks); };
   const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   if (fd >= 0) {
     // The pidfd names the process it was opened for: check that it is still the keeper.

@@ -222,6 +222,7 @@ void RunStep(const StepPlan& plan, StepControl* control) {
   }
 
   std::vector<Task> tasks(plan.tasks.size());
+  std::vector<Spawned> started;
   for (size_t i = 0; i < plan.tasks.size(); ++i) {
     Task& task = tasks[i];
     task.rank = plan.tasks[i].rank;
@@ -260,7 +261,7 @@ void RunStep(const StepPlan& plan, StepControl* control) {
     }
     task.pid = spawned->pid;
     task.pidfd = PidFd(task.pid);
-    if (plan.on_task_started) plan.on_task_started(*spawned);
+    started.push_back(*spawned);
     if (plan.sample_period.count() > 0) {
       const pid_t pid = task.pid;
       task.sampler = std::make_unique<proc::UsageSampler>([pid] { return proc::ProcessTree(pid); },
@@ -269,6 +270,7 @@ void RunStep(const StepPlan& plan, StepControl* control) {
     if (!control->AddTask(task.pid)) kill(-task.pid, SIGKILL);  // the job ended meanwhile
     fcntl(task.in, F_SETFL, fcntl(task.in, F_GETFL) | O_NONBLOCK);
   }
+  if (plan.on_tasks_started && !started.empty()) plan.on_tasks_started(started);
 
   auto reap = [&](Task& task) {
     if (task.reaped || task.pid == 0) return;

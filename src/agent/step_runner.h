@@ -73,8 +73,8 @@ struct StepPlan {
   // JobAcctGatherFrequency: each task's processes are sampled this often (proc/usage_sampler.h)
   // and its EXIT carries the samples; zero = rusage only.
   std::chrono::milliseconds sample_period{0};
-  // Called with each task that started, before its I/O is served (may be empty).
-  std::function<void(const Spawned&)> on_task_started;
+  // Called once with the tasks that started, before their I/O is served (may be empty).
+  std::function<void(const std::vector<Spawned>&)> on_tasks_started;
 };
 
 // See the header comment. Returns once every task ended and was reported (or srun was never

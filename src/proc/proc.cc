@@ -135,6 +135,11 @@ std::vector<pid_t> ProcessTree(pid_t root, const std::string& proc_root) {
   return tree;
 }
 
+bool IsStillRunning(pid_t pid, uint64_t start_ticks) {
+  const std::optional<ProcStat> stat = ReadProcStat(pid);
+  return stat && stat->state != 'Z' && (start_ticks == 0 || stat->start_ticks == start_ticks);
+}
+
 bool IsDeadOrZombie(pid_t pid) {
   std::optional<ProcStat> stat = ReadProcStat(pid);
   return !stat || stat->state == 'Z' || stat->state == 'X';

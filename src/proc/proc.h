@@ -59,6 +59,10 @@ std::vector<pid_t> ProcessTree(pid_t root, const std::string& proc_root = "/proc
 // True when `pid` is a zombie or gone.
 bool IsDeadOrZombie(pid_t pid);
 
+// True when `pid` still runs (not a zombie) and is the process that started at `start_ticks`
+// (0 = whichever process has the pid), not a later one that reuses its pid.
+bool IsStillRunning(pid_t pid, uint64_t start_ticks);
+
 }  // namespace gantry::proc
 
 #endif  // GANTRY_PROC_PROC_H_

@@ -858,19 +858,19 @@ Status ApplyPartitionUpdated(ClusterState* s, const v1::PartitionUpdated& e) {
   if (e.has_max_time_min()) settings["MaxTime"] = MinutesSetting(e.max_time_min());
   if (e.has_default_time_min()) settings["DefaultTime"] = MinutesSetting(e.default_time_min());
   // Checked first: an event applies whole or not at all.
+  std::vector<std::pair<std::string, std::string>> checked;
   for (const auto& [key, value] : settings) {
-    Result<std::string> canonical = CheckPartitionSetting(key, value);
-    if (!canonical.ok()) return canonical.status();
-    if (*canonical == "Nodes" && !s->NodeIndexesOf(value)) {
+    GANTRY_ASSIGN_OR_RETURN(std::string canonical, CheckPartitionSetting(key, value));
+    if (canonical == "Nodes" && !s->NodeIndexesOf(value)) {
       return InvalidArgument("Invalid node name specified: Nodes=" + value);
     }
+    checked.emplace_back(std::move(canonical), value);
   }
   v1::PartitionOverride& o = s->partition_overrides[e.name()];
   if (!o.has_spec()) *o.mutable_spec() = s->partitions[p];
-  for (const auto& [key, value] : settings) {
-    const std::string canonical = *CheckPartitionSetting(key, value);
-    (*o.mutable_settings())[canonical] = value;
-    GANTRY_RETURN_IF_ERROR(ApplyPartitionSetting(s, p, canonical, value));
+  for (const auto& [key, value] : checked) {
+    (*o.mutable_settings())[key] = value;
+    GANTRY_RETURN_IF_ERROR(ApplyPartitionSetting(s, p, key, value));
   }
   return Status::Ok();
 }
