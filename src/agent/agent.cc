@@ -69,6 +69,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   callbacks.running_jobs = [self] { return self->manager_->JobIds(); };
   callbacks.launched_jobs = [self] { return self->manager_->LaunchedJobIds(); };
   callbacks.ending_jobs = [self] { return self->manager_->EndingJobIds(); };
+  callbacks.job_epochs = [self] { return self->manager_->JobEpochs(); };
   callbacks.on_fenced = [self] { self->manager_->Fence(); };
   callbacks.on_stale = [self](const std::vector<uint32_t>& ids) {
     self->manager_->KillStaleJobs(ids);

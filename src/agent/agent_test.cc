@@ -267,13 +267,14 @@ TEST_F(AgentTest, RegistersWithItsAddressAndRunsAJobThroughItsWholeLife) {
   EXPECT_EQ(controller_.unauthenticated(), 0);
 }
 
-TEST_F(AgentTest, HeartbeatsCarryTheRunningJobs) {
+TEST_F(AgentTest, HeartbeatsCarryTheRunningJobsAndTheirLaunch) {
   StartAgent();
-  ASSERT_TRUE(Launch(MakeJob(8, "n1", work_), "#!/bin/sh\nsleep 1000\n").ok());
+  ASSERT_TRUE(Launch(MakeJob(8, "n1", work_, /*epoch=*/3), "#!/bin/sh\nsleep 1000\n").ok());
   ASSERT_TRUE(controller_.WaitUntil([&] {
-    return !controller_.heartbeats_.empty() && controller_.heartbeats_.back().job_ids_size() == 1 &&
-           controller_.heartbeats_.back().job_ids(0) == 8 &&
-           controller_.heartbeats_.back().node() == "n1";
+    if (controller_.heartbeats_.empty()) return false;
+    const gantry::v1::HeartbeatRequest& last = controller_.heartbeats_.back();
+    return last.job_ids_size() == 1 && last.job_ids(0) == 8 && last.node() == "n1" &&
+           last.epochs().count(8) == 1 && last.epochs().at(8) == 3;
   }));
   // Stale jobs named by the controller are killed.
   controller_.set_stale({8});
@@ -401,6 +402,22 @@ TEST_F(AgentTest, EndsItsJobsWhenTheLeaseRunsOut) {
   std::filesystem::remove(marker);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_FALSE(std::filesystem::exists(marker));  // nothing of the job runs on
+}
+
+// A controller back within the lease is tried again before the lease ends, whatever retry_max.
+TEST(LongestRetry, StaysWellWithinTheLease) {
+  using std::chrono::milliseconds;
+  struct Case {
+    milliseconds min, max, lease, want;
+  } cases[] = {
+      {milliseconds(500), milliseconds(10000), milliseconds(0), milliseconds(10000)},  // no lease
+      {milliseconds(500), milliseconds(10000), milliseconds(6000), milliseconds(600)},
+      {milliseconds(500), milliseconds(10000), milliseconds(300000), milliseconds(10000)},
+      {milliseconds(500), milliseconds(10000), milliseconds(1000), milliseconds(500)},  // >= min
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(LongestRetry(c.min, c.max, c.lease), c.want) << c.lease.count();
+  }
 }
 
 TEST_F(AgentTest, RegistersAgainWhenTheControllerAsks) {

@@ -87,7 +87,10 @@ ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCall
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_min.count()));
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_min.count()));
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, static_cast<int>(options_.retry_max.count()));
+  // A call made while the channel waits out its backoff fails at once, so that backoff stays
+  // short: a lease of a few seconds must see the controller's return within it.
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
+              static_cast<int>(std::min<int64_t>(options_.retry_max.count(), 1000)));
   tls::ExpectServerName(&args, tls::kControllerName);
   stub_ = gantry::v1::NodeLink::NewStub(grpc::CreateCustomChannel(
       options_.controller, tls::ChannelCredentials(options_.identity.ca_pem, &options_.identity),
@@ -120,6 +123,13 @@ void ControllerLink::RenewLeaseLocked(SteadyClock::time_point sent) {
     fenced_ = false;
     Log("controller " + options_.controller + " answers again: the lease is renewed");
   }
+}
+
+std::chrono::milliseconds LongestRetry(std::chrono::milliseconds retry_min,
+                                       std::chrono::milliseconds retry_max,
+                                       std::chrono::milliseconds lease) {
+  if (lease.count() <= 0) return retry_max;
+  return std::max(retry_min, std::min(retry_max, lease / 10));
 }
 
 void ControllerLink::Watchdog() {
@@ -213,6 +223,9 @@ grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
   if (callbacks_.ending_jobs) {
     for (uint32_t id : callbacks_.ending_jobs()) request.add_ending_job_ids(id);
   }
+  if (callbacks_.job_epochs) {
+    for (const auto& [id, epoch] : callbacks_.job_epochs()) (*request.mutable_epochs())[id] = epoch;
+  }
   if (callbacks_.launched_jobs) {
     for (uint32_t id : callbacks_.launched_jobs()) request.add_launched_job_ids(id);
   }
@@ -246,7 +259,7 @@ void ControllerLink::Loop() {
   auto fail = [&](const std::string& what, const grpc::Status& status) {
     LoseController(what, status);
     cv_.wait_for(lock, backoff, [&] { return stop_; });
-    backoff = std::min(backoff * 2, options_.retry_max);
+    backoff = std::min(backoff * 2, LongestRetry(options_.retry_min, options_.retry_max, lease_));
   };
   while (!stop_) {
     // Reports kept from before a restart go first, even before registering: the controller

@@ -3,7 +3,8 @@
 // controller's (tls/cluster_tls.h).
 //
 // One background thread does all of it, in order:
-//   - Register until the controller answers (backoff retry_min .. retry_max, doubling), then
+//   - Register until the controller answers (backoff from retry_min, doubling up to LongestRetry),
+//     then
 //     hand the reply to on_register (settings) and its stale_job_ids to on_stale;
 //   - send queued reports in the order they were queued; a report leaves the queue when the
 //     controller acknowledges it (OK) or refuses it for good (INVALID_ARGUMENT, NOT_FOUND,
@@ -34,6 +35,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,6 +71,12 @@ struct ControllerLinkOptions {
   std::chrono::milliseconds heartbeat_override{0};
 };
 
+// The longest wait between two tries: retry_max, or while a lease runs (lease > 0) a tenth of it,
+// at least retry_min, so that a controller back within the lease is found before it ends.
+std::chrono::milliseconds LongestRetry(std::chrono::milliseconds retry_min,
+                                       std::chrono::milliseconds retry_max,
+                                       std::chrono::milliseconds lease);
+
 struct ControllerLinkCallbacks {
   std::function<void(const gantry::v1::RegisterReply&)> on_register;
   std::function<std::vector<uint32_t>()> running_jobs;
@@ -76,6 +84,8 @@ struct ControllerLinkCallbacks {
   std::function<std::vector<uint32_t>()> launched_jobs;
   // Of those, the jobs being ended here (HeartbeatRequest.ending_job_ids).
   std::function<std::vector<uint32_t>()> ending_jobs;
+  // The launch each held job belongs to (HeartbeatRequest.epochs).
+  std::function<std::map<uint32_t, uint64_t>()> job_epochs;
   std::function<void(const std::vector<uint32_t>&)> on_stale;
   // The lease ran out (see the header comment).
   std::function<void()> on_fenced;

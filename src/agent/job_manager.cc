@@ -908,6 +908,13 @@ std::vector<uint32_t> JobManager::JobIds() const {
   return ids;
 }
 
+std::map<uint32_t, uint64_t> JobManager::JobEpochs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<uint32_t, uint64_t> epochs;
+  for (const auto& [id, entry] : entries_) epochs[id] = entry.epoch;
+  return epochs;
+}
+
 std::vector<uint32_t> JobManager::EndingJobIds() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uint32_t> ids;

@@ -157,6 +157,8 @@ class JobManager {
   std::vector<uint32_t> LaunchedJobIds() const;
   // Of those, the ones being ended (a TerminateJob came), sorted.
   std::vector<uint32_t> EndingJobIds() const;
+  // The launch (JobContext.epoch) of each job held, by job id.
+  std::map<uint32_t, uint64_t> JobEpochs() const;
 
   // Refuses new jobs, ends every job as TerminateJob does (epilog and reports included) and
   // waits for all background work. Idempotent.

@@ -544,6 +544,14 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
     // a configuring one the agent does not hold (PrepareJob dropped, or queued when gantryd
     // died), or the batch script of a running one whose prologs all ran (LaunchBatch dropped).
     // (An agent already ending the job owes nothing more than patience: its epilog may be long.)
+    // An agent may also hold an earlier launch of the job (a PrepareJob that arrived after the
+    // job was requeued): that one is ended first, and the current one is owed once it is gone.
+    const auto held_epoch = request.epochs().find(job_id);
+    const uint64_t old_epoch =
+        IsActive(*job) && held.contains(job_id) && held_epoch != request.epochs().end() &&
+                held_epoch->second < job->agent_epoch() && !ending.contains(job_id)
+            ? held_epoch->second
+            : 0;
     const bool owes_epilog =
         !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting) && !ending.contains(job_id);
     const auto prolog = prologs_.find(job_id);
@@ -552,12 +560,20 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
     const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
                              !job->request().allocation_only() && job->nodes_size() > 0 &&
                              job->nodes(0) == node.name() && !prologs_.contains(job_id) &&
-                             held.contains(job_id) && !launched.contains(job_id);
-    if (!owes_epilog && !owes_launch && !owes_prolog) continue;
+                             held.contains(job_id) && !launched.contains(job_id) && old_epoch == 0;
+    if (!owes_epilog && !owes_launch && !owes_prolog && old_epoch == 0) continue;
     missing.insert(job_id);
     auto [it, first] = missing_since_.try_emplace({job_id, node.name()}, now);
-    if (first || now - it->second < resend_after) continue;
+    // Nothing in flight can end an earlier launch: that goes at once.
+    if (old_epoch == 0 && (first || now - it->second < resend_after)) continue;
+    if (old_epoch != 0 && !first && now - it->second < resend_after) continue;
     it->second = now;
+    if (old_epoch != 0) {
+      Log("job " + std::to_string(job_id) + ": " + node.name() + " holds its earlier launch " +
+          std::to_string(old_epoch) + ": ending it");
+      TerminateOnNodeLocked(*job, node, NodeIndexOf(*job, node.name()), old_epoch, 0, after);
+      continue;
+    }
     Log("job " + std::to_string(job_id) + ": " + node.name() + " missed its " +
         (owes_epilog   ? "TerminateJob"
          : owes_prolog ? "PrepareJob"
@@ -567,23 +583,12 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
       LaunchBatchLocked(*job, job->state_flags(), after);
       continue;
     }
-    const uint32_t index = NodeIndexOf(*job, node.name());
     if (owes_prolog) {
-      v1::PrepareJobRequest prepare;
-      *prepare.mutable_context() = ContextLocked(*job, index);
-      after->push_back([this, name = node.name(), address = node.address(), prepare] {
-        agents_->PrepareJob(name, address, prepare);
-      });
-      continue;
+      PrepareOnNodeLocked(*job, node, NodeIndexOf(*job, node.name()), after);
+    } else {
+      TerminateOnNodeLocked(*job, node, NodeIndexOf(*job, node.name()), job->agent_epoch(), 0,
+                            after);
     }
-    v1::TerminateJobRequest terminate;
-    terminate.set_job_id(job_id);
-    terminate.set_epoch(job->agent_epoch());
-    terminate.set_kill_wait_sec(config_.kill_wait_sec);
-    *terminate.mutable_context() = ContextLocked(*job, index);
-    after->push_back([this, name = node.name(), address = node.address(), terminate] {
-      agents_->TerminateJob(name, address, terminate);
-    });
   }
   std::erase_if(missing_since_, [&](const auto& entry) {
     return entry.first.second == node.name() && !missing.contains(entry.first.first);
@@ -593,18 +598,33 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
 void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after,
                                         uint32_t grace_sec) {
   for (int i = 0; i < job.nodes_size(); ++i) {
-    const std::string& name = job.nodes(i);
-    const v1::Node* node = state_.FindNode(name);
+    const v1::Node* node = state_.FindNode(job.nodes(i));
     if (node == nullptr) continue;
-    v1::TerminateJobRequest request;
-    request.set_job_id(job.job_id());
-    request.set_epoch(job.agent_epoch());
-    request.set_kill_wait_sec(config_.kill_wait_sec + grace_sec);
-    *request.mutable_context() = ContextLocked(job, static_cast<uint32_t>(i));
-    after->push_back([this, name, address = node->address(), request = std::move(request)] {
-      agents_->TerminateJob(name, address, request);
-    });
+    TerminateOnNodeLocked(job, *node, static_cast<uint32_t>(i), job.agent_epoch(), grace_sec,
+                          after);
   }
+}
+
+void Controller::TerminateOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
+                                       uint64_t epoch, uint32_t grace_sec, AfterCommit* after) {
+  v1::TerminateJobRequest request;
+  request.set_job_id(job.job_id());
+  request.set_epoch(epoch);
+  request.set_kill_wait_sec(config_.kill_wait_sec + grace_sec);
+  *request.mutable_context() = ContextLocked(job, index);
+  request.mutable_context()->set_epoch(epoch);
+  after->push_back(
+      [this, name = node.name(), address = node.address(), request = std::move(request)] {
+        agents_->TerminateJob(name, address, request);
+      });
+}
+
+void Controller::PrepareOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
+                                     AfterCommit* after) {
+  v1::PrepareJobRequest request;
+  *request.mutable_context() = ContextLocked(job, index);
+  after->push_back([this, name = node.name(), address = node.address(),
+                    request = std::move(request)] { agents_->PrepareJob(name, address, request); });
 }
 
 void Controller::EndJobLocked(const v1::Job& job, JobBaseState end_state, int32_t exit_status,
@@ -743,13 +763,7 @@ void Controller::PrepareStartedLocked(const std::vector<uint32_t>& started, Afte
     prologs_[id] = std::set<std::string>(job->nodes().begin(), job->nodes().end());
     for (int i = 0; i < job->nodes_size(); ++i) {
       const v1::Node* node = state_.FindNode(job->nodes(i));
-      if (node == nullptr) continue;
-      v1::PrepareJobRequest request;
-      *request.mutable_context() = ContextLocked(*job, static_cast<uint32_t>(i));
-      after->push_back(
-          [this, name = node->name(), address = node->address(), request = std::move(request)] {
-            agents_->PrepareJob(name, address, request);
-          });
+      if (node != nullptr) PrepareOnNodeLocked(*job, *node, static_cast<uint32_t>(i), after);
     }
   }
 }
@@ -1786,20 +1800,9 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
     const uint32_t index = NodeIndexOf(*job, request.node());
     auto prolog = prologs_.find(job_id);
     if (IsActive(*job) && prolog != prologs_.end() && prolog->second.contains(request.node())) {
-      v1::PrepareJobRequest prepare;
-      *prepare.mutable_context() = ContextLocked(*job, index);
-      after.push_back([this, name = request.node(), address = request.address(), prepare] {
-        agents_->PrepareJob(name, address, prepare);
-      });
+      PrepareOnNodeLocked(*job, *updated, index, &after);
     } else if (!IsActive(*job) && HasFlag(*job, JobFlag::kCompleting)) {
-      v1::TerminateJobRequest terminate;
-      terminate.set_job_id(job_id);
-      terminate.set_epoch(job->agent_epoch());
-      terminate.set_kill_wait_sec(config_.kill_wait_sec);
-      *terminate.mutable_context() = ContextLocked(*job, index);
-      after.push_back([this, name = request.node(), address = request.address(), terminate] {
-        agents_->TerminateJob(name, address, terminate);
-      });
+      TerminateOnNodeLocked(*job, *updated, index, job->agent_epoch(), 0, &after);
     }
     // A suspended job stays stopped: the agent may have missed the suspend while away (after a
     // prolog asked again, so that the agent holds the job by then).

@@ -207,6 +207,14 @@ class Controller {
                     const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after,
                     uint32_t grace_sec = 0);
   void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0);
+  // Queues (in `after`) a TerminateJob of `job`'s launch `epoch` (its agent_epoch, or an earlier
+  // one an agent still holds) to `node`, the job's node number `index` (SLURM_NODEID; 0 for a
+  // node the job no longer lists), with KillWait + grace_sec.
+  void TerminateOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
+                             uint64_t epoch, uint32_t grace_sec, AfterCommit* after);
+  // Queues (in `after`) a PrepareJob of `job` to `node`, its node number `index`.
+  void PrepareOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
+                           AfterCommit* after);
   // Sends the job's batch script to its first node (the payload read from the store after the
   // commit), with `state_flags` in its context.
   void LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after);

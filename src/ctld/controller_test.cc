@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <optional>
 
 #include "slurm_view/squeue_listing.h"
 #include "state/testing.h"
@@ -431,6 +432,64 @@ TEST_F(ControllerTest, HeartbeatsBringBackAPrologTheAgentMissed) {
   Heartbeat("n0", {id});
   EXPECT_TRUE(agents_.Take().empty());
   EXPECT_TRUE(Job(id).state_flags() & static_cast<uint32_t>(model::JobFlag::kConfiguring));
+}
+
+// A PrepareJob of a launch that was requeued meanwhile can reach an agent late (it was retried
+// while the node was cut off): the agent then holds the earlier launch and refuses the current
+// one. The heartbeats' epochs show it: the earlier launch is ended at once, and the current
+// prolog is sent again once the agent no longer holds the job (the chaos test found a job
+// CONFIGURING forever).
+TEST_F(ControllerTest, AnEarlierLaunchAnAgentHoldsIsEndedAndTheCurrentOneSent) {
+  RegisterAll();
+  const uint32_t id = Submit(kAlice);
+  controller_->RunOnce();
+  ASSERT_EQ(Job(id).nodes(0), "n0");
+  const uint64_t first = Job(id).agent_epoch();
+  v1::UpdateJobRequest requeue;
+  requeue.set_action("requeue");
+  requeue.add_job_ids(std::to_string(id));
+  ASSERT_TRUE(controller_->UpdateJob(kAlice, requeue).ok());
+  // The controller hears the first launch ended (its TerminateJob overtook the late PrepareJob).
+  ASSERT_TRUE(Report("n0", id, v1::JobReport::EPILOG_OK).ok());
+  for (int i = 0; i < 3; ++i) {  // past the requeue delay (cred_expire 120 s + 1)
+    clock_.now += 41;
+    HeartbeatAll();
+  }
+  controller_->RunOnce();
+  ASSERT_TRUE(model::IsActive(State(id)));
+  ASSERT_EQ(Job(id).nodes(0), "n0");
+  const uint64_t second = Job(id).agent_epoch();
+  ASSERT_GT(second, first);
+  agents_.Take();  // the second PrepareJob: refused, as n0 still holds the first launch
+  auto heartbeat = [&](std::optional<uint64_t> held_epoch) {
+    v1::HeartbeatRequest hb;
+    hb.set_node("n0");
+    hb.set_boot_time(boot_time_);
+    if (held_epoch) {
+      hb.add_job_ids(id);
+      (*hb.mutable_epochs())[id] = *held_epoch;
+    }
+    ASSERT_TRUE(controller_->Heartbeat(kRoot, hb).ok());
+  };
+  heartbeat(first);
+  std::vector<FakeAgents::Call> calls = agents_.TakeCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].what, "Terminate");
+  EXPECT_EQ(calls[0].epoch, first);
+  heartbeat(first);
+  EXPECT_TRUE(agents_.Take().empty());  // not at every heartbeat
+  heartbeat(std::nullopt);              // the earlier launch has ended there
+  clock_.now += 40;
+  heartbeat(std::nullopt);
+  calls = agents_.TakeCalls();
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].what, "Prepare");
+  EXPECT_EQ(calls[0].epoch, second);
+  clock_.now += 40;
+  heartbeat(second);  // the current launch: its prolog runs, nothing more is owed
+  clock_.now += 40;
+  heartbeat(second);
+  EXPECT_TRUE(agents_.Take().empty());
 }
 
 // An agent that died during a job's epilog and was started again holds the job (it took it over
