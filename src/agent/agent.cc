@@ -46,6 +46,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   link_options.controller = options.controller;
   link_options.identity = options.identity;
   link_options.journal_dir = options.spool + "/reports";
+  link_options.lease_file = SpoolLeasePath(options.spool);
   link_options.hostname = HostName();
   link_options.os = OsName();
   link_options.version = kAgentVersion;

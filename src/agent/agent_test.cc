@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include "agent/lease_file.h"
+#include "agent/spool.h"
 #include "agent/test_support.h"
 #include "gantry/v1/agent.grpc.pb.h"
 #include "gantry/v1/controller.grpc.pb.h"
@@ -402,6 +404,41 @@ TEST_F(AgentTest, EndsItsJobsWhenTheLeaseRunsOut) {
   std::filesystem::remove(marker);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_FALSE(std::filesystem::exists(marker));  // nothing of the job runs on
+}
+
+// The lease is on disk for the keepers: renewed with the controller's answers, held by this
+// agent, and released when it stops (its jobs have ended by then).
+TEST_F(AgentTest, KeepsItsLeaseInTheSpool) {
+  controller_.register_reply().set_fence_after_sec(30);
+  StartAgent();
+  ASSERT_TRUE(agent_->link().WaitRegistered(testing::kWait));
+  const std::string path = SpoolLeasePath(tmp_ / "spool");
+  Result<LeaseRecord> lease = ReadLeaseFile(path);
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  EXPECT_EQ(lease->agent_pid, getpid());
+  EXPECT_GT(lease->deadline_ms, MonotonicNowMs() + 25000);
+  EXPECT_LE(lease->deadline_ms, MonotonicNowMs() + 30000);
+  agent_->Shutdown();
+  lease = ReadLeaseFile(path);
+  ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+  EXPECT_EQ(lease->deadline_ms, 0);
+}
+
+// An agent started after a crash keeps to its predecessor's lease until the controller answers:
+// one that never reaches it ends the jobs it holds when that lease runs out, as the controller
+// runs them elsewhere from then on.
+TEST_F(AgentTest, KeepsToThePreviousAgentsLeaseUntilTheControllerAnswers) {
+  controller_.Stop();
+  std::filesystem::create_directories(tmp_ / "spool");
+  {
+    Result<LeaseFile> file = LeaseFile::Open(SpoolLeasePath(tmp_ / "spool"));
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    ASSERT_TRUE(file->Write(LeaseRecord{MonotonicNowMs() + 1500, 1, 1}).ok());
+  }
+  StartAgent();
+  ASSERT_TRUE(Launch(MakeJob(12, "n1", work_), "#!/bin/sh\nsleep 1000\n").ok());
+  ASSERT_EQ(agent_->manager().JobIds().size(), 1u);
+  EXPECT_TRUE(Eventually([&] { return agent_->manager().JobIds().empty(); }));
 }
 
 // A controller back within the lease is tried again before the lease ends, whatever retry_max.

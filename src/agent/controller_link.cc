@@ -1,11 +1,13 @@
 #include "agent/controller_link.h"
 
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <utility>
 
 #include "agent/log.h"
+#include "proc/proc.h"
 
 namespace gantry::agent {
 namespace {
@@ -64,6 +66,27 @@ std::string Describe(const grpc::Status& status) {
 
 ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCallbacks callbacks)
     : options_(std::move(options)), callbacks_(std::move(callbacks)) {
+  if (!options_.lease_file.empty()) {
+    Result<LeaseFile> lease = LeaseFile::Open(options_.lease_file);
+    if (lease.ok()) {
+      lease_file_ = std::move(*lease);
+      lease_record_.deadline_ms = lease_file_->inherited().deadline_ms;
+      lease_record_.agent_pid = getpid();
+      if (std::optional<proc::ProcStat> self = proc::ReadProcStat(getpid())) {
+        lease_record_.agent_start_ticks = self->start_ticks;
+      }
+      if (lease_record_.deadline_ms > 0) {
+        inherited_deadline_ =
+            SteadyClock::time_point(std::chrono::milliseconds(lease_record_.deadline_ms));
+      }
+      // This agent holds the lease now (its predecessor's deadline until renewed).
+      if (Status written = lease_file_->Write(lease_record_); !written.ok()) {
+        Log("lease file: " + written.message());
+      }
+    } else {
+      Log("lease kept in memory only (the keepers cannot see it): " + lease.status().message());
+    }
+  }
   if (!options_.journal_dir.empty()) {
     Result<ReportJournal> journal = ReportJournal::Open(options_.journal_dir);
     if (journal.ok()) {
@@ -115,10 +138,30 @@ void ControllerLink::Stop() {
   }
   if (thread_.joinable()) thread_.join();
   if (watchdog_.joinable()) watchdog_.join();
+  // A stopping agent has ended its jobs (AgentDaemon::Shutdown): no lease is held any more.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (lease_file_ && lease_record_.deadline_ms != 0) {
+    lease_record_.deadline_ms = 0;
+    (void)lease_file_->Write(lease_record_);
+  }
 }
 
 void ControllerLink::RenewLeaseLocked(SteadyClock::time_point sent) {
   lease_start_ = std::max(lease_start_, sent);
+  inherited_deadline_.reset();
+  if (lease_file_) {
+    const int64_t deadline_ms = lease_.count() == 0
+                                    ? 0
+                                    : std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          (lease_start_ + lease_).time_since_epoch())
+                                          .count();
+    if (deadline_ms != lease_record_.deadline_ms) {
+      lease_record_.deadline_ms = deadline_ms;
+      if (Status written = lease_file_->Write(lease_record_); !written.ok()) {
+        Log("lease file: " + written.message());
+      }
+    }
+  }
   if (fenced_) {
     fenced_ = false;
     Log("controller " + options_.controller + " answers again: the lease is renewed");
@@ -135,19 +178,24 @@ std::chrono::milliseconds LongestRetry(std::chrono::milliseconds retry_min,
 void ControllerLink::Watchdog() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
-    if (lease_.count() == 0 || fenced_) {
+    if ((lease_.count() == 0 && !inherited_deadline_) || fenced_) {
       cv_.wait_for(lock, std::chrono::seconds(1));
       continue;
     }
-    const SteadyClock::time_point deadline = lease_start_ + lease_;
+    const SteadyClock::time_point deadline =
+        inherited_deadline_ ? *inherited_deadline_ : lease_start_ + lease_;
     if (SteadyClock::now() < deadline) {
       cv_.wait_until(lock, deadline);
       continue;
     }
     fenced_ = true;
-    Log("no call acknowledged by controller " + options_.controller + " for " +
-        std::to_string(lease_.count() / 1000) +
-        " s (the lease): ending every job here, which the controller will run elsewhere");
+    Log(inherited_deadline_
+            ? "the previous agent's lease ran out before controller " + options_.controller +
+                  " answered: ending every job here, which the controller will run elsewhere"
+            : "no call acknowledged by controller " + options_.controller + " for " +
+                  std::to_string(lease_.count() / 1000) +
+                  " s (the lease): ending every job here, which the controller will run "
+                  "elsewhere");
     lock.unlock();
     if (callbacks_.on_fenced) callbacks_.on_fenced();
     lock.lock();

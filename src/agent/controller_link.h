@@ -22,7 +22,11 @@
 // The lease (self-fencing): a second thread watches the time since the sending of the last call
 // the controller acknowledged; past RegisterReply.fence_after_sec it calls on_fenced once (the
 // agent ends its jobs), since the controller will by then count the node lost and run its jobs
-// elsewhere. The next acknowledged call lifts the fence.
+// elsewhere. The next acknowledged call lifts the fence. Each renewal is also written to
+// `lease_file` for the keepers of the node's jobs (lease_file.h); a deadline found there at
+// construction (an earlier agent's) holds until the first acknowledged call, so that an agent
+// that takes over jobs and never reaches the controller still ends them in time. Stop() writes
+// that no lease is held (the agent's jobs have ended by then).
 //
 // Thread-safety: Report, Flush, registered and WaitRegistered may be called from any thread,
 // including while holding the caller's locks (they never call back). Callbacks run on the link's
@@ -45,6 +49,7 @@
 #include <vector>
 
 #include "agent/job_manager.h"
+#include "agent/lease_file.h"
 #include "agent/report_journal.h"
 #include "gantry/v1/controller.grpc.pb.h"
 #include "tls/cluster_tls.h"
@@ -67,6 +72,8 @@ struct ControllerLinkOptions {
   std::chrono::milliseconds call_timeout{10000};
   // Where reports wait for their acknowledgement on disk; empty = in memory only.
   std::string journal_dir;
+  // Where the lease is kept for the keepers (lease_file.h); empty = nowhere.
+  std::string lease_file;
   // Overrides the controller's heartbeat interval when > 0 (tests).
   std::chrono::milliseconds heartbeat_override{0};
 };
@@ -147,6 +154,10 @@ class ControllerLink final : public ReportSink {
   std::string last_error_;              // to log a failure once, not at every retry
   std::chrono::milliseconds lease_{0};  // 0: none (not registered yet, or the controller's is 0)
   std::chrono::steady_clock::time_point lease_start_;
+  // An earlier agent's deadline (lease_file), kept until the first acknowledged call.
+  std::optional<std::chrono::steady_clock::time_point> inherited_deadline_;
+  std::optional<LeaseFile> lease_file_;
+  LeaseRecord lease_record_;  // what lease_file_ holds
   bool fenced_ = false;
   std::thread thread_;
   std::thread watchdog_;

@@ -466,7 +466,9 @@ Result<JobProcesses> JobManager::StartBatch(const gantry::v1::JobContext& contex
     // How an earlier run of the job here ended is no news.
     unlink(spool_.ExitPath(job.job_id()).c_str());
     unlink(spool_.ReportedPath(job.job_id()).c_str());
-    Result<KeptBatch> kept = SpawnKept(options_.keeper_path, spec, spool_.ExitPath(job.job_id()));
+    const KeeperLease lease{SpoolLeasePath(options_.spool_dir), settings.kill_wait_sec};
+    Result<KeptBatch> kept =
+        SpawnKept(options_.keeper_path, spec, spool_.ExitPath(job.job_id()), lease);
     if (kept.ok()) {
       *keeper = RecordedProcess{kept->keeper.pid, kept->keeper.start_ticks};
       spawned = kept->script;

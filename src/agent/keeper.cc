@@ -15,6 +15,7 @@
 #include <iostream>
 #include <thread>
 
+#include "agent/process_tracker.h"
 #include "agent/script_runner.h"
 #include "proc/proc.h"
 #include "sys/files.h"
@@ -67,6 +68,71 @@ bool ReadAll(int fd, size_t limit, std::string* out) {
 }
 
 int64_t Microseconds(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + tv.tv_usec; }
+
+// How often a keeper looks at its agent's lease.
+constexpr int kLeasePollMs = 500;
+
+bool LeaseFileRunOut(const std::string& path) {
+  Result<LeaseRecord> lease = ReadLeaseFile(path);
+  // No file, or a read that raced a write: nothing to act on now.
+  if (!lease.ok()) return false;
+  return LeaseRunOut(
+      *lease, MonotonicNowMs(),
+      lease->agent_pid > 0 && proc::IsStillRunning(lease->agent_pid, lease->agent_start_ticks));
+}
+
+// Reaps `script` (its wait status; -1 on error). With a lease to watch, ends the whole job once
+// the lease has run out (agent/keeper.h), then goes on waiting.
+int WaitScript(const Spawned& script, const SpawnSpec& spec, const KeeperLease& lease,
+               const std::string& exit_path, struct rusage* used) {
+  if (lease.path.empty()) return ReapChild(script.pid, used);
+  JobProcesses job;
+  job.leader = script.pid;
+  job.leader_start = script.start_ticks;
+  job.cgroup = spec.cgroup;
+  job.limit_cgroups = spec.extra_cgroups;
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, script.pid, 0));
+  int64_t kill_at = -1;  // when the SIGKILL is due; -1 = the job is not being ended
+  int status = 0;
+  while (true) {
+    const pid_t reaped = wait4(script.pid, &status, WNOHANG, used);
+    if (reaped == script.pid) break;
+    if (reaped < 0 && errno == EINTR) continue;
+    if (reaped < 0) {
+      status = -1;
+      break;
+    }
+    const int64_t now = MonotonicNowMs();
+    if (kill_at < 0 && LeaseFileRunOut(lease.path)) {
+      std::cerr << "gantry-keeper (" << exit_path
+                << "): the agent is gone and its lease ran out: ending the job (SIGTERM, SIGKILL "
+                   "after "
+                << lease.kill_wait_sec << " s), which the controller runs elsewhere\n";
+      ContinueJobProcesses(job);
+      SignalJobProcesses(job, SIGTERM);
+      kill_at = now + int64_t{lease.kill_wait_sec} * 1000;
+    } else if (kill_at >= 0 && now >= kill_at) {
+      KillJobProcesses(job);
+      kill_at = now + 1000;  // again each second until the script is reaped
+    }
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      (void)poll(&p, 1, kLeasePollMs);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kLeasePollMs));
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  if (kill_at >= 0) {
+    // Being ended: what the script left behind gets the rest of KillWait, then SIGKILL.
+    while (!LiveJobProcesses(job).empty() && MonotonicNowMs() < kill_at) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    KillJobProcesses(job);
+    (void)WaitJobProcessesGone(job, std::chrono::seconds(10));
+  }
+  return status;
+}
 
 }  // namespace
 
@@ -234,8 +300,13 @@ Result<SpawnSpec> DecodeSpawnSpec(std::string_view bytes) {
 
 // ---- The agent's side -------------------------------------------------------------------------
 
+bool LeaseRunOut(const LeaseRecord& lease, int64_t now_ms, bool agent_running) {
+  return lease.deadline_ms > 0 && now_ms > lease.deadline_ms + kKeeperLeaseGraceMs &&
+         !agent_running;
+}
+
 Result<KeptBatch> SpawnKept(const std::string& keeper_path, const SpawnSpec& spec,
-                            const std::string& exit_path) {
+                            const std::string& exit_path, const KeeperLease& lease) {
   int in[2];
   int out[2];
   if (pipe2(in, O_CLOEXEC) != 0) return Unavailable(std::string("pipe2: ") + strerror(errno));
@@ -248,6 +319,10 @@ Result<KeptBatch> SpawnKept(const std::string& keeper_path, const SpawnSpec& spe
   SpawnSpec keeper;
   keeper.path = keeper_path;
   keeper.argv = {keeper_path, "--exit-file", exit_path};
+  if (!lease.path.empty()) {
+    keeper.argv.insert(keeper.argv.end(), {"--lease-file", lease.path, "--kill-wait",
+                                           std::to_string(lease.kill_wait_sec)});
+  }
   keeper.stdin_fd = in[0];
   keeper.stdout_fd = out[1];
   keeper.stderr_to_agent = true;
@@ -310,12 +385,28 @@ void WaitForKeeper(pid_t pid, uint64_t start_ticks) {
 // ---- The keeper -------------------------------------------------------------------------------
 
 int RunKeeper(int argc, char** argv) {
-  if (argc != 3 || std::string_view(argv[1]) != "--exit-file" || argv[2][0] == '\0') {
-    std::cerr << "usage: gantry-keeper --exit-file PATH  (the spawn spec on stdin; started by "
-                 "gantry-agent)\n";
+  std::string exit_path;
+  KeeperLease lease;
+  bool have_kill_wait = false;
+  bool usage = argc % 2 != 1;
+  for (int i = 1; !usage && i + 1 < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    const std::string_view value = argv[i + 1];
+    if (flag == "--exit-file" && !value.empty()) {
+      exit_path = value;
+    } else if (flag == "--lease-file" && !value.empty()) {
+      lease.path = value;
+    } else if (flag == "--kill-wait" && ParseInt(value, &lease.kill_wait_sec)) {
+      have_kill_wait = true;
+    } else {
+      usage = true;
+    }
+  }
+  if (usage || exit_path.empty() || lease.path.empty() == have_kill_wait) {
+    std::cerr << "usage: gantry-keeper --exit-file PATH [--lease-file PATH --kill-wait SECONDS]  "
+                 "(the spawn spec on stdin; started by gantry-agent)\n";
     return 2;
   }
-  const std::string exit_path = argv[2];
   signal(SIGPIPE, SIG_IGN);
   // Ended only by its script's end: the job's signals are for the job (the script's child
   // starts with every disposition reset).
@@ -354,7 +445,7 @@ int RunKeeper(int argc, char** argv) {
   }
   answer("started " + std::to_string(script->pid) + " " + std::to_string(script->start_ticks));
   struct rusage used {};
-  const int status = ReapChild(script->pid, &used);
+  const int status = WaitScript(*script, *spec, lease, exit_path, &used);
   BatchExit exit;
   exit.wait_status = status;
   exit.user_cpu_usec = Microseconds(used.ru_utime);

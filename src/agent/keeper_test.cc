@@ -7,10 +7,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
+#include "proc/proc.h"
 #include "sys/files.h"
 
 namespace gantry::agent {
@@ -132,11 +134,105 @@ TEST(SpawnSpecCodec, RefusesDamagedInput) {
   }
 }
 
+TEST(LeaseRunOut, OnlyPastTheGraceAndWithTheAgentGone) {
+  const LeaseRecord lease{10000, 42, 7};
+  struct Case {
+    int64_t now_ms;
+    bool agent_running;
+    bool run_out;
+  } cases[] = {
+      {9000, false, false},                         // before the deadline
+      {10000 + kKeeperLeaseGraceMs, false, false},  // the agent's own fence comes first
+      {10001 + kKeeperLeaseGraceMs, false, true},
+      {10001 + kKeeperLeaseGraceMs, true, false},  // a living agent ends its jobs itself
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(LeaseRunOut(lease, c.now_ms, c.agent_running), c.run_out) << c.now_ms;
+  }
+  EXPECT_FALSE(LeaseRunOut(LeaseRecord{0, 42, 7}, 1000000, false));  // no lease held
+}
+
+// A lease file whose deadline passed `ago_ms` ago, held by `agent` (pid and start ticks).
+std::string WriteLease(const TempDir& tmp, int64_t ago_ms, pid_t agent, uint64_t ticks) {
+  const std::string path = tmp / "lease";
+  Result<LeaseFile> file = LeaseFile::Open(path);
+  EXPECT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_TRUE(file->Write(LeaseRecord{MonotonicNowMs() - ago_ms, agent, ticks}).ok());
+  return path;
+}
+
+// A pid that named a process which has ended.
+pid_t DeadPid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  ReapChild(pid);
+  return pid;
+}
+
+// The agent died and its lease ran out: the keeper ends the job itself (SIGTERM to the whole
+// job, which its script traps), so that it does not run on beside its requeued copy.
+TEST(Keeper, EndsItsJobOnceTheLeaseRanOutAndTheAgentIsGone) {
+  TempDir tmp;
+  const std::string script = tmp / "job.sh";
+  WriteExecutable(script, "#!/bin/sh\ntrap 'echo TERM > " + tmp / "term" +
+                              "; exit 143' TERM\ntouch " + tmp / "ready" +
+                              "\nwhile :; do sleep 0.05; done\n");
+  SpawnSpec spec;
+  spec.path = script;
+  spec.argv = {script};
+  const std::string exit_path = tmp / "1.exit";
+  const pid_t agent = DeadPid();
+  // A lease running on until the script has set its trap, then one that ran out long ago.
+  const KeeperLease lease{WriteLease(tmp, -600000, agent, 0), 1};
+  Result<KeptBatch> kept = SpawnKept(GANTRY_KEEPER_BINARY, spec, exit_path, lease);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(tmp / "ready"); }));
+  WriteLease(tmp, 5000, agent, 0);
+  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  EXPECT_EQ(ReadFile(tmp / "term"), "TERM\n");
+  Result<std::string> text = sys::ReadText(exit_path);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  Result<BatchExit> ended = ParseBatchExit(*text);
+  ASSERT_TRUE(ended.ok()) << ended.status().ToString();
+  EXPECT_EQ(ended->wait_status, 143 << 8);
+}
+
+// While the agent that holds the lease runs, its jobs are its own business, even past the
+// deadline (it fences them itself): the script here runs to its end.
+TEST(Keeper, LeavesTheJobToALivingAgent) {
+  TempDir tmp;
+  SpawnSpec spec;
+  spec.path = "/bin/sh";
+  spec.argv = {"sh", "-c", "sleep 1.5; exit 3"};
+  std::optional<proc::ProcStat> self = proc::ReadProcStat(getpid());
+  ASSERT_TRUE(self.has_value());
+  const KeeperLease lease{WriteLease(tmp, 5000, getpid(), self->start_ticks), 1};
+  Result<KeptBatch> kept = SpawnKept(GANTRY_KEEPER_BINARY, spec, tmp / "1.exit", lease);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  Result<std::string> text = sys::ReadText(tmp / "1.exit");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  Result<BatchExit> ended = ParseBatchExit(*text);
+  ASSERT_TRUE(ended.ok()) << ended.status().ToString();
+  EXPECT_EQ(ended->wait_status, 3 << 8);
+}
+
 TEST(Keeper, RefusesABadCommandLine) {
   char name[] = "gantry-keeper";
   char flag[] = "--exit";
   char* argv[] = {name, flag, nullptr};
   EXPECT_EQ(RunKeeper(2, argv), 2);
+  // A lease file without its kill wait, or a kill wait that is not a number.
+  char exit_flag[] = "--exit-file";
+  char exit_path[] = "/tmp/x.exit";
+  char lease_flag[] = "--lease-file";
+  char lease_path[] = "/tmp/lease";
+  char wait_flag[] = "--kill-wait";
+  char bad_wait[] = "soon";
+  char* no_wait[] = {name, exit_flag, exit_path, lease_flag, lease_path, nullptr};
+  EXPECT_EQ(RunKeeper(5, no_wait), 2);
+  char* bad[] = {name, exit_flag, exit_path, lease_flag, lease_path, wait_flag, bad_wait, nullptr};
+  EXPECT_EQ(RunKeeper(7, bad), 2);
 }
 
 // The keeper binary starts the script, answers with its pid, and records how it ended once it

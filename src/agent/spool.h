@@ -6,6 +6,7 @@
 //   DIR/jobs/<id>.reported  the same, once the agent reported it
 //   DIR/scripts/          root's, 0700: inline prolog/epilog scripts while they run
 //   DIR/reports/          root's, 0700: reports not yet acknowledged (report_journal.h)
+//   DIR/lease             root's, 0600: the agent's lease, for the keepers (lease_file.h)
 // A record lets the next agent instance take over the jobs a crashed or restarted one held (its
 // batch scripts run on under their keepers), and find and end what must not go on.
 //
@@ -23,6 +24,9 @@
 #include "base/status.h"
 
 namespace gantry::agent {
+
+// DIR/lease for the spool directory `dir`.
+inline std::string SpoolLeasePath(const std::string& dir) { return dir + "/lease"; }
 
 // A process, and its /proc start time to tell it from a later one with its pid.
 struct RecordedProcess {
