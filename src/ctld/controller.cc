@@ -186,8 +186,8 @@ state::Caller Controller::AdmissionCaller(uid_t uid, gid_t gid) const {
 Status Controller::CheckRoomForNewWork() const {
   const std::optional<uint64_t> free = store_->FreeBytes();
   if (!free || *free >= config_.store_min_free_bytes) return Status::Ok();
-  return Unavailable("the controller's disk is full: its state store has " +
-                     std::to_string(*free >> 20) + " MiB free, and new work is refused below " +
+  return Unavailable("the state store's disk is full: it has " + std::to_string(*free >> 20) +
+                     " MiB free, and new work is refused below " +
                      std::to_string(config_.store_min_free_bytes >> 20) +
                      " MiB (jobs already accepted go on)");
 }

@@ -298,30 +298,49 @@ void BatchedStore::RunBatch(const std::vector<std::shared_ptr<WriteOp>>& batch) 
   };
   if (!broken_.ok()) return fail_all(broken_);
 
-  uint64_t last_seq = last_seq_.load();
-  uint64_t snapshot_seq = snapshot_seq_;
-  bool has_snapshot = has_snapshot_;
-  Status status = Begin();
-  if (!status.ok()) {
+  MaintainReserve();
+  uint64_t last_seq;
+  uint64_t snapshot_seq;
+  bool has_snapshot;
+  Status status;
+  // A batch that found the disk full is written once more after the backend freed its reserve.
+  for (int attempt = 0;; ++attempt) {
+    last_seq = last_seq_.load();
+    snapshot_seq = snapshot_seq_;
+    has_snapshot = has_snapshot_;
+    for (const std::shared_ptr<WriteOp>& op : batch) {
+      op->status = Status::Ok();
+      op->seqs.clear();
+    }
+    status = Begin();
+    if (!status.ok()) {
+      if (!Rollback()) {
+        broken_ = FailedPrecondition(Prefix() + "unusable after a failed begin (" +
+                                     status.message() + "); reopen it");
+      }
+      return fail_all(status);
+    }
+    for (const std::shared_ptr<WriteOp>& op : batch) {
+      switch (op->kind) {
+        case WriteOp::Kind::kAppend:
+          status = WriteRecords(*op, last_seq);
+          break;
+        case WriteOp::Kind::kSnapshot:
+          status = WriteSnapshot(*op, last_seq, snapshot_seq, has_snapshot);
+          break;
+        case WriteOp::Kind::kPut:
+          status = UpsertKv(op->key, op->value);
+          break;
+      }
+      if (!status.ok()) break;
+    }
+    if (status.ok() || status.code() != StatusCode::kResourceExhausted || attempt > 0) break;
     if (!Rollback()) {
-      broken_ = FailedPrecondition(Prefix() + "unusable after a failed begin (" + status.message() +
-                                   "); reopen it");
+      broken_ = FailedPrecondition(Prefix() + "unusable after a failed rollback (" +
+                                   status.message() + "); reopen it");
+      return fail_all(status);
     }
-    return fail_all(status);
-  }
-  for (const std::shared_ptr<WriteOp>& op : batch) {
-    switch (op->kind) {
-      case WriteOp::Kind::kAppend:
-        status = WriteRecords(*op, last_seq);
-        break;
-      case WriteOp::Kind::kSnapshot:
-        status = WriteSnapshot(*op, last_seq, snapshot_seq, has_snapshot);
-        break;
-      case WriteOp::Kind::kPut:
-        status = UpsertKv(op->key, op->value);
-        break;
-    }
-    if (!status.ok()) break;
+    if (!ReleaseReserve()) return fail_all(status);
   }
   if (!status.ok()) {
     // Nothing of the batch is kept; every caller in it gets the error.

@@ -86,6 +86,14 @@ class BatchedStore : public Store {
   // Replaces the snapshot and deletes the records with seq <= snapshot.seq.
   virtual Status WriteSnapshotRows(const Snapshot& snapshot) = 0;
 
+  // Disk full (a statement failed with ResourceExhausted, its transaction rolled back): frees
+  // the room the backend kept for this moment, so that the batch can be written once more;
+  // false when nothing was kept (the batch then fails). A backend that released its room says
+  // so in FreeBytes until it has it back.
+  virtual bool ReleaseReserve() { return false; }
+  // Called before each batch: a backend that released its room may try to take it back here.
+  virtual void MaintainReserve() {}
+
   // Up to `limit` records with seq > after, in seq order.
   virtual Status SelectRecords(uint64_t after, int limit, std::vector<Record>* out) = 0;
   virtual Status SelectSnapshot(std::optional<Snapshot>* out) = 0;

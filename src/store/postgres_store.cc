@@ -4,6 +4,9 @@
 #include <libpq-fe.h>
 #include <sys/statvfs.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -107,7 +110,10 @@ class Params {
 class PostgresStore final : public BatchedStore {
  public:
   PostgresStore(std::string name, const PostgresStoreOptions& options, PGconn* conn)
-      : BatchedStore(std::move(name), BatchOptionsOf(options)), conn_(conn) {}
+      : BatchedStore(std::move(name), BatchOptionsOf(options)),
+        conn_(conn),
+        reserve_bytes_(options.reserve_bytes),
+        reserve_retry_(options.reserve_retry) {}
 
   ~PostgresStore() override {
     Stop();
@@ -163,6 +169,16 @@ class PostgresStore final : public BatchedStore {
     }
     GANTRY_RETURN_IF_ERROR(Prepare());
     data_directory_ = LocalDataDirectory();
+    // A store from before the reserve gets its table here (the schema version is unchanged: an
+    // older build ignores it). A disk already full leaves the reserve released.
+    GANTRY_RETURN_IF_ERROR(Exec(
+        "CREATE TABLE IF NOT EXISTS gantry_reserve (id BIGINT PRIMARY KEY, filler BYTEA NOT NULL);"
+        "ALTER TABLE gantry_reserve ALTER COLUMN filler SET STORAGE EXTERNAL",
+        "create the disk reserve"));
+    if (Status filled = FillReserve(); !filled.ok()) {
+      if (filled.code() != StatusCode::kResourceExhausted) return filled;
+      reserve_released_ = true;
+    }
 
     GANTRY_ASSIGN_OR_RETURN(ResultPtr seqs,
                             Query("SELECT coalesce((SELECT max(seq) FROM records), 0), "
@@ -178,9 +194,11 @@ class PostgresStore final : public BatchedStore {
                  snapshot_seq >= 0 ? std::optional<uint64_t>(snapshot_seq) : std::nullopt);
   }
 
-  // The free space of the server's disk when it is on this host (gantryd then refuses new work
-  // on it as on SQLite's); nullopt for a server elsewhere.
+  // 0 once the reserve was released (the server's disk was found full); otherwise the free space
+  // of the server's disk when it is on this host (gantryd then refuses new work on it as on
+  // SQLite's), nullopt for a server elsewhere.
   std::optional<uint64_t> FreeBytes() override {
+    if (reserve_released_) return 0;
     struct statvfs fs {};
     if (data_directory_.empty() || statvfs(data_directory_.c_str(), &fs) != 0) return std::nullopt;
     return uint64_t{fs.f_bavail} * fs.f_frsize;
@@ -233,6 +251,33 @@ class PostgresStore final : public BatchedStore {
     return Prepare();
   }
 
+  // Makes gantry_reserve hold reserve_bytes_ (rows of up to 1 MiB), in one transaction: on a
+  // full disk it fails with ResourceExhausted and holds what it held before.
+  Status FillReserve() {
+    if (reserve_bytes_ == 0) return Status::Ok();
+    GANTRY_ASSIGN_OR_RETURN(
+        ResultPtr held,
+        Query("SELECT coalesce(sum(octet_length(filler)), 0) FROM gantry_reserve", "read reserve"));
+    if (std::strtoull(PQgetvalue(held.get(), 0, 0), nullptr, 10) >= reserve_bytes_) {
+      return Status::Ok();
+    }
+    const size_t row = std::min<size_t>(reserve_bytes_, size_t{1} << 20);
+    const size_t rows = (reserve_bytes_ + row - 1) / row;
+    const std::string fill =
+        "BEGIN; DELETE FROM gantry_reserve; INSERT INTO gantry_reserve "
+        "SELECT g, decode(repeat('00', " +
+        std::to_string(row) + "), 'hex') FROM generate_series(1, " + std::to_string(rows) +
+        ") g; COMMIT";
+    Status filled = Exec(fill.c_str(), "fill the disk reserve");
+    if (!filled.ok()) {
+      Rollback();
+      return filled;
+    }
+    // Makes the table's visibility and free space maps now: the VACUUM that releases the reserve
+    // must not need a new block on a full disk.
+    return Exec("VACUUM gantry_reserve", "fill the disk reserve");
+  }
+
   Status Prepare() {
     const std::string archive = std::string("SELECT ") + kArchiveColumns + " FROM job_archive ";
     const std::pair<const char*, std::string> statements[] = {
@@ -274,6 +319,25 @@ class PostgresStore final : public BatchedStore {
   }
 
  protected:
+  bool ReleaseReserve() override {
+    if (reserve_released_ || reserve_bytes_ == 0) return false;
+    // VACUUM gives the emptied pages back to the filesystem, in place: its maps were made when
+    // the reserve was filled. (TRUNCATE would make new files and catalog rows, which a full disk
+    // may refuse.)
+    if (!Exec("DELETE FROM gantry_reserve", "release the disk reserve").ok() ||
+        !Exec("VACUUM gantry_reserve", "release the disk reserve").ok()) {
+      return false;
+    }
+    reserve_released_ = true;
+    next_refill_ = std::chrono::steady_clock::now() + reserve_retry_;
+    return true;
+  }
+  void MaintainReserve() override {
+    if (!reserve_released_ || std::chrono::steady_clock::now() < next_refill_) return;
+    next_refill_ = std::chrono::steady_clock::now() + reserve_retry_;
+    if (FillReserve().ok()) reserve_released_ = false;
+  }
+
   Status Begin() override {
     if (PQstatus(conn_) == CONNECTION_OK) {
       Status begun = Exec("BEGIN", "begin transaction");
@@ -418,6 +482,10 @@ class PostgresStore final : public BatchedStore {
 
   PGconn* conn_;
   std::string data_directory_;  // set once by Init, read by any thread after
+  const size_t reserve_bytes_;
+  const std::chrono::milliseconds reserve_retry_;
+  std::atomic<bool> reserve_released_{false};          // FreeBytes reads it from any thread
+  std::chrono::steady_clock::time_point next_refill_;  // the writer's (database mutex held)
 };
 
 }  // namespace

@@ -12,11 +12,13 @@
 // Format: tables gantry_store (the marker: application "gantry", schema version),
 // records(seq, kind, payload), snapshot(id = 1, seq, payload), kv(key, value) and
 // job_archive(job_id, submit_time, end_time, user_id, record, array_job_id) with indexes by
-// array, end time and user. A database with other tables but no marker, or a newer schema
-// version, is refused with an error naming the database.
+// array, end time and user; gantry_reserve(id, filler) holds the disk reserve (below). A
+// database with other tables but no marker, or a newer schema version, is refused with an error
+// naming the database.
 #ifndef GANTRY_STORE_POSTGRES_STORE_H_
 #define GANTRY_STORE_POSTGRES_STORE_H_
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -34,6 +36,12 @@ inline constexpr int64_t kPostgresStoreLockKey = 0x47414E54;
 struct PostgresStoreOptions {
   size_t max_batch_calls = 1024;
   size_t max_batch_bytes = size_t{16} << 20;
+  // Room kept on the server's disk for the moment it fills (the gantry_reserve table, rows of
+  // zeros stored uncompressed): a write that finds the disk full frees it and goes through, and
+  // from then on FreeBytes() says 0, so that gantryd refuses new work while what it accepted
+  // goes on. 0 = none. Taken back, at most every `reserve_retry`, once the server has room.
+  size_t reserve_bytes = size_t{32} << 20;
+  std::chrono::milliseconds reserve_retry{60000};
   std::function<void()> before_batch_for_testing;
 };
 

@@ -1,6 +1,11 @@
 // What only the PostgreSQL store does: its lock, its marker table, its connection errors.
 #include "store/postgres_store.h"
 
+#include <pwd.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,6 +113,92 @@ TEST_F(PostgresStoreTest, ALocalServersDiskIsWatched) {
   const std::optional<uint64_t> free = (*store)->FreeBytes();
   ASSERT_TRUE(free.has_value());
   EXPECT_GT(*free, 0u);
+}
+
+// A tablespace on a tmpfs of `mib` MiB, for a disk that fills: needs root (to mount) and a
+// server that runs as the `postgres` user (tests/store/postgres.sh as root). ok() false
+// otherwise.
+class SmallTablespace {
+ public:
+  SmallTablespace(std::string server, int mib) : server_(std::move(server)) {
+    const passwd* pg = getpwnam("postgres");
+    char dir[] = "/tmp/gantry-pg-small-XXXXXX";
+    if (geteuid() != 0 || pg == nullptr || mkdtemp(dir) == nullptr) return;
+    dir_ = dir;
+    const std::string options = "size=" + std::to_string(mib) +
+                                "m,mode=0700,uid=" + std::to_string(pg->pw_uid) +
+                                ",gid=" + std::to_string(pg->pw_gid);
+    if (mount("tmpfs", dir, "tmpfs", 0, options.c_str()) != 0) return;
+    mounted_ = true;
+    name_ = "gantry_small_" + std::to_string(getpid());
+    created_ = RunAdminSql(server_, "CREATE TABLESPACE " + name_ + " LOCATION '" + dir_ + "'");
+  }
+  ~SmallTablespace() {
+    if (created_) RunAdminSql(server_, "DROP TABLESPACE " + name_);
+    if (mounted_) umount2(dir_.c_str(), MNT_DETACH);
+    if (!dir_.empty()) rmdir(dir_.c_str());
+  }
+  bool ok() const { return created_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string server_;
+  std::string dir_;
+  std::string name_;
+  bool mounted_ = false;
+  bool created_ = false;
+};
+
+// The server's disk fills (here a tablespace on a small tmpfs): the write that finds it full
+// frees the store's reserve and goes through, and FreeBytes() says 0 from then on, so that
+// gantryd refuses new work instead of failing a commit (and stopping); once there is room again
+// the reserve is taken back.
+TEST_F(PostgresStoreTest, AFullServerDiskReleasesTheReserveAndSaysSo) {
+  SmallTablespace small(*PostgresServer(), 24);
+  if (!small.ok()) GTEST_SKIP() << "needs root and a server running as postgres";
+  {
+    TestDatabase database(*PostgresServer(), "TABLESPACE " + small.name());
+    PostgresStoreOptions options;
+    options.reserve_bytes = 4 << 20;
+    options.reserve_retry = std::chrono::milliseconds(0);
+    auto store = OpenPostgresStore(database.Conninfo(), options);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_NE((*store)->FreeBytes(), std::optional<uint64_t>(0));
+    // Something else on that disk, that the test frees later.
+    ASSERT_TRUE(database.Sql(
+        "CREATE TABLE ballast (b BYTEA); ALTER TABLE ballast ALTER COLUMN b SET STORAGE EXTERNAL;"
+        "INSERT INTO ballast SELECT decode(repeat('00', 1048576), 'hex') "
+        "FROM generate_series(1, 6)"));
+    std::string payload(1 << 20, '\0');  // incompressible: TOAST would shrink repeated bytes
+    uint64_t state = 88172645463325252u;
+    for (char& c : payload) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      c = static_cast<char>(state);
+    }
+    int appended = 0;
+    while ((*store)->FreeBytes() != std::optional<uint64_t>(0)) {
+      ASSERT_LT(appended, 40) << "the disk never filled";
+      Result<std::vector<uint64_t>> seqs = (*store)->Append({{"k", payload}});
+      ASSERT_TRUE(seqs.ok()) << "append " << appended << ": " << seqs.status().ToString();
+      ++appended;
+    }
+    EXPECT_GT(appended, 1);
+    // Room again: the reserve comes back at the next write, and so does FreeBytes.
+    ASSERT_TRUE(database.Sql("DROP TABLE ballast"));
+    MustAppend(**store, {{"k", "small"}});
+    EXPECT_NE((*store)->FreeBytes(), std::optional<uint64_t>(0));
+    int read = 0;
+    ASSERT_TRUE((*store)
+                    ->ReadFrom(0,
+                               [&](const Record&) {
+                                 ++read;
+                                 return Status::Ok();
+                               })
+                    .ok());
+    EXPECT_EQ(read, appended + 1);  // nothing written was lost
+  }
 }
 
 TEST(PostgresStoreSettingsTest, BadSettingsAndNoServerAreErrorsNamingTheDatabase) {

@@ -45,10 +45,12 @@ inline bool RunAdminSql(const std::string& server, const std::string& sql,
 // A database of its own for one test, dropped afterwards.
 class TestDatabase {
  public:
-  explicit TestDatabase(std::string server) : server_(std::move(server)) {
+  // `options` go after CREATE DATABASE's name (e.g. "TABLESPACE t").
+  explicit TestDatabase(std::string server, const std::string& options = "")
+      : server_(std::move(server)) {
     static std::atomic<int> counter{0};
     name_ = "gantry_test_" + std::to_string(getpid()) + "_" + std::to_string(counter++);
-    RunAdminSql(server_, "CREATE DATABASE " + name_);
+    RunAdminSql(server_, "CREATE DATABASE " + name_ + (options.empty() ? "" : " " + options));
   }
   ~TestDatabase() { RunAdminSql(server_, "DROP DATABASE IF EXISTS " + name_ + " WITH (FORCE)"); }
   TestDatabase(const TestDatabase&) = delete;

@@ -145,8 +145,8 @@ class Store {
 
   virtual StoreStats Stats() = 0;
 
-  // Bytes free for the store to grow into (the filesystem of an SQLite file, for its owner),
-  // or nullopt when the store cannot tell (a database server).
+  // Bytes free for the store to grow into (the filesystem of an SQLite file, for its owner; 0
+  // once a database server's disk was found full), or nullopt when the store cannot tell.
   virtual std::optional<uint64_t> FreeBytes() { return std::nullopt; }
 };
 

@@ -496,7 +496,7 @@ wait_state "$id" COMPLETED 30
 hung=$(cat "$WORK"/clients/timedout.* 2>/dev/null | grep -v '^sbatch' | head -5 | tr '\n' ';')
 [ -z "$hung" ] || fail "client commands that ran past 20 s: $hung"
 refused=$(cat "$WORK"/clients/refused.* 2>/dev/null | wc -l)
-refused_disk=$(cat "$WORK"/clients/refused.* 2>/dev/null | grep -c "the controller's disk is full" || true)
+refused_disk=$(cat "$WORK"/clients/refused.* 2>/dev/null | grep -c "the state store's disk is full" || true)
 sbatch_timeouts=$(cat "$WORK"/clients/timedout.* 2>/dev/null | grep -c '^sbatch' || true)
 [ "$F_DISK" = 0 ] || [ "$refused_disk" -gt 0 ] || fail "the disk was full $F_DISK times and no submission was refused for it"
 cancelled=$(cat "$WORK"/clients/cancelled.* 2>/dev/null | sort -u | wc -l)

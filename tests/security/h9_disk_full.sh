@@ -17,7 +17,7 @@ free_mib() { df -m --output=avail "$STATE" | tail -1 | tr -d ' '; }
 dd if=/dev/zero of="$STATE/filler" bs=1M count=$(($(free_mib) - 40)) status=none
 out=$(as "$ALICE" sbatch --wrap true 2>&1) && fail "a submission was accepted on a full disk"
 case $out in
-  "sbatch: error: Batch job submission failed: the controller's disk is full: its state store has "*" MiB free, and new work is refused below 64 MiB (jobs already accepted go on)") ;;
+  "sbatch: error: Batch job submission failed: the state store's disk is full: it has "*" MiB free, and new work is refused below 64 MiB (jobs already accepted go on)") ;;
   *) fail "sbatch said: $out" ;;
 esac
 squeue >/dev/null || fail "squeue on a full disk"
