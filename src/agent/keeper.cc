@@ -15,6 +15,7 @@
 #include <iostream>
 #include <thread>
 
+#include "agent/handoff.h"
 #include "agent/process_tracker.h"
 #include "agent/script_runner.h"
 #include "proc/proc.h"
@@ -26,46 +27,6 @@ namespace {
 // What the keeper reads from the agent: a spec is the batch script's environment and arguments,
 // which gantryd caps at its 64 MiB submissions.
 constexpr size_t kMaxSpecBytes = size_t{80} << 20;
-
-template <typename T>
-bool ParseInt(std::string_view text, T* out) {
-  if (text.empty()) return false;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
-  return ec == std::errc() && ptr == text.data() + text.size();
-}
-
-void PutField(std::string* out, std::string_view name, std::string_view value) {
-  *out += name;
-  *out += ' ';
-  *out += std::to_string(value.size());
-  *out += '\n';
-  *out += value;
-  *out += '\n';
-}
-
-Status WriteAll(int fd, std::string_view data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Unavailable(std::string("write: ") + std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-  return Status::Ok();
-}
-
-// Everything up to EOF, or false past `limit` bytes or on a read error.
-bool ReadAll(int fd, size_t limit, std::string* out) {
-  char buffer[65536];
-  while (true) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) return true;
-    if (out->size() + static_cast<size_t>(n) > limit) return false;
-    out->append(buffer, static_cast<size_t>(n));
-  }
-}
 
 int64_t Microseconds(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + tv.tv_usec; }
 
@@ -215,22 +176,7 @@ Result<SpawnSpec> DecodeSpawnSpec(std::string_view bytes) {
   bool have_uid = false;
   bool have_gid = false;
   Identity identity;
-  while (!bytes.empty()) {
-    const size_t space = bytes.find(' ');
-    const size_t newline = bytes.find('\n');
-    if (space == std::string_view::npos || newline == std::string_view::npos || newline < space) {
-      return InvalidArgument("spawn spec: expected \"<name> <length>\\n\" at \"" +
-                             std::string(bytes.substr(0, 40)) + "\"");
-    }
-    const std::string name(bytes.substr(0, space));
-    size_t length = 0;
-    // The value and its closing newline must be there.
-    if (!ParseInt(bytes.substr(space + 1, newline - space - 1), &length) ||
-        length >= bytes.size() - newline - 1 || bytes[newline + 1 + length] != '\n') {
-      return InvalidArgument("spawn spec: " + name + ": bad length");
-    }
-    const std::string value(bytes.substr(newline + 1, length));
-    bytes.remove_prefix(newline + 1 + length + 1);
+  auto field = [&](const std::string& name, std::string value) -> Status {
     auto number = [&](auto* out) -> Status {
       if (!ParseInt(value, out)) {
         return InvalidArgument("spawn spec: " + name + ": not a number: \"" + value + "\"");
@@ -288,7 +234,9 @@ Result<SpawnSpec> DecodeSpawnSpec(std::string_view bytes) {
     } else {
       return InvalidArgument("spawn spec: unknown field \"" + name + "\"");
     }
-  }
+    return Status::Ok();
+  };
+  GANTRY_RETURN_IF_ERROR(ForEachField(bytes, "spawn spec", field));
   if (have_uid != have_gid) return InvalidArgument("spawn spec: uid and gid go together");
   if (have_uid) spec.identity = identity;
   if (spec.path.empty()) return InvalidArgument("spawn spec: no path");

@@ -1,0 +1,220 @@
+#include "agent/step_keeper.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "agent/handoff.h"
+#include "agent/keeper.h"
+#include "agent/log.h"
+
+namespace gantry::agent {
+namespace {
+
+// A plan is its tasks' environments and arguments: as much as a batch script's spec, per task.
+constexpr size_t kMaxPlanBytes = size_t{256} << 20;
+// One control line: "terminate 18446744073709551615\n" fits easily, and stays below PIPE_BUF
+// so that writes from two agents never interleave.
+constexpr size_t kMaxControlLine = 64;
+
+bool SendControl(const std::string& control, const std::string& line) {
+  // O_NONBLOCK: with no reader (the step ended) the open fails at once with ENXIO.
+  const int fd = open(control.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool sent = WriteAll(fd, line).ok();
+  close(fd);
+  return sent;
+}
+
+// Reads control lines from `fd` for ever (the FIFO is open for writing here too, so it never
+// reaches EOF) and applies them to `control`.
+void ServeControl(int fd, StepControl* control) {
+  std::string pending;
+  char buffer[256];
+  while (true) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    pending.append(buffer, static_cast<size_t>(n));
+    size_t newline;
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      const std::string line = pending.substr(0, newline);
+      pending.erase(0, newline + 1);
+      const size_t space = line.find(' ');
+      const std::string verb = line.substr(0, space);
+      const std::string_view arg = space == std::string::npos
+                                       ? std::string_view()
+                                       : std::string_view(line).substr(space + 1);
+      int sig = 0;
+      int64_t ms = 0;
+      if (verb == "signal" && ParseInt(arg, &sig) && sig > 0 && sig < NSIG) {
+        control->Signal(sig);
+      } else if (verb == "terminate" && ParseInt(arg, &ms) && ms >= 0) {
+        control->Terminate(std::chrono::milliseconds(ms));
+      } else {
+        Log("gantry-stepd: unknown control line \"" + line.substr(0, kMaxControlLine) +
+            "\": ignored");
+      }
+    }
+    if (pending.size() > kMaxControlLine) pending.clear();  // no line is that long
+  }
+}
+
+}  // namespace
+
+std::string EncodeStepPlan(const StepPlan& plan) {
+  std::string out;
+  PutField(&out, "io_host", plan.io_host);
+  PutField(&out, "io_port", std::to_string(plan.io_port));
+  PutField(&out, "io_key", plan.io_key);
+  PutField(&out, "node", plan.node);
+  PutField(&out, "what", plan.what);
+  PutField(&out, "sample_ms", std::to_string(plan.sample_period.count()));
+  for (const StepTask& task : plan.tasks) {
+    PutField(&out, "rank", std::to_string(task.rank));
+    PutField(&out, "task", EncodeSpawnSpec(task.spawn));
+  }
+  return out;
+}
+
+Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
+  StepPlan plan;
+  std::optional<uint32_t> rank;  // the next task's, until its "task" field comes
+  int64_t sample_ms = 0;
+  auto field = [&](const std::string& name, std::string value) -> Status {
+    auto number = [&](auto* out) -> Status {
+      if (!ParseInt(value, out)) {
+        return InvalidArgument("step plan: " + name + ": not a number: \"" + value + "\"");
+      }
+      return Status::Ok();
+    };
+    if (name == "io_host") {
+      plan.io_host = std::move(value);
+    } else if (name == "io_port") {
+      return number(&plan.io_port);
+    } else if (name == "io_key") {
+      plan.io_key = std::move(value);
+    } else if (name == "node") {
+      plan.node = std::move(value);
+    } else if (name == "what") {
+      plan.what = std::move(value);
+    } else if (name == "sample_ms") {
+      return number(&sample_ms);
+    } else if (name == "rank") {
+      uint32_t r = 0;
+      GANTRY_RETURN_IF_ERROR(number(&r));
+      rank = r;
+    } else if (name == "task") {
+      if (!rank) return InvalidArgument("step plan: task without its rank");
+      Result<SpawnSpec> spec = DecodeSpawnSpec(value);
+      if (!spec.ok()) {
+        return InvalidArgument("step plan: task " + std::to_string(*rank) + ": " +
+                               spec.status().message());
+      }
+      plan.tasks.push_back(StepTask{*rank, std::move(*spec)});
+      rank.reset();
+    } else {
+      return InvalidArgument("step plan: unknown field \"" + name + "\"");
+    }
+    return Status::Ok();
+  };
+  GANTRY_RETURN_IF_ERROR(ForEachField(bytes, "step plan", field));
+  if (rank) return InvalidArgument("step plan: rank " + std::to_string(*rank) + " without a task");
+  if (plan.io_host.empty() || plan.io_port == 0) {
+    return InvalidArgument("step plan: no srun address (io_host, io_port)");
+  }
+  if (sample_ms < 0) return InvalidArgument("step plan: sample_ms: negative");
+  plan.sample_period = std::chrono::milliseconds(sample_ms);
+  return plan;
+}
+
+Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
+                                const std::string& control) {
+  unlink(control.c_str());
+  if (mkfifo(control.c_str(), 0600) != 0) {
+    return Unavailable("mkfifo " + control + ": " + std::strerror(errno));
+  }
+  int in[2];
+  if (pipe2(in, O_CLOEXEC) != 0) {
+    const int err = errno;
+    unlink(control.c_str());
+    return Unavailable(std::string("pipe2: ") + std::strerror(err));
+  }
+  SpawnSpec stepd;
+  stepd.path = stepd_path;
+  stepd.argv = {stepd_path, "--control", control};
+  stepd.stdin_fd = in[0];
+  stepd.stderr_to_agent = true;
+  stepd.keep_oom_score = true;  // as shielded as the agent: it carries the step's I/O
+  Result<Spawned> started = Spawn(stepd);
+  close(in[0]);
+  if (!started.ok()) {
+    close(in[1]);
+    unlink(control.c_str());
+    return Unavailable("cannot start " + stepd_path + ": " + started.status().message());
+  }
+  // gantry-stepd reads the whole plan before it does anything: no deadlock on a full pipe.
+  (void)WriteAll(in[1], EncodeStepPlan(plan));
+  close(in[1]);
+  return *started;
+}
+
+bool SendStepSignal(const std::string& control, int sig) {
+  return SendControl(control, "signal " + std::to_string(sig) + "\n");
+}
+
+bool SendStepTerminate(const std::string& control, std::chrono::milliseconds kill_wait) {
+  return SendControl(control, "terminate " + std::to_string(kill_wait.count()) + "\n");
+}
+
+int RunStepKeeper(int argc, char** argv) {
+  if (argc != 3 || std::string_view(argv[1]) != "--control" || argv[2][0] == '\0') {
+    std::cerr << "usage: gantry-stepd --control FIFO  (the step plan on stdin; started by "
+                 "gantry-agent)\n";
+    return 2;
+  }
+  const std::string control_path = argv[2];
+  signal(SIGPIPE, SIG_IGN);
+  // Ended only by its tasks' ends: signals are for the tasks, and reach them by the FIFO.
+  for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
+  std::string bytes;
+  if (!ReadAll(STDIN_FILENO, kMaxPlanBytes, &bytes)) {
+    std::cerr << "gantry-stepd: cannot read the step plan\n";
+    return 2;
+  }
+  Result<StepPlan> plan = DecodeStepPlan(bytes);
+  bytes = std::string();
+  if (!plan.ok()) {
+    std::cerr << "gantry-stepd: " << plan.status().message() << "\n";
+    return 2;
+  }
+  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null >= 0) {
+    dup2(null, STDIN_FILENO);
+    close(null);
+  }
+  SetLogNode(plan->node);
+  plan->log = [](const std::string& line) { Log(line); };
+  const int fd = open(control_path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    std::cerr << "gantry-stepd: " << control_path << ": " << std::strerror(errno) << "\n";
+    return 2;
+  }
+  StepControl control;
+  // Detached: it blocks in read() until the process exits.
+  std::thread([fd, &control] { ServeControl(fd, &control); }).detach();
+  RunStep(*plan, &control);
+  unlink(control_path.c_str());
+  // The reader may still hold `control`: leave without destroying it.
+  std::_Exit(0);
+}
+
+}  // namespace gantry::agent

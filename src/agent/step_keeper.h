@@ -1,0 +1,52 @@
+// gantry-stepd: one srun step's tasks on one node, in a process of their own, so that the step
+// outlives its agent as a Slurm step outlives slurmd under slurmstepd.
+//
+// The agent makes a control FIFO (0600, in its root-only spool) and starts `gantry-stepd
+// --control FIFO` (installed beside gantry-agent) as root, outside the job's cgroup, with the
+// step's plan on stdin (EncodeStepPlan: the tasks' SpawnSpecs, srun's address and the step's I/O
+// secret, which so never appears in a command line). gantry-stepd runs RunStep (step_runner.h):
+// it connects to srun, starts the tasks in the job's cgroup, relays their I/O and reports their
+// ends to srun, then exits 0. srun, not the agent, tells the controller how the step ended, so
+// nothing is lost when the agent dies meanwhile.
+//
+// Control: the agent writes one line per command to the FIFO, "signal <n>" (StepControl::Signal:
+// scancel -s, suspend and resume) or "terminate <ms>" (StepControl::Terminate: the job ends).
+// A restarted agent finds the FIFO and gantry-stepd's pid in the job record and goes on
+// controlling the step the same way.
+//
+// Thread-safety: the functions share no state.
+#ifndef GANTRY_AGENT_STEP_KEEPER_H_
+#define GANTRY_AGENT_STEP_KEEPER_H_
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "agent/launcher.h"
+#include "agent/step_runner.h"
+#include "base/status.h"
+
+namespace gantry::agent {
+
+// A StepPlan as bytes and back (without its callbacks: log and on_tasks_started). Decoding
+// rejects unknown fields, a task without its rank and bad numbers, naming the field.
+std::string EncodeStepPlan(const StepPlan& plan);
+Result<StepPlan> DecodeStepPlan(std::string_view bytes);
+
+// The agent's side: makes the FIFO `control` and starts `stepd_path` for `plan`. Errors:
+// Unavailable when the FIFO cannot be made or gantry-stepd cannot start (nothing is left then).
+Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
+                                const std::string& control);
+
+// Sends one command to the gantry-stepd reading `control`; false when none reads it any more
+// (the step has ended) or the FIFO is gone.
+bool SendStepSignal(const std::string& control, int sig);
+bool SendStepTerminate(const std::string& control, std::chrono::milliseconds kill_wait);
+
+// gantry-stepd's main(): `gantry-stepd --control FIFO`, the plan on stdin. Returns the exit
+// code: 0 once the step has ended, 2 for bad arguments or input.
+int RunStepKeeper(int argc, char** argv);
+
+}  // namespace gantry::agent
+
+#endif  // GANTRY_AGENT_STEP_KEEPER_H_
