@@ -68,16 +68,21 @@ int main(int argc, char** argv) {
   options.listen = flags->listen;
   options.advertise = flags->advertise;
   options.clock = &sys::DaemonClock();
-  // Each batch script's parent is gantry-keeper, installed beside this program.
+  // Each batch script's parent is gantry-keeper, and each srun step runs under gantry-stepd,
+  // both installed beside this program.
   {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     const std::string exe = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string();
-    options.keeper_path = exe.substr(0, exe.rfind('/') + 1) + "gantry-keeper";
-    if (exe.empty() || access(options.keeper_path.c_str(), X_OK) != 0) {
-      std::cerr << "gantry-agent: cannot start: " << options.keeper_path
-                << " is missing or not executable: it must be installed beside gantry-agent\n";
-      return 1;
+    const std::string dir = exe.substr(0, exe.rfind('/') + 1);
+    options.keeper_path = dir + "gantry-keeper";
+    options.stepd_path = dir + "gantry-stepd";
+    for (const std::string& helper : {options.keeper_path, options.stepd_path}) {
+      if (exe.empty() || access(helper.c_str(), X_OK) != 0) {
+        std::cerr << "gantry-agent: cannot start: " << helper
+                  << " is missing or not executable: it must be installed beside gantry-agent\n";
+        return 1;
+      }
     }
   }
   Result<std::unique_ptr<agent::AgentDaemon>> daemon = agent::AgentDaemon::Start(options);

@@ -82,6 +82,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   manager_options.spool_dir = options.spool;
   manager_options.cgroup_root = options.cgroup_root;
   manager_options.keeper_path = options.keeper_path;
+  manager_options.stepd_path = options.stepd_path;
   // Where the NVIDIA device files are (tests point it at fake ones); /dev by default.
   if (const char* dev = std::getenv("GANTRY_DEV_DIR"); dev != nullptr && *dev != '\0') {
     manager_options.dev_dir = dev;

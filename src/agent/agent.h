@@ -37,6 +37,7 @@ struct AgentOptions {
   std::string advertise;         // empty = the listen host (host name for a wildcard)
   std::string cgroup_root;       // see JobManagerOptions
   std::string keeper_path;       // see JobManagerOptions
+  std::string stepd_path;        // see JobManagerOptions
   const Clock* clock = nullptr;  // required
   std::chrono::milliseconds retry_min{500};
   std::chrono::milliseconds retry_max{10000};

@@ -622,9 +622,20 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   // Termination now also ends (and then removes the cgroup of) what the step starts here.
   entry.launched = entry.launched || !entry.launching;
 
-  auto control = std::make_shared<StepControl>();
-  if (entry.suspended) control->Signal(SIGSTOP);
-  entry.steps.push_back(control);
+  const uint32_t step_id = request.step().step_id();
+  std::shared_ptr<StepControl> control;  // the agent runs the tasks
+  std::shared_ptr<KeptStep> kept;        // gantry-stepd does
+  std::shared_ptr<StepHandle> handle;
+  if (options_.stepd_path.empty()) {
+    handle = control = std::make_shared<StepControl>();
+  } else {
+    Result<std::shared_ptr<KeptStep>> opened =
+        KeptStep::Open(spool_.StepControlPath(job_id, step_id), /*create=*/true);
+    if (!opened.ok()) return Unavailable(what + ": " + opened.status().message());
+    handle = kept = *opened;
+  }
+  if (entry.suspended) handle->Signal(SIGSTOP);
+  entry.steps.push_back(handle);
   Log(what + ": starting " + std::to_string(request.task_ids_size()) + " task(s) as uid " +
       std::to_string(job.user_id()));
   // Fenced here, under mu_, so that no later step's tasks start before the fence; the tasks'
@@ -632,9 +643,13 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
   std::vector<std::string> fence = FenceGpus(context, new_cgroup);
   fence.insert(fence.end(), entry.procs.limit_cgroups.begin(), entry.procs.limit_cgroups.end());
   StartWorker([this, request, user, settings = settings_, cgroup = entry.procs.cgroup,
-               fence = std::move(fence), control] {
-    RunStepTasks(request.context().job().job_id(), PlanStep(request, user, settings, cgroup, fence),
-                 control);
+               fence = std::move(fence), control, kept, job_id, step_id] {
+    StepPlan plan = PlanStep(request, user, settings, cgroup, fence);
+    if (kept) {
+      RunKeptStep(job_id, step_id, plan, kept);
+    } else {
+      RunStepTasks(job_id, std::move(plan), control);
+    }
   });
   return Status::Ok();
 }
@@ -694,6 +709,45 @@ void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
   RunStep(plan, control.get());
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = entries_.find(job_id); it != entries_.end()) std::erase(it->second.steps, control);
+  cv_.notify_all();
+}
+
+void JobManager::RunKeptStep(uint32_t job_id, uint32_t step_id, const StepPlan& plan,
+                             const std::shared_ptr<KeptStep>& kept) {
+  Result<Spawned> stepd = SpawnStepKeeper(options_.stepd_path, plan, kept->control());
+  if (!stepd.ok()) {
+    Log(plan.what + ": " + stepd.status().message() + ": its tasks do not start");
+    FollowKeptStep(job_id, RecordedStep{step_id, {}}, kept, /*child=*/false);
+    return;
+  }
+  Log(plan.what + ": gantry-stepd started (pid " + std::to_string(stepd->pid) + ")");
+  FollowKeptStep(job_id, RecordedStep{step_id, {stepd->pid, stepd->start_ticks}}, kept,
+                 /*child=*/true);
+}
+
+void JobManager::FollowKeptStep(uint32_t job_id, RecordedStep step,
+                                const std::shared_ptr<KeptStep>& kept, bool child) {
+  auto update_record = [&](bool add) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(job_id);
+    if (it == entries_.end()) return;
+    std::vector<RecordedStep>& steps = it->second.record.steps;
+    std::erase(steps, step);
+    if (add) steps.push_back(step);
+    SaveRecordLocked(&it->second);
+  };
+  if (step.stepd.pid > 0) {
+    update_record(true);
+    if (child) {
+      ReapChild(step.stepd.pid);
+    } else {
+      WaitForKeeper(step.stepd.pid, step.stepd.start_ticks);
+    }
+    update_record(false);
+  }
+  unlink(kept->control().c_str());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = entries_.find(job_id); it != entries_.end()) std::erase(it->second.steps, kept);
   cv_.notify_all();
 }
 
@@ -989,6 +1043,27 @@ JobManager::Leftovers JobManager::TakeOverLeftovers() {
     entry.launched = record.pid != 0 || !record.cgroup.empty();
     entry.procs = procs;
     entry.record = record;
+    // srun steps under gantry-stepd go on: their I/O does not go through the agent.
+    entry.record.steps.clear();
+    for (const RecordedStep& step : record.steps) {
+      if (!Alive(step.stepd)) continue;
+      Result<std::shared_ptr<KeptStep>> kept =
+          KeptStep::Open(spool_.StepControlPath(record.job_id, step.step_id), /*create=*/false);
+      if (!kept.ok()) {
+        Log(what + ": srun step " + std::to_string(step.step_id) + " cannot be reached (" +
+            kept.status().message() + "): it runs on uncontrolled");
+        continue;
+      }
+      entry.record.steps.push_back(step);
+      entry.steps.push_back(*kept);
+      Log(what + ": srun step " + std::to_string(step.step_id) +
+          " taken over from the previous agent (gantry-stepd pid " +
+          std::to_string(step.stepd.pid) + ")");
+      StartWorker([this, job_id = record.job_id, step, kept = *kept] {
+        FollowKeptStep(job_id, step, kept, /*child=*/false);
+      });
+    }
+    entry.launched = entry.launched || !entry.steps.empty();
     SaveRecordLocked(&entry);
     held.push_back(record.job_id);
     ++leftovers.adopted;

@@ -49,6 +49,7 @@
 #include "agent/job_limits.h"
 #include "agent/process_tracker.h"
 #include "agent/spool.h"
+#include "agent/step_keeper.h"
 #include "agent/step_runner.h"
 #include "agent/user_info.h"
 #include "base/status.h"
@@ -94,6 +95,9 @@ struct JobManagerOptions {
   // gantry-keeper, the parent of each batch script (keeper.h); empty = scripts are the agent's
   // own children and end with it (tests).
   std::string keeper_path;
+  // gantry-stepd, which runs each srun step's tasks (step_keeper.h); empty = the agent runs them
+  // itself and they end with it (tests).
+  std::string stepd_path;
   // How long processes may survive SIGKILL before the job's termination is reported failed.
   std::chrono::milliseconds unkillable_timeout{120000};
   const Clock* clock = nullptr;  // report times; required
@@ -180,7 +184,7 @@ class JobManager {
     bool terminating = false;
     bool stale = false;  // killed as stale: no epilog, no reports
     // srun steps' tasks running here (their runners remove themselves when done).
-    std::vector<std::shared_ptr<StepControl>> steps;
+    std::vector<std::shared_ptr<StepHandle>> steps;
   };
 
   JobManager(JobManagerOptions options, ReportSink* sink, Spool spool,
@@ -225,6 +229,13 @@ class JobManager {
                     const std::vector<std::string>& fence) const;
   // The step's runner: RunStep, then forgets the step.
   void RunStepTasks(uint32_t job_id, StepPlan plan, const std::shared_ptr<StepControl>& control);
+  // Starts gantry-stepd for the step, then follows it (below).
+  void RunKeptStep(uint32_t job_id, uint32_t step_id, const StepPlan& plan,
+                   const std::shared_ptr<KeptStep>& kept);
+  // Keeps `step` in the job record while its gantry-stepd runs (this agent's child when `child`,
+  // else a previous agent's), then forgets it: record, FIFO and the job's list of steps.
+  void FollowKeptStep(uint32_t job_id, RecordedStep step, const std::shared_ptr<KeptStep>& kept,
+                      bool child);
   void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
   // Under mu_: marks the entry terminating and starts the termination.
   void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,

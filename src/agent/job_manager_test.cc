@@ -14,9 +14,11 @@
 #include <string>
 #include <thread>
 
+#include "agent/fake_srun_test_util.h"
 #include "agent/keeper.h"
 #include "agent/launcher.h"
 #include "agent/script_runner.h"
+#include "agent/step_keeper.h"
 #include "agent/test_support.h"
 
 namespace gantry::agent {
@@ -68,6 +70,7 @@ class JobManagerTest : public ::testing::Test {
     options.cgroup_root = cgroup_root;
     options.clock = &clock_;
     options.keeper_path = keeper_path_;
+    options.stepd_path = stepd_path_;
     Result<std::unique_ptr<JobManager>> made = JobManager::Create(options, &sink_);
     EXPECT_TRUE(made.ok()) << made.status().ToString();
     manager_ = std::move(*made);
@@ -95,6 +98,8 @@ class JobManagerTest : public ::testing::Test {
 
   testing::TempDir tmp_;
   std::string keeper_path_;  // "" = scripts are the manager's own children
+  std::string stepd_path_;   // "" = the manager runs srun's tasks itself
+  pid_t stepd_pid_ = 0;
   testing::FixedClock clock_;
   testing::RecordingSink sink_;
   std::string node_ = "n1";
@@ -617,6 +622,52 @@ TEST_F(JobManagerTest, EndsThePreviousAgentsSrunTasksButKeepsTheAllocation) {
   EXPECT_TRUE(manager_->LaunchedJobIds().empty());
   Terminate(130);
   EXPECT_EQ(sink_.KindsFor(130), std::vector<JobReport::Kind>{JobReport::EPILOG_OK});
+}
+
+// A step under gantry-stepd outlives its agent: the next one takes it over from the record,
+// reaches its tasks through the FIFO (scancel -s) and ends them with the job.
+TEST_F(JobManagerTest, TakesOverAnSrunStepThatOutlivedItsAgent) {
+  Result<Spool> spool = Spool::Open(tmp_ / "spool");
+  ASSERT_TRUE(spool.ok());
+  testing::FakeSrun srun;
+  StepPlan plan = testing::PlanFor(
+      srun, {"trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done"}, {0});
+  const std::string control = spool->StepControlPath(131, 0);
+  {
+    // The previous agent started it, then died.
+    Result<std::shared_ptr<KeptStep>> kept = KeptStep::Open(control, /*create=*/true);
+    ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+    Result<Spawned> stepd = SpawnStepKeeper(GANTRY_STEPD_BINARY, plan, control);
+    ASSERT_TRUE(stepd.ok()) << stepd.status().ToString();
+    JobRecord record;
+    record.job_id = 131;
+    record.epoch = 1;
+    record.steps = {RecordedStep{0, {stepd->pid, stepd->start_ticks}}};
+    ASSERT_TRUE(spool->SaveRecord(record).ok());
+    stepd_pid_ = stepd->pid;
+  }
+  srun.Accept();
+  std::string out;
+  auto read_until = [&](const std::string& text) {
+    while (out.find(text) == std::string::npos) {
+      auto [kind, io] = srun.Read();
+      if (kind == -1) return false;
+      if (kind == gantry::v1::STEP_IO_STDOUT) out += io.data();
+    }
+    return true;
+  };
+  ASSERT_TRUE(read_until("ready\n"));
+
+  stepd_path_ = GANTRY_STEPD_BINARY;
+  Start();
+  const JobManager::Leftovers leftovers = manager_->TakeOverLeftovers();
+  EXPECT_EQ(leftovers.adopted, 1);
+  EXPECT_EQ(leftovers.killed, 0);
+  ASSERT_TRUE(manager_->SignalJob(131, 1, SIGUSR1, gantry::v1::SIGNAL_STEPS).ok());
+  ASSERT_TRUE(read_until("got-usr1\n"));
+  Terminate(131);
+  EXPECT_EQ(ReapChild(stepd_pid_), 0);
+  EXPECT_FALSE(std::filesystem::exists(control));
 }
 
 TEST_F(JobManagerTest, CleanUpLeavesAReusedPidAlone) {

@@ -34,12 +34,13 @@ TEST(JobRecord, RoundTrips) {
   record.cgroup = "/sys/fs/cgroup/gantry.slice/n1/job_12";
   record.limit_cgroups = {"/sys/fs/cgroup/memory/gantry.slice/n1/job_12"};
   record.tasks = {{4300, 990}, {4301, 991}};
+  record.steps = {{0, {4400, 995}}, {2, {4410, 996}}};
   std::string text = FormatJobRecord(record);
   EXPECT_EQ(text,
             "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\nkeeper=4240:985\n"
             "cgroup=/sys/fs/cgroup/gantry.slice/n1/job_12\n"
             "limit_cgroup=/sys/fs/cgroup/memory/gantry.slice/n1/job_12\n"
-            "task=4300:990\ntask=4301:991\n");
+            "task=4300:990\ntask=4301:991\nstep=0:4400:995\nstep=2:4410:996\n");
   Result<JobRecord> parsed = ParseJobRecord(text);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, record);
@@ -59,6 +60,7 @@ TEST(JobRecord, RefusesDamagedRecords) {
       {"job_id=1\ngarbage\n", "line 2: expected key=value"},
       {"job_id=1\nkeeper=12\n", "line 2: keeper: expected <pid>:<start_ticks>: \"12\""},
       {"job_id=1\ntask=0:5\n", "line 2: task: expected <pid>:<start_ticks>: \"0:5\""},
+      {"job_id=1\nstep=3:12\n", "line 2: step: expected <step_id>:<pid>:<start_ticks>: \"3:12\""},
   };
   for (const Case& c : cases) {
     Result<JobRecord> parsed = ParseJobRecord(c.text);

@@ -113,6 +113,9 @@ std::string FormatJobRecord(const JobRecord& record) {
   out += "cgroup=" + record.cgroup + "\n";
   for (const std::string& dir : record.limit_cgroups) out += "limit_cgroup=" + dir + "\n";
   for (const RecordedProcess& task : record.tasks) out += "task=" + process(task) + "\n";
+  for (const RecordedStep& step : record.steps) {
+    out += "step=" + std::to_string(step.step_id) + ":" + process(step.stepd) + "\n";
+  }
   return out;
 }
 
@@ -154,6 +157,14 @@ Result<JobRecord> ParseJobRecord(std::string_view text) {
       } else {
         record.tasks.push_back(process);
       }
+    } else if (key == "step") {
+      RecordedStep step;
+      const size_t first = value.find(':');
+      const size_t second = first == std::string_view::npos ? first : value.find(':', first + 1);
+      ok = second != std::string_view::npos && ParseNumber(value.substr(0, first), &step.step_id) &&
+           ParseNumber(value.substr(first + 1, second - first - 1), &step.stepd.pid) &&
+           ParseNumber(value.substr(second + 1), &step.stepd.start_ticks) && step.stepd.pid > 0;
+      record.steps.push_back(step);
     } else if (key == "cgroup") {
       record.cgroup = std::string(value);
     } else if (key == "limit_cgroup") {
@@ -163,7 +174,8 @@ Result<JobRecord> ParseJobRecord(std::string_view text) {
       return InvalidArgument("line " + std::to_string(line_no) + ": " + std::string(key) +
                              (key == "keeper" || key == "task"
                                   ? ": expected <pid>:<start_ticks>: \""
-                                  : ": not a number: \"") +
+                              : key == "step" ? ": expected <step_id>:<pid>:<start_ticks>: \""
+                                              : ": not a number: \"") +
                              std::string(value) + "\"");
     }
   }
@@ -266,6 +278,10 @@ void Spool::RemoveRecord(uint32_t job_id) const {
 
 std::string Spool::ExitPath(uint32_t job_id) const {
   return dir_ + "/jobs/" + std::to_string(job_id) + ".exit";
+}
+
+std::string Spool::StepControlPath(uint32_t job_id, uint32_t step_id) const {
+  return dir_ + "/jobs/" + std::to_string(job_id) + "." + std::to_string(step_id) + ".ctl";
 }
 
 std::string Spool::ReportedPath(uint32_t job_id) const {

@@ -4,6 +4,7 @@
 //   DIR/jobs/<id>.rec     root's, 0700 directory: one record per job held here (below)
 //   DIR/jobs/<id>.exit    how its batch script ended, written by its keeper (keeper.h)
 //   DIR/jobs/<id>.reported  the same, once the agent reported it
+//   DIR/jobs/<id>.<step>.ctl  the control FIFO of a step's gantry-stepd (step_keeper.h)
 //   DIR/scripts/          root's, 0700: inline prolog/epilog scripts while they run
 //   DIR/reports/          root's, 0700: reports not yet acknowledged (report_journal.h)
 //   DIR/lease             root's, 0600: the agent's lease, for the keepers (lease_file.h)
@@ -36,6 +37,14 @@ struct RecordedProcess {
   friend bool operator==(const RecordedProcess&, const RecordedProcess&) = default;
 };
 
+// An srun step's gantry-stepd (step_keeper.h), which takes commands at StepControlPath.
+struct RecordedStep {
+  uint32_t step_id = 0;
+  RecordedProcess stepd;
+
+  friend bool operator==(const RecordedStep&, const RecordedStep&) = default;
+};
+
 // What the spool remembers about a job held here, from its prolog's success to its end.
 struct JobRecord {
   uint32_t job_id = 0;
@@ -45,13 +54,15 @@ struct JobRecord {
   RecordedProcess keeper;    // the script's parent (keeper.h); pid 0 = the agent was
   std::string cgroup;        // empty = none
   std::vector<std::string> limit_cgroups;  // cgroup v1 limit directories (job_limits.h)
-  std::vector<RecordedProcess> tasks;      // srun tasks started here (process group leaders)
+  std::vector<RecordedProcess> tasks;      // srun tasks an agent ran itself (group leaders)
+  std::vector<RecordedStep> steps;         // srun steps run by gantry-stepd
 
   friend bool operator==(const JobRecord&, const JobRecord&) = default;
 };
 
 // "job_id=12\nepoch=3\npid=4242\npgid=4242\nstart_ticks=987\nkeeper=4240:985\ncgroup=/sys/...\n"
-// then a "limit_cgroup=" line per limit directory and a "task=<pid>:<start_ticks>" line per task.
+// then a "limit_cgroup=" line per limit directory, a "task=<pid>:<start_ticks>" line per task
+// and a "step=<step_id>:<pid>:<start_ticks>" line per step.
 std::string FormatJobRecord(const JobRecord& record);
 // The inverse; errors name the line and the rule. Unknown keys are ignored.
 Result<JobRecord> ParseJobRecord(std::string_view text);
@@ -82,6 +93,7 @@ class Spool {
   void RemoveRecord(uint32_t job_id) const;
   // Where the keeper writes how the script ended, and where it goes once reported.
   std::string ExitPath(uint32_t job_id) const;
+  std::string StepControlPath(uint32_t job_id, uint32_t step_id) const;
   std::string ReportedPath(uint32_t job_id) const;
   // Every record; unreadable ones are reported in `problems` and removed.
   std::vector<JobRecord> LoadRecords(std::vector<std::string>* problems) const;

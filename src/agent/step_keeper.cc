@@ -25,46 +25,41 @@ constexpr size_t kMaxPlanBytes = size_t{256} << 20;
 // so that writes from two agents never interleave.
 constexpr size_t kMaxControlLine = 64;
 
-bool SendControl(const std::string& control, const std::string& line) {
-  // O_NONBLOCK: with no reader (the step ended) the open fails at once with ENXIO.
-  const int fd = open(control.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
-  const bool sent = WriteAll(fd, line).ok();
-  close(fd);
-  return sent;
+// Applies the control lines in `bytes` to `control`, keeping an unfinished last line in
+// `pending` for the next call.
+void ApplyControl(std::string_view bytes, std::string* pending, StepControl* control) {
+  pending->append(bytes);
+  size_t newline;
+  while ((newline = pending->find('\n')) != std::string::npos) {
+    const std::string line = pending->substr(0, newline);
+    pending->erase(0, newline + 1);
+    const size_t space = line.find(' ');
+    const std::string verb = line.substr(0, space);
+    const std::string_view arg =
+        space == std::string::npos ? std::string_view() : std::string_view(line).substr(space + 1);
+    int sig = 0;
+    int64_t ms = 0;
+    if (verb == "signal" && ParseInt(arg, &sig) && sig > 0 && sig < NSIG) {
+      control->Signal(sig);
+    } else if (verb == "terminate" && ParseInt(arg, &ms) && ms >= 0) {
+      control->Terminate(std::chrono::milliseconds(ms));
+    } else {
+      Log("gantry-stepd: unknown control line \"" + line.substr(0, kMaxControlLine) +
+          "\": ignored");
+    }
+  }
+  if (pending->size() > kMaxControlLine) pending->clear();  // no line is that long
 }
 
-// Reads control lines from `fd` for ever (the FIFO is open for writing here too, so it never
-// reaches EOF) and applies them to `control`.
-void ServeControl(int fd, StepControl* control) {
-  std::string pending;
+// Reads `fd` until it would block (a non-blocking one) or for ever (the FIFO is open for writing
+// here too, so it never reaches EOF), applying what comes to `control`.
+void ServeControl(int fd, std::string* pending, StepControl* control) {
   char buffer[256];
   while (true) {
     const ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;
-    pending.append(buffer, static_cast<size_t>(n));
-    size_t newline;
-    while ((newline = pending.find('\n')) != std::string::npos) {
-      const std::string line = pending.substr(0, newline);
-      pending.erase(0, newline + 1);
-      const size_t space = line.find(' ');
-      const std::string verb = line.substr(0, space);
-      const std::string_view arg = space == std::string::npos
-                                       ? std::string_view()
-                                       : std::string_view(line).substr(space + 1);
-      int sig = 0;
-      int64_t ms = 0;
-      if (verb == "signal" && ParseInt(arg, &sig) && sig > 0 && sig < NSIG) {
-        control->Signal(sig);
-      } else if (verb == "terminate" && ParseInt(arg, &ms) && ms >= 0) {
-        control->Terminate(std::chrono::milliseconds(ms));
-      } else {
-        Log("gantry-stepd: unknown control line \"" + line.substr(0, kMaxControlLine) +
-            "\": ignored");
-      }
-    }
-    if (pending.size() > kMaxControlLine) pending.clear();  // no line is that long
+    ApplyControl(std::string_view(buffer, static_cast<size_t>(n)), pending, control);
   }
 }
 
@@ -136,18 +131,40 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
   return plan;
 }
 
+Result<std::shared_ptr<KeptStep>> KeptStep::Open(const std::string& control, bool create) {
+  if (create) {
+    unlink(control.c_str());
+    if (mkfifo(control.c_str(), 0600) != 0) {
+      return Unavailable("mkfifo " + control + ": " + std::strerror(errno));
+    }
+  }
+  // O_RDWR: a FIFO opened so never blocks, and writes to it never fail for want of a reader.
+  const int fd = open(control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return Unavailable(control + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    close(fd);
+    return Unavailable(control + ": not a FIFO");
+  }
+  return std::shared_ptr<KeptStep>(new KeptStep(fd, control));
+}
+
+KeptStep::~KeptStep() { close(fd_); }
+
+void KeptStep::Signal(int sig) { Send("signal " + std::to_string(sig) + "\n"); }
+
+void KeptStep::Terminate(std::chrono::milliseconds kill_wait) {
+  Send("terminate " + std::to_string(kill_wait.count()) + "\n");
+}
+
+void KeptStep::Send(const std::string& line) {
+  if (!WriteAll(fd_, line).ok()) Log(control_ + ": command not sent: " + std::strerror(errno));
+}
+
 Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
                                 const std::string& control) {
-  unlink(control.c_str());
-  if (mkfifo(control.c_str(), 0600) != 0) {
-    return Unavailable("mkfifo " + control + ": " + std::strerror(errno));
-  }
   int in[2];
-  if (pipe2(in, O_CLOEXEC) != 0) {
-    const int err = errno;
-    unlink(control.c_str());
-    return Unavailable(std::string("pipe2: ") + std::strerror(err));
-  }
+  if (pipe2(in, O_CLOEXEC) != 0) return Unavailable(std::string("pipe2: ") + std::strerror(errno));
   SpawnSpec stepd;
   stepd.path = stepd_path;
   stepd.argv = {stepd_path, "--control", control};
@@ -158,21 +175,12 @@ Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& p
   close(in[0]);
   if (!started.ok()) {
     close(in[1]);
-    unlink(control.c_str());
     return Unavailable("cannot start " + stepd_path + ": " + started.status().message());
   }
   // gantry-stepd reads the whole plan before it does anything: no deadlock on a full pipe.
   (void)WriteAll(in[1], EncodeStepPlan(plan));
   close(in[1]);
   return *started;
-}
-
-bool SendStepSignal(const std::string& control, int sig) {
-  return SendControl(control, "signal " + std::to_string(sig) + "\n");
-}
-
-bool SendStepTerminate(const std::string& control, std::chrono::milliseconds kill_wait) {
-  return SendControl(control, "terminate " + std::to_string(kill_wait.count()) + "\n");
 }
 
 int RunStepKeeper(int argc, char** argv) {
@@ -203,14 +211,19 @@ int RunStepKeeper(int argc, char** argv) {
   }
   SetLogNode(plan->node);
   plan->log = [](const std::string& line) { Log(line); };
-  const int fd = open(control_path.c_str(), O_RDWR | O_CLOEXEC);
+  const int fd = open(control_path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     std::cerr << "gantry-stepd: " << control_path << ": " << std::strerror(errno) << "\n";
     return 2;
   }
   StepControl control;
-  // Detached: it blocks in read() until the process exits.
-  std::thread([fd, &control] { ServeControl(fd, &control); }).detach();
+  // What the agent sent before this started (a suspended job's SIGSTOP) applies before any task
+  // starts; then a reader, detached (it blocks in read() until the process exits).
+  static std::string pending_bytes;  // lives until the process exits, as the reader does
+  std::string* pending = &pending_bytes;
+  ServeControl(fd, pending, &control);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::thread([fd, pending, &control] { ServeControl(fd, pending, &control); }).detach();
   RunStep(*plan, &control);
   unlink(control_path.c_str());
   // The reader may still hold `control`: leave without destroying it.

@@ -19,8 +19,10 @@
 #define GANTRY_AGENT_STEP_KEEPER_H_
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "agent/launcher.h"
 #include "agent/step_runner.h"
@@ -33,15 +35,33 @@ namespace gantry::agent {
 std::string EncodeStepPlan(const StepPlan& plan);
 Result<StepPlan> DecodeStepPlan(std::string_view bytes);
 
-// The agent's side: makes the FIFO `control` and starts `stepd_path` for `plan`. Errors:
-// Unavailable when the FIFO cannot be made or gantry-stepd cannot start (nothing is left then).
+// The agent's handle on a step gantry-stepd runs: its commands go into the FIFO, which the
+// handle holds open for reading and writing, so that none is lost before gantry-stepd opens it
+// or refused after it has gone.
+class KeptStep final : public StepHandle {
+ public:
+  // Opens the FIFO `control`, making it first (mode 0600, replacing any file there) when
+  // `create`. Errors: Unavailable naming the path.
+  static Result<std::shared_ptr<KeptStep>> Open(const std::string& control, bool create);
+  ~KeptStep() override;
+  KeptStep(const KeptStep&) = delete;
+  KeptStep& operator=(const KeptStep&) = delete;
+
+  void Signal(int sig) override;
+  void Terminate(std::chrono::milliseconds kill_wait) override;
+  const std::string& control() const { return control_; }
+
+ private:
+  KeptStep(int fd, std::string control) : fd_(fd), control_(std::move(control)) {}
+  void Send(const std::string& line);
+  const int fd_;
+  const std::string control_;
+};
+
+// The agent's side: starts `stepd_path` for `plan`, taking commands from the FIFO `control`
+// (KeptStep::Open made it). Errors: Unavailable when gantry-stepd cannot start.
 Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
                                 const std::string& control);
-
-// Sends one command to the gantry-stepd reading `control`; false when none reads it any more
-// (the step has ended) or the FIFO is gone.
-bool SendStepSignal(const std::string& control, int sig);
-bool SendStepTerminate(const std::string& control, std::chrono::milliseconds kill_wait);
 
 // gantry-stepd's main(): `gantry-stepd --control FIFO`, the plan on stdin. Returns the exit
 // code: 0 once the step has ended, 2 for bad arguments or input.

@@ -63,13 +63,15 @@ TEST(StepPlanCodec, RefusesDamagedPlansNamingTheField) {
 
 // gantry-stepd runs the step in a process of its own: the tasks' output reaches srun, the
 // agent's commands reach the tasks through the FIFO (a signal, then the job's end), and it
-// exits once they have ended; afterwards no one reads the FIFO.
+// exits once they have ended, removing the FIFO.
 TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
   TempDir tmp;
   FakeSrun srun;
   const std::string trap = "trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done";
   StepPlan plan = PlanFor(srun, {trap}, {0});
   const std::string control = tmp / "1.0.ctl";
+  Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
   Result<Spawned> stepd = SpawnStepKeeper(GANTRY_STEPD_BINARY, plan, control);
   ASSERT_TRUE(stepd.ok()) << stepd.status().ToString();
   struct stat st {};
@@ -87,9 +89,9 @@ TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
     return true;
   };
   ASSERT_TRUE(read_until("ready\n"));
-  ASSERT_TRUE(SendStepSignal(control, SIGUSR1));
+  (*step)->Signal(SIGUSR1);
   ASSERT_TRUE(read_until("got-usr1\n"));
-  ASSERT_TRUE(SendStepTerminate(control, std::chrono::milliseconds(200)));
+  (*step)->Terminate(std::chrono::milliseconds(200));
   int status = -1;
   while (status < 0) {
     auto [kind, io] = srun.Read();
@@ -98,7 +100,7 @@ TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
   }
   EXPECT_TRUE(WIFSIGNALED(status)) << status;
   EXPECT_EQ(ReapChild(stepd->pid), 0);
-  EXPECT_FALSE(SendStepSignal(control, SIGUSR1));
+  EXPECT_FALSE(std::filesystem::exists(control));  // gantry-stepd removed it as it left
 }
 
 TEST(StepKeeper, RefusesABadCommandLineOrPlan) {

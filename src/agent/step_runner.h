@@ -34,13 +34,22 @@
 
 namespace gantry::agent {
 
-class StepControl {
+// What the agent's job paths need of a running step, wherever it runs (in the agent: StepControl;
+// in gantry-stepd: step_keeper.h's KeptStep).
+class StepHandle {
  public:
+  virtual ~StepHandle() = default;
   // Sends `sig` to every task still running (its process group), now and, for SIGSTOP/SIGCONT,
   // remembered for tasks not yet started.
-  void Signal(int sig);
+  virtual void Signal(int sig) = 0;
   // Ends the tasks: SIGCONT+SIGTERM now, SIGKILL once `kill_wait` has passed.
-  void Terminate(std::chrono::milliseconds kill_wait);
+  virtual void Terminate(std::chrono::milliseconds kill_wait) = 0;
+};
+
+class StepControl final : public StepHandle {
+ public:
+  void Signal(int sig) override;
+  void Terminate(std::chrono::milliseconds kill_wait) override;
 
   // For RunStep: records a started task; false when the step was told to terminate already.
   bool AddTask(pid_t pid);
