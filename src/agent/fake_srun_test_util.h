@@ -63,6 +63,16 @@ class FakeSrun {
   void Send(int kind, const v1::StepIo& io) {
     ASSERT_TRUE(wire::WriteFrame(fd_, static_cast<uint8_t>(kind), io.SerializeAsString()).ok());
   }
+  // Reads frames until the tasks' stdout, gathered in `out`, holds `text`; false when the stream
+  // ends first.
+  bool ReadStdoutUntil(const std::string& text, std::string* out) {
+    while (out->find(text) == std::string::npos) {
+      auto [kind, io] = Read();
+      if (kind == -1) return false;
+      if (kind == v1::STEP_IO_STDOUT) *out += io.data();
+    }
+    return true;
+  }
   void Hangup() {
     close(fd_);
     fd_ = -1;

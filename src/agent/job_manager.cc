@@ -15,6 +15,7 @@
 #include "agent/log.h"
 #include "agent/script_runner.h"
 #include "agent/user_info.h"
+#include "base/hash.h"
 #include "model/job_state.h"
 #include "proc/proc.h"
 #include "proc/usage_sampler.h"
@@ -71,10 +72,8 @@ NodeSettings SettingsFromRegisterReply(const gantry::v1::RegisterReply& reply) {
 static std::string CgroupName(const JobManagerOptions& options) {
   std::error_code ignored;
   const std::string spool = std::filesystem::absolute(options.spool_dir, ignored).string();
-  uint32_t hash = 2166136261u;  // FNV-1a: stable across builds
-  for (unsigned char c : spool) hash = (hash ^ c) * 16777619u;
   char suffix[16];
-  std::snprintf(suffix, sizeof(suffix), "-%08x", hash);
+  std::snprintf(suffix, sizeof(suffix), "-%08x", Fnv1a32(spool));
   return options.node + suffix;
 }
 

@@ -648,15 +648,7 @@ TEST_F(JobManagerTest, TakesOverAnSrunStepThatOutlivedItsAgent) {
   }
   srun.Accept();
   std::string out;
-  auto read_until = [&](const std::string& text) {
-    while (out.find(text) == std::string::npos) {
-      auto [kind, io] = srun.Read();
-      if (kind == -1) return false;
-      if (kind == gantry::v1::STEP_IO_STDOUT) out += io.data();
-    }
-    return true;
-  };
-  ASSERT_TRUE(read_until("ready\n"));
+  ASSERT_TRUE(srun.ReadStdoutUntil("ready\n", &out));
 
   stepd_path_ = GANTRY_STEPD_BINARY;
   Start();
@@ -664,7 +656,7 @@ TEST_F(JobManagerTest, TakesOverAnSrunStepThatOutlivedItsAgent) {
   EXPECT_EQ(leftovers.adopted, 1);
   EXPECT_EQ(leftovers.killed, 0);
   ASSERT_TRUE(manager_->SignalJob(131, 1, SIGUSR1, gantry::v1::SIGNAL_STEPS).ok());
-  ASSERT_TRUE(read_until("got-usr1\n"));
+  ASSERT_TRUE(srun.ReadStdoutUntil("got-usr1\n", &out));
   Terminate(131);
   EXPECT_EQ(ReapChild(stepd_pid_), 0);
   EXPECT_FALSE(std::filesystem::exists(control));

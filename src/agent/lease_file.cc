@@ -10,18 +10,13 @@
 #include <ctime>
 #include <utility>
 
+#include "base/hash.h"
+
 namespace gantry::agent {
 namespace {
 
-// FNV-1a, 32 bits: enough to tell a torn record from a whole one.
-uint32_t Checksum(std::string_view text) {
-  uint32_t hash = 2166136261u;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 16777619u;
-  }
-  return hash;
-}
+// 32 bits: enough to tell a torn record from a whole one.
+uint32_t Checksum(std::string_view text) { return Fnv1a32(text); }
 
 template <typename T>
 bool ParseNumber(std::string_view text, T* out, int base = 10) {

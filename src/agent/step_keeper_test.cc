@@ -80,17 +80,9 @@ TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   srun.Accept();
   std::string out;
-  auto read_until = [&](const std::string& text) {
-    while (out.find(text) == std::string::npos) {
-      auto [kind, io] = srun.Read();
-      if (kind == -1) return false;
-      if (kind == v1::STEP_IO_STDOUT) out += io.data();
-    }
-    return true;
-  };
-  ASSERT_TRUE(read_until("ready\n"));
+  ASSERT_TRUE(srun.ReadStdoutUntil("ready\n", &out));
   (*step)->Signal(SIGUSR1);
-  ASSERT_TRUE(read_until("got-usr1\n"));
+  ASSERT_TRUE(srun.ReadStdoutUntil("got-usr1\n", &out));
   (*step)->Terminate(std::chrono::milliseconds(200));
   int status = -1;
   while (status < 0) {

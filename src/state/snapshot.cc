@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/hash.h"
 #include "state/cluster_state.h"
 
 namespace gantry::state {
@@ -59,15 +60,6 @@ namespace {
 
 constexpr std::string_view kTrailerMagic = "GSN1";
 constexpr size_t kTrailerBytes = 4 + 8 + 8;
-
-uint64_t Fnv1a64(std::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
 
 void PutU64(uint64_t v, std::string* out) {
   for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
