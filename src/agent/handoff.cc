@@ -23,7 +23,7 @@ Status ForEachField(std::string_view bytes, std::string_view what,
     const size_t space = bytes.find(' ');
     const size_t newline = bytes.find('\n');
     if (space == std::string_view::npos || newline == std::string_view::npos || newline < space) {
-      return InvalidArgument(std::string(what) + ": expected \"<name> <length>\\n\" at \"" +
+      return InvalidArgument(std::string(what) + R"(: expected "<name> <length>\n" at ")" +
                              std::string(bytes.substr(0, 40)) + "\"");
     }
     const std::string name(bytes.substr(0, space));

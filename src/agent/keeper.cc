@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -11,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <thread>
@@ -293,7 +293,7 @@ Result<KeptBatch> SpawnKept(const std::string& keeper_path, const SpawnSpec& spe
   KeptBatch kept;
   kept.keeper = *started;
   if (read && answer.rfind("started ", 0) == 0) {
-    const std::string_view rest = std::string_view(answer).substr(8);
+    const std::string_view rest = std::string_view{answer}.substr(8);
     const size_t space = rest.find(' ');
     const size_t newline = rest.find('\n');
     if (space != std::string_view::npos && newline != std::string_view::npos && space < newline &&

@@ -1,11 +1,11 @@
 #include "agent/step_keeper.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -36,7 +36,7 @@ void ApplyControl(std::string_view bytes, std::string* pending, StepControl* con
     const size_t space = line.find(' ');
     const std::string verb = line.substr(0, space);
     const std::string_view arg =
-        space == std::string::npos ? std::string_view() : std::string_view(line).substr(space + 1);
+        space == std::string::npos ? std::string_view() : std::string_view{line}.substr(space + 1);
     int sig = 0;
     int64_t ms = 0;
     if (verb == "signal" && ParseInt(arg, &sig) && sig > 0 && sig < NSIG) {
