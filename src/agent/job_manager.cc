@@ -128,6 +128,7 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
                                                             std::move(spool), std::move(cgroups),
                                                             std::move(gpus), std::move(fence)));
   manager->limiter_ = std::move(limiter);
+  if (!manager->options_.stepd_path.empty()) manager->RefillIdleStepKeeper();
   return manager;
 }
 
@@ -713,15 +714,44 @@ void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
 
 void JobManager::RunKeptStep(uint32_t job_id, uint32_t step_id, const StepPlan& plan,
                              const std::shared_ptr<KeptStep>& kept) {
-  Result<Spawned> stepd = SpawnStepKeeper(options_.stepd_path, plan, kept->control());
-  if (!stepd.ok()) {
-    Log(plan.what + ": " + stepd.status().message() + ": its tasks do not start");
-    FollowKeptStep(job_id, RecordedStep{step_id, {}}, kept, /*child=*/false);
+  std::optional<IdleStepKeeper> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle.swap(idle_stepd_);
+  }
+  if (!idle) {
+    Result<IdleStepKeeper> started = StartIdleStepKeeper(options_.stepd_path);
+    if (!started.ok()) {
+      Log(plan.what + ": " + started.status().message() + ": its tasks do not start");
+      FollowKeptStep(job_id, RecordedStep{step_id, {}}, kept, /*child=*/false);
+      return;
+    }
+    idle = *started;
+  }
+  const Spawned stepd = HandStep(*idle, plan, kept->control());
+  Log(plan.what + ": run by gantry-stepd (pid " + std::to_string(stepd.pid) + ")");
+  RefillIdleStepKeeper();
+  FollowKeptStep(job_id, RecordedStep{step_id, {stepd.pid, stepd.start_ticks}}, kept,
+                 /*child=*/true);
+}
+
+void JobManager::RefillIdleStepKeeper() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_stepd_ || shutting_down_) return;
+  }
+  Result<IdleStepKeeper> started = StartIdleStepKeeper(options_.stepd_path);
+  if (!started.ok()) {
+    Log("no gantry-stepd waiting for the next step: " + started.status().message());
     return;
   }
-  Log(plan.what + ": gantry-stepd started (pid " + std::to_string(stepd->pid) + ")");
-  FollowKeptStep(job_id, RecordedStep{step_id, {stepd->pid, stepd->start_ticks}}, kept,
-                 /*child=*/true);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!idle_stepd_ && !shutting_down_) {
+    idle_stepd_ = *started;
+    return;
+  }
+  lock.unlock();
+  ReapChild(DismissStepKeeper(*started).pid);
 }
 
 void JobManager::FollowKeptStep(uint32_t job_id, RecordedStep step,
@@ -1097,6 +1127,7 @@ JobManager::Leftovers JobManager::TakeOverLeftovers() {
 
 void JobManager::Shutdown() {
   std::list<Worker> workers;
+  std::optional<IdleStepKeeper> idle;
   {
     std::unique_lock<std::mutex> lock(mu_);
     shutting_down_ = true;
@@ -1106,8 +1137,10 @@ void JobManager::Shutdown() {
     }
     cv_.wait(lock, [&] { return busy_ == 0; });
     workers.swap(workers_);
+    idle.swap(idle_stepd_);
   }
   for (Worker& worker : workers) worker.thread.join();
+  if (idle) ReapChild(DismissStepKeeper(*idle).pid);
 }
 
 }  // namespace gantry::agent

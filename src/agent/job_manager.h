@@ -229,7 +229,9 @@ class JobManager {
                     const std::vector<std::string>& fence) const;
   // The step's runner: RunStep, then forgets the step.
   void RunStepTasks(uint32_t job_id, StepPlan plan, const std::shared_ptr<StepControl>& control);
-  // Starts gantry-stepd for the step, then follows it (below).
+  // Starts the next step's gantry-stepd ahead of time (idle_stepd_), unless one waits already.
+  void RefillIdleStepKeeper();
+  // Hands the step to the idle gantry-stepd (or a new one), refills, then follows it (below).
   void RunKeptStep(uint32_t job_id, uint32_t step_id, const StepPlan& plan,
                    const std::shared_ptr<KeptStep>& kept);
   // Keeps `step` in the job record while its gantry-stepd runs (this agent's child when `child`,
@@ -262,6 +264,8 @@ class JobManager {
   };
   std::list<Worker> workers_;
   int busy_ = 0;  // workers running
+  // A gantry-stepd started ahead of the next step, so that a launch does not wait for an exec.
+  std::optional<IdleStepKeeper> idle_stepd_;
 };
 
 }  // namespace gantry::agent

@@ -73,6 +73,7 @@ std::string EncodeStepPlan(const StepPlan& plan) {
   PutField(&out, "node", plan.node);
   PutField(&out, "what", plan.what);
   PutField(&out, "sample_ms", std::to_string(plan.sample_period.count()));
+  PutField(&out, "control", plan.control);
   for (const StepTask& task : plan.tasks) {
     PutField(&out, "rank", std::to_string(task.rank));
     PutField(&out, "task", EncodeSpawnSpec(task.spawn));
@@ -103,6 +104,8 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
       plan.what = std::move(value);
     } else if (name == "sample_ms") {
       return number(&sample_ms);
+    } else if (name == "control") {
+      plan.control = std::move(value);
     } else if (name == "rank") {
       uint32_t r = 0;
       GANTRY_RETURN_IF_ERROR(number(&r));
@@ -127,6 +130,7 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
     return InvalidArgument("step plan: no srun address (io_host, io_port)");
   }
   if (sample_ms < 0) return InvalidArgument("step plan: sample_ms: negative");
+  if (plan.control.empty()) return InvalidArgument("step plan: no control FIFO");
   plan.sample_period = std::chrono::milliseconds(sample_ms);
   return plan;
 }
@@ -161,13 +165,12 @@ void KeptStep::Send(const std::string& line) {
   if (!WriteAll(fd_, line).ok()) Log(control_ + ": command not sent: " + std::strerror(errno));
 }
 
-Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
-                                const std::string& control) {
+Result<IdleStepKeeper> StartIdleStepKeeper(const std::string& stepd_path) {
   int in[2];
   if (pipe2(in, O_CLOEXEC) != 0) return Unavailable(std::string("pipe2: ") + std::strerror(errno));
   SpawnSpec stepd;
   stepd.path = stepd_path;
-  stepd.argv = {stepd_path, "--control", control};
+  stepd.argv = {stepd_path};
   stepd.stdin_fd = in[0];
   stepd.stderr_to_agent = true;
   stepd.keep_oom_score = true;  // as shielded as the agent: it carries the step's I/O
@@ -177,19 +180,35 @@ Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& p
     close(in[1]);
     return Unavailable("cannot start " + stepd_path + ": " + started.status().message());
   }
+  return IdleStepKeeper{*started, in[1]};
+}
+
+Spawned HandStep(IdleStepKeeper idle, const StepPlan& plan, const std::string& control) {
+  StepPlan with_control = plan;
+  with_control.control = control;
   // gantry-stepd reads the whole plan before it does anything: no deadlock on a full pipe.
-  (void)WriteAll(in[1], EncodeStepPlan(plan));
-  close(in[1]);
-  return *started;
+  (void)WriteAll(idle.plan_fd, EncodeStepPlan(with_control));
+  close(idle.plan_fd);
+  return idle.stepd;
+}
+
+Spawned DismissStepKeeper(IdleStepKeeper idle) {
+  close(idle.plan_fd);
+  return idle.stepd;
+}
+
+Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
+                                const std::string& control) {
+  GANTRY_ASSIGN_OR_RETURN(IdleStepKeeper idle, StartIdleStepKeeper(stepd_path));
+  return HandStep(idle, plan, control);
 }
 
 int RunStepKeeper(int argc, char** argv) {
-  if (argc != 3 || std::string_view(argv[1]) != "--control" || argv[2][0] == '\0') {
-    std::cerr << "usage: gantry-stepd --control FIFO  (the step plan on stdin; started by "
-                 "gantry-agent)\n";
+  if (argc != 1) {
+    std::cerr << "usage: gantry-stepd  (the step plan on stdin; started by gantry-agent)\n";
+    (void)argv;
     return 2;
   }
-  const std::string control_path = argv[2];
   signal(SIGPIPE, SIG_IGN);
   // Ended only by its tasks' ends: signals are for the tasks, and reach them by the FIFO.
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
@@ -198,6 +217,7 @@ int RunStepKeeper(int argc, char** argv) {
     std::cerr << "gantry-stepd: cannot read the step plan\n";
     return 2;
   }
+  if (bytes.empty()) return 0;  // no step came: the agent let this one go
   Result<StepPlan> plan = DecodeStepPlan(bytes);
   bytes = std::string();
   if (!plan.ok()) {
@@ -211,9 +231,9 @@ int RunStepKeeper(int argc, char** argv) {
   }
   SetLogNode(plan->node);
   plan->log = [](const std::string& line) { Log(line); };
-  const int fd = open(control_path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  const int fd = open(plan->control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    std::cerr << "gantry-stepd: " << control_path << ": " << std::strerror(errno) << "\n";
+    std::cerr << "gantry-stepd: " << plan->control << ": " << std::strerror(errno) << "\n";
     return 2;
   }
   StepControl control;
@@ -225,7 +245,7 @@ int RunStepKeeper(int argc, char** argv) {
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::thread([fd, pending, &control] { ServeControl(fd, pending, &control); }).detach();
   RunStep(*plan, &control);
-  unlink(control_path.c_str());
+  unlink(plan->control.c_str());
   // The reader may still hold `control`: leave without destroying it.
   std::_Exit(0);
 }

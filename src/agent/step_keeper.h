@@ -1,10 +1,12 @@
 // gantry-stepd: one srun step's tasks on one node, in a process of their own, so that the step
 // outlives its agent as a Slurm step outlives slurmd under slurmstepd.
 //
-// The agent makes a control FIFO (0600, in its root-only spool) and starts `gantry-stepd
-// --control FIFO` (installed beside gantry-agent) as root, outside the job's cgroup, with the
-// step's plan on stdin (EncodeStepPlan: the tasks' SpawnSpecs, srun's address and the step's I/O
-// secret, which so never appears in a command line). gantry-stepd runs RunStep (step_runner.h):
+// The agent makes a control FIFO (0600, in its root-only spool) and hands a `gantry-stepd`
+// (installed beside gantry-agent, started as root outside the job's cgroup, ahead of time so
+// that a launch does not wait for an exec: IdleStepKeeper) the step's plan on its stdin
+// (EncodeStepPlan: the tasks' SpawnSpecs, srun's address, the step's I/O secret, which so never
+// appears in a command line, and the FIFO's path). A gantry-stepd whose stdin closes without a
+// plan (the agent stopped or died) exits 0. gantry-stepd runs RunStep (step_runner.h):
 // it connects to srun, starts the tasks in the job's cgroup, relays their I/O and reports their
 // ends to srun, then exits 0. srun, not the agent, tells the controller how the step ended, so
 // nothing is lost when the agent dies meanwhile.
@@ -58,13 +60,25 @@ class KeptStep final : public StepHandle {
   const std::string control_;
 };
 
-// The agent's side: starts `stepd_path` for `plan`, taking commands from the FIFO `control`
-// (KeptStep::Open made it). Errors: Unavailable when gantry-stepd cannot start.
+// A gantry-stepd waiting for its step on `plan_fd` (the agent's end of its stdin).
+struct IdleStepKeeper {
+  Spawned stepd;
+  int plan_fd = -1;
+};
+// Starts one. Errors: Unavailable when gantry-stepd cannot start.
+Result<IdleStepKeeper> StartIdleStepKeeper(const std::string& stepd_path);
+// Hands `idle` its step and closes its stdin: it runs `plan`, taking commands from the FIFO
+// `control` (KeptStep::Open made it). Returns the process, which the caller reaps.
+Spawned HandStep(IdleStepKeeper idle, const StepPlan& plan, const std::string& control);
+// Closes the stdin of a keeper that gets no step: it exits 0. Returns the process to reap.
+Spawned DismissStepKeeper(IdleStepKeeper idle);
+
+// StartIdleStepKeeper, then HandStep.
 Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
                                 const std::string& control);
 
-// gantry-stepd's main(): `gantry-stepd --control FIFO`, the plan on stdin. Returns the exit
-// code: 0 once the step has ended, 2 for bad arguments or input.
+// gantry-stepd's main(): `gantry-stepd`, the plan on stdin. Returns the exit code: 0 once the
+// step has ended (or when no plan came), 2 for arguments or a bad plan.
 int RunStepKeeper(int argc, char** argv);
 
 }  // namespace gantry::agent

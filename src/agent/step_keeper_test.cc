@@ -25,6 +25,7 @@ TEST(StepPlanCodec, RoundTrips) {
   StepPlan plan = PlanFor(srun, {"echo a", "echo b"}, {3, 5});
   plan.sample_period = std::chrono::milliseconds(30000);
   plan.tasks[1].spawn.cgroup = "/sys/fs/cgroup/gantry/job_1";
+  plan.control = "/var/spool/gantry/jobs/1.0.ctl";
   Result<StepPlan> decoded = DecodeStepPlan(EncodeStepPlan(plan));
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(decoded->io_host, plan.io_host);
@@ -33,6 +34,7 @@ TEST(StepPlanCodec, RoundTrips) {
   EXPECT_EQ(decoded->node, "n1");
   EXPECT_EQ(decoded->what, "StepId=1.0");
   EXPECT_EQ(decoded->sample_period, std::chrono::milliseconds(30000));
+  EXPECT_EQ(decoded->control, plan.control);
   ASSERT_EQ(decoded->tasks.size(), 2u);
   EXPECT_EQ(decoded->tasks[1].rank, 5u);
   EXPECT_EQ(decoded->tasks[1].spawn.argv, plan.tasks[1].spawn.argv);
@@ -46,6 +48,7 @@ TEST(StepPlanCodec, RefusesDamagedPlansNamingTheField) {
     std::string error;
   } cases[] = {
       {"io_host 9\n127.0.0.1\n", "step plan: no srun address (io_host, io_port)"},
+      {"io_host 9\n127.0.0.1\nio_port 2\n80\n", "step plan: no control FIFO"},
       {"io_port 2\nxy\n", "step plan: io_port: not a number: \"xy\""},
       {"color 3\nred\n", "step plan: unknown field \"color\""},
       {"task 0\n\n", "step plan: task without its rank"},
@@ -95,11 +98,18 @@ TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
   EXPECT_FALSE(std::filesystem::exists(control));  // gantry-stepd removed it as it left
 }
 
-TEST(StepKeeper, RefusesABadCommandLineOrPlan) {
+TEST(StepKeeper, RefusesArguments) {
   char name[] = "gantry-stepd";
   char flag[] = "--control";
   char* argv[] = {name, flag, nullptr};
   EXPECT_EQ(RunStepKeeper(2, argv), 2);
+}
+
+// A gantry-stepd started ahead of its step and let go without one exits 0.
+TEST(StepKeeper, AnIdleOneLetGoExitsQuietly) {
+  Result<IdleStepKeeper> idle = StartIdleStepKeeper(GANTRY_STEPD_BINARY);
+  ASSERT_TRUE(idle.ok()) << idle.status().ToString();
+  EXPECT_EQ(ReapChild(DismissStepKeeper(*idle).pid), 0);
 }
 
 }  // namespace

@@ -82,6 +82,8 @@ struct StepPlan {
   // JobAcctGatherFrequency: each task's processes are sampled this often (proc/usage_sampler.h)
   // and its EXIT carries the samples; zero = rusage only.
   std::chrono::milliseconds sample_period{0};
+  // gantry-stepd's control FIFO (step_keeper.h); unused by RunStep.
+  std::string control;
   // Called once with the tasks that started, before their I/O is served (may be empty).
   std::function<void(const std::vector<Spawned>&)> on_tasks_started;
 };
