@@ -564,9 +564,10 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
     if (!owes_epilog && !owes_launch && !owes_prolog && old_epoch == 0) continue;
     missing.insert(job_id);
     auto [it, first] = missing_since_.try_emplace({job_id, node.name()}, now);
-    // Nothing in flight can end an earlier launch: that goes at once.
-    if (old_epoch == 0 && (first || now - it->second < resend_after)) continue;
-    if (old_epoch != 0 && !first && now - it->second < resend_after) continue;
+    // A call owed goes again once it stays owed past resend_after; nothing in flight can end an
+    // earlier launch, so that goes at once.
+    const bool due = first ? old_epoch != 0 : now - it->second >= resend_after;
+    if (!due) continue;
     it->second = now;
     if (old_epoch != 0) {
       Log("job " + std::to_string(job_id) + ": " + node.name() + " holds its earlier launch " +
