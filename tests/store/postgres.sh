@@ -2,7 +2,8 @@
 # A throwaway PostgreSQL server on loopback for the store tests.
 #   postgres.sh start SETTINGS_FILE   initdb + start in a fresh temp dir; writes the connection
 #                                     settings ("host=127.0.0.1 port=N user=gantry") to the file
-#   postgres.sh stop SETTINGS_FILE    stops it and removes its data
+#   postgres.sh stop SETTINGS_FILE    stops it and removes its data, keeping its log in
+#                                     SETTINGS_FILE.log
 # Without a PostgreSQL server installed, start writes no settings (the tests then skip the
 # PostgreSQL backend) and exits 0. As root, the server runs as the `postgres` user.
 set -euo pipefail
@@ -39,6 +40,7 @@ stop)
   if [ -f "$settings.dir" ]; then
     dir=$(cat "$settings.dir")
     "${run[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    cp "$dir/server.log" "$settings.log" 2>/dev/null || true
     rm -rf "$dir" "$settings.dir"
   fi
   rm -f "$settings"
