@@ -28,18 +28,28 @@ inline std::optional<std::string> PostgresServer() {
 }
 
 // Runs `sql` on the server's `postgres` database; false (with a test failure) when it fails.
+// CREATE and DROP DATABASE fail while any other session is in the template or the database
+// (the autovacuum launcher starts one in template1 soon after a fresh server starts, and
+// PostgreSQL waits only 5 s for it to leave): those are tried again for up to a minute.
 inline bool RunAdminSql(const std::string& server, const std::string& sql,
                         const std::string& dbname = "postgres") {
-  PGconn* conn = PQconnectdb((server + " dbname=" + dbname).c_str());
-  bool ok = PQstatus(conn) == CONNECTION_OK;
-  if (ok) {
-    PGresult* result = PQexec(conn, sql.c_str());
-    ok = PQresultStatus(result) == PGRES_COMMAND_OK || PQresultStatus(result) == PGRES_TUPLES_OK;
-    PQclear(result);
+  std::string error;
+  for (int attempt = 0; attempt < 60; ++attempt) {
+    if (attempt > 0) sleep(1);
+    PGconn* conn = PQconnectdb((server + " dbname=" + dbname).c_str());
+    bool ok = PQstatus(conn) == CONNECTION_OK;
+    if (ok) {
+      PGresult* result = PQexec(conn, sql.c_str());
+      ok = PQresultStatus(result) == PGRES_COMMAND_OK || PQresultStatus(result) == PGRES_TUPLES_OK;
+      PQclear(result);
+    }
+    error = PQerrorMessage(conn);
+    PQfinish(conn);
+    if (ok) return true;
+    if (error.find("is being accessed by other users") == std::string::npos) break;
   }
-  EXPECT_TRUE(ok) << sql << ": " << PQerrorMessage(conn);
-  PQfinish(conn);
-  return ok;
+  ADD_FAILURE() << sql << ": " << error;
+  return false;
 }
 
 // A database of its own for one test, dropped afterwards.
