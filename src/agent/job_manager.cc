@@ -128,7 +128,11 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
                                                             std::move(spool), std::move(cgroups),
                                                             std::move(gpus), std::move(fence)));
   manager->limiter_ = std::move(limiter);
-  if (!manager->options_.stepd_path.empty()) manager->RefillIdleStepKeeper();
+  if (!manager->options_.stepd_path.empty()) {
+    manager->stepd_ = std::make_unique<StepServer>(manager->options_.stepd_path);
+    // Started now, so that the first step does not wait for it; a failure is tried again then.
+    if (Status started = manager->stepd_->Start(); !started.ok()) Log(started.message());
+  }
   return manager;
 }
 
@@ -714,48 +718,17 @@ void JobManager::RunStepTasks(uint32_t job_id, StepPlan plan,
 
 void JobManager::RunKeptStep(uint32_t job_id, uint32_t step_id, const StepPlan& plan,
                              const std::shared_ptr<KeptStep>& kept) {
-  std::optional<IdleStepKeeper> idle;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    idle.swap(idle_stepd_);
-  }
-  if (!idle) {
-    Result<IdleStepKeeper> started = StartIdleStepKeeper(options_.stepd_path);
-    if (!started.ok()) {
-      Log(plan.what + ": " + started.status().message() + ": its tasks do not start");
-      FollowKeptStep(job_id, RecordedStep{step_id, {}}, kept, /*child=*/false);
-      return;
-    }
-    idle = *started;
-  }
-  const Spawned stepd = HandStep(*idle, plan, kept->control());
-  Log(plan.what + ": run by gantry-stepd (pid " + std::to_string(stepd.pid) + ")");
-  RefillIdleStepKeeper();
-  FollowKeptStep(job_id, RecordedStep{step_id, {stepd.pid, stepd.start_ticks}}, kept,
-                 /*child=*/true);
-}
-
-void JobManager::RefillIdleStepKeeper() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (idle_stepd_ || shutting_down_) return;
-  }
-  Result<IdleStepKeeper> started = StartIdleStepKeeper(options_.stepd_path);
-  if (!started.ok()) {
-    Log("no gantry-stepd waiting for the next step: " + started.status().message());
+  Result<Spawned> stepd = stepd_->Launch(plan, kept->control());
+  if (!stepd.ok()) {
+    Log(plan.what + ": " + stepd.status().message() + ": its tasks do not start");
+    FollowKeptStep(job_id, RecordedStep{step_id, {}}, kept);
     return;
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!idle_stepd_ && !shutting_down_) {
-    idle_stepd_ = *started;
-    return;
-  }
-  lock.unlock();
-  ReapChild(DismissStepKeeper(*started).pid);
+  FollowKeptStep(job_id, RecordedStep{step_id, {stepd->pid, stepd->start_ticks}}, kept);
 }
 
 void JobManager::FollowKeptStep(uint32_t job_id, RecordedStep step,
-                                const std::shared_ptr<KeptStep>& kept, bool child) {
+                                const std::shared_ptr<KeptStep>& kept) {
   auto update_record = [&](bool add) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(job_id);
@@ -767,11 +740,7 @@ void JobManager::FollowKeptStep(uint32_t job_id, RecordedStep step,
   };
   if (step.stepd.pid > 0) {
     update_record(true);
-    if (child) {
-      ReapChild(step.stepd.pid);
-    } else {
-      WaitForKeeper(step.stepd.pid, step.stepd.start_ticks);
-    }
+    WaitForKeptStep(kept->control(), step.stepd.pid, step.stepd.start_ticks);
     update_record(false);
   }
   unlink(kept->control().c_str());
@@ -1075,9 +1044,10 @@ JobManager::Leftovers JobManager::TakeOverLeftovers() {
     // srun steps under gantry-stepd go on: their I/O does not go through the agent.
     entry.record.steps.clear();
     for (const RecordedStep& step : record.steps) {
-      if (!Alive(step.stepd)) continue;
-      Result<std::shared_ptr<KeptStep>> kept =
-          KeptStep::Open(spool_.StepControlPath(record.job_id, step.step_id), /*create=*/false);
+      const std::string control = spool_.StepControlPath(record.job_id, step.step_id);
+      // gantry-stepd removes a step's FIFO as the step ends.
+      if (!Alive(step.stepd) || access(control.c_str(), F_OK) != 0) continue;
+      Result<std::shared_ptr<KeptStep>> kept = KeptStep::Open(control, /*create=*/false);
       if (!kept.ok()) {
         Log(what + ": srun step " + std::to_string(step.step_id) + " cannot be reached (" +
             kept.status().message() + "): it runs on uncontrolled");
@@ -1089,7 +1059,7 @@ JobManager::Leftovers JobManager::TakeOverLeftovers() {
           " taken over from the previous agent (gantry-stepd pid " +
           std::to_string(step.stepd.pid) + ")");
       StartWorker([this, job_id = record.job_id, step, kept = *kept] {
-        FollowKeptStep(job_id, step, kept, /*child=*/false);
+        FollowKeptStep(job_id, step, kept);
       });
     }
     entry.launched = entry.launched || !entry.steps.empty();
@@ -1127,7 +1097,6 @@ JobManager::Leftovers JobManager::TakeOverLeftovers() {
 
 void JobManager::Shutdown() {
   std::list<Worker> workers;
-  std::optional<IdleStepKeeper> idle;
   {
     std::unique_lock<std::mutex> lock(mu_);
     shutting_down_ = true;
@@ -1137,10 +1106,9 @@ void JobManager::Shutdown() {
     }
     cv_.wait(lock, [&] { return busy_ == 0; });
     workers.swap(workers_);
-    idle.swap(idle_stepd_);
   }
   for (Worker& worker : workers) worker.thread.join();
-  if (idle) ReapChild(DismissStepKeeper(*idle).pid);
+  if (stepd_) stepd_->Stop();  // every step has ended: its worker waited for it
 }
 
 }  // namespace gantry::agent

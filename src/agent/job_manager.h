@@ -229,15 +229,12 @@ class JobManager {
                     const std::vector<std::string>& fence) const;
   // The step's runner: RunStep, then forgets the step.
   void RunStepTasks(uint32_t job_id, StepPlan plan, const std::shared_ptr<StepControl>& control);
-  // Starts the next step's gantry-stepd ahead of time (idle_stepd_), unless one waits already.
-  void RefillIdleStepKeeper();
-  // Hands the step to the idle gantry-stepd (or a new one), refills, then follows it (below).
+  // Has gantry-stepd run the step, then follows it (below).
   void RunKeptStep(uint32_t job_id, uint32_t step_id, const StepPlan& plan,
                    const std::shared_ptr<KeptStep>& kept);
-  // Keeps `step` in the job record while its gantry-stepd runs (this agent's child when `child`,
-  // else a previous agent's), then forgets it: record, FIFO and the job's list of steps.
-  void FollowKeptStep(uint32_t job_id, RecordedStep step, const std::shared_ptr<KeptStep>& kept,
-                      bool child);
+  // Keeps `step` in the job record while it runs (under this agent's gantry-stepd or a previous
+  // one's), then forgets it: record, FIFO and the job's list of steps.
+  void FollowKeptStep(uint32_t job_id, RecordedStep step, const std::shared_ptr<KeptStep>& kept);
   void RunTerminate(uint32_t job_id, uint64_t report_epoch, std::chrono::milliseconds kill_wait);
   // Under mu_: marks the entry terminating and starts the termination.
   void BeginTerminateLocked(Entry* entry, uint64_t report_epoch,
@@ -264,8 +261,8 @@ class JobManager {
   };
   std::list<Worker> workers_;
   int busy_ = 0;  // workers running
-  // A gantry-stepd started ahead of the next step, so that a launch does not wait for an exec.
-  std::optional<IdleStepKeeper> idle_stepd_;
+  // Runs the steps' tasks; set once by Create when options_.stepd_path is set.
+  std::unique_ptr<StepServer> stepd_;
 };
 
 }  // namespace gantry::agent

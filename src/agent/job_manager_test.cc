@@ -99,7 +99,6 @@ class JobManagerTest : public ::testing::Test {
   testing::TempDir tmp_;
   std::string keeper_path_;  // "" = scripts are the manager's own children
   std::string stepd_path_;   // "" = the manager runs srun's tasks itself
-  pid_t stepd_pid_ = 0;
   testing::FixedClock clock_;
   testing::RecordingSink sink_;
   std::string node_ = "n1";
@@ -633,18 +632,19 @@ TEST_F(JobManagerTest, TakesOverAnSrunStepThatOutlivedItsAgent) {
   StepPlan plan = testing::PlanFor(
       srun, {"trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done"}, {0});
   const std::string control = spool->StepControlPath(131, 0);
+  Spawned runner;
   {
     // The previous agent started it, then died.
     Result<std::shared_ptr<KeptStep>> kept = KeptStep::Open(control, /*create=*/true);
     ASSERT_TRUE(kept.ok()) << kept.status().ToString();
-    Result<Spawned> stepd = SpawnStepKeeper(GANTRY_STEPD_BINARY, plan, control);
-    ASSERT_TRUE(stepd.ok()) << stepd.status().ToString();
+    StepServer stepd(GANTRY_STEPD_BINARY);
+    ASSERT_TRUE(stepd.Launch(plan, control).ok());
+    runner = *stepd.Release();
     JobRecord record;
     record.job_id = 131;
     record.epoch = 1;
-    record.steps = {RecordedStep{0, {stepd->pid, stepd->start_ticks}}};
+    record.steps = {RecordedStep{0, {runner.pid, runner.start_ticks}}};
     ASSERT_TRUE(spool->SaveRecord(record).ok());
-    stepd_pid_ = stepd->pid;
   }
   srun.Accept();
   std::string out;
@@ -658,7 +658,7 @@ TEST_F(JobManagerTest, TakesOverAnSrunStepThatOutlivedItsAgent) {
   ASSERT_TRUE(manager_->SignalJob(131, 1, SIGUSR1, gantry::v1::SIGNAL_STEPS).ok());
   ASSERT_TRUE(srun.ReadStdoutUntil("got-usr1\n", &out));
   Terminate(131);
-  EXPECT_EQ(ReapChild(stepd_pid_), 0);
+  EXPECT_EQ(ReapChild(runner.pid), 0);  // its gantry-stepd left once the step ended
   EXPECT_FALSE(std::filesystem::exists(control));
 }
 

@@ -1,13 +1,19 @@
 #include "agent/step_keeper.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -15,6 +21,8 @@
 #include "agent/handoff.h"
 #include "agent/keeper.h"
 #include "agent/log.h"
+#include "agent/script_runner.h"
+#include "proc/proc.h"
 
 namespace gantry::agent {
 namespace {
@@ -51,8 +59,8 @@ void ApplyControl(std::string_view bytes, std::string* pending, StepControl* con
   if (pending->size() > kMaxControlLine) pending->clear();  // no line is that long
 }
 
-// Reads `fd` until it would block (a non-blocking one) or for ever (the FIFO is open for writing
-// here too, so it never reaches EOF), applying what comes to `control`.
+// Reads `fd` (non-blocking) until it would block, applying what comes to `control`. (The FIFO is
+// open for writing here too, so it never reaches EOF.)
 void ServeControl(int fd, std::string* pending, StepControl* control) {
   char buffer[256];
   while (true) {
@@ -61,6 +69,80 @@ void ServeControl(int fd, std::string* pending, StepControl* control) {
     if (n <= 0) return;
     ApplyControl(std::string_view(buffer, static_cast<size_t>(n)), pending, control);
   }
+}
+
+// A request's header ("step <n>") and a reply ("ok" or an error naming a plan's field) are
+// short lines.
+constexpr size_t kMaxLine = 4096;
+// gantry-stepd answers as soon as the step's thread runs: a minute without an answer means it
+// hangs.
+constexpr std::chrono::milliseconds kReplyWait = std::chrono::minutes(1);
+
+// Reads one line (without its newline) from `fd`, a byte at a time so that nothing after it is
+// consumed; waits at most `wait` for each byte (negative: for ever). False at EOF, on an error,
+// a timeout or past `limit` bytes.
+bool ReadLine(int fd, size_t limit, std::chrono::milliseconds wait, std::string* line) {
+  line->clear();
+  while (line->size() <= limit) {
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(wait.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready != 1) return false;
+    char c = 0;
+    const ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != 1) return false;
+    if (c == '\n') return true;
+    line->push_back(c);
+  }
+  return false;
+}
+
+// Reads exactly `size` bytes from `fd` into `out`.
+bool ReadExactly(int fd, size_t size, std::string* out) {
+  out->resize(size);
+  size_t got = 0;
+  while (got < size) {
+    const ssize_t n = read(fd, out->data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    got += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Serves the FIFO `fd` (non-blocking) until `stop` (an eventfd) is written.
+void ServeControlUntil(int fd, int stop, std::string* pending, StepControl* control) {
+  pollfd fds[2] = {{fd, POLLIN, 0}, {stop, POLLIN, 0}};
+  while (true) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    if (fds[1].revents != 0) return;
+    if (fds[0].revents != 0) ServeControl(fd, pending, control);
+  }
+}
+
+// One step, on a thread of gantry-stepd's: runs it with commands from the FIFO `fd` (open,
+// non-blocking; closed here), then removes the FIFO, which tells the agent that it has ended.
+void KeepStep(const StepPlan& plan, int fd) {
+  StepControl control;
+  std::string pending;
+  // What the agent sent before (a suspended job's SIGSTOP) applies before any task starts.
+  ServeControl(fd, &pending, &control);
+  const int stop = eventfd(0, EFD_CLOEXEC);
+  std::thread reader;
+  if (stop >= 0) reader = std::thread([&] { ServeControlUntil(fd, stop, &pending, &control); });
+  RunStep(plan, &control);
+  if (reader.joinable()) {
+    const uint64_t one = 1;
+    (void)!write(stop, &one, sizeof(one));
+    reader.join();
+  }
+  if (stop >= 0) close(stop);
+  unlink(plan.control.c_str());
+  close(fd);
 }
 
 }  // namespace
@@ -165,89 +247,195 @@ void KeptStep::Send(const std::string& line) {
   if (!WriteAll(fd_, line).ok()) Log(control_ + ": command not sent: " + std::strerror(errno));
 }
 
-Result<IdleStepKeeper> StartIdleStepKeeper(const std::string& stepd_path) {
-  int in[2];
-  if (pipe2(in, O_CLOEXEC) != 0) return Unavailable(std::string("pipe2: ") + std::strerror(errno));
-  SpawnSpec stepd;
-  stepd.path = stepd_path;
-  stepd.argv = {stepd_path};
-  stepd.stdin_fd = in[0];
-  stepd.stderr_to_agent = true;
-  stepd.keep_oom_score = true;  // as shielded as the agent: it carries the step's I/O
-  Result<Spawned> started = Spawn(stepd);
-  close(in[0]);
-  if (!started.ok()) {
-    close(in[1]);
-    return Unavailable("cannot start " + stepd_path + ": " + started.status().message());
-  }
-  return IdleStepKeeper{*started, in[1]};
+Status StepServer::Start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return server_ ? Status::Ok() : StartLocked();
 }
 
-Spawned HandStep(IdleStepKeeper idle, const StepPlan& plan, const std::string& control) {
+Status StepServer::StartLocked() {
+  int request[2];
+  int reply[2];
+  if (pipe2(request, O_CLOEXEC) != 0) {
+    return Unavailable(std::string("pipe2: ") + std::strerror(errno));
+  }
+  if (pipe2(reply, O_CLOEXEC) != 0) {
+    const int err = errno;
+    close(request[0]);
+    close(request[1]);
+    return Unavailable(std::string("pipe2: ") + std::strerror(err));
+  }
+  SpawnSpec stepd;
+  stepd.path = stepd_path_;
+  stepd.argv = {stepd_path_};
+  stepd.stdin_fd = request[0];
+  stepd.stdout_fd = reply[1];
+  stepd.stderr_to_agent = true;
+  stepd.keep_oom_score = true;  // as shielded as the agent: it carries the steps' I/O
+  Result<Spawned> started = Spawn(stepd);
+  close(request[0]);
+  close(reply[1]);
+  if (!started.ok()) {
+    close(request[1]);
+    close(reply[0]);
+    return Unavailable("cannot start " + stepd_path_ + ": " + started.status().message());
+  }
+  server_ = Server{*started, request[1], reply[0]};
+  return Status::Ok();
+}
+
+void StepServer::Stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  StopLocked();
+}
+
+void StepServer::StopLocked() {
+  if (!server_) return;
+  close(server_->request_fd);
+  close(server_->reply_fd);
+  ReapChild(server_->process.pid);
+  server_.reset();
+}
+
+std::optional<Spawned> StepServer::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!server_) return std::nullopt;
+  close(server_->request_fd);
+  close(server_->reply_fd);
+  const Spawned process = server_->process;
+  server_.reset();
+  return process;
+}
+
+pid_t StepServer::pid() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return server_ ? server_->process.pid : 0;
+}
+
+Result<Spawned> StepServer::Launch(const StepPlan& plan, const std::string& control) {
   StepPlan with_control = plan;
   with_control.control = control;
-  // gantry-stepd reads the whole plan before it does anything: no deadlock on a full pipe.
-  (void)WriteAll(idle.plan_fd, EncodeStepPlan(with_control));
-  close(idle.plan_fd);
-  return idle.stepd;
+  const std::string bytes = EncodeStepPlan(with_control);
+  const std::string request = "step " + std::to_string(bytes.size()) + "\n" + bytes;
+  std::lock_guard<std::mutex> lock(mu_);
+  Status gone = Status::Ok();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!server_) GANTRY_RETURN_IF_ERROR(StartLocked());
+    Status launched = LaunchLocked(request);
+    if (launched.ok()) return server_->process;
+    if (launched.code() != StatusCode::kUnavailable) return launched;
+    gone = launched;
+    // It died (or hangs): the next try starts another. One that hangs is not waited for here.
+    close(server_->request_fd);
+    close(server_->reply_fd);
+    if (!proc::IsDeadOrZombie(server_->process.pid)) kill(server_->process.pid, SIGKILL);
+    ReapChild(server_->process.pid);
+    server_.reset();
+  }
+  return gone;
 }
 
-Spawned DismissStepKeeper(IdleStepKeeper idle) {
-  close(idle.plan_fd);
-  return idle.stepd;
+Status StepServer::LaunchLocked(const std::string& request) {
+  const std::string who = stepd_path_ + " (pid " + std::to_string(server_->process.pid) + ")";
+  // A gantry-stepd that died leaves a pipe without a reader: EPIPE, and no SIGPIPE for the agent.
+  sigset_t pipe_signal;
+  sigset_t old;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+  Status sent = WriteAll(server_->request_fd, request);
+  if (!sent.ok()) {
+    const timespec now{};
+    while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (!sent.ok()) return Unavailable(who + ": " + sent.message());
+  std::string reply;
+  if (!ReadLine(server_->reply_fd, kMaxLine, kReplyWait, &reply)) {
+    return Unavailable(who + ": no answer");
+  }
+  if (reply == "ok") return Status::Ok();
+  if (reply.rfind("error ", 0) == 0) return InvalidArgument(reply.substr(6));
+  return Unavailable(who + ": bad answer \"" + reply + "\"");
 }
 
-Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
-                                const std::string& control) {
-  GANTRY_ASSIGN_OR_RETURN(IdleStepKeeper idle, StartIdleStepKeeper(stepd_path));
-  return HandStep(idle, plan, control);
+void WaitForKeptStep(const std::string& control, pid_t stepd, uint64_t start_ticks) {
+  // Unlinking the FIFO changes its link count (IN_ATTRIB); a pidfd says when gantry-stepd ends.
+  const int watch = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (watch >= 0) inotify_add_watch(watch, control.c_str(), IN_ATTRIB | IN_DELETE_SELF);
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, stepd, 0));
+  struct stat st {};
+  while (lstat(control.c_str(), &st) == 0 && proc::IsStillRunning(stepd, start_ticks)) {
+    pollfd fds[2] = {{watch, POLLIN, 0}, {pidfd, POLLIN, 0}};
+    // Without either (old kernels, no descriptors left): look again now and then.
+    const int wait_ms = watch >= 0 && pidfd >= 0 ? -1 : 200;
+    if (poll(fds, 2, wait_ms) < 0 && errno != EINTR) break;
+    char events[4096];
+    while (watch >= 0 && read(watch, events, sizeof(events)) > 0) {
+    }
+  }
+  if (watch >= 0) close(watch);
+  if (pidfd >= 0) close(pidfd);
 }
 
 int RunStepKeeper(int argc, char** argv) {
   if (argc != 1) {
-    std::cerr << "usage: gantry-stepd  (the step plan on stdin; started by gantry-agent)\n";
+    std::cerr << "usage: gantry-stepd  (requests on stdin; started by gantry-agent)\n";
     (void)argv;
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
-  // Ended only by its tasks' ends: signals are for the tasks, and reach them by the FIFO.
+  // Ended only by its stdin's end: signals are for the steps' tasks, and reach them by the FIFO.
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
-  std::string bytes;
-  if (!ReadAll(STDIN_FILENO, kMaxPlanBytes, &bytes)) {
-    std::cerr << "gantry-stepd: cannot read the step plan\n";
-    return 2;
+  // Steps still running; never freed, as a step's thread may touch it while main() returns.
+  struct Steps {
+    std::mutex mu;
+    std::condition_variable ended;
+    int running = 0;
+  };
+  auto* steps = new Steps;
+  std::string header;
+  int code = 0;
+  while (ReadLine(STDIN_FILENO, kMaxLine, std::chrono::milliseconds(-1), &header)) {
+    size_t size = 0;
+    std::string bytes;
+    if (header.rfind("step ", 0) != 0 || !ParseInt(header.substr(5), &size) ||
+        size > kMaxPlanBytes || !ReadExactly(STDIN_FILENO, size, &bytes)) {
+      std::cerr << "gantry-stepd: bad request \"" << header.substr(0, kMaxLine) << "\"\n";
+      code = 2;  // the stream is out of step: the agent starts another gantry-stepd
+      break;
+    }
+    Result<StepPlan> plan = DecodeStepPlan(bytes);
+    if (!plan.ok()) {
+      (void)WriteAll(STDOUT_FILENO, "error " + plan.status().message() + "\n");
+      continue;
+    }
+    const int fd = open(plan->control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st {};
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+      const std::string why = fd < 0 ? std::strerror(errno) : "not a FIFO";
+      if (fd >= 0) close(fd);
+      (void)WriteAll(STDOUT_FILENO, "error " + plan->control + ": " + why + "\n");
+      continue;
+    }
+    SetLogNode(plan->node);
+    plan->log = [](const std::string& line) { Log(line); };
+    {
+      std::lock_guard<std::mutex> lock(steps->mu);
+      ++steps->running;
+    }
+    std::thread([steps, plan = std::move(*plan), fd] {
+      KeepStep(plan, fd);
+      std::lock_guard<std::mutex> lock(steps->mu);
+      --steps->running;
+      steps->ended.notify_all();
+    }).detach();
+    if (!WriteAll(STDOUT_FILENO, "ok\n").ok()) break;  // the agent has gone
   }
-  if (bytes.empty()) return 0;  // no step came: the agent let this one go
-  Result<StepPlan> plan = DecodeStepPlan(bytes);
-  bytes = std::string();
-  if (!plan.ok()) {
-    std::cerr << "gantry-stepd: " << plan.status().message() << "\n";
-    return 2;
-  }
-  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null >= 0) {
-    dup2(null, STDIN_FILENO);
-    close(null);
-  }
-  SetLogNode(plan->node);
-  plan->log = [](const std::string& line) { Log(line); };
-  const int fd = open(plan->control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    std::cerr << "gantry-stepd: " << plan->control << ": " << std::strerror(errno) << "\n";
-    return 2;
-  }
-  StepControl control;
-  // What the agent sent before this started (a suspended job's SIGSTOP) applies before any task
-  // starts; then a reader, detached (it blocks in read() until the process exits).
-  static std::string pending_bytes;  // lives until the process exits, as the reader does
-  std::string* pending = &pending_bytes;
-  ServeControl(fd, pending, &control);
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  std::thread([fd, pending, &control] { ServeControl(fd, pending, &control); }).detach();
-  RunStep(*plan, &control);
-  unlink(plan->control.c_str());
-  // The reader may still hold `control`: leave without destroying it.
-  std::_Exit(0);
+  // The agent has gone (or stopped): the steps run on to their ends.
+  std::unique_lock<std::mutex> lock(steps->mu);
+  steps->ended.wait(lock, [&] { return steps->running == 0; });
+  return code;
 }
 
 }  // namespace gantry::agent

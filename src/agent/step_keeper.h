@@ -1,27 +1,27 @@
-// gantry-stepd: one srun step's tasks on one node, in a process of their own, so that the step
-// outlives its agent as a Slurm step outlives slurmd under slurmstepd.
+// gantry-stepd: each node's srun steps run their tasks under it, a process of its own, so that
+// a step outlives its agent as a Slurm step outlives slurmd under slurmstepd.
 //
-// The agent makes a control FIFO (0600, in its root-only spool) and hands a `gantry-stepd`
-// (installed beside gantry-agent, started as root outside the job's cgroup, ahead of time so
-// that a launch does not wait for an exec: IdleStepKeeper) the step's plan on its stdin
-// (EncodeStepPlan: the tasks' SpawnSpecs, srun's address, the step's I/O secret, which so never
-// appears in a command line, and the FIFO's path). A gantry-stepd whose stdin closes without a
-// plan (the agent stopped or died) exits 0. gantry-stepd runs RunStep (step_runner.h):
-// it connects to srun, starts the tasks in the job's cgroup, relays their I/O and reports their
-// ends to srun, then exits 0. srun, not the agent, tells the controller how the step ended, so
-// nothing is lost when the agent dies meanwhile.
+// The agent starts one gantry-stepd (installed beside gantry-agent; StepServer) and sends it each
+// step: the step's plan (EncodeStepPlan: the tasks' SpawnSpecs, srun's address, the step's I/O
+// secret, which so never appears in a command line, and the path of a control FIFO the agent
+// made, 0600 in its root-only spool). gantry-stepd runs the step on a thread of its own
+// (RunStep, step_runner.h: it connects to srun, starts the tasks in the job's cgroup, relays
+// their I/O and reports their ends to srun), then removes the FIFO: the step's end. srun, not
+// the agent, tells the controller how the step ended, so nothing is lost when the agent dies
+// meanwhile. Threads, not a process per step: a process costs its page faults on every launch
+// (docs/decisions/0009).
 //
 // Control: the agent writes one line per command to the FIFO, "signal <n>" (StepControl::Signal:
 // scancel -s, suspend and resume) or "terminate <ms>" (StepControl::Terminate: the job ends).
 // A restarted agent finds the FIFO and gantry-stepd's pid in the job record and goes on
-// controlling the step the same way.
-//
-// Thread-safety: the functions share no state.
+// controlling the step the same way, and WaitForKeptStep tells it when the step has ended.
 #ifndef GANTRY_AGENT_STEP_KEEPER_H_
 #define GANTRY_AGENT_STEP_KEEPER_H_
 
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,25 +60,58 @@ class KeptStep final : public StepHandle {
   const std::string control_;
 };
 
-// A gantry-stepd waiting for its step on `plan_fd` (the agent's end of its stdin).
-struct IdleStepKeeper {
-  Spawned stepd;
-  int plan_fd = -1;
+// The agent's gantry-stepd, started once (as root, outside any job's cgroup, shielded from the
+// OOM killer as the agent is). It exits once its stdin has closed (the agent stopped or died)
+// and its steps have ended; until then those steps run on.
+//
+// Protocol on gantry-stepd's stdin and stdout: the agent writes "step <n>\n" and n bytes of
+// EncodeStepPlan; gantry-stepd answers "ok\n" once the step runs, or "error <text>\n" (a plan
+// it cannot decode, a FIFO it cannot open).
+//
+// Thread-safety: Launch and Stop may be called from any thread (one launch at a time).
+class StepServer {
+ public:
+  explicit StepServer(std::string stepd_path) : stepd_path_(std::move(stepd_path)) {}
+  ~StepServer() { Stop(); }
+  StepServer(const StepServer&) = delete;
+  StepServer& operator=(const StepServer&) = delete;
+
+  // Starts gantry-stepd now, not at the first launch. Errors: Unavailable.
+  Status Start();
+  // Has gantry-stepd run `plan`, taking commands from the FIFO `control` (KeptStep::Open made
+  // it). Returns the gantry-stepd that runs it (for WaitForKeptStep). A gantry-stepd that has
+  // gone is started again, once. Errors: Unavailable (no gantry-stepd), InvalidArgument (the
+  // plan, as DecodeStepPlan words it, or the FIFO).
+  Result<Spawned> Launch(const StepPlan& plan, const std::string& control);
+  // Closes gantry-stepd's stdin and reaps it once its steps have ended.
+  void Stop();
+  // Closes gantry-stepd's stdin, as an agent that dies does, and returns the process, which the
+  // caller reaps; its steps run on. For tests.
+  std::optional<Spawned> Release();
+  // gantry-stepd's pid; 0 when none runs. For tests.
+  pid_t pid() const;
+
+ private:
+  struct Server {
+    Spawned process;
+    int request_fd = -1;  // its stdin
+    int reply_fd = -1;    // its stdout
+  };
+  Status StartLocked();
+  void StopLocked();
+  Status LaunchLocked(const std::string& request);
+
+  const std::string stepd_path_;
+  mutable std::mutex mu_;
+  std::optional<Server> server_;
 };
-// Starts one. Errors: Unavailable when gantry-stepd cannot start.
-Result<IdleStepKeeper> StartIdleStepKeeper(const std::string& stepd_path);
-// Hands `idle` its step and closes its stdin: it runs `plan`, taking commands from the FIFO
-// `control` (KeptStep::Open made it). Returns the process, which the caller reaps.
-Spawned HandStep(IdleStepKeeper idle, const StepPlan& plan, const std::string& control);
-// Closes the stdin of a keeper that gets no step: it exits 0. Returns the process to reap.
-Spawned DismissStepKeeper(IdleStepKeeper idle);
 
-// StartIdleStepKeeper, then HandStep.
-Result<Spawned> SpawnStepKeeper(const std::string& stepd_path, const StepPlan& plan,
-                                const std::string& control);
+// Returns once the step whose FIFO is `control` has ended (gantry-stepd removed the FIFO) or
+// `stepd`, which ran it, has gone (started at `start_ticks`; 0 = whichever has the pid).
+void WaitForKeptStep(const std::string& control, pid_t stepd, uint64_t start_ticks);
 
-// gantry-stepd's main(): `gantry-stepd`, the plan on stdin. Returns the exit code: 0 once the
-// step has ended (or when no plan came), 2 for arguments or a bad plan.
+// gantry-stepd's main(): `gantry-stepd`, requests on stdin (StepServer). Returns the exit code:
+// 0 once stdin has closed and every step has ended, 2 for arguments or a garbled request.
 int RunStepKeeper(int argc, char** argv);
 
 }  // namespace gantry::agent

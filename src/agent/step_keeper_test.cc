@@ -10,8 +10,10 @@
 #include <thread>
 
 #include "agent/fake_srun_test_util.h"
+#include "agent/keeper.h"
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
+#include "proc/proc.h"
 
 namespace gantry::agent {
 namespace {
@@ -64,9 +66,9 @@ TEST(StepPlanCodec, RefusesDamagedPlansNamingTheField) {
   }
 }
 
-// gantry-stepd runs the step in a process of its own: the tasks' output reaches srun, the
-// agent's commands reach the tasks through the FIFO (a signal, then the job's end), and it
-// exits once they have ended, removing the FIFO.
+// gantry-stepd runs the step on a thread of its own: the tasks' output reaches srun, the agent's
+// commands reach the tasks through the FIFO (a signal, then the job's end), and the FIFO goes as
+// the step ends.
 TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
   TempDir tmp;
   FakeSrun srun;
@@ -75,8 +77,10 @@ TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
   const std::string control = tmp / "1.0.ctl";
   Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
   ASSERT_TRUE(step.ok()) << step.status().ToString();
-  Result<Spawned> stepd = SpawnStepKeeper(GANTRY_STEPD_BINARY, plan, control);
-  ASSERT_TRUE(stepd.ok()) << stepd.status().ToString();
+  StepServer stepd(GANTRY_STEPD_BINARY);
+  Result<Spawned> runner = stepd.Launch(plan, control);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  EXPECT_EQ(runner->pid, stepd.pid());
   struct stat st {};
   ASSERT_EQ(stat(control.c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
@@ -94,8 +98,112 @@ TEST(StepKeeper, RunsTheStepAndObeysTheFifo) {
     if (kind == v1::STEP_IO_EXIT) status = io.wait_status();
   }
   EXPECT_TRUE(WIFSIGNALED(status)) << status;
-  EXPECT_EQ(ReapChild(stepd->pid), 0);
-  EXPECT_FALSE(std::filesystem::exists(control));  // gantry-stepd removed it as it left
+  WaitForKeptStep(control, runner->pid, runner->start_ticks);
+  EXPECT_FALSE(std::filesystem::exists(control));  // gantry-stepd removed it as the step ended
+  EXPECT_EQ(stepd.pid(), runner->pid);             // and serves on
+}
+
+// Two steps at once, each with its own FIFO: a command for one reaches only its tasks.
+TEST(StepKeeper, RunsStepsSideBySide) {
+  TempDir tmp;
+  FakeSrun first_srun;
+  FakeSrun second_srun;
+  const std::string trap =
+      "trap 'echo got-usr1; exit 0' USR1; echo ready; while :; do sleep 0.05; done";
+  StepServer stepd(GANTRY_STEPD_BINARY);
+  std::vector<std::shared_ptr<KeptStep>> steps;
+  for (FakeSrun* srun : {&first_srun, &second_srun}) {
+    const std::string control = tmp / ("1." + std::to_string(steps.size()) + ".ctl");
+    Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
+    ASSERT_TRUE(step.ok()) << step.status().ToString();
+    ASSERT_TRUE(stepd.Launch(PlanFor(*srun, {trap}, {0}), control).ok());
+    steps.push_back(*step);
+    srun->Accept();
+    std::string out;
+    ASSERT_TRUE(srun->ReadStdoutUntil("ready\n", &out));
+  }
+  steps[1]->Signal(SIGUSR1);
+  std::string out;
+  ASSERT_TRUE(second_srun.ReadStdoutUntil("got-usr1\n", &out));
+  WaitForKeptStep(steps[1]->control(), stepd.pid(), 0);
+  EXPECT_FALSE(std::filesystem::exists(steps[1]->control()));
+  EXPECT_TRUE(std::filesystem::exists(steps[0]->control()));  // the first runs on
+  steps[0]->Signal(SIGUSR1);
+  ASSERT_TRUE(first_srun.ReadStdoutUntil("got-usr1\n", &out));
+  WaitForKeptStep(steps[0]->control(), stepd.pid(), 0);
+}
+
+// An agent that dies closes gantry-stepd's stdin: its steps run on and obey their FIFOs (the next
+// agent takes them over), and gantry-stepd exits 0 once they have ended.
+TEST(StepKeeper, StepsOutliveTheAgentThatStartedThem) {
+  TempDir tmp;
+  FakeSrun srun;
+  const std::string trap = "trap 'echo got-usr1' USR1; echo ready; while :; do sleep 0.05; done";
+  const std::string control = tmp / "1.0.ctl";
+  Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  StepServer stepd(GANTRY_STEPD_BINARY);
+  ASSERT_TRUE(stepd.Launch(PlanFor(srun, {trap}, {0}), control).ok());
+  srun.Accept();
+  std::string out;
+  ASSERT_TRUE(srun.ReadStdoutUntil("ready\n", &out));
+  const std::optional<Spawned> left = stepd.Release();
+  ASSERT_TRUE(left.has_value());
+
+  (*step)->Signal(SIGUSR1);
+  ASSERT_TRUE(srun.ReadStdoutUntil("got-usr1\n", &out));
+  EXPECT_TRUE(proc::IsStillRunning(left->pid, left->start_ticks));
+  (*step)->Terminate(std::chrono::milliseconds(200));
+  WaitForKeptStep(control, left->pid, left->start_ticks);
+  EXPECT_EQ(ReapChild(left->pid), 0);
+}
+
+// A gantry-stepd that died is started again at the next launch.
+TEST(StepKeeper, AGantryStepdThatDiedIsStartedAgain) {
+  TempDir tmp;
+  StepServer stepd(GANTRY_STEPD_BINARY);
+  ASSERT_TRUE(stepd.Start().ok());
+  const pid_t first = stepd.pid();
+  ASSERT_GT(first, 0);
+  kill(first, SIGKILL);
+  FakeSrun srun;
+  const std::string control = tmp / "1.0.ctl";
+  Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
+  ASSERT_TRUE(step.ok());
+  Result<Spawned> runner = stepd.Launch(PlanFor(srun, {"echo second"}, {0}), control);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  EXPECT_NE(runner->pid, first);
+  srun.Accept();
+  std::string out;
+  ASSERT_TRUE(srun.ReadStdoutUntil("second\n", &out));
+  WaitForKeptStep(control, runner->pid, runner->start_ticks);
+}
+
+// A plan gantry-stepd cannot decode is refused with the field named; gantry-stepd serves on.
+TEST(StepKeeper, ARefusedPlanNamesItsFault) {
+  TempDir tmp;
+  FakeSrun srun;
+  StepPlan plan = PlanFor(srun, {"true"}, {0});
+  plan.io_port = 0;
+  const std::string control = tmp / "1.0.ctl";
+  StepServer stepd(GANTRY_STEPD_BINARY);
+  Result<Spawned> runner = stepd.Launch(plan, control);
+  ASSERT_FALSE(runner.ok());
+  EXPECT_EQ(runner.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(runner.status().message(), "step plan: no srun address (io_host, io_port)");
+  // No FIFO: refused too, naming it.
+  plan.io_port = srun.port();
+  runner = stepd.Launch(plan, control);
+  ASSERT_FALSE(runner.ok());
+  EXPECT_EQ(runner.status().message(), control + ": No such file or directory");
+  const pid_t served = stepd.pid();
+  Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
+  ASSERT_TRUE(step.ok());
+  runner = stepd.Launch(plan, control);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  EXPECT_EQ(runner->pid, served);
+  srun.Accept();
+  WaitForKeptStep(control, runner->pid, runner->start_ticks);
 }
 
 TEST(StepKeeper, RefusesArguments) {
@@ -105,11 +213,14 @@ TEST(StepKeeper, RefusesArguments) {
   EXPECT_EQ(RunStepKeeper(2, argv), 2);
 }
 
-// A gantry-stepd started ahead of its step and let go without one exits 0.
-TEST(StepKeeper, AnIdleOneLetGoExitsQuietly) {
-  Result<IdleStepKeeper> idle = StartIdleStepKeeper(GANTRY_STEPD_BINARY);
-  ASSERT_TRUE(idle.ok()) << idle.status().ToString();
-  EXPECT_EQ(ReapChild(DismissStepKeeper(*idle).pid), 0);
+// A gantry-stepd let go (its stdin closed) with no step running exits 0.
+TEST(StepKeeper, GantryStepdLetGoExitsQuietly) {
+  StepServer stepd(GANTRY_STEPD_BINARY);
+  ASSERT_TRUE(stepd.Start().ok());
+  const std::optional<Spawned> left = stepd.Release();
+  ASSERT_TRUE(left.has_value());
+  EXPECT_EQ(ReapChild(left->pid), 0);
+  EXPECT_EQ(stepd.pid(), 0);
 }
 
 }  // namespace
