@@ -387,13 +387,14 @@ int RunStepKeeper(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   // Ended only by its stdin's end: signals are for the steps' tasks, and reach them by the FIFO.
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
-  // Steps still running; never freed, as a step's thread may touch it while main() returns.
+  // Steps still running. A step's thread notifies while it holds the lock, so that once the
+  // last count is seen here no thread touches this any more.
   struct Steps {
     std::mutex mu;
     std::condition_variable ended;
     int running = 0;
-  };
-  auto* steps = new Steps;
+  } state;
+  Steps* steps = &state;
   std::string header;
   int code = 0;
   while (ReadLine(STDIN_FILENO, kMaxLine, std::chrono::milliseconds(-1), &header)) {

@@ -6,6 +6,11 @@
 # never running twice at once. (Its end on the lost node is not reported: the requeue settles it.)
 # usage: agent_lost.sh BIN_DIR SOURCE_ROOT
 source "$(dirname "$0")/lib.sh" "$@"
+# The node is lost, and the lease runs out, after SlurmdTimeout: 6 s here (30 s in local.json, so
+# that agents on a loaded machine keep their leases in the other tests).
+sed 's/"SlurmdTimeout": "30"/"SlurmdTimeout": "6"/' "$SPEC" >"$WORK/lease-spec.json"
+grep -q '"SlurmdTimeout": "6"' "$WORK/lease-spec.json" || fail "local.json has no SlurmdTimeout 30"
+SPEC=$WORK/lease-spec.json
 start_cluster
 cd "$WORK"
 

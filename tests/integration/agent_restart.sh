@@ -9,7 +9,7 @@
 # usage: agent_restart.sh BIN_DIR SOURCE_ROOT
 source "$(dirname "$0")/lib.sh" "$@"
 # Room for a slow restart: the node must not be declared DOWN meanwhile.
-sed 's/"SlurmdTimeout": "6"/"SlurmdTimeout": "60"/' "$SPEC" >"$WORK/restart.json"
+sed 's/"SlurmdTimeout": "30"/"SlurmdTimeout": "60"/' "$SPEC" >"$WORK/restart.json"
 SPEC=$WORK/restart.json
 start_cluster
 cd "$WORK"
