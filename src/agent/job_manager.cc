@@ -129,7 +129,8 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
                                                             std::move(gpus), std::move(fence)));
   manager->limiter_ = std::move(limiter);
   if (!manager->options_.stepd_path.empty()) {
-    manager->stepd_ = std::make_unique<StepServer>(manager->options_.stepd_path);
+    manager->stepd_ = std::make_unique<StepServer>(manager->options_.stepd_path,
+                                                   SpoolLeasePath(manager->options_.spool_dir));
     // Started now, so that the first step does not wait for it; a failure is tried again then.
     if (Status started = manager->stepd_->Start(); !started.ok()) Log(started.message());
   }
@@ -671,6 +672,7 @@ StepPlan JobManager::PlanStep(const gantry::v1::LaunchTasksRequest& request, con
       "StepId=" + std::to_string(job.job_id()) + "." + std::to_string(request.step().step_id());
   plan.log = [](const std::string& line) { Log(line); };
   plan.sample_period = std::chrono::seconds(settings.acct_gather_frequency_sec);
+  plan.kill_wait = std::chrono::seconds(settings.kill_wait_sec);
   std::optional<Identity> identity;
   if (geteuid() == 0) {
     identity = Identity{job.user_id(), job.group_id(), UserGroups(user.name, job.group_id())};

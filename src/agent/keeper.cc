@@ -33,15 +33,6 @@ int64_t Microseconds(const timeval& tv) { return int64_t{tv.tv_sec} * 1000000 + 
 // How often a keeper looks at its agent's lease.
 constexpr int kLeasePollMs = 500;
 
-bool LeaseFileRunOut(const std::string& path) {
-  Result<LeaseRecord> lease = ReadLeaseFile(path);
-  // No file, or a read that raced a write: nothing to act on now.
-  if (!lease.ok()) return false;
-  return LeaseRunOut(
-      *lease, MonotonicNowMs(),
-      lease->agent_pid > 0 && proc::IsStillRunning(lease->agent_pid, lease->agent_start_ticks));
-}
-
 // Reaps `script` (its wait status; -1 on error). With a lease to watch, ends the whole job once
 // the lease has run out (agent/keeper.h), then goes on waiting.
 int WaitScript(const Spawned& script, const SpawnSpec& spec, const KeeperLease& lease,
@@ -247,6 +238,14 @@ Result<SpawnSpec> DecodeSpawnSpec(std::string_view bytes) {
 }
 
 // ---- The agent's side -------------------------------------------------------------------------
+
+bool LeaseFileRunOut(const std::string& path) {
+  Result<LeaseRecord> lease = ReadLeaseFile(path);
+  if (!lease.ok()) return false;
+  return LeaseRunOut(
+      *lease, MonotonicNowMs(),
+      lease->agent_pid > 0 && proc::IsStillRunning(lease->agent_pid, lease->agent_start_ticks));
+}
 
 bool LeaseRunOut(const LeaseRecord& lease, int64_t now_ms, bool agent_running) {
   return lease.deadline_ms > 0 && now_ms > lease.deadline_ms + kKeeperLeaseGraceMs &&

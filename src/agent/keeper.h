@@ -72,6 +72,9 @@ inline constexpr int64_t kKeeperLeaseGraceMs = 1000;
 // The keeper's decision: true when `lease` ran out more than kKeeperLeaseGraceMs before `now_ms`
 // (CLOCK_MONOTONIC) and the agent holding it no longer runs. A lease of 0 never runs out.
 bool LeaseRunOut(const LeaseRecord& lease, int64_t now_ms, bool agent_running);
+// LeaseRunOut for the lease file at `path`, now; false while there is no file or a read raced a
+// write (the next look decides).
+bool LeaseFileRunOut(const std::string& path);
 
 // The agent's side: starts `keeper_path` for `spec`, the keeper writing to `exit_path` when the
 // script ends and watching `lease`. Errors: the launch failure the keeper reported

@@ -18,10 +18,12 @@
 namespace gantry::agent {
 namespace {
 
+using testing::DeadPid;
 using testing::Eventually;
 using testing::ReadFile;
 using testing::TempDir;
 using testing::WriteExecutable;
+using testing::WriteLease;
 
 TEST(BatchExit, RoundTrips) {
   const BatchExit exit{3 << 8, 1500, 250, 2048};
@@ -150,23 +152,6 @@ TEST(LeaseRunOut, OnlyPastTheGraceAndWithTheAgentGone) {
     EXPECT_EQ(LeaseRunOut(lease, c.now_ms, c.agent_running), c.run_out) << c.now_ms;
   }
   EXPECT_FALSE(LeaseRunOut(LeaseRecord{0, 42, 7}, 1000000, false));  // no lease held
-}
-
-// A lease file whose deadline passed `ago_ms` ago, held by `agent` (pid and start ticks).
-std::string WriteLease(const TempDir& tmp, int64_t ago_ms, pid_t agent, uint64_t ticks) {
-  const std::string path = tmp / "lease";
-  Result<LeaseFile> file = LeaseFile::Open(path);
-  EXPECT_TRUE(file.ok()) << file.status().ToString();
-  EXPECT_TRUE(file->Write(LeaseRecord{MonotonicNowMs() - ago_ms, agent, ticks}).ok());
-  return path;
-}
-
-// A pid that named a process which has ended.
-pid_t DeadPid() {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  ReapChild(pid);
-  return pid;
 }
 
 // The agent died and its lease ran out: the keeper ends the job itself (SIGTERM to the whole

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <list>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -71,6 +72,8 @@ void ServeControl(int fd, std::string* pending, StepControl* control) {
   }
 }
 
+// How often gantry-stepd looks at its agent's lease (as gantry-keeper does).
+constexpr std::chrono::milliseconds kLeasePoll{500};
 // A request's header ("step <n>") and a reply ("ok" or an error naming a plan's field) are
 // short lines.
 constexpr size_t kMaxLine = 4096;
@@ -124,10 +127,47 @@ void ServeControlUntil(int fd, int stop, std::string* pending, StepControl* cont
   }
 }
 
+// gantry-stepd's running steps. A step's thread notifies while it holds the lock, so that once
+// main() has seen the last one end no thread touches this any more.
+struct RunningSteps {
+  std::mutex mu;
+  std::condition_variable ended;
+  // Each running step's control and KillWait; `ended_by_lease` once the lease watch ended it.
+  // Added by main() before the step's thread starts (so that no step is missed at the end),
+  // removed by that thread.
+  struct Step {
+    StepControl control;
+    std::chrono::milliseconds kill_wait{0};
+    bool ended_by_lease = false;
+  };
+  std::list<Step> steps;
+};
+
+// Looks at the agent's lease file twice a second (as gantry-keeper does) and ends every step
+// still running once the lease has run out and the agent is gone: its node is lost, and the
+// controller ends or requeues its jobs. Runs for the life of the process.
+void WatchLease(const std::string& path, RunningSteps* running) {
+  while (true) {
+    std::this_thread::sleep_for(kLeasePoll);
+    if (!LeaseFileRunOut(path)) continue;
+    std::lock_guard<std::mutex> lock(running->mu);
+    for (RunningSteps::Step& step : running->steps) {
+      if (step.ended_by_lease) continue;
+      step.ended_by_lease = true;
+      Log("gantry-stepd: the agent is gone and its lease ran out: ending a step (SIGTERM, SIGKILL "
+          "after " +
+          std::to_string(step.kill_wait.count()) + " ms)");
+      step.control.Terminate(step.kill_wait);
+    }
+  }
+}
+
 // One step, on a thread of gantry-stepd's: runs it with commands from the FIFO `fd` (open,
-// non-blocking; closed here), then removes the FIFO, which tells the agent that it has ended.
-void KeepStep(const StepPlan& plan, int fd) {
-  StepControl control;
+// non-blocking; closed here), then removes the FIFO, which tells the agent that it has ended,
+// and `self` from `running`.
+void KeepStep(const StepPlan& plan, int fd, RunningSteps* running,
+              std::list<RunningSteps::Step>::iterator self) {
+  StepControl& control = self->control;
   std::string pending;
   // What the agent sent before (a suspended job's SIGSTOP) applies before any task starts.
   ServeControl(fd, &pending, &control);
@@ -143,6 +183,9 @@ void KeepStep(const StepPlan& plan, int fd) {
   if (stop >= 0) close(stop);
   unlink(plan.control.c_str());
   close(fd);
+  std::lock_guard<std::mutex> lock(running->mu);
+  running->steps.erase(self);
+  running->ended.notify_all();
 }
 
 }  // namespace
@@ -155,6 +198,7 @@ std::string EncodeStepPlan(const StepPlan& plan) {
   PutField(&out, "node", plan.node);
   PutField(&out, "what", plan.what);
   PutField(&out, "sample_ms", std::to_string(plan.sample_period.count()));
+  PutField(&out, "kill_wait_ms", std::to_string(plan.kill_wait.count()));
   PutField(&out, "control", plan.control);
   for (const StepTask& task : plan.tasks) {
     PutField(&out, "rank", std::to_string(task.rank));
@@ -167,6 +211,7 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
   StepPlan plan;
   std::optional<uint32_t> rank;  // the next task's, until its "task" field comes
   int64_t sample_ms = 0;
+  int64_t kill_wait_ms = 0;
   auto field = [&](const std::string& name, std::string value) -> Status {
     auto number = [&](auto* out) -> Status {
       if (!ParseInt(value, out)) {
@@ -186,6 +231,8 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
       plan.what = std::move(value);
     } else if (name == "sample_ms") {
       return number(&sample_ms);
+    } else if (name == "kill_wait_ms") {
+      return number(&kill_wait_ms);
     } else if (name == "control") {
       plan.control = std::move(value);
     } else if (name == "rank") {
@@ -212,6 +259,8 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
     return InvalidArgument("step plan: no srun address (io_host, io_port)");
   }
   if (sample_ms < 0) return InvalidArgument("step plan: sample_ms: negative");
+  if (kill_wait_ms < 0) return InvalidArgument("step plan: kill_wait_ms: negative");
+  plan.kill_wait = std::chrono::milliseconds(kill_wait_ms);
   if (plan.control.empty()) return InvalidArgument("step plan: no control FIFO");
   plan.sample_period = std::chrono::milliseconds(sample_ms);
   return plan;
@@ -267,6 +316,7 @@ Status StepServer::StartLocked() {
   SpawnSpec stepd;
   stepd.path = stepd_path_;
   stepd.argv = {stepd_path_};
+  if (!lease_file_.empty()) stepd.argv.insert(stepd.argv.end(), {"--lease-file", lease_file_});
   stepd.stdin_fd = request[0];
   stepd.stdout_fd = reply[1];
   stepd.stderr_to_agent = true;
@@ -379,22 +429,20 @@ void WaitForKeptStep(const std::string& control, pid_t stepd, uint64_t start_tic
 }
 
 int RunStepKeeper(int argc, char** argv) {
-  if (argc != 1) {
-    std::cerr << "usage: gantry-stepd  (requests on stdin; started by gantry-agent)\n";
-    (void)argv;
+  std::string lease_file;
+  if (argc == 3 && std::string_view(argv[1]) == "--lease-file" && argv[2][0] != '\0') {
+    lease_file = argv[2];
+  } else if (argc != 1) {
+    std::cerr << "usage: gantry-stepd [--lease-file PATH]  (requests on stdin; started by "
+                 "gantry-agent)\n";
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
   // Ended only by its stdin's end: signals are for the steps' tasks, and reach them by the FIFO.
   for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1, SIGUSR2}) signal(sig, SIG_IGN);
-  // Steps still running. A step's thread notifies while it holds the lock, so that once the
-  // last count is seen here no thread touches this any more.
-  struct Steps {
-    std::mutex mu;
-    std::condition_variable ended;
-    int running = 0;
-  } state;
-  Steps* steps = &state;
+  RunningSteps state;
+  RunningSteps* running = &state;
+  if (!lease_file.empty()) std::thread(WatchLease, lease_file, running).detach();
   std::string header;
   int code = 0;
   while (ReadLine(STDIN_FILENO, kMaxLine, std::chrono::milliseconds(-1), &header)) {
@@ -421,21 +469,20 @@ int RunStepKeeper(int argc, char** argv) {
     }
     SetLogNode(plan->node);
     plan->log = [](const std::string& line) { Log(line); };
+    std::list<RunningSteps::Step>::iterator step;
     {
-      std::lock_guard<std::mutex> lock(steps->mu);
-      ++steps->running;
+      std::lock_guard<std::mutex> lock(running->mu);
+      step = running->steps.emplace(running->steps.end());
+      step->kill_wait = plan->kill_wait;
     }
-    std::thread([steps, plan = std::move(*plan), fd] {
-      KeepStep(plan, fd);
-      std::lock_guard<std::mutex> lock(steps->mu);
-      --steps->running;
-      steps->ended.notify_all();
+    std::thread([running, step, plan = std::move(*plan), fd] {
+      KeepStep(plan, fd, running, step);
     }).detach();
     if (!WriteAll(STDOUT_FILENO, "ok\n").ok()) break;  // the agent has gone
   }
   // The agent has gone (or stopped): the steps run on to their ends.
-  std::unique_lock<std::mutex> lock(steps->mu);
-  steps->ended.wait(lock, [&] { return steps->running == 0; });
+  std::unique_lock<std::mutex> lock(running->mu);
+  running->ended.wait(lock, [&] { return running->steps.empty(); });
   return code;
 }
 

@@ -62,7 +62,9 @@ class KeptStep final : public StepHandle {
 
 // The agent's gantry-stepd, started once (as root, outside any job's cgroup, shielded from the
 // OOM killer as the agent is). It exits once its stdin has closed (the agent stopped or died)
-// and its steps have ended; until then those steps run on.
+// and its steps have ended; until then those steps run on. Given the agent's lease file
+// (lease_file.h), it watches it as gantry-keeper does (keeper.h): once the lease has run out and
+// the agent is gone, it ends every step (SIGTERM, SIGKILL after the plan's kill_wait).
 //
 // Protocol on gantry-stepd's stdin and stdout: the agent writes "step <n>\n" and n bytes of
 // EncodeStepPlan; gantry-stepd answers "ok\n" once the step runs, or "error <text>\n" (a plan
@@ -71,7 +73,9 @@ class KeptStep final : public StepHandle {
 // Thread-safety: Launch and Stop may be called from any thread (one launch at a time).
 class StepServer {
  public:
-  explicit StepServer(std::string stepd_path) : stepd_path_(std::move(stepd_path)) {}
+  // `lease_file`: the agent's (SpoolLeasePath); empty = no lease watch.
+  explicit StepServer(std::string stepd_path, std::string lease_file = "")
+      : stepd_path_(std::move(stepd_path)), lease_file_(std::move(lease_file)) {}
   ~StepServer() { Stop(); }
   StepServer(const StepServer&) = delete;
   StepServer& operator=(const StepServer&) = delete;
@@ -102,6 +106,7 @@ class StepServer {
   Status LaunchLocked(const std::string& request);
 
   const std::string stepd_path_;
+  const std::string lease_file_;
   mutable std::mutex mu_;
   std::optional<Server> server_;
 };
@@ -110,8 +115,9 @@ class StepServer {
 // `stepd`, which ran it, has gone (started at `start_ticks`; 0 = whichever has the pid).
 void WaitForKeptStep(const std::string& control, pid_t stepd, uint64_t start_ticks);
 
-// gantry-stepd's main(): `gantry-stepd`, requests on stdin (StepServer). Returns the exit code:
-// 0 once stdin has closed and every step has ended, 2 for arguments or a garbled request.
+// gantry-stepd's main(): `gantry-stepd [--lease-file PATH]`, requests on stdin (StepServer).
+// Returns the exit code: 0 once stdin has closed and every step has ended, 2 for arguments or a
+// garbled request.
 int RunStepKeeper(int argc, char** argv);
 
 }  // namespace gantry::agent

@@ -18,14 +18,17 @@
 namespace gantry::agent {
 namespace {
 
+using testing::DeadPid;
 using testing::FakeSrun;
 using testing::PlanFor;
 using testing::TempDir;
+using testing::WriteLease;
 
 TEST(StepPlanCodec, RoundTrips) {
   FakeSrun srun;
   StepPlan plan = PlanFor(srun, {"echo a", "echo b"}, {3, 5});
   plan.sample_period = std::chrono::milliseconds(30000);
+  plan.kill_wait = std::chrono::milliseconds(2000);
   plan.tasks[1].spawn.cgroup = "/sys/fs/cgroup/gantry/job_1";
   plan.control = "/var/spool/gantry/jobs/1.0.ctl";
   Result<StepPlan> decoded = DecodeStepPlan(EncodeStepPlan(plan));
@@ -36,6 +39,7 @@ TEST(StepPlanCodec, RoundTrips) {
   EXPECT_EQ(decoded->node, "n1");
   EXPECT_EQ(decoded->what, "StepId=1.0");
   EXPECT_EQ(decoded->sample_period, std::chrono::milliseconds(30000));
+  EXPECT_EQ(decoded->kill_wait, std::chrono::milliseconds(2000));
   EXPECT_EQ(decoded->control, plan.control);
   ASSERT_EQ(decoded->tasks.size(), 2u);
   EXPECT_EQ(decoded->tasks[1].rank, 5u);
@@ -206,11 +210,47 @@ TEST(StepKeeper, ARefusedPlanNamesItsFault) {
   WaitForKeptStep(control, runner->pid, runner->start_ticks);
 }
 
+// The agent died and its lease ran out: gantry-stepd ends the steps itself (SIGTERM, SIGKILL
+// after the plan's kill wait), as a keeper ends its batch job.
+TEST(StepKeeper, EndsItsStepsOnceTheLeaseRanOutAndTheAgentIsGone) {
+  TempDir tmp;
+  FakeSrun srun;
+  const pid_t agent = DeadPid();
+  // A lease running on until the step runs, then one that ran out long ago.
+  const std::string lease = WriteLease(tmp, -600000, agent, 0);
+  StepPlan plan = PlanFor(
+      srun, {"trap 'echo got-term; exit 143' TERM; echo ready; while :; do sleep 0.05; done"}, {0});
+  plan.kill_wait = std::chrono::milliseconds(1000);
+  const std::string control = tmp / "1.0.ctl";
+  Result<std::shared_ptr<KeptStep>> step = KeptStep::Open(control, /*create=*/true);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  StepServer stepd(GANTRY_STEPD_BINARY, lease);
+  Result<Spawned> runner = stepd.Launch(plan, control);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  srun.Accept();
+  std::string out;
+  ASSERT_TRUE(srun.ReadStdoutUntil("ready\n", &out));
+  WriteLease(tmp, 5000, agent, 0);
+  ASSERT_TRUE(srun.ReadStdoutUntil("got-term\n", &out));
+  int status = -1;
+  while (status < 0) {
+    auto [kind, io] = srun.Read();
+    ASSERT_NE(kind, -1);
+    if (kind == v1::STEP_IO_EXIT) status = io.wait_status();
+  }
+  EXPECT_EQ(status, 143 << 8);
+  WaitForKeptStep(control, runner->pid, runner->start_ticks);
+}
+
 TEST(StepKeeper, RefusesArguments) {
   char name[] = "gantry-stepd";
-  char flag[] = "--control";
-  char* argv[] = {name, flag, nullptr};
-  EXPECT_EQ(RunStepKeeper(2, argv), 2);
+  char flag[] = "--lease-file";
+  char other[] = "--control";
+  char path[] = "/x";
+  char* lease_without_path[] = {name, flag, nullptr};
+  EXPECT_EQ(RunStepKeeper(2, lease_without_path), 2);
+  char* unknown[] = {name, other, path, nullptr};
+  EXPECT_EQ(RunStepKeeper(3, unknown), 2);
 }
 
 // A gantry-stepd let go (its stdin closed) with no step running exits 0.

@@ -84,6 +84,9 @@ struct StepPlan {
   std::chrono::milliseconds sample_period{0};
   // gantry-stepd's control FIFO (step_keeper.h); unused by RunStep.
   std::string control;
+  // KillWait, for gantry-stepd when it ends the step itself (its agent's lease ran out); unused
+  // by RunStep.
+  std::chrono::milliseconds kill_wait{0};
   // Called once with the tasks that started, before their I/O is served (may be empty).
   std::function<void(const std::vector<Spawned>&)> on_tasks_started;
 };

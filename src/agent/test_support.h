@@ -6,6 +6,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -22,7 +23,9 @@
 
 #include "agent/cgroup.h"
 #include "agent/job_manager.h"
+#include "agent/lease_file.h"
 #include "base/time.h"
+#include "gtest/gtest.h"
 
 namespace gantry::agent::testing {
 
@@ -163,6 +166,23 @@ inline bool ProcessGone(pid_t pid) {
   size_t close = text.rfind(')');
   return close != std::string::npos && close + 2 < text.size() &&
          (text[close + 2] == 'Z' || text[close + 2] == 'X');
+}
+
+// A lease file whose deadline passed `ago_ms` ago, held by `agent` (pid and start ticks).
+inline std::string WriteLease(const TempDir& tmp, int64_t ago_ms, pid_t agent, uint64_t ticks) {
+  const std::string path = tmp / "lease";
+  Result<LeaseFile> file = LeaseFile::Open(path);
+  EXPECT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_TRUE(file->Write(LeaseRecord{MonotonicNowMs() - ago_ms, agent, ticks}).ok());
+  return path;
+}
+
+// A pid that named a process which has ended.
+inline pid_t DeadPid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  waitpid(pid, nullptr, 0);
+  return pid;
 }
 
 }  // namespace gantry::agent::testing
