@@ -505,7 +505,7 @@ std::vector<std::string> JobManager::LimitJob(const gantry::v1::Job& job,
   return *join;
 }
 
-void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs,
+void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, const JobProcesses& procs,
                            RecordedProcess keeper, bool adopted) {
   const std::chrono::seconds period(settings().acct_gather_frequency_sec);
   proc::UsageSampler sampler([procs] { return LiveJobProcesses(procs); }, procs.cgroup, period);

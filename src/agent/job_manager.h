@@ -218,7 +218,7 @@ class JobManager {
                                   const NodeSettings& settings, RecordedProcess* keeper);
   // Waits for the script's end and reports it (BATCH_ENDED). `keeper`: its parent (pid 0 = the
   // script is our child); `adopted`: the keeper was started by an earlier agent.
-  void WaitBatch(uint32_t job_id, uint64_t epoch, JobProcesses procs, RecordedProcess keeper,
+  void WaitBatch(uint32_t job_id, uint64_t epoch, const JobProcesses& procs, RecordedProcess keeper,
                  bool adopted);
   // Under mu_: writes the entry's record to the spool (not once it is ending: its end removes it).
   void SaveRecordLocked(Entry* entry);
