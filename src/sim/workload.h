@@ -1,0 +1,66 @@
+// A workload for `gantry sim`: the jobs to submit, when, what they ask for and how long they
+// really run, whatever the trace format they came from (SWF: swf.h).
+//
+// From SWF (WorkloadFromSwf), one job per line:
+//   - id: the job number; submit: the submit time, shifted so that the first job comes at 0;
+//   - cpus: the requested processors, else the allocated ones; nodes: cpus over the cluster's
+//     CPUs per node, rounded up (SWF counts processors; Gantry's traces of whole-node machines
+//     such as the iPSC/860 have one per node);
+//   - run: the run time; time limit: the requested time, but never below the run time (the real
+//     system let the job run that long), and the run time when none was requested;
+//   - user "u<N>" and account "g<N>" from the user and group ids ("unknown" for -1);
+//     partition: the queue's name when the header's "Queue: N name"
+//     lines name it, else "q<N>", else none (the default partition);
+//   - a preceding job (field 17) becomes a dependency: this job starts `think time` seconds
+//     after that one ended (afterany plus a delay), as SWF means it.
+// Jobs that never ran (no run time, or cancelled before they started: status 5 and run time 0)
+// are left out and counted. A dependency on a job the workload does not hold (a cleaned trace
+// removed it, it never ran, or it comes later) is dropped and counted: that job cannot hold this
+// one back. Errors (InvalidArgument, naming the job and the field): no processors known.
+//
+// Pure functions; thread-safe.
+#ifndef GANTRY_SIM_WORKLOAD_H_
+#define GANTRY_SIM_WORKLOAD_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "sim/swf.h"
+
+namespace gantry::sim {
+
+struct WorkloadJob {
+  uint64_t id = 0;
+  int64_t submit_s = 0;  // from the workload's start
+  int64_t run_s = 0;
+  int64_t time_limit_s = 0;
+  uint32_t nodes = 1;
+  uint32_t cpus = 1;
+  std::string user;
+  std::string account;
+  std::string partition;  // empty: the default partition
+  // Starts `after_delay_s` seconds after job `after` ended (in any state); nullopt: no dependency.
+  std::optional<uint64_t> after;
+  int64_t after_delay_s = 0;
+
+  friend bool operator==(const WorkloadJob&, const WorkloadJob&) = default;
+};
+
+struct Workload {
+  std::vector<WorkloadJob> jobs;  // by submit time
+  size_t never_ran = 0;           // trace lines left out: the job never ran
+  size_t dropped_dependencies = 0;
+};
+
+struct SwfConversion {
+  uint32_t cpus_per_node = 1;
+};
+
+Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& conversion);
+
+}  // namespace gantry::sim
+
+#endif  // GANTRY_SIM_WORKLOAD_H_
