@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -42,6 +43,8 @@ struct WorkloadJob {
   std::string user;
   std::string account;
   std::string partition;  // empty: the default partition
+  std::string qos;        // empty: the association's default
+  std::string array;      // a job array's --array value ("0-9%2"); empty: not an array
   // Starts `after_delay_s` seconds after job `after` ended (in any state); nullopt: no dependency.
   std::optional<uint64_t> after;
   int64_t after_delay_s = 0;
@@ -60,6 +63,16 @@ struct SwfConversion {
 };
 
 Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& conversion);
+
+// A workload written by hand, as JSON:
+//   {"jobs": [{"id": 1, "submit": 0, "run": 60, "time_limit": 120, "nodes": 2, "cpus": 8,
+//              "user": "alice", "account": "ml", "partition": "gpu", "qos": "high",
+//              "array": "0-9%2", "after": 3, "after_delay": 30}, ...]}
+// Times in seconds. Required: submit, run and user. Defaults: id its position (from 1),
+// time_limit the run time (a smaller one ends the job at its limit, as TIMEOUT), nodes 1, cpus
+// the nodes. Jobs are ordered by submit time (ties keep their order). Errors: InvalidArgument
+// "<name>: jobs[i].<key>: <value>: <rule>" (unknown keys included: a typo must not pass).
+Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name);
 
 }  // namespace gantry::sim
 

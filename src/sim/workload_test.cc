@@ -104,5 +104,86 @@ TEST(WorkloadFromSwfTest, ConvertsTheShippedNasaTrace) {
   EXPECT_EQ(w->jobs.front().partition, "");  // the log has no queues
 }
 
+TEST(WorkloadJsonTest, ReadsJobsWithTheirDefaults) {
+  Result<Workload> w = ParseWorkloadJson(R"({"jobs": [
+      {"submit": 30, "run": 60, "user": "alice"},
+      {"id": 7, "submit": 0, "run": 600, "time_limit": 300, "nodes": 2, "cpus": 8,
+       "user": "bob", "account": "ml", "partition": "gpu", "qos": "high", "array": "0-9%2"},
+      {"submit": 30, "run": 5, "user": "carol", "after": 1, "after_delay": 10}]})",
+                                         "w.json");
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->jobs.size(), 3u);
+  // By submit time; the two at 30 s keep their order.
+  const WorkloadJob& first = w->jobs[0];
+  EXPECT_EQ(first.id, 7u);
+  EXPECT_EQ(first.time_limit_s, 300);  // below its run: it ends at its limit
+  EXPECT_EQ(first.nodes, 2u);
+  EXPECT_EQ(first.cpus, 8u);
+  EXPECT_EQ(first.account, "ml");
+  EXPECT_EQ(first.partition, "gpu");
+  EXPECT_EQ(first.qos, "high");
+  EXPECT_EQ(first.array, "0-9%2");
+  WorkloadJob alice;
+  alice.id = 1;  // its position
+  alice.submit_s = 30;
+  alice.run_s = 60;
+  alice.time_limit_s = 60;
+  alice.user = "alice";
+  EXPECT_EQ(w->jobs[1], alice);
+  EXPECT_EQ(w->jobs[2].id, 3u);
+  EXPECT_EQ(w->jobs[2].after, 1u);
+  EXPECT_EQ(w->jobs[2].after_delay_s, 10);
+}
+
+// Each mistake names the file, the job, the key, the value and the rule.
+TEST(WorkloadJsonTest, RefusesMistakesNamingJobKeyAndRule) {
+  struct Case {
+    std::string text;
+    std::string error;
+  };
+  const Case cases[] = {
+      {"[1]", "w: not a JSON object with \"jobs\""},
+      {"{\"job\": []}", "w: job: unknown key (only \"jobs\")"},
+      {"{}", "w: jobs: a list of jobs is required"},
+      {R"({"jobs": [{"run": 1, "user": "a"}]})", "w: jobs[0].submit: required"},
+      {R"({"jobs": [{"submit": 0, "user": "a"}]})", "w: jobs[0].run: required"},
+      {R"({"jobs": [{"submit": 0, "run": 1}]})", "w: jobs[0].user: required (a user name)"},
+      {R"({"jobs": [{"submit": -1, "run": 1, "user": "a"}]})",
+       "w: jobs[0].submit: -1: must be 0 or more"},
+      {R"({"jobs": [{"submit": 0, "run": 1.5, "user": "a"}]})",
+       "w: jobs[0].run: 1.5: not a whole number"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": 5}]})", "w: jobs[0].user: 5: not a string"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "nodes": 4, "cpus": 2}]})",
+       "w: jobs[0].cpus: 2: fewer than its nodes (4)"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "runtime": 5}]})",
+       "w: jobs[0].runtime: unknown key (id, submit, run, time_limit, nodes, cpus, user, "
+       "account, partition, qos, array, after, after_delay)"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "array": "5-1"}]})",
+       "w: jobs[0].array: \"5-1\": "},
+      {R"({"jobs": [{"id": 2, "submit": 0, "run": 1, "user": "a"},
+                    {"id": 2, "submit": 0, "run": 1, "user": "b"}]})",
+       "w: jobs[1].id: 2: jobs[0] has it too"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "after": 9}]})",
+       "w: jobs[0].after: 9: no job has that id"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "after": 2},
+                    {"submit": 5, "run": 1, "user": "b"}]})",
+       "w: jobs[0].after: 2: that job is not submitted before this one (a dependency names a job "
+       "that exists)"},
+      {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "after": 1}]})",
+       "w: jobs[0].after: 1: that job is not submitted before this one (a dependency names a job "
+       "that exists)"},
+  };
+  for (const Case& c : cases) {
+    Result<Workload> w = ParseWorkloadJson(c.text, "w");
+    ASSERT_FALSE(w.ok()) << c.text;
+    EXPECT_EQ(w.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(w.status().message().substr(0, c.error.size()), c.error) << c.text;
+  }
+  for (const char* broken : {"{\"jobs\": [", "{\"jobs\": [{\"run\": 1e400}]}"}) {
+    Result<Workload> w = ParseWorkloadJson(broken, "w");
+    EXPECT_EQ(w.status().message().rfind("w: not JSON: ", 0), 0u) << w.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace gantry::sim
