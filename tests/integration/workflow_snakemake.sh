@@ -72,9 +72,11 @@ rule slow:
     shell: "sleep 300; touch {output}"
 EOF
 # Snakemake cancels only the jobs in its list, and takes them out of it while it checks their
-# state: a SIGINT during a check cancels nothing (its race, which slow commands widen). So the
-# SIGINT goes right after a check, found by a sacct in front of ours that marks its end; checks
-# are 5 s apart.
+# state: a SIGINT during a check cancels nothing (its race, which slow commands widen). A check
+# goes on after its sacct returns (Snakemake reads the answer and puts the job back), so the
+# SIGINT goes 2 s after a check's sacct has ended (a sacct in front of ours marks that end),
+# between two checks, which start 5 s apart. (Right at the end of sacct, under ASan load, it
+# once landed before the job was back in the list.)
 mkdir -p "$WORK/shim"
 printf '#!/bin/sh\n"%s/sacct" "$@"; rc=$?\ntouch "%s/stop/checked"\nexit $rc\n' "$BIN" "$WORK" \
   >"$WORK/shim/sacct"
@@ -90,6 +92,7 @@ id=$(job_ids "$WORK/stop")
 wait_state "$id" RUNNING
 rm -f "$WORK/stop/checked"
 wait_for 30 test -e "$WORK/stop/checked" || fail "Snakemake did not check its job"
+sleep 2
 kill -INT "$smk"
 wait_for 60 bash -c "! kill -0 $smk 2>/dev/null" || fail "Snakemake did not stop"
 wait_state "$id" CANCELLED
