@@ -24,6 +24,7 @@
 #include "agent/log.h"
 #include "agent/script_runner.h"
 #include "proc/proc.h"
+#include "wire/frame.h"
 
 namespace gantry::agent {
 namespace {
@@ -74,44 +75,25 @@ void ServeControl(int fd, std::string* pending, StepControl* control) {
 
 // How often gantry-stepd looks at its agent's lease (as gantry-keeper does).
 constexpr std::chrono::milliseconds kLeasePoll{500};
-// A request's header ("step <n>") and a reply ("ok" or an error naming a plan's field) are
-// short lines.
-constexpr size_t kMaxLine = 4096;
 // gantry-stepd answers as soon as the step's thread runs: a minute without an answer means it
 // hangs.
 constexpr std::chrono::milliseconds kReplyWait = std::chrono::minutes(1);
+// The tag of a request frame (wire/frame.h): a step's plan. Replies are wire::ReplyFrame's: an
+// error names a plan's field or the FIFO.
+constexpr uint8_t kStepRequest = 1;
+constexpr uint32_t kMaxReplyBytes = 64 << 10;
 
-// Reads one line (without its newline) from `fd`, a byte at a time so that nothing after it is
-// consumed; waits at most `wait` for each byte (negative: for ever). False at EOF, on an error,
-// a timeout or past `limit` bytes.
-bool ReadLine(int fd, size_t limit, std::chrono::milliseconds wait, std::string* line) {
-  line->clear();
-  while (line->size() <= limit) {
-    pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(wait.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready != 1) return false;
-    char c = 0;
-    const ssize_t n = read(fd, &c, 1);
-    if (n < 0 && errno == EINTR) continue;
-    if (n != 1) return false;
-    if (c == '\n') return true;
-    line->push_back(c);
+// The FIFO `control`, opened for reading and writing (so that opening it never blocks and writes
+// to it never fail for want of a reader), non-blocking. Errors: Unavailable naming the path.
+Result<int> OpenControlFifo(const std::string& control) {
+  const int fd = open(control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return Unavailable(control + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+    close(fd);
+    return Unavailable(control + ": not a FIFO");
   }
-  return false;
-}
-
-// Reads exactly `size` bytes from `fd` into `out`.
-bool ReadExactly(int fd, size_t size, std::string* out) {
-  out->resize(size);
-  size_t got = 0;
-  while (got < size) {
-    const ssize_t n = read(fd, out->data() + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    got += static_cast<size_t>(n);
-  }
-  return true;
+  return fd;
 }
 
 // Serves the FIFO `fd` (non-blocking) until `stop` (an eventfd) is written.
@@ -260,9 +242,9 @@ Result<StepPlan> DecodeStepPlan(std::string_view bytes) {
   }
   if (sample_ms < 0) return InvalidArgument("step plan: sample_ms: negative");
   if (kill_wait_ms < 0) return InvalidArgument("step plan: kill_wait_ms: negative");
-  plan.kill_wait = std::chrono::milliseconds(kill_wait_ms);
   if (plan.control.empty()) return InvalidArgument("step plan: no control FIFO");
   plan.sample_period = std::chrono::milliseconds(sample_ms);
+  plan.kill_wait = std::chrono::milliseconds(kill_wait_ms);
   return plan;
 }
 
@@ -273,14 +255,7 @@ Result<std::shared_ptr<KeptStep>> KeptStep::Open(const std::string& control, boo
       return Unavailable("mkfifo " + control + ": " + std::strerror(errno));
     }
   }
-  // O_RDWR: a FIFO opened so never blocks, and writes to it never fail for want of a reader.
-  const int fd = open(control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return Unavailable(control + ": " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-    close(fd);
-    return Unavailable(control + ": not a FIFO");
-  }
+  GANTRY_ASSIGN_OR_RETURN(const int fd, OpenControlFifo(control));
   return std::shared_ptr<KeptStep>(new KeptStep(fd, control));
 }
 
@@ -339,15 +314,15 @@ void StepServer::Stop() {
 }
 
 void StepServer::StopLocked() {
-  if (!server_) return;
-  close(server_->request_fd);
-  close(server_->reply_fd);
-  ReapChild(server_->process.pid);
-  server_.reset();
+  if (std::optional<Spawned> process = ReleaseLocked()) ReapChild(process->pid);
 }
 
 std::optional<Spawned> StepServer::Release() {
   std::lock_guard<std::mutex> lock(mu_);
+  return ReleaseLocked();
+}
+
+std::optional<Spawned> StepServer::ReleaseLocked() {
   if (!server_) return std::nullopt;
   close(server_->request_fd);
   close(server_->reply_fd);
@@ -364,8 +339,7 @@ pid_t StepServer::pid() const {
 Result<Spawned> StepServer::Launch(const StepPlan& plan, const std::string& control) {
   StepPlan with_control = plan;
   with_control.control = control;
-  const std::string bytes = EncodeStepPlan(with_control);
-  const std::string request = "step " + std::to_string(bytes.size()) + "\n" + bytes;
+  const std::string request = EncodeStepPlan(with_control);
   std::lock_guard<std::mutex> lock(mu_);
   Status gone = Status::Ok();
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -374,12 +348,9 @@ Result<Spawned> StepServer::Launch(const StepPlan& plan, const std::string& cont
     if (launched.ok()) return server_->process;
     if (launched.code() != StatusCode::kUnavailable) return launched;
     gone = launched;
-    // It died (or hangs): the next try starts another. One that hangs is not waited for here.
-    close(server_->request_fd);
-    close(server_->reply_fd);
+    // It died (or hangs: it is not waited for here): the next try starts another.
     if (!proc::IsDeadOrZombie(server_->process.pid)) kill(server_->process.pid, SIGKILL);
-    ReapChild(server_->process.pid);
-    server_.reset();
+    StopLocked();
   }
   return gone;
 }
@@ -392,7 +363,7 @@ Status StepServer::LaunchLocked(const std::string& request) {
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
-  Status sent = WriteAll(server_->request_fd, request);
+  Status sent = wire::WriteFrame(server_->request_fd, kStepRequest, request);
   if (!sent.ok()) {
     const timespec now{};
     while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
@@ -400,13 +371,14 @@ Status StepServer::LaunchLocked(const std::string& request) {
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   if (!sent.ok()) return Unavailable(who + ": " + sent.message());
-  std::string reply;
-  if (!ReadLine(server_->reply_fd, kMaxLine, kReplyWait, &reply)) {
-    return Unavailable(who + ": no answer");
+  pollfd answer{server_->reply_fd, POLLIN, 0};
+  Result<wire::Frame> reply = Unavailable("no answer");
+  if (poll(&answer, 1, static_cast<int>(kReplyWait.count())) == 1) {
+    reply = wire::ReadFrame(server_->reply_fd, kMaxReplyBytes, kReplyWait);
   }
-  if (reply == "ok") return Status::Ok();
-  if (reply.rfind("error ", 0) == 0) return InvalidArgument(reply.substr(6));
-  return Unavailable(who + ": bad answer \"" + reply + "\"");
+  if (!reply.ok()) return Unavailable(who + ": " + reply.status().message());
+  const StatusCode code = wire::ReplyCode(reply->tag);
+  return code == StatusCode::kOk ? Status::Ok() : Status(code, reply->body);
 }
 
 void WaitForKeptStep(const std::string& control, pid_t stepd, uint64_t start_ticks) {
@@ -443,28 +415,30 @@ int RunStepKeeper(int argc, char** argv) {
   RunningSteps state;
   RunningSteps* running = &state;
   if (!lease_file.empty()) std::thread(WatchLease, lease_file, running).detach();
-  std::string header;
+  auto answer = [](const Status& status) {
+    const wire::Frame reply = wire::ReplyFrame(status, "");
+    return wire::WriteFrame(STDOUT_FILENO, reply.tag, reply.body).ok();
+  };
   int code = 0;
-  while (ReadLine(STDIN_FILENO, kMaxLine, std::chrono::milliseconds(-1), &header)) {
-    size_t size = 0;
-    std::string bytes;
-    if (header.rfind("step ", 0) != 0 || !ParseInt(header.substr(5), &size) ||
-        size > kMaxPlanBytes || !ReadExactly(STDIN_FILENO, size, &bytes)) {
-      std::cerr << "gantry-stepd: bad request \"" << header.substr(0, kMaxLine) << "\"\n";
+  while (true) {
+    Result<wire::Frame> request = wire::ReadFrame(STDIN_FILENO, kMaxPlanBytes);
+    if (!request.ok() || request->tag != kStepRequest) {
+      if (!request.ok() && request.status().code() == StatusCode::kOutOfRange) break;  // closed
+      std::cerr << "gantry-stepd: bad request: "
+                << (request.ok() ? "tag " + std::to_string(request->tag)
+                                 : request.status().message())
+                << "\n";
       code = 2;  // the stream is out of step: the agent starts another gantry-stepd
       break;
     }
-    Result<StepPlan> plan = DecodeStepPlan(bytes);
+    Result<StepPlan> plan = DecodeStepPlan(request->body);
     if (!plan.ok()) {
-      (void)WriteAll(STDOUT_FILENO, "error " + plan.status().message() + "\n");
+      if (!answer(plan.status())) break;
       continue;
     }
-    const int fd = open(plan->control.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-    struct stat st {};
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-      const std::string why = fd < 0 ? std::strerror(errno) : "not a FIFO";
-      if (fd >= 0) close(fd);
-      (void)WriteAll(STDOUT_FILENO, "error " + plan->control + ": " + why + "\n");
+    Result<int> fd = OpenControlFifo(plan->control);
+    if (!fd.ok()) {
+      if (!answer(InvalidArgument(fd.status().message()))) break;
       continue;
     }
     SetLogNode(plan->node);
@@ -475,10 +449,10 @@ int RunStepKeeper(int argc, char** argv) {
       step = running->steps.emplace(running->steps.end());
       step->kill_wait = plan->kill_wait;
     }
-    std::thread([running, step, plan = std::move(*plan), fd] {
+    std::thread([running, step, plan = std::move(*plan), fd = *fd] {
       KeepStep(plan, fd, running, step);
     }).detach();
-    if (!WriteAll(STDOUT_FILENO, "ok\n").ok()) break;  // the agent has gone
+    if (!answer(Status::Ok())) break;  // the agent has gone
   }
   // The agent has gone (or stopped): the steps run on to their ends.
   std::unique_lock<std::mutex> lock(running->mu);

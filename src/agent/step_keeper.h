@@ -66,9 +66,9 @@ class KeptStep final : public StepHandle {
 // (lease_file.h), it watches it as gantry-keeper does (keeper.h): once the lease has run out and
 // the agent is gone, it ends every step (SIGTERM, SIGKILL after the plan's kill_wait).
 //
-// Protocol on gantry-stepd's stdin and stdout: the agent writes "step <n>\n" and n bytes of
-// EncodeStepPlan; gantry-stepd answers "ok\n" once the step runs, or "error <text>\n" (a plan
-// it cannot decode, a FIFO it cannot open).
+// Protocol on gantry-stepd's stdin and stdout: wire/frame.h frames. The agent sends one frame
+// per step (EncodeStepPlan); gantry-stepd answers with a reply frame (wire::ReplyFrame) once the
+// step runs, or with InvalidArgument for a plan it cannot decode or a FIFO it cannot open.
 //
 // Thread-safety: Launch and Stop may be called from any thread (one launch at a time).
 class StepServer {
@@ -103,6 +103,7 @@ class StepServer {
   };
   Status StartLocked();
   void StopLocked();
+  std::optional<Spawned> ReleaseLocked();
   Status LaunchLocked(const std::string& request);
 
   const std::string stepd_path_;
