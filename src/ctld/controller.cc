@@ -10,8 +10,11 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <utility>
 
+#include "core/cycle.h"
+#include "core/job_actions.h"
 #include "ctld/log.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
@@ -24,6 +27,7 @@
 #include "state/job_ids.h"
 #include "state/job_update.h"
 #include "state/step_plan.h"
+#include "state/volatile_updates.h"
 #include "sys/system_time.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
@@ -35,7 +39,6 @@ namespace {
 
 // What the controller adds to a silent node's lease before running its jobs elsewhere: the
 // agent's timers and a busy host's scheduling.
-constexpr int64_t kFenceMarginSec = 3;
 
 // The form a listing asks its records in (slim wins over brief).
 model::JobRecordForm FormOf(const v1::GetJobsRequest& request) {
@@ -107,14 +110,6 @@ std::optional<uint32_t> ParseNumber(std::string_view text) {
   return n;
 }
 
-// Where `node` stands among the job's nodes (its SLURM_NODEID); 0 when it is not one of them.
-uint32_t NodeIndexOf(const v1::Job& job, const std::string& node) {
-  for (int i = 0; i < job.nodes_size(); ++i) {
-    if (job.nodes(i) == node) return static_cast<uint32_t>(i);
-  }
-  return 0;
-}
-
 }  // namespace
 
 Controller::Controller(ControllerConfig config, store::Store* store, const Clock* clock,
@@ -123,7 +118,14 @@ Controller::Controller(ControllerConfig config, store::Store* store, const Clock
       store_(store),
       clock_(clock),
       agents_(agents),
-      stats_(clock->Now()) {}
+      stats_(clock->Now()) {
+  core_config_.kill_wait_sec = config_.kill_wait_sec;
+  core_config_.node_timeout_sec = config_.node_timeout_sec;
+  core_config_.cred_expire_sec = config_.cred_expire_sec;
+  core_config_.scheduler = config_.scheduler;
+  core_config_.priority = config_.priority;
+  core_config_.time_zone = &sys::LocalTimeZone::Get();
+}
 
 Controller::~Controller() { Stop(); }
 
@@ -133,14 +135,81 @@ v1::Event Controller::NewEvent() const {
   return event;
 }
 
-v1::Event Controller::RequeueEvent(const v1::Job& job) const {
-  v1::Event event = NewEvent();
-  v1::JobRequeued* requeued = event.mutable_job_requeued();
-  requeued->set_job_id(job.job_id());
-  if (job.request().begin_time() <= event.time()) {
-    requeued->set_begin_time(event.time() + config_.cred_expire_sec + 1);
+v1::Event Controller::RequeueEvent(const v1::Job& job) {
+  return core::RequeueEvent(CoreLocked(), job);
+}
+
+core::Context Controller::CoreLocked() {
+  return core::Context{state_, core_config_, memory_, clock_->Now(), clock_->MonotonicMs()};
+}
+
+void Controller::CarryOutLocked(core::Effects effects, std::vector<v1::Event>* events,
+                                AfterCommit* after) {
+  for (const std::string& line : effects.log) Log(line);
+  if (!effects.volatile_updates.empty()) {
+    state::ApplyVolatile(&state_, effects.volatile_updates);
+    ForgetChangedRecordsLocked();
   }
-  return event;
+  if (events != nullptr) {
+    events->insert(events->end(), std::make_move_iterator(effects.events.begin()),
+                   std::make_move_iterator(effects.events.end()));
+  }
+  for (const core::AgentAction& action : effects.actions) CallAgentLocked(action, after);
+}
+
+void Controller::CallAgentLocked(const core::AgentAction& action, AfterCommit* after) {
+  const v1::Node* node = state_.FindNode(action.node);
+  if (node == nullptr) return;
+  switch (action.kind) {
+    case core::AgentAction::Kind::kPrepare: {
+      v1::PrepareJobRequest request;
+      *request.mutable_context() = ContextLocked(action.job, action.node_index);
+      after->push_back(
+          [this, name = node->name(), address = node->address(), request = std::move(request)] {
+            agents_->PrepareJob(name, address, request);
+          });
+      return;
+    }
+    case core::AgentAction::Kind::kLaunchBatch: {
+      // The batch script's payload is read from the store once the start is durable.
+      v1::LaunchBatchRequest launch;
+      *launch.mutable_context() = ContextLocked(action.job, 0);
+      launch.mutable_context()->mutable_job()->set_state_flags(action.state_flags);
+      after->push_back([this, payload_key = PayloadKeyOf(action.job), name = node->name(),
+                        address = node->address(), launch = std::move(launch)]() mutable {
+        Result<std::optional<std::string>> payload = store_->Get(payload_key);
+        if (payload.ok() && payload->has_value()) {
+          launch.mutable_payload()->ParseFromString(**payload);
+        }
+        agents_->LaunchBatch(name, address, std::move(launch));
+      });
+      return;
+    }
+    case core::AgentAction::Kind::kTerminate: {
+      v1::TerminateJobRequest request;
+      request.set_job_id(action.job.job_id());
+      request.set_epoch(action.epoch);
+      request.set_kill_wait_sec(action.kill_wait_sec);
+      *request.mutable_context() = ContextLocked(action.job, action.node_index);
+      request.mutable_context()->set_epoch(action.epoch);
+      after->push_back(
+          [this, name = node->name(), address = node->address(), request = std::move(request)] {
+            agents_->TerminateJob(name, address, request);
+          });
+      return;
+    }
+    case core::AgentAction::Kind::kSignal: {
+      v1::SignalJobOnNodeRequest call;
+      call.set_job_id(action.job.job_id());
+      call.set_epoch(action.epoch);
+      call.set_signal(action.signal);
+      call.set_scope(action.scope);
+      after->push_back([this, name = node->name(), address = node->address(), call] {
+        agents_->SignalJob(name, address, call);
+      });
+      return;
+    }
+  }
 }
 
 std::string Controller::UserName(uid_t uid) const {
@@ -238,8 +307,12 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
     }
     stats_.CountEvent(event);
     // A job's running time is monotonic from the moment it starts or resumes.
-    if (event.has_job_started()) AnchorRunLocked(event.job_started().job_id());
-    if (event.has_job_resumed()) AnchorRunLocked(event.job_resumed().job_id());
+    const uint32_t run_id = event.has_job_started()   ? event.job_started().job_id()
+                            : event.has_job_resumed() ? event.job_resumed().job_id()
+                                                      : 0;
+    if (const v1::Job* job = run_id != 0 ? state_.FindJob(run_id) : nullptr) {
+      core::AnchorRun(CoreLocked(), *job);
+    }
     batch.records.emplace_back(kEventKind, event.SerializeAsString());
     // An ended job goes to the archive in the same commit: sacct lists it after the controller
     // forgets it (MinJobAge).
@@ -278,6 +351,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
         return !p.allow_groups().empty() && !text::EqualsIgnoreCase(p.allow_groups(), "ALL");
       });
   boot_time_ = clock_->Now();
+  core_config_.boot_time = boot_time_;
   GANTRY_ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot, store_->LatestSnapshot());
   uint64_t after = 0;
   if (snapshot) {
@@ -344,10 +418,10 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   // Every node gets a grace period of one timeout to (re)register; jobs waiting for a prolog
   // wait again for the agent to re-register and be asked once more.
   const int64_t mono = clock_->MonotonicMs();
-  for (const v1::Node& node : state_.nodes) last_heard_[node.name()] = mono;
+  for (const v1::Node& node : state_.nodes) memory_.last_heard[node.name()] = mono;
   for (const auto& [id, job] : state_.jobs) {
     if (IsActive(job) && HasFlag(job, JobFlag::kConfiguring)) {
-      prologs_[id] = std::set<std::string>(job.nodes().begin(), job.nodes().end());
+      memory_.prologs[id] = std::set<std::string>(job.nodes().begin(), job.nodes().end());
     }
   }
   lock.unlock();
@@ -396,29 +470,46 @@ void Controller::Kick() {
 }
 
 void Controller::RunOnce() {
+  // The cycle's stages (core/cycle.h), each committed before the next is decided; the agents
+  // are called once the last commit is durable.
+  class Shell final : public core::CycleShell {
+   public:
+    explicit Shell(Controller* c) : c_(c) {}
+    void Commit(core::Stage stage, core::Effects effects) override {
+      if (effects.pass) {  // sdiag: the pass's time counts its priorities and decisions
+        const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - pass_start_);
+        c_->stats_.CountPass(*effects.pass, static_cast<uint64_t>(usec.count()), c_->clock_->Now());
+      }
+      std::vector<v1::Event> events;
+      c_->CarryOutLocked(std::move(effects), &events, &after_);
+      if (!events.empty()) pending_.push_back(c_->CommitLocked(std::move(events)));
+      if (stage == core::Stage::kResumes) pass_start_ = std::chrono::steady_clock::now();
+    }
+    // With no lock held: waits for the commits, then calls the agents.
+    void Finish() {
+      AfterCommit after = std::move(after_);
+      if (pending_.empty()) {
+        for (auto& action : after) action();
+        return;
+      }
+      for (size_t i = 0; i + 1 < pending_.size(); ++i) (void)c_->Finish(std::move(pending_[i]), {});
+      (void)c_->Finish(std::move(pending_.back()), std::move(after));
+    }
+
+   private:
+    Controller* c_;
+    std::chrono::steady_clock::time_point pass_start_;
+    std::vector<std::unique_ptr<store::PendingWrite>> pending_;
+    AfterCommit after_;
+  };
+  Shell shell(this);
   std::unique_lock lock(mu_);
-  const UnixTime now = clock_->Now();
-  std::vector<v1::Event> events;
-  AfterCommit after;
-  ResetUsageLocked(now, &events);
-  TimersLocked(now, &events, &after);
-  TimeSliceLocked(now, &events, &after);
-  // Timer events (node lost, time limits, turns over) must be applied before the suspended jobs
-  // that get their CPUs back resume, and those before scheduling sees the state.
-  std::unique_ptr<store::PendingWrite> timers = CommitLocked(std::move(events));
-  std::vector<v1::Event> resumes;
-  ResumePreemptedLocked(&resumes, &after);
-  std::unique_ptr<store::PendingWrite> resumed = CommitLocked(std::move(resumes));
-  std::vector<v1::Event> starts;
-  std::vector<uint32_t> started;
-  ScheduleLocked(now, &starts, &started, &after);
-  std::unique_ptr<store::PendingWrite> scheduled = CommitLocked(std::move(starts));
-  PrepareStartedLocked(started, &after);
-  PurgeLocked(now);
+  const core::Context ctx = CoreLocked();
+  core::RunCycle(ctx, &shell);
+  PurgeLocked(ctx.now);
   lock.unlock();
-  (void)Finish(std::move(timers), {});
-  (void)Finish(std::move(resumed), {});
-  (void)Finish(std::move(scheduled), std::move(after));
+  shell.Finish();
 }
 
 void Controller::set_controller_address(const std::string& address) {
@@ -510,19 +601,9 @@ v1::JobContext Controller::ContextLocked(const v1::Job& job, uint32_t node_index
 }
 
 void Controller::LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after) {
-  const v1::Node* batch_host = job.nodes_size() > 0 ? state_.FindNode(job.nodes(0)) : nullptr;
-  if (batch_host == nullptr) return;
-  v1::LaunchBatchRequest launch;
-  *launch.mutable_context() = ContextLocked(job, 0);
-  launch.mutable_context()->mutable_job()->set_state_flags(state_flags);
-  after->push_back([this, payload_key = PayloadKeyOf(job), name = batch_host->name(),
-                    address = batch_host->address(), launch = std::move(launch)]() mutable {
-    Result<std::optional<std::string>> payload = store_->Get(payload_key);
-    if (payload.ok() && payload->has_value()) {
-      launch.mutable_payload()->ParseFromString(**payload);
-    }
-    agents_->LaunchBatch(name, address, std::move(launch));
-  });
+  core::Effects effects;
+  core::LaunchBatch(CoreLocked(), job, state_flags, &effects);
+  CarryOutLocked(std::move(effects), nullptr, after);
 }
 
 void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatRequest& request,
@@ -554,12 +635,12 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
             : 0;
     const bool owes_epilog =
         !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting) && !ending.contains(job_id);
-    const auto prolog = prologs_.find(job_id);
-    const bool owes_prolog = IsActive(*job) && prolog != prologs_.end() &&
+    const auto prolog = memory_.prologs.find(job_id);
+    const bool owes_prolog = IsActive(*job) && prolog != memory_.prologs.end() &&
                              prolog->second.contains(node.name()) && !held.contains(job_id);
     const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
                              !job->request().allocation_only() && job->nodes_size() > 0 &&
-                             job->nodes(0) == node.name() && !prologs_.contains(job_id) &&
+                             job->nodes(0) == node.name() && !memory_.prologs.contains(job_id) &&
                              held.contains(job_id) && !launched.contains(job_id) && old_epoch == 0;
     if (!owes_epilog && !owes_launch && !owes_prolog && old_epoch == 0) continue;
     missing.insert(job_id);
@@ -572,7 +653,7 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
     if (old_epoch != 0) {
       Log("job " + std::to_string(job_id) + ": " + node.name() + " holds its earlier launch " +
           std::to_string(old_epoch) + ": ending it");
-      TerminateOnNodeLocked(*job, node, NodeIndexOf(*job, node.name()), old_epoch, 0, after);
+      TerminateOnNodeLocked(*job, node, core::NodeIndexOf(*job, node.name()), old_epoch, 0, after);
       continue;
     }
     Log("job " + std::to_string(job_id) + ": " + node.name() + " missed its " +
@@ -585,9 +666,9 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
       continue;
     }
     if (owes_prolog) {
-      PrepareOnNodeLocked(*job, node, NodeIndexOf(*job, node.name()), after);
+      PrepareOnNodeLocked(*job, node, core::NodeIndexOf(*job, node.name()), after);
     } else {
-      TerminateOnNodeLocked(*job, node, NodeIndexOf(*job, node.name()), job->agent_epoch(), 0,
+      TerminateOnNodeLocked(*job, node, core::NodeIndexOf(*job, node.name()), job->agent_epoch(), 0,
                             after);
     }
   }
@@ -598,288 +679,39 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
 
 void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after,
                                         uint32_t grace_sec) {
-  for (int i = 0; i < job.nodes_size(); ++i) {
-    const v1::Node* node = state_.FindNode(job.nodes(i));
-    if (node == nullptr) continue;
-    TerminateOnNodeLocked(job, *node, static_cast<uint32_t>(i), job.agent_epoch(), grace_sec,
-                          after);
-  }
+  core::Effects effects;
+  core::TerminateOnNodes(CoreLocked(), job, &effects, grace_sec);
+  CarryOutLocked(std::move(effects), nullptr, after);
 }
 
 void Controller::TerminateOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
                                        uint64_t epoch, uint32_t grace_sec, AfterCommit* after) {
-  v1::TerminateJobRequest request;
-  request.set_job_id(job.job_id());
-  request.set_epoch(epoch);
-  request.set_kill_wait_sec(config_.kill_wait_sec + grace_sec);
-  *request.mutable_context() = ContextLocked(job, index);
-  request.mutable_context()->set_epoch(epoch);
-  after->push_back(
-      [this, name = node.name(), address = node.address(), request = std::move(request)] {
-        agents_->TerminateJob(name, address, request);
-      });
+  core::Effects effects;
+  core::TerminateOnNode(CoreLocked(), job, node.name(), index, epoch, grace_sec, &effects);
+  CarryOutLocked(std::move(effects), nullptr, after);
 }
 
 void Controller::PrepareOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
                                      AfterCommit* after) {
-  v1::PrepareJobRequest request;
-  *request.mutable_context() = ContextLocked(job, index);
-  after->push_back([this, name = node.name(), address = node.address(),
-                    request = std::move(request)] { agents_->PrepareJob(name, address, request); });
+  core::Effects effects;
+  core::PrepareOnNode(CoreLocked(), job, node.name(), index, &effects);
+  CarryOutLocked(std::move(effects), nullptr, after);
 }
 
 void Controller::EndJobLocked(const v1::Job& job, JobBaseState end_state, int32_t exit_status,
                               const std::string& cause, std::vector<v1::Event>* events,
                               AfterCommit* after, uint32_t grace_sec) {
-  v1::Event event = NewEvent();
-  event.set_time(EndTimeLocked(job, event.time()));
-  v1::JobEnded* ended = event.mutable_job_ended();
-  ended->set_job_id(job.job_id());
-  ended->set_state(static_cast<uint32_t>(end_state));
-  ended->set_exit_status(exit_status);
-  ended->set_end_cause(cause);
-  events->push_back(std::move(event));
-  prologs_.erase(job.job_id());
-  if (job.nodes_size() > 0) TerminateOnNodesLocked(job, after, grace_sec);
+  core::Effects effects;
+  core::EndJob(CoreLocked(), job, end_state, exit_status, cause, &effects, grace_sec);
+  CarryOutLocked(std::move(effects), events, after);
 }
 
 void Controller::RequeueOrFailLocked(const v1::Job& job, const std::string& node,
                                      const std::string& why, std::vector<v1::Event>* events,
                                      AfterCommit* after) {
-  if (job.requeue()) {
-    v1::Event event = RequeueEvent(job);
-    v1::JobRequeued* requeued = event.mutable_job_requeued();
-    requeued->set_reason("None");
-    requeued->set_state_desc(why);
-    requeued->set_node_fail(true);
-    events->push_back(std::move(event));
-    prologs_.erase(job.job_id());
-    TerminateOnNodesLocked(job, after);
-  } else {
-    EndJobLocked(job, JobBaseState::kNodeFail, 0, why, events, after);
-  }
-  // The lost node will not run an epilog: it releases the job now.
-  v1::Event released = NewEvent();
-  released.mutable_job_node_released()->set_job_id(job.job_id());
-  released.mutable_job_node_released()->set_node(node);
-  released.mutable_job_node_released()->set_message(why);
-  events->push_back(std::move(released));
-}
-
-void Controller::ScheduleLocked(UnixTime now, std::vector<v1::Event>* events,
-                                std::vector<uint32_t>* started, AfterCommit* after) {
-  const auto pass_start = std::chrono::steady_clock::now();
-  UpdatePrioritiesLocked(now);
-  // bf_interval: passes between backfilling ones keep strict order and the last plans.
-  sched::SchedulerOptions options = config_.scheduler;
-  const int64_t interval = options.bf_interval_sec;
-  const bool backfill = options.backfill && interval >= 0 &&
-                        (last_backfill_ == 0 || interval == 0 || now - last_backfill_ >= interval);
-  if (backfill) last_backfill_ = now;
-  options.backfill = backfill;
-  sched::Decisions decisions = sched::Schedule(state_, now, options);
-  // Expected starts, in memory like reasons: a backfilling pass's plans replace the last one's.
-  if (backfill || interval < 0) {
-    std::set<uint32_t> planned;
-    for (const sched::ExpectedStart& e : decisions.expected_starts) {
-      auto it = state_.jobs.find(e.job_id);
-      if (it == state_.jobs.end()) continue;
-      planned.insert(e.job_id);
-      if (it->second.expected_start_time() != e.time) {
-        it->second.set_expected_start_time(e.time);
-        state_.changed_jobs.push_back(e.job_id);
-      }
-    }
-    for (uint32_t id : planned_jobs_) {
-      auto it = state_.jobs.find(id);
-      if (it == state_.jobs.end() || planned.contains(id)) continue;
-      it->second.set_expected_start_time(0);
-      state_.changed_jobs.push_back(id);
-    }
-    planned_jobs_ = std::move(planned);
-  }
-  for (const sched::ReasonChange& change : decisions.reasons) {
-    // Reasons are recomputed every pass; they are not worth a durable event.
-    auto it = state_.jobs.find(change.job_id);
-    if (it != state_.jobs.end()) {
-      it->second.set_reason(change.reason);
-      it->second.set_last_sched_eval(now);
-      state_.changed_jobs.push_back(change.job_id);
-    }
-  }
-  for (const sched::DependencyChange& change : decisions.dependencies) {
-    auto it = state_.jobs.find(change.job_id);
-    if (it != state_.jobs.end()) {
-      it->second.set_dependency_status(change.status);
-      state_.changed_jobs.push_back(change.job_id);
-    }
-  }
-  ForgetChangedRecordsLocked();
-  for (uint32_t id : decisions.cancels) {
-    const v1::Job* job = state_.FindJob(id);
-    if (job == nullptr) continue;
-    AfterCommit none;  // a pending job: no node to tell
-    EndJobLocked(*job, JobBaseState::kCancelled, 0, "dependency never satisfied", events, &none);
-    events->back().mutable_job_ended()->set_reason("DependencyNeverSatisfied");
-  }
-  for (const sched::Preemption& p : decisions.preemptions) PreemptLocked(p, events, after);
-  // Array tasks split off their array's record first; ids are given in order of start, and the
-  // record's last pending task keeps the array's id.
-  uint32_t next_id = state_.next_job_id;
-  std::map<uint32_t, int> array_tasks_left;
-  for (const sched::Start& start : decisions.starts) {
-    const v1::Job* job = state_.FindJob(start.job_id);
-    if (job == nullptr) continue;
-    uint32_t id = start.job_id;
-    if (start.array_task_id) {
-      auto left = array_tasks_left.try_emplace(id, job->array_pending_tasks_size()).first;
-      if (left->second-- > 1) id = next_id++;
-      v1::Event split = NewEvent();
-      split.mutable_job_array_split()->set_job_id(start.job_id);
-      split.mutable_job_array_split()->set_task_id(*start.array_task_id);
-      split.mutable_job_array_split()->set_new_job_id(id);
-      events->push_back(std::move(split));
-    }
-    v1::Event event = NewEvent();
-    v1::JobStarted* s = event.mutable_job_started();
-    s->set_job_id(id);
-    s->set_partition(start.partition);
-    for (const std::string& n : start.nodes) s->add_nodes(n);
-    s->set_num_cpus(start.num_cpus);
-    s->set_alloc_mem_mb(start.alloc_mem_mb);
-    s->set_epoch(job->restarts() + 1);
-    s->set_time_limit_min(start.time_limit_min);
-    events->push_back(std::move(event));
-    started->push_back(id);
-  }
-  const auto pass_usec = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - pass_start);
-  stats_.CountPass(decisions.stats, static_cast<uint64_t>(pass_usec.count()), now);
-}
-
-void Controller::PrepareStartedLocked(const std::vector<uint32_t>& started, AfterCommit* after) {
-  for (uint32_t id : started) {
-    const v1::Job* job = state_.FindJob(id);
-    if (job == nullptr || !IsActive(*job)) continue;
-    prologs_[id] = std::set<std::string>(job->nodes().begin(), job->nodes().end());
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      const v1::Node* node = state_.FindNode(job->nodes(i));
-      if (node != nullptr) PrepareOnNodeLocked(*job, *node, static_cast<uint32_t>(i), after);
-    }
-  }
-}
-
-UnixTime Controller::RunningSince(const v1::Job& job) {
-  // The limit counts running time only: after a resume, from the resume less the time run
-  // before the suspend.
-  return job.suspend_time() != 0 ? job.suspend_time() - job.pre_suspend_secs() : job.start_time();
-}
-
-UnixTime Controller::EndTimeLocked(const v1::Job& job, UnixTime now) const {
-  if (Base(job) != JobBaseState::kRunning) return now;
-  const auto anchor = run_anchors_.find(job.job_id());
-  if (anchor == run_anchors_.end() || anchor->second.first != RunningSince(job)) return now;
-  // Where the job's own running time, counted by the monotonic clock, puts its end.
-  const UnixTime end =
-      anchor->second.first + (clock_->MonotonicMs() - anchor->second.second) / 1000;
-  return end - now > 5 || now - end > 5 ? end : now;
-}
-
-void Controller::AnchorRunLocked(uint32_t job_id) {
-  const v1::Job* job = state_.FindJob(job_id);
-  if (job == nullptr) return;
-  const UnixTime since = RunningSince(*job);
-  run_anchors_[job_id] = {since, clock_->MonotonicMs() - (clock_->Now() - since) * 1000};
-}
-
-void Controller::TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after) {
-  // Durations follow the monotonic clock; a step of the wall clock is only reported.
-  const int64_t mono = clock_->MonotonicMs();
-  if (last_mono_ms_ != 0) {
-    const int64_t step = (now - last_wall_) - (mono - last_mono_ms_) / 1000;
-    if (step > 5 || step < -5) {
-      Log("the wall clock stepped by " + std::to_string(step) +
-          " s; node liveness and time limits follow the monotonic clock");
-    }
-  }
-  last_wall_ = now;
-  last_mono_ms_ = mono;
-  // Time limits. Running jobs are the ones on nodes: no walk over the (large) queue.
-  std::set<uint32_t> seen;
-  for (const v1::Node& node : state_.nodes) {
-    for (uint32_t id : node.job_ids()) {
-      const v1::Job* job = state_.FindJob(id);
-      if (job == nullptr || !seen.insert(id).second) continue;
-      if (Base(*job) != JobBaseState::kRunning || job->time_limit_min() == kUnlimited ||
-          job->time_limit_min() == 0) {
-        continue;
-      }
-      const UnixTime since = RunningSince(*job);
-      auto anchor = run_anchors_.find(id);
-      if (anchor == run_anchors_.end() || anchor->second.first != since) {
-        // Not anchored when it started (a job recovered after a restart): the wall clock now.
-        anchor =
-            run_anchors_.insert_or_assign(id, std::pair(since, mono - (now - since) * 1000)).first;
-      }
-      const int64_t ran_sec = (mono - anchor->second.second) / 1000;
-      const int64_t limit_sec = static_cast<int64_t>(job->time_limit_min()) * 60;
-      // The deadline in wall-clock terms, for the --signal warning's log line.
-      const UnixTime deadline = now + (limit_sec - ran_sec);
-      if (ran_sec >= limit_sec) {
-        Log("job " + std::to_string(id) + " reached its time limit");
-        EndJobLocked(*job, JobBaseState::kTimeout, 0, "time limit", events, after);
-        continue;
-      }
-      // --signal: once, warn_seconds before the limit.
-      const v1::JobRequest& req = job->request();
-      if (req.warn_signal() != 0 && now >= deadline - static_cast<UnixTime>(req.warn_seconds()) &&
-          warned_.emplace(id, job->agent_epoch()).second) {
-        Log("job " + std::to_string(id) + ": signal " + std::to_string(req.warn_signal()) + ", " +
-            std::to_string(deadline - now) + " s before its time limit");
-        SignalOnNodesLocked(*job, req.warn_signal(),
-                            req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, after);
-      }
-    }
-  }
-  std::erase_if(warned_, [&seen](const auto& w) { return !seen.contains(w.first); });
-  std::erase_if(run_anchors_, [&seen](const auto& a) { return !seen.contains(a.first); });
-  // Silent nodes: DOWN after SlurmdTimeout. Their jobs are settled (requeued or ended) only once
-  // the node's agent has surely ended them itself: it fences at SlurmdTimeout after the sending
-  // of its last acknowledged call (no later than this node was last heard), then gives KillWait
-  // (controller_link.h). So no requeued job runs twice at once (review M9).
-  const int64_t fenced_after =
-      (int64_t{config_.node_timeout_sec} + config_.kill_wait_sec + kFenceMarginSec) * 1000;
-  for (const v1::Node& node : state_.nodes) {
-    const bool not_responding =
-        (node.state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
-    auto heard = last_heard_.find(node.name());
-    if (node.address().empty() || heard == last_heard_.end()) continue;
-    const int64_t silent = mono - heard->second;
-    if (!not_responding && silent > int64_t{config_.node_timeout_sec} * 1000) {
-      Log("node " + node.name() + " not responding for " + std::to_string(silent / 1000) +
-          " s: DOWN" +
-          (node.job_ids().empty() ? ""
-                                  : "; its jobs are settled once its agent has ended them (" +
-                                        std::to_string(fenced_after / 1000) + " s)"));
-      v1::Event lost = NewEvent();
-      lost.mutable_node_lost()->set_node(node.name());
-      lost.mutable_node_lost()->set_reason("Not responding");
-      events->push_back(std::move(lost));
-    }
-    if (silent <= fenced_after) continue;
-    for (uint32_t job_id : node.job_ids()) {
-      const v1::Job* job = state_.FindJob(job_id);
-      if (job == nullptr) continue;
-      if (IsActive(*job)) {
-        RequeueOrFailLocked(*job, node.name(), "node " + node.name() + " failed", events, after);
-      } else if (HasFlag(*job, JobFlag::kCompleting)) {
-        v1::Event released = NewEvent();
-        released.mutable_job_node_released()->set_job_id(job_id);
-        released.mutable_job_node_released()->set_node(node.name());
-        events->push_back(std::move(released));
-      }
-    }
-  }
+  core::Effects effects;
+  core::RequeueOrFail(CoreLocked(), job, node, why, &effects);
+  CarryOutLocked(std::move(effects), events, after);
 }
 
 // ---- commands --------------------------------------------------------------------------------
@@ -1349,7 +1181,7 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     requeued->set_reason(hold ? "job requeued in held state" : "None");
     events->push_back(std::move(event));
     if (IsActive(job)) {  // its processes end on every node, with the epilog
-      prologs_.erase(id);
+      memory_.prologs.erase(id);
       TerminateOnNodesLocked(job, after);
     }
     return std::nullopt;
@@ -1790,7 +1622,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   for (uint32_t job_id : held) {
     if (!on_node.contains(job_id)) reply.add_stale_job_ids(job_id);
   }
-  last_heard_[request.node()] = clock_->MonotonicMs();
+  memory_.last_heard[request.node()] = clock_->MonotonicMs();
   auto pending = CommitLocked(std::move(events));
 
   // Work the agent missed: prologs to (re)run, epilogs still owed.
@@ -1798,9 +1630,10 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   for (uint32_t job_id : updated->job_ids()) {
     const v1::Job* job = state_.FindJob(job_id);
     if (job == nullptr) continue;
-    const uint32_t index = NodeIndexOf(*job, request.node());
-    auto prolog = prologs_.find(job_id);
-    if (IsActive(*job) && prolog != prologs_.end() && prolog->second.contains(request.node())) {
+    const uint32_t index = core::NodeIndexOf(*job, request.node());
+    auto prolog = memory_.prologs.find(job_id);
+    if (IsActive(*job) && prolog != memory_.prologs.end() &&
+        prolog->second.contains(request.node())) {
       PrepareOnNodeLocked(*job, *updated, index, &after);
     } else if (!IsActive(*job) && HasFlag(*job, JobFlag::kCompleting)) {
       TerminateOnNodeLocked(*job, *updated, index, job->agent_epoch(), 0, &after);
@@ -1808,7 +1641,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
     // A suspended job stays stopped: the agent may have missed the suspend while away (after a
     // prolog asked again, so that the agent holds the job by then).
     if (Base(*job) == JobBaseState::kSuspended &&
-        (held.contains(job_id) || prolog != prologs_.end())) {
+        (held.contains(job_id) || prolog != memory_.prologs.end())) {
       SignalOnNodesLocked(*job, SIGSTOP, v1::SIGNAL_SUSPEND, &after, request.node());
     }
   }
@@ -1845,7 +1678,7 @@ Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
     reply.set_reregister(true);
     return reply;
   }
-  last_heard_[request.node()] = clock_->MonotonicMs();
+  memory_.last_heard[request.node()] = clock_->MonotonicMs();
   std::set<uint32_t> here(node->job_ids().begin(), node->job_ids().end());
   for (uint32_t job_id : request.job_ids()) {
     if (!here.contains(job_id)) reply.add_stale_job_ids(job_id);
@@ -1862,7 +1695,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
   std::unique_lock lock(mu_);
   const v1::Node* node = state_.FindNode(report.node());
   if (node == nullptr) return NotFound("Invalid node name specified: " + report.node());
-  last_heard_[report.node()] = clock_->MonotonicMs();
+  memory_.last_heard[report.node()] = clock_->MonotonicMs();
   const v1::Job* job = state_.FindJob(report.job_id());
   // Reports about jobs that are gone or about an earlier launch change nothing.
   if (job == nullptr || job->agent_epoch() != report.epoch()) return Status::Ok();
@@ -1872,11 +1705,11 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
   const uint32_t id = job->job_id();
   switch (report.kind()) {
     case v1::JobReport::PROLOG_OK: {
-      auto it = prologs_.find(id);
-      if (!IsActive(*job) || it == prologs_.end()) break;
+      auto it = memory_.prologs.find(id);
+      if (!IsActive(*job) || it == memory_.prologs.end()) break;
       it->second.erase(report.node());
       if (!it->second.empty()) break;
-      prologs_.erase(it);
+      memory_.prologs.erase(it);
       v1::Event configured = state::JobConfiguredEvent(*job, clock_->Now());
       const uint32_t flags = configured.job_updated().job().state_flags();
       events.push_back(std::move(configured));
@@ -1901,7 +1734,7 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
       requeued->set_reason("launch failed requeued held");
       // Slurm shows only the reason; the detail is in the logs (here and the agent's).
       events.push_back(std::move(requeue));
-      prologs_.erase(id);
+      memory_.prologs.erase(id);
       TerminateOnNodesLocked(*job, &after);
       break;
     }

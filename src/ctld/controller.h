@@ -30,6 +30,8 @@
 
 #include "base/status.h"
 #include "base/time.h"
+#include "core/context.h"
+#include "core/effects.h"
 #include "ctld/agent_link.h"
 #include "ctld/config.h"
 #include "ctld/diag_stats.h"
@@ -186,10 +188,17 @@ class Controller {
                            const std::string& only_node = "");
 
   v1::Event NewEvent() const;
-  // A JobRequeued event for `job`, with Slurm's requeue delay: it may start again only once the
-  // launch credential of the run that ends has expired (AuthInfo cred_expire + 1 s), unless its
-  // own begin time is later. Slurm counts from the requeue's end, here from its start.
-  v1::Event RequeueEvent(const v1::Job& job) const;
+  // core::RequeueEvent at the clock's now.
+  v1::Event RequeueEvent(const v1::Job& job);
+  // The core's view of this call (core/context.h): the state, its settings, the controller's
+  // memory and the clocks now. Call with mu_ held exclusively (the core may update memory_).
+  core::Context CoreLocked();
+  // The shell's part of the core's effects: log lines logged, volatile updates applied, events
+  // appended to `events` (committed by the caller; none are expected where it is null), agent
+  // calls queued in `after`.
+  void CarryOutLocked(core::Effects effects, std::vector<v1::Event>* events, AfterCommit* after);
+  // Queues (in `after`) the agent call `action` names.
+  void CallAgentLocked(const core::AgentAction& action, AfterCommit* after);
   std::string UserName(uid_t uid) const;
   // The accounting database a new cluster starts with.
   v1::AccountingChange DefaultAccountingLocked() const;
@@ -201,22 +210,18 @@ class Controller {
   // Unavailable naming the free space when the store's disk is below store_min_free_bytes.
   Status CheckRoomForNewWork() const;
 
-  // Job lifecycle pieces, all with mu_ held; they append events and agent calls.
-  // `grace_sec` (a preempted job's GraceTime) goes before the KillWait.
+  // Job lifecycle pieces (core/job_actions.h carried out), all with mu_ held; they append
+  // events and agent calls. `grace_sec` (a preempted job's GraceTime) goes before the KillWait.
   void EndJobLocked(const v1::Job& job, model::JobBaseState state, int32_t exit_status,
                     const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after,
                     uint32_t grace_sec = 0);
   void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0);
-  // Queues (in `after`) a TerminateJob of `job`'s launch `epoch` (its agent_epoch, or an earlier
-  // one an agent still holds) to `node`, the job's node number `index` (SLURM_NODEID; 0 for a
-  // node the job no longer lists), with KillWait + grace_sec.
+  // core::TerminateOnNode: launch `epoch` (its agent_epoch, or an earlier one an agent still
+  // holds) ended on `node`.
   void TerminateOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
                              uint64_t epoch, uint32_t grace_sec, AfterCommit* after);
-  // Queues (in `after`) a PrepareJob of `job` to `node`, its node number `index`.
   void PrepareOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
                            AfterCommit* after);
-  // Sends the job's batch script to its first node (the payload read from the store after the
-  // commit), with `state_flags` in its context.
   void LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after);
   // Delivery until confirmed: what a heartbeat shows the node still owes (the epilog of an ended
   // job, the batch script of a running one) is sent again once it stays owed for a while.
@@ -229,33 +234,9 @@ class Controller {
   void LaunchStepLocked(const v1::Job& job, const v1::JobStep& step,
                         const state::StepPlacement& placement, const v1::StepLaunch& launch,
                         AfterCommit* after) const;
-  void ScheduleLocked(UnixTime now, std::vector<v1::Event>* events, std::vector<uint32_t>* started,
-                      AfterCommit* after);
-  // Preemption (controller_preempt.cc): carries out one of the pass's preemptions (suspends,
-  // requeues or cancels the victim), and resumes the jobs preemption suspended once the CPUs
-  // they gave up are free again.
-  void PreemptLocked(const sched::Preemption& preemption, std::vector<v1::Event>* events,
-                     AfterCommit* after);
-  void ResumePreemptedLocked(std::vector<v1::Event>* events, AfterCommit* after);
-  // Gang time-slicing: suspends the running jobs whose turn is over (sched::TimeSlice).
-  void TimeSliceLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
-  // JobSuspended{preemptor} and SIGSTOP to the job's processes (both of the above).
-  void SuspendForLocked(const v1::Job& job, uint32_t preemptor, std::vector<v1::Event>* events,
-                        AfterCommit* after);
-  // priority/multifactor: every PriorityCalcPeriod, every pending job's priority is computed
-  // again; in between, those of jobs that entered the queue (state_.entered_pending). In
-  // memory only, like reasons (controller_priority.cc).
-  void UpdatePrioritiesLocked(UnixTime now);
-  // PriorityUsageResetPeriod: once per period boundary, the usage tallies not charged since it
-  // start again from nothing (one AccountingChanged event; a controller that was down across a
-  // boundary resets the tallies untouched since). Call with mu_ held exclusively.
-  void ResetUsageLocked(UnixTime now, std::vector<v1::Event>* events);
   // sshare's TRESRunMins: per association (and every account above), the TRES x minutes left
   // of the time limits of its running jobs. Call with mu_ held.
   std::map<uint32_t, state::TresAmounts> TresRunMinutesLocked(UnixTime now) const;
-  // Asks every node of each newly started job to run its prologs (after the start is durable).
-  void PrepareStartedLocked(const std::vector<uint32_t>& started, AfterCommit* after);
-  void TimersLocked(UnixTime now, std::vector<v1::Event>* events, AfterCommit* after);
   void MaybeSnapshot(bool force = false);
   void PurgeLocked(UnixTime now);
   // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
@@ -273,44 +254,21 @@ class Controller {
 
   mutable std::shared_mutex mu_;
   state::ClusterState state_;  // guarded by mu_
-  // node -> when it was last heard from (Clock::MonotonicMs: a wall-clock step marks no node
-  // down), guarded by mu_.
-  std::map<std::string, int64_t> last_heard_;
+  // The core's settings (from config_; boot_time set by Recover) and the controller's memory
+  // between calls (core/context.h), guarded by mu_.
+  core::Config core_config_;
+  core::Memory memory_;
   // Calls an agent has not acted on, by (job, node): when the heartbeats first showed it
   // missing (monotonic ms). Heartbeat sends the call again once it stays missing for
   // ResendAfterMs(); see ReconcileLocked.
   std::map<std::pair<uint32_t, std::string>, int64_t> missing_since_;
-  // A running job's time limit counts monotonic time: job -> (the wall time its running time
-  // counts from, the monotonic ms that stood for it when first seen). Not durable: after a
-  // restart the wall clock anchors it again. Guarded by mu_.
-  std::map<uint32_t, std::pair<UnixTime, int64_t>> run_anchors_;
   // Whether a partition restricts AllowGroups: set by Recover (partitions come only from the
   // spec's ConfigLoaded), before requests are served.
   bool group_lists_needed_ = false;
-  // The wall time a running job's time limit counts from (its start, or its resume less what
-  // it ran before the suspend).
-  static UnixTime RunningSince(const v1::Job& job);
-  // Under mu_: when a running job that ends `now` (wall clock) ended as its running time counts:
-  // its start plus the monotonic time it ran, when the wall clock stepped by more than 5 s
-  // meanwhile (so a step neither puts its end before its start nor changes its elapsed time);
-  // `now` otherwise.
-  UnixTime EndTimeLocked(const v1::Job& job, UnixTime now) const;
-  // Under mu_: anchors the job's running time at the monotonic clock now.
-  void AnchorRunLocked(uint32_t job_id);
-  UnixTime last_wall_ = 0;    // the wall and monotonic clocks at the last timer pass, to
-  int64_t last_mono_ms_ = 0;  // log a step of the wall clock; guarded by mu_
-  std::map<uint32_t, std::set<std::string>> prologs_;  // job -> nodes whose prolog is running
-  uint64_t events_since_snapshot_ = 0;                 // guarded by mu_
+  uint64_t events_since_snapshot_ = 0;  // guarded by mu_
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
-  UnixTime last_purge_ = 0;           // guarded by mu_
-  UnixTime last_priority_calc_ = 0;   // guarded by mu_
-  UnixTime usage_reset_checked_ = 0;  // the last reset boundary looked at, guarded by mu_
-  std::set<uint32_t> planned_jobs_;   // jobs with an expected start set, guarded by mu_
-  UnixTime last_backfill_ = 0;        // when a pass last backfilled (bf_interval); guarded by mu_
-  // Running jobs (id, epoch) that got their --signal warning; not durable: after a restart a
-  // job may be warned again. Guarded by mu_.
-  std::set<std::pair<uint32_t, uint64_t>> warned_;
+  UnixTime last_purge_ = 0;         // guarded by mu_
   std::string controller_address_;  // guarded by mu_
   // Each job's record in its wire form, for listings: made when first listed, made again when
   // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or

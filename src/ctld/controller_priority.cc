@@ -9,7 +9,6 @@
 #include "sched/priority.h"
 #include "state/records.h"
 #include "state/usage.h"
-#include "sys/system_time.h"
 
 namespace gantry::ctld {
 namespace {
@@ -45,54 +44,6 @@ std::map<uint32_t, state::TresAmounts> Controller::TresRunMinutesLocked(UnixTime
     }
   }
   return out;
-}
-
-void Controller::ResetUsageLocked(UnixTime now, std::vector<v1::Event>* events) {
-  const UnixTime boundary = sched::LastUsageReset(config_.priority.usage_reset, now, boot_time_,
-                                                  sys::LocalTimeZone::Get());
-  if (boundary <= 0 || boundary <= usage_reset_checked_) return;
-  usage_reset_checked_ = boundary;
-  v1::AccountingChange change;
-  for (const auto& [id, tally] : state_.accounting.association_usage) {
-    if (tally.as_of() < boundary) change.add_reset_usage(id);
-  }
-  for (const auto& [name, tally] : state_.accounting.qos_usage) {
-    if (tally.as_of() < boundary) change.add_reset_qos_usage(name);
-  }
-  if (change.reset_usage().empty() && change.reset_qos_usage().empty()) return;
-  v1::Event event = NewEvent();
-  *event.mutable_accounting_changed()->mutable_change() = std::move(change);
-  events->push_back(std::move(event));
-}
-
-void Controller::UpdatePrioritiesLocked(UnixTime now) {
-  std::vector<uint32_t> entered;
-  entered.swap(state_.entered_pending);
-  const sched::PriorityConfig& config = config_.priority;
-  if (!config.multifactor) return;
-  const bool full = last_priority_calc_ == 0 || now - last_priority_calc_ >= config.calc_period_sec;
-  if (!full && entered.empty()) return;
-  const sched::PriorityCalculator calc(config, state_, now);
-  if (full) {
-    last_priority_calc_ = now;
-    state::SetPendingPriorities(&state_, [&](const v1::Job& job) -> std::optional<uint32_t> {
-      if (job.priority() == 0) return std::nullopt;  // held
-      const uint32_t priority = calc.PriorityOf(job);
-      if (config.incr_only && priority < job.priority()) return std::nullopt;
-      return priority;
-    });
-    state_.entered_pending.clear();
-    return;
-  }
-  std::vector<std::pair<uint32_t, uint32_t>> changes;
-  for (uint32_t id : entered) {
-    const v1::Job* job = state_.FindJob(id);
-    if (job == nullptr || !state::IsPendingJob(*job) || job->priority() == 0) continue;
-    const uint32_t priority = calc.PriorityOf(*job);
-    if (config.incr_only && priority < job->priority()) continue;
-    changes.emplace_back(id, priority);
-  }
-  for (const auto& [id, priority] : changes) state::SetJobPriority(&state_, id, priority);
 }
 
 v1::GetPrioritiesReply Controller::GetPriorities(const v1::GetPrioritiesRequest& request) const {

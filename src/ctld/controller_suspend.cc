@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "core/job_actions.h"
 #include "ctld/controller.h"
 #include "ctld/log.h"
 #include "model/job_state.h"
@@ -39,19 +40,9 @@ std::optional<uint32_t> ParseId(std::string_view text) {
 
 void Controller::SignalOnNodesLocked(const v1::Job& job, int sig, v1::SignalScope scope,
                                      AfterCommit* after, const std::string& only_node) {
-  for (const std::string& name : job.nodes()) {
-    if (!only_node.empty() && name != only_node) continue;
-    if (scope == v1::SIGNAL_BATCH && name != job.nodes(0)) continue;
-    const v1::Node* node = state_.FindNode(name);
-    if (node == nullptr) continue;
-    v1::SignalJobOnNodeRequest call;
-    call.set_job_id(job.job_id());
-    call.set_epoch(job.agent_epoch());
-    call.set_signal(sig);
-    call.set_scope(scope);
-    after->push_back(
-        [this, name, address = node->address(), call] { agents_->SignalJob(name, address, call); });
-  }
+  core::Effects effects;
+  core::SignalOnNodes(CoreLocked(), job, sig, scope, &effects, only_node);
+  CarryOutLocked(std::move(effects), nullptr, after);
 }
 
 std::optional<Controller::JobRefusal> Controller::SuspendOneJobLocked(

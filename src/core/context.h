@@ -1,0 +1,73 @@
+// What the core's decisions read besides the cluster state: the settings that shape them
+// (core::Config), the controller's memory between calls (core::Memory: what is not in the
+// state because it is not durable), and the time of the call.
+//
+// The core never reads a clock, a file or the network: gantryd passes its clocks' readings,
+// the simulator its simulated time, tests a fixed one.
+#ifndef GANTRY_CORE_CONTEXT_H_
+#define GANTRY_CORE_CONTEXT_H_
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "base/time.h"
+#include "sched/priority.h"
+#include "sched/scheduler.h"
+#include "state/cluster_state.h"
+
+namespace gantry::core {
+
+struct Config {
+  uint32_t kill_wait_sec = 30;      // KillWait
+  uint32_t node_timeout_sec = 300;  // SlurmdTimeout: silent this long = DOWN
+  // AuthInfo=cred_expire=N: a requeued job waits N + 1 s before it may start again.
+  uint32_t cred_expire_sec = 120;
+  sched::SchedulerOptions scheduler;
+  sched::PriorityConfig priority;
+  // When the controller started (PriorityUsageResetPeriod counts boundaries from it) and the
+  // time zone the period's boundaries fall in.
+  UnixTime boot_time = 0;
+  const TimeZone* time_zone = &TimeZone::Utc();
+};
+
+// A silent node's jobs are settled this long after its agent has surely fenced them (on top of
+// SlurmdTimeout and KillWait).
+inline constexpr int64_t kFenceMarginSec = 3;
+
+// The controller's memory between calls. Rebuilt after a restart from nothing: each field says
+// what its loss costs.
+struct Memory {
+  // job -> the nodes whose prolog is still running (a restart asks them all again).
+  std::map<uint32_t, std::set<std::string>> prologs;
+  // node -> when it was last heard from, monotonic ms (a restart hears them anew).
+  std::map<std::string, int64_t> last_heard;
+  // A running job's time limit counts monotonic time: job -> (the wall time its running time
+  // counts from, the monotonic ms that stood for it when first seen). After a restart the wall
+  // clock anchors it again.
+  std::map<uint32_t, std::pair<UnixTime, int64_t>> run_anchors;
+  // Running jobs (id, epoch) that got their --signal warning (after a restart: warned again).
+  std::set<std::pair<uint32_t, uint64_t>> warned;
+  // The wall and monotonic clocks at the last timer pass, to notice a step of the wall clock.
+  UnixTime last_wall = 0;
+  int64_t last_mono_ms = 0;
+  UnixTime last_backfill = 0;        // when a pass last backfilled (bf_interval)
+  std::set<uint32_t> planned_jobs;   // jobs with an expected start set
+  UnixTime last_priority_calc = 0;   // the last full priority recalculation
+  UnixTime usage_reset_checked = 0;  // the last usage reset boundary looked at
+};
+
+// One call's inputs. `state` is read only; `memory` is the core's own.
+struct Context {
+  const state::ClusterState& state;
+  const Config& config;
+  Memory& memory;
+  UnixTime now = 0;     // wall clock, seconds
+  int64_t mono_ms = 0;  // monotonic clock, milliseconds
+};
+
+}  // namespace gantry::core
+
+#endif  // GANTRY_CORE_CONTEXT_H_

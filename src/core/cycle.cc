@@ -1,0 +1,359 @@
+#include "core/cycle.h"
+
+#include <csignal>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/job_actions.h"
+#include "model/job_state.h"
+#include "sched/preempt.h"
+#include "sched/priority.h"
+#include "sched/scheduler.h"
+#include "sched/usage_reset.h"
+#include "state/records.h"
+
+namespace gantry::core {
+namespace {
+
+using model::JobBaseState;
+using model::JobFlag;
+
+constexpr uint32_t kUnlimited = 0xFFFFFFFFu;
+
+JobBaseState Base(const v1::Job& job) { return static_cast<JobBaseState>(job.state()); }
+bool IsActive(const v1::Job& job) {
+  const JobBaseState b = Base(job);
+  return b == JobBaseState::kRunning || b == JobBaseState::kSuspended;
+}
+bool HasFlag(const v1::Job& job, JobFlag flag) {
+  return (job.state_flags() & static_cast<uint32_t>(flag)) != 0;
+}
+
+// PriorityUsageResetPeriod: once per period boundary, the usage tallies not charged since start
+// again from nothing (one AccountingChanged event; a controller that was down across a
+// boundary resets the tallies untouched since).
+void ResetUsage(const Context& ctx, Effects* out) {
+  const UnixTime boundary = sched::LastUsageReset(ctx.config.priority.usage_reset, ctx.now,
+                                                  ctx.config.boot_time, *ctx.config.time_zone);
+  if (boundary <= 0 || boundary <= ctx.memory.usage_reset_checked) return;
+  ctx.memory.usage_reset_checked = boundary;
+  v1::AccountingChange change;
+  for (const auto& [id, tally] : ctx.state.accounting.association_usage) {
+    if (tally.as_of() < boundary) change.add_reset_usage(id);
+  }
+  for (const auto& [name, tally] : ctx.state.accounting.qos_usage) {
+    if (tally.as_of() < boundary) change.add_reset_qos_usage(name);
+  }
+  if (change.reset_usage().empty() && change.reset_qos_usage().empty()) return;
+  v1::Event event = NewEvent(ctx);
+  *event.mutable_accounting_changed()->mutable_change() = std::move(change);
+  out->events.push_back(std::move(event));
+}
+
+// Time limits and --signal warnings. Running jobs are the ones on nodes: no walk over the
+// (large) queue. Durations follow the monotonic clock.
+void TimeLimits(const Context& ctx, Effects* out) {
+  Memory& m = ctx.memory;
+  std::set<uint32_t> seen;
+  for (const v1::Node& node : ctx.state.nodes) {
+    for (uint32_t id : node.job_ids()) {
+      const v1::Job* job = ctx.state.FindJob(id);
+      if (job == nullptr || !seen.insert(id).second) continue;
+      if (Base(*job) != JobBaseState::kRunning || job->time_limit_min() == kUnlimited ||
+          job->time_limit_min() == 0) {
+        continue;
+      }
+      const UnixTime since = RunningSince(*job);
+      auto anchor = m.run_anchors.find(id);
+      if (anchor == m.run_anchors.end() || anchor->second.first != since) {
+        // Not anchored when it started (a job recovered after a restart): the wall clock now.
+        anchor = m.run_anchors
+                     .insert_or_assign(id, std::pair(since, ctx.mono_ms - (ctx.now - since) * 1000))
+                     .first;
+      }
+      const int64_t ran_sec = (ctx.mono_ms - anchor->second.second) / 1000;
+      const int64_t limit_sec = static_cast<int64_t>(job->time_limit_min()) * 60;
+      // The deadline in wall-clock terms, for the --signal warning's log line.
+      const UnixTime deadline = ctx.now + (limit_sec - ran_sec);
+      if (ran_sec >= limit_sec) {
+        out->log.push_back("job " + std::to_string(id) + " reached its time limit");
+        EndJob(ctx, *job, JobBaseState::kTimeout, 0, "time limit", out);
+        continue;
+      }
+      const v1::JobRequest& req = job->request();
+      if (req.warn_signal() != 0 &&
+          ctx.now >= deadline - static_cast<UnixTime>(req.warn_seconds()) &&
+          m.warned.emplace(id, job->agent_epoch()).second) {
+        out->log.push_back("job " + std::to_string(id) + ": signal " +
+                           std::to_string(req.warn_signal()) + ", " +
+                           std::to_string(deadline - ctx.now) + " s before its time limit");
+        SignalOnNodes(ctx, *job, req.warn_signal(),
+                      req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, out);
+      }
+    }
+  }
+  std::erase_if(m.warned, [&seen](const auto& w) { return !seen.contains(w.first); });
+  std::erase_if(m.run_anchors, [&seen](const auto& a) { return !seen.contains(a.first); });
+}
+
+// Silent nodes: DOWN after SlurmdTimeout. Their jobs are settled (requeued or ended) only once
+// the node's agent has surely ended them itself: it fences at SlurmdTimeout after the sending
+// of its last acknowledged call (no later than this node was last heard), then gives KillWait.
+// So no requeued job runs twice at once.
+void SilentNodes(const Context& ctx, Effects* out) {
+  const Config& config = ctx.config;
+  const int64_t fenced_after =
+      (int64_t{config.node_timeout_sec} + config.kill_wait_sec + kFenceMarginSec) * 1000;
+  for (const v1::Node& node : ctx.state.nodes) {
+    const bool not_responding =
+        (node.state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
+    const auto heard = ctx.memory.last_heard.find(node.name());
+    if (node.address().empty() || heard == ctx.memory.last_heard.end()) continue;
+    const int64_t silent = ctx.mono_ms - heard->second;
+    if (!not_responding && silent > int64_t{config.node_timeout_sec} * 1000) {
+      out->log.push_back("node " + node.name() + " not responding for " +
+                         std::to_string(silent / 1000) + " s: DOWN" +
+                         (node.job_ids().empty()
+                              ? ""
+                              : "; its jobs are settled once its agent has ended them (" +
+                                    std::to_string(fenced_after / 1000) + " s)"));
+      v1::Event lost = NewEvent(ctx);
+      lost.mutable_node_lost()->set_node(node.name());
+      lost.mutable_node_lost()->set_reason("Not responding");
+      out->events.push_back(std::move(lost));
+    }
+    if (silent <= fenced_after) continue;
+    for (uint32_t job_id : node.job_ids()) {
+      const v1::Job* job = ctx.state.FindJob(job_id);
+      if (job == nullptr) continue;
+      if (IsActive(*job)) {
+        RequeueOrFail(ctx, *job, node.name(), "node " + node.name() + " failed", out);
+      } else if (HasFlag(*job, JobFlag::kCompleting)) {
+        v1::Event released = NewEvent(ctx);
+        released.mutable_job_node_released()->set_job_id(job_id);
+        released.mutable_job_node_released()->set_node(node.name());
+        out->events.push_back(std::move(released));
+      }
+    }
+  }
+}
+
+// One of the pass's preemptions carried out:
+//   SUSPEND  JobSuspended{preemptor} and SIGSTOP to the victim's processes on every node; the
+//            preemptor starts in the same commit. ResumeStage resumes the victim once the CPUs
+//            it gave up are free again (its preemptor ended), as Slurm's gang scheduler does.
+//   REQUEUE  JobRequeued{preempted} when the job may be requeued (else as CANCEL); its
+//            processes get SIGTERM, then SIGKILL after the partition's GraceTime plus KillWait.
+//   CANCEL   JobEnded PREEMPTED, the same signals.
+void Preempt(const Context& ctx, const sched::Preemption& preemption, Effects* out) {
+  const v1::Job* job = ctx.state.FindJob(preemption.victim);
+  if (job == nullptr) return;
+  const std::string by = "preempted by job " + std::to_string(preemption.preemptor);
+  out->log.push_back("job " + std::to_string(job->job_id()) + " " + by);
+  const v1::Partition* partition = ctx.state.FindPartition(job->partition());
+  const uint32_t grace = partition != nullptr ? partition->grace_time_sec() : 0;
+  switch (preemption.action) {
+    case sched::PreemptAction::kSuspend:
+      SuspendFor(ctx, *job, preemption.preemptor, out);
+      return;
+    case sched::PreemptAction::kRequeue:
+      if (job->requeue()) {
+        v1::Event event = RequeueEvent(ctx, *job);
+        v1::JobRequeued* requeued = event.mutable_job_requeued();
+        // Its reason stays one of Slurm's tokens (squeue shows state_desc in its place); the
+        // preemptor is in the log, and preempt_time in the record for gantry explain.
+        requeued->set_reason("None");
+        requeued->set_preempted(true);
+        out->events.push_back(std::move(event));
+        ctx.memory.prologs.erase(job->job_id());
+        TerminateOnNodes(ctx, *job, out, grace);
+        return;
+      }
+      break;  // may not be requeued: cancelled
+    case sched::PreemptAction::kCancel:
+    case sched::PreemptAction::kOff:
+      break;
+  }
+  EndJob(ctx, *job, JobBaseState::kPreempted, 0, by, out, grace);
+}
+
+}  // namespace
+
+Effects TimerStage(const Context& ctx) {
+  Effects out;
+  ResetUsage(ctx, &out);
+  Memory& m = ctx.memory;
+  if (m.last_mono_ms != 0) {
+    const int64_t step = (ctx.now - m.last_wall) - (ctx.mono_ms - m.last_mono_ms) / 1000;
+    if (step > 5 || step < -5) {
+      out.log.push_back("the wall clock stepped by " + std::to_string(step) +
+                        " s; node liveness and time limits follow the monotonic clock");
+    }
+  }
+  m.last_wall = ctx.now;
+  m.last_mono_ms = ctx.mono_ms;
+  TimeLimits(ctx, &out);
+  SilentNodes(ctx, &out);
+  // Gang time-slicing: the running jobs whose turn is over are suspended for the job that
+  // waited longest.
+  const sched::SchedulerOptions& options = ctx.config.scheduler;
+  for (const sched::SliceSuspension& turn :
+       sched::TimeSlice(ctx.state, options.preempt, options.time_slice_sec, ctx.now)) {
+    SuspendFor(ctx, *ctx.state.FindJob(turn.job_id), turn.for_job, &out);
+  }
+  return out;
+}
+
+Effects ResumeStage(const Context& ctx) {
+  Effects out;
+  for (uint32_t id : sched::ResumableJobs(ctx.state)) {
+    const v1::Job* job = ctx.state.FindJob(id);
+    v1::Event event = NewEvent(ctx);
+    event.mutable_job_resumed()->set_job_id(id);
+    out.events.push_back(std::move(event));
+    out.log.push_back("job " + std::to_string(id) + " resumed: its CPUs are free again");
+    SignalOnNodes(ctx, *job, SIGCONT, v1::SIGNAL_SUSPEND, &out);
+  }
+  return out;
+}
+
+Effects PriorityStage(const Context& ctx) {
+  Effects out;
+  state::VolatileUpdates& v = out.volatile_updates;
+  v.clear_entered_pending = !ctx.state.entered_pending.empty();
+  const sched::PriorityConfig& config = ctx.config.priority;
+  if (!config.multifactor) return out;
+  const bool full = ctx.memory.last_priority_calc == 0 ||
+                    ctx.now - ctx.memory.last_priority_calc >= config.calc_period_sec;
+  if (!full && ctx.state.entered_pending.empty()) return out;
+  const sched::PriorityCalculator calc(config, ctx.state, ctx.now);
+  if (full) {
+    ctx.memory.last_priority_calc = ctx.now;
+    v.all_priorities = true;
+    for (const auto& [id, job] : ctx.state.jobs) {
+      if (!state::IsPendingJob(job) || job.priority() == 0) continue;  // held
+      const uint32_t priority = calc.PriorityOf(job);
+      if (config.incr_only && priority < job.priority()) continue;
+      v.priorities.emplace_back(id, priority);
+    }
+    return out;
+  }
+  for (uint32_t id : ctx.state.entered_pending) {
+    const v1::Job* job = ctx.state.FindJob(id);
+    if (job == nullptr || !state::IsPendingJob(*job) || job->priority() == 0) continue;
+    const uint32_t priority = calc.PriorityOf(*job);
+    if (config.incr_only && priority < job->priority()) continue;
+    v.priorities.emplace_back(id, priority);
+  }
+  return out;
+}
+
+Effects ScheduleStage(const Context& ctx) {
+  Effects out;
+  Memory& m = ctx.memory;
+  const UnixTime now = ctx.now;
+  // bf_interval: passes between backfilling ones keep strict order and the last plans.
+  sched::SchedulerOptions options = ctx.config.scheduler;
+  const int64_t interval = options.bf_interval_sec;
+  const bool backfill =
+      options.backfill && interval >= 0 &&
+      (m.last_backfill == 0 || interval == 0 || now - m.last_backfill >= interval);
+  if (backfill) m.last_backfill = now;
+  options.backfill = backfill;
+  sched::Decisions decisions = sched::Schedule(ctx.state, now, options);
+  state::VolatileUpdates& v = out.volatile_updates;
+  // Expected starts, in memory like reasons: a backfilling pass's plans replace the last one's.
+  if (backfill || interval < 0) {
+    std::set<uint32_t> planned;
+    for (const sched::ExpectedStart& e : decisions.expected_starts) {
+      if (ctx.state.FindJob(e.job_id) == nullptr) continue;
+      planned.insert(e.job_id);
+      v.expected_starts.emplace_back(e.job_id, e.time);
+    }
+    for (uint32_t id : m.planned_jobs) {
+      if (!planned.contains(id)) v.expected_starts.emplace_back(id, 0);
+    }
+    m.planned_jobs = std::move(planned);
+  }
+  v.evaluated_at = now;
+  for (sched::ReasonChange& change : decisions.reasons) {
+    v.reasons.emplace_back(change.job_id, std::move(change.reason));
+  }
+  for (sched::DependencyChange& change : decisions.dependencies) {
+    v.dependency_status.emplace_back(change.job_id, std::move(change.status));
+  }
+  for (uint32_t id : decisions.cancels) {
+    const v1::Job* job = ctx.state.FindJob(id);
+    if (job == nullptr) continue;
+    EndJob(ctx, *job, JobBaseState::kCancelled, 0, "dependency never satisfied", &out);
+    out.events.back().mutable_job_ended()->set_reason("DependencyNeverSatisfied");
+  }
+  for (const sched::Preemption& p : decisions.preemptions) Preempt(ctx, p, &out);
+  // Array tasks split off their array's record first; ids are given in order of start, and the
+  // record's last pending task keeps the array's id.
+  uint32_t next_id = ctx.state.next_job_id;
+  std::map<uint32_t, int> array_tasks_left;
+  for (const sched::Start& start : decisions.starts) {
+    const v1::Job* job = ctx.state.FindJob(start.job_id);
+    if (job == nullptr) continue;
+    uint32_t id = start.job_id;
+    if (start.array_task_id) {
+      auto left = array_tasks_left.try_emplace(id, job->array_pending_tasks_size()).first;
+      if (left->second-- > 1) id = next_id++;
+      v1::Event split = NewEvent(ctx);
+      split.mutable_job_array_split()->set_job_id(start.job_id);
+      split.mutable_job_array_split()->set_task_id(*start.array_task_id);
+      split.mutable_job_array_split()->set_new_job_id(id);
+      out.events.push_back(std::move(split));
+    }
+    v1::Event event = NewEvent(ctx);
+    v1::JobStarted* s = event.mutable_job_started();
+    s->set_job_id(id);
+    s->set_partition(start.partition);
+    for (const std::string& n : start.nodes) s->add_nodes(n);
+    s->set_num_cpus(start.num_cpus);
+    s->set_alloc_mem_mb(start.alloc_mem_mb);
+    s->set_epoch(job->restarts() + 1);
+    s->set_time_limit_min(start.time_limit_min);
+    out.events.push_back(std::move(event));
+  }
+  out.pass = decisions.stats;
+  return out;
+}
+
+Effects PrologStage(const Context& ctx, const std::vector<uint32_t>& started) {
+  Effects out;
+  for (uint32_t id : started) {
+    const v1::Job* job = ctx.state.FindJob(id);
+    if (job == nullptr || !IsActive(*job)) continue;
+    ctx.memory.prologs[id] = std::set<std::string>(job->nodes().begin(), job->nodes().end());
+    for (int i = 0; i < job->nodes_size(); ++i) {
+      PrepareOnNode(ctx, *job, job->nodes(i), static_cast<uint32_t>(i), &out);
+    }
+  }
+  return out;
+}
+
+std::vector<uint32_t> StartedJobs(const std::vector<v1::Event>& events) {
+  std::vector<uint32_t> out;
+  for (const v1::Event& e : events) {
+    if (e.has_job_started()) out.push_back(e.job_started().job_id());
+  }
+  return out;
+}
+
+void RunCycle(const Context& ctx, CycleShell* shell) {
+  // Timer events (node lost, time limits, turns over) are applied before the suspended jobs
+  // that get their CPUs back resume, and those before scheduling sees the state.
+  shell->Commit(Stage::kTimers, TimerStage(ctx));
+  shell->Commit(Stage::kResumes, ResumeStage(ctx));
+  shell->Commit(Stage::kPriorities, PriorityStage(ctx));
+  Effects scheduled = ScheduleStage(ctx);
+  const std::vector<uint32_t> started = StartedJobs(scheduled.events);
+  shell->Commit(Stage::kSchedule, std::move(scheduled));
+  shell->Commit(Stage::kPrologs, PrologStage(ctx, started));
+}
+
+}  // namespace gantry::core
