@@ -166,6 +166,7 @@ void Preempt(const Context& ctx, const sched::Preemption& preemption, Effects* o
         // preemptor is in the log, and preempt_time in the record for gantry explain.
         requeued->set_reason("None");
         requeued->set_preempted(true);
+        requeued->set_preemptor(preemption.preemptor);
         out->events.push_back(std::move(event));
         ctx.memory.prologs.erase(job->job_id());
         TerminateOnNodes(ctx, *job, out, grace);

@@ -15,6 +15,7 @@
 
 #include "core/cycle.h"
 #include "core/job_actions.h"
+#include "core/reactions.h"
 #include "ctld/log.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
@@ -1696,82 +1697,12 @@ Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
   const v1::Node* node = state_.FindNode(report.node());
   if (node == nullptr) return NotFound("Invalid node name specified: " + report.node());
   memory_.last_heard[report.node()] = clock_->MonotonicMs();
-  const v1::Job* job = state_.FindJob(report.job_id());
-  // Reports about jobs that are gone or about an earlier launch change nothing.
-  if (job == nullptr || job->agent_epoch() != report.epoch()) return Status::Ok();
-
+  Result<core::Effects> effects = core::OnReport(CoreLocked(), report);
+  if (!effects.ok()) return effects.status();
+  if (effects->events.empty() && effects->actions.empty()) return Status::Ok();
   std::vector<v1::Event> events;
   AfterCommit after;
-  const uint32_t id = job->job_id();
-  switch (report.kind()) {
-    case v1::JobReport::PROLOG_OK: {
-      auto it = memory_.prologs.find(id);
-      if (!IsActive(*job) || it == memory_.prologs.end()) break;
-      it->second.erase(report.node());
-      if (!it->second.empty()) break;
-      memory_.prologs.erase(it);
-      v1::Event configured = state::JobConfiguredEvent(*job, clock_->Now());
-      const uint32_t flags = configured.job_updated().job().state_flags();
-      events.push_back(std::move(configured));
-      if (job->request().allocation_only()) break;  // salloc: no script; srun runs the steps
-      LaunchBatchLocked(*job, flags, &after);
-      break;
-    }
-    case v1::JobReport::PROLOG_FAILED: {
-      if (!IsActive(*job)) break;
-      Log("job " + std::to_string(id) + ": prolog failed on " + report.node() + ": " +
-          report.message());
-      v1::Event drain = NewEvent();
-      v1::NodeStateChanged* change = drain.mutable_node_state_changed();
-      change->add_nodes(report.node());
-      change->set_op("DRAIN");
-      change->set_reason("Prolog error");
-      change->set_reason_uid(0);
-      events.push_back(std::move(drain));
-      v1::Event requeue = RequeueEvent(*job);
-      v1::JobRequeued* requeued = requeue.mutable_job_requeued();
-      requeued->set_hold(true);
-      requeued->set_reason("launch failed requeued held");
-      // Slurm shows only the reason; the detail is in the logs (here and the agent's).
-      events.push_back(std::move(requeue));
-      memory_.prologs.erase(id);
-      TerminateOnNodesLocked(*job, &after);
-      break;
-    }
-    case v1::JobReport::BATCH_ENDED: {
-      if (!IsActive(*job)) break;  // already cancelled, timed out...
-      const int status = report.wait_status();
-      EndJobLocked(*job, model::EndStateOfBatch(status), status, "", &events, &after);
-      if (report.has_usage()) {  // EndJobLocked's JobEnded is the last event
-        *events.back().mutable_job_ended()->mutable_batch_usage() = report.usage();
-      }
-      break;
-    }
-    case v1::JobReport::LAUNCH_FAILED: {
-      if (!IsActive(*job)) break;
-      Log("job " + std::to_string(id) + ": launch failed on " + report.node() + ": " +
-          report.message());
-      EndJobLocked(*job, JobBaseState::kFailed, 1 << 8, report.message(), &events, &after);
-      break;
-    }
-    case v1::JobReport::EPILOG_OK:
-    case v1::JobReport::EPILOG_FAILED: {
-      auto completing = state_.completing.find(id);
-      if (completing == state_.completing.end() || !completing->second.contains(report.node())) {
-        break;
-      }
-      v1::Event event = NewEvent();
-      v1::JobNodeReleased* released = event.mutable_job_node_released();
-      released->set_job_id(id);
-      released->set_node(report.node());
-      released->set_epilog_failed(report.kind() == v1::JobReport::EPILOG_FAILED);
-      released->set_message(report.kind() == v1::JobReport::EPILOG_FAILED ? "Epilog error" : "");
-      events.push_back(std::move(event));
-      break;
-    }
-    default:
-      return InvalidArgument("report kind " + std::to_string(report.kind()) + " is not known");
-  }
+  CarryOutLocked(*std::move(effects), &events, &after);
   auto pending = CommitLocked(std::move(events));
   lock.unlock();
   GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
