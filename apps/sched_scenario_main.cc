@@ -1,10 +1,10 @@
-// gantry-sched-scenario FILE...: runs scheduling scenarios (sched/scenario.h) and prints what
+// gantry-sched-scenario FILE...: runs scheduling scenarios (sim/scenario.h) and prints what
 // the scheduler decided at each `cycle`. Exit 1 with the error on a bad scenario.
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include "sched/scenario.h"
+#include "sim/scenario.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     }
     std::ostringstream text;
     text << in.rdbuf();
-    const gantry::Result<std::string> out = gantry::sched::RunScenario(text.str());
+    const gantry::Result<std::string> out = gantry::sim::RunScenario(text.str());
     if (!out.ok()) {
       std::cerr << argv[i] << ": " << out.status().message() << "\n";
       return 1;

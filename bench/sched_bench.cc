@@ -1,11 +1,12 @@
-// One full scheduling cycle as gantryd runs it: priority/multifactor recomputed for every pending
-// job (Fair Tree over 100 accounts of 10 users, the reference cluster's weights), then the pass
-// (priority order, backfill planning up to bf_max_job_test jobs). 10,000 nodes (64 CPUs, 8
-// GPUs) each running two jobs of half a node (20k running, consumable resources), and 10k, 50k
-// and 100k pending jobs of 1-24 hours: half share a node (8-32 CPUs, 1-8 GPUs), half want 1-4
-// whole nodes. Prints, per size, the median of 5 cycles in
-// ms (priorities / pass / both) and the process's peak RSS; between cycles the pass's reasons are
-// kept on the jobs, as gantryd keeps them. Not a Google Benchmark: it prints
+// One full scheduling cycle as gantryd runs it (core/cycle.h's priority and schedule stages):
+// priority/multifactor recomputed for every pending job (Fair Tree over 100 accounts of 10 users,
+// the reference cluster's weights), then the pass (priority order, backfill planning up to
+// bf_max_job_test jobs). 10,000 nodes (64 CPUs, 8 GPUs) each running two jobs of half a node (20k
+// running, consumable resources), and 10k, 50k and 100k pending jobs of 1-24 hours: half share a
+// node (8-32 CPUs, 1-8 GPUs), half want 1-4 whole nodes. Prints, per size, the median of 5 cycles
+// in ms (priorities / pass / both) and the process's peak RSS; between cycles the pass's reasons
+// and plans are kept on the jobs, as gantryd keeps them (its starts are not: every cycle sees the
+// same queue). Not a Google Benchmark: it prints
 // one line per size.
 // Then preemption (PreemptType=preempt/partition_prio): the same 10k nodes and 20k running jobs
 // in partition batch (tier 1) and one pending job of partition urgent (tier 10): the median of 5
@@ -21,10 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "core/context.h"
+#include "core/cycle.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "state/accounting.h"
 #include "state/testing.h"
+#include "state/volatile_updates.h"
 
 namespace gantry {
 namespace {
@@ -142,28 +146,25 @@ double Ms(std::chrono::steady_clock::duration d) {
 
 void Run(int pending) {
   ClusterState s = Cluster(pending);
-  const sched::PriorityConfig config = Weights();
+  core::Config config;
+  config.priority = Weights();
+  core::Memory memory;
   std::vector<double> prio_ms;
   std::vector<double> pass_ms;
   std::vector<double> total_ms;
   size_t starts = 0;
   size_t planned = 0;
   for (int round = 0; round < 5; ++round) {
+    memory.last_priority_calc = 0;  // every cycle recomputes every priority
+    const core::Context ctx{s, config, memory, kNow, kNow * 1000};
     const auto t0 = std::chrono::steady_clock::now();
-    {
-      const sched::PriorityCalculator calc(config, s, kNow);
-      state::SetPendingPriorities(&s, [&calc](const v1::Job& job) -> std::optional<uint32_t> {
-        if (job.priority() == 0) return std::nullopt;
-        return calc.PriorityOf(job);
-      });
-    }
+    state::ApplyVolatile(&s, core::PriorityStage(ctx).volatile_updates);
     const auto t1 = std::chrono::steady_clock::now();
-    const sched::Decisions d = sched::Schedule(s, kNow);
+    const core::Effects effects = core::ScheduleStage(ctx);
+    state::ApplyVolatile(&s, effects.volatile_updates);
     const auto t2 = std::chrono::steady_clock::now();
-    // As gantryd does: reasons and plans stay on the jobs (the next pass reports changes only).
-    for (const sched::ReasonChange& r : d.reasons) s.jobs[r.job_id].set_reason(r.reason);
-    starts = d.starts.size();
-    planned = d.expected_starts.size();
+    starts = core::StartedJobs(effects.events).size();
+    planned = effects.volatile_updates.expected_starts.size();
     prio_ms.push_back(Ms(t1 - t0));
     pass_ms.push_back(Ms(t2 - t1));
     total_ms.push_back(Ms(t2 - t0));

@@ -10,6 +10,16 @@ namespace gantry::core {
 
 using model::JobBaseState;
 
+namespace {
+
+// Anchors a running job's time limit at the monotonic clock now.
+void AnchorRun(const Context& ctx, const v1::Job& job) {
+  const UnixTime since = RunningSince(job);
+  ctx.memory.run_anchors[job.job_id()] = {since, ctx.mono_ms - (ctx.now - since) * 1000};
+}
+
+}  // namespace
+
 v1::Event NewEvent(const Context& ctx) {
   v1::Event event;
   event.set_time(ctx.now);
@@ -40,9 +50,11 @@ UnixTime EndTime(const Context& ctx, const v1::Job& job) {
   return end - ctx.now > 5 || ctx.now - end > 5 ? end : ctx.now;
 }
 
-void AnchorRun(const Context& ctx, const v1::Job& job) {
-  const UnixTime since = RunningSince(job);
-  ctx.memory.run_anchors[job.job_id()] = {since, ctx.mono_ms - (ctx.now - since) * 1000};
+void NoteApplied(const Context& ctx, const v1::Event& event) {
+  const uint32_t id = event.has_job_started()   ? event.job_started().job_id()
+                      : event.has_job_resumed() ? event.job_resumed().job_id()
+                                                : 0;
+  if (const v1::Job* job = id != 0 ? ctx.state.FindJob(id) : nullptr) AnchorRun(ctx, *job);
 }
 
 void EndJob(const Context& ctx, const v1::Job& job, JobBaseState end_state, int32_t exit_status,

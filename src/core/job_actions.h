@@ -33,8 +33,9 @@ UnixTime RunningSince(const v1::Job& job);
 // neither puts its end before its start nor changes its elapsed time); ctx.now otherwise.
 UnixTime EndTime(const Context& ctx, const v1::Job& job);
 
-// Anchors a running job's time limit at the monotonic clock now.
-void AnchorRun(const Context& ctx, const v1::Job& job);
+// What the core remembers of an event the shell just applied: a job's running time counts on
+// the monotonic clock from the moment it starts or resumes. Every shell calls it after Apply.
+void NoteApplied(const Context& ctx, const v1::Event& event);
 
 // JobEnded in `end_state`, then TerminateJob to each of its nodes, with `grace_sec` (a
 // preempted job's GraceTime) before the KillWait.

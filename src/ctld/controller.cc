@@ -307,13 +307,7 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
       continue;
     }
     stats_.CountEvent(event);
-    // A job's running time is monotonic from the moment it starts or resumes.
-    const uint32_t run_id = event.has_job_started()   ? event.job_started().job_id()
-                            : event.has_job_resumed() ? event.job_resumed().job_id()
-                                                      : 0;
-    if (const v1::Job* job = run_id != 0 ? state_.FindJob(run_id) : nullptr) {
-      core::AnchorRun(CoreLocked(), *job);
-    }
+    core::NoteApplied(CoreLocked(), event);
     batch.records.emplace_back(kEventKind, event.SerializeAsString());
     // An ended job goes to the archive in the same commit: sacct lists it after the controller
     // forgets it (MinJobAge).

@@ -15,6 +15,7 @@
 #include "state/events.h"
 #include "state/priority.h"
 #include "state/testing.h"
+#include "state/volatile_updates.h"
 
 namespace gantry::sched {
 namespace {
@@ -25,15 +26,18 @@ using state::kBasePriority;
 using state::kUnlimited;
 using namespace state::testing;  // NOLINT(google-build-using-namespace): the builders
 
-// Applies the decisions as gantryd does (JobStarted, JobPriorityChanged).
+// Applies a pass's starts (of jobs, not array tasks: core/cycle_test.cc has those) and keeps its
+// reasons on the jobs, as gantryd does (state::ApplyVolatile).
 void ApplyDecisions(ClusterState* s, const Decisions& d, int64_t now) {
   for (const Start& start : d.starts) {
     MustApply(s, StartEvent(start.job_id, start.nodes, now, start.num_cpus, start.alloc_mem_mb,
                             start.time_limit_min, start.partition));
   }
-  for (const ReasonChange& change : d.reasons) {
-    MustApply(s, state::JobReasonEvent(*s->FindJob(change.job_id), change.reason, now));
-  }
+  state::VolatileUpdates kept;
+  kept.evaluated_at = now;
+  for (const ReasonChange& change : d.reasons)
+    kept.reasons.emplace_back(change.job_id, change.reason);
+  state::ApplyVolatile(s, kept);
 }
 
 std::map<uint32_t, std::vector<std::string>> Started(const Decisions& d) {
@@ -595,94 +599,12 @@ TEST(ScheduleTest, SingletonWaitsForEarlierJobsOfTheSameNameAndUser) {
   EXPECT_EQ(Started(Schedule(s, kNow)).count(3), 1u);
 }
 
-// Applies the decisions with array splits as gantryd does: new ids from next_job_id, the last
-// pending task keeping the array's id. Returns the started ids with their task ids.
-std::map<uint32_t, uint32_t> ApplyArrayStarts(ClusterState* s, const Decisions& d, int64_t now) {
-  std::map<uint32_t, uint32_t> started;
-  for (const Start& start : d.starts) {
-    uint32_t id = start.job_id;
-    if (start.array_task_id) {
-      const v1::Job* array = s->FindJob(start.job_id);
-      if (array->array_pending_tasks_size() > 1) id = s->next_job_id;
-      MustApply(s, SplitEvent(start.job_id, *start.array_task_id, id, now));
-      started[id] = *start.array_task_id;
-    }
-    MustApply(s, StartEvent(id, start.nodes, now, start.num_cpus, start.alloc_mem_mb,
-                            start.time_limit_min, start.partition));
-  }
-  for (const ReasonChange& change : d.reasons) {
-    MustApply(s, state::JobReasonEvent(*s->FindJob(change.job_id), change.reason, now));
-  }
-  return started;
-}
-
-TEST(ScheduleTest, ArrayTasksStartInOrderUnderTheThrottle) {
-  ClusterState s = MakeCluster(4);
-  Submit(&s, PendingArray(10, {3, 4, 5, 6, 7}, 3));
-  Decisions d = Schedule(s, kNow);
-  ASSERT_EQ(d.starts.size(), 3u);
-  EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{10, "JobArrayTaskLimit"}}));
-  EXPECT_EQ(ApplyArrayStarts(&s, d, kNow),
-            (std::map<uint32_t, uint32_t>{{11, 3}, {12, 4}, {13, 5}}));
-  EXPECT_EQ(s.FindJob(12)->nodes(0), "n2");
-  // Still three running: nothing more starts though n4 is free.
-  EXPECT_TRUE(Schedule(s, kNow).starts.empty());
-  MustApply(&s, EndEvent(11, JobBaseState::kCompleted, kNow + 5));
-  MustApply(&s, ReleaseEvent(11, "n1", kNow + 5));
-  d = Schedule(s, kNow + 6);
-  ASSERT_EQ(d.starts.size(), 1u);
-  EXPECT_EQ(ApplyArrayStarts(&s, d, kNow + 6), (std::map<uint32_t, uint32_t>{{14, 6}}));
-}
-
-TEST(ScheduleTest, LastArrayTaskTakesTheArrayRecord) {
-  ClusterState s = MakeCluster(4);
-  Submit(&s, PendingArray(10, {1, 2}));
-  const Decisions d = Schedule(s, kNow);
-  EXPECT_EQ(ApplyArrayStarts(&s, d, kNow), (std::map<uint32_t, uint32_t>{{10, 2}, {11, 1}}));
-  EXPECT_EQ(s.FindJob(10)->array_task_id(), 2u);
-  EXPECT_TRUE(Schedule(s, kNow).starts.empty());
-}
-
 TEST(ScheduleTest, ArrayTasksWaitForResources) {
   ClusterState s = MakeCluster(2);
   Submit(&s, PendingArray(10, {1, 2, 3}));
   const Decisions d = Schedule(s, kNow);
   EXPECT_EQ(d.starts.size(), 2u);
   EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{10, "Resources"}}));
-}
-
-TEST(ScheduleTest, DependenciesOnArrays) {
-  ClusterState s = MakeCluster(4);
-  Submit(&s, PendingArray(10, {1, 2}));
-  v1::Job whole = PendingJob(20);
-  whole.mutable_request()->set_dependency("afterok:10");
-  Submit(&s, whole);
-  v1::Job one = PendingJob(21);
-  one.mutable_request()->set_dependency("afterany:10_1");
-  Submit(&s, one);
-  v1::Job corr = PendingArray(30, {1, 2});
-  corr.mutable_request()->set_dependency("aftercorr:10");
-  Submit(&s, corr);
-  // Hold array 10's task 2 back so that only task 1 runs.
-  MustApply(&s, SplitEvent(10, 2, 11));
-  MustApply(&s, state::testing::HoldEvent(11, true));
-  Decisions d = Schedule(s, kNow);
-  EXPECT_EQ(ApplyArrayStarts(&s, d, kNow), (std::map<uint32_t, uint32_t>{{10, 1}}));
-  EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{
-                            {20, "Dependency"}, {21, "Dependency"}, {30, "Dependency"}}));
-  MustApply(&s, EndEvent(10, JobBaseState::kCompleted, kNow + 5));
-  MustApply(&s, ReleaseEvent(10, "n1", kNow + 5));
-  d = Schedule(s, kNow + 6);
-  // 21 waited for task 1 only; 30's task 1 pairs with 10's task 1; 20 waits for task 2 (held).
-  const std::map<uint32_t, std::vector<std::string>> started = Started(d);
-  EXPECT_TRUE(started.contains(21));
-  ASSERT_TRUE(started.contains(30));
-  EXPECT_FALSE(started.contains(20));
-  for (const Start& start : d.starts) {
-    if (start.job_id == 30) {
-      EXPECT_EQ(start.array_task_id, 1u);
-    }
-  }
 }
 
 std::map<uint32_t, std::string> DependencyStatus(const Decisions& d) {

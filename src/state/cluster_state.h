@@ -31,7 +31,7 @@
 //                     JobEnded ends the steps still running (CANCELLED, or COMPLETED with
 //                     the job).
 //   JobUpdated        replaces the record; it may not change the base state or the nodes.
-//   JobPriorityChanged  priority and (when given) reason.
+//   JobPriorityChanged  priority and (when given) reason (replay only: nothing writes it now).
 //   NodeRegistered    address/hostname/boot time/version/os; clears NOT_RESPONDING; an UNKNOWN
 //                     node comes up (first registration); a DOWN node comes up when
 //                     ReturnToService allows (1: it was down for "Not responding"; 2: always).

@@ -15,14 +15,4 @@ v1::Event JobConfiguredEvent(const v1::Job& job, int64_t time) {
   return event;
 }
 
-v1::Event JobReasonEvent(const v1::Job& job, const std::string& reason, int64_t time) {
-  v1::Event event;
-  event.set_time(time);
-  v1::JobPriorityChanged& change = *event.mutable_job_priority_changed();
-  change.set_job_id(job.job_id());
-  change.set_priority(job.priority());
-  change.set_reason(reason);
-  return event;
-}
-
 }  // namespace gantry::state

@@ -14,9 +14,6 @@ namespace gantry::state {
 // Every prolog is done: a JobUpdated carrying `job` without the CONFIGURING flag.
 v1::Event JobConfiguredEvent(const v1::Job& job, int64_t time);
 
-// The scheduler's new pending reason for `job` (a JobPriorityChanged keeping its priority).
-v1::Event JobReasonEvent(const v1::Job& job, const std::string& reason, int64_t time);
-
 }  // namespace gantry::state
 
 #endif  // GANTRY_STATE_EVENTS_H_

@@ -1,4 +1,4 @@
-#include "sched/scenario.h"
+#include "sim/scenario.h"
 
 #include <charconv>
 #include <cstdint>
@@ -7,21 +7,27 @@
 #include <string>
 #include <vector>
 
+#include "core/cycle.h"
 #include "model/job_state.h"
 #include "sched/preempt.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
+#include "sim/engine.h"
 #include "state/accounting.h"
 #include "state/cluster_state.h"
 #include "state/testing.h"
+#include "text/array_spec.h"
 #include "text/ascii.h"
 #include "text/duration.h"
 #include "text/hostlist.h"
 
-namespace gantry::sched {
+namespace gantry::sim {
 namespace {
 
 using namespace state::testing;  // NOLINT(google-build-using-namespace): the state builders
+using sched::PreemptOptions;
+using sched::PriorityConfig;
+using sched::SchedulerOptions;
 
 // One line's words: the leading ones, then key=value options (a bare word is key="").
 struct Line {
@@ -53,7 +59,13 @@ std::string Option(const Line& line, const std::string& key, const std::string& 
 
 std::string Offset(int64_t t) { return "+" + std::to_string(t - kNow) + "s"; }
 
-class Scenario {
+// "preempted by job N" (a JobEnded's end cause): N.
+std::string PreemptorOf(const std::string& cause) {
+  const size_t space = cause.rfind(' ');
+  return space == std::string::npos ? "?" : cause.substr(space + 1);
+}
+
+class Scenario : public EngineObserver {
  public:
   Scenario() { state::ApplyAccountingChange(state::DefaultAccounting(), &s_.accounting); }
 
@@ -222,10 +234,14 @@ class Scenario {
     if (nodes_.empty() || partitions_.empty()) {
       return LineError(line, "a scenario needs node and partition lines first");
     }
-    GANTRY_RETURN_IF_ERROR(state::Apply(&s_, ConfigEvent(nodes_, partitions_, now_)));
+    core::Config* config = engine_.mutable_config();
+    config->scheduler = options_;
+    config->priority = priority_;
+    GANTRY_RETURN_IF_ERROR(engine_.Apply(ConfigEvent(nodes_, partitions_, now_)));
     for (const v1::Node& n : nodes_) {
-      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, RegisterEvent(n.name(), now_)));
+      GANTRY_RETURN_IF_ERROR(engine_.Apply(RegisterEvent(n.name(), now_)));
     }
+    engine_.set_observer(this);
     set_up_ = true;
     return Status::Ok();
   }
@@ -272,7 +288,16 @@ class Scenario {
     r.set_nice(static_cast<int32_t>(nice));
     job.set_time_limit_min(static_cast<uint32_t>(time));
     job.set_priority(static_cast<uint32_t>(priority));
-    Status applied = state::Apply(&s_, SubmitEvent(job, now_));
+    job.set_requeue(Option(line, "requeue", "yes") != "no");
+    if (line.options.contains("kill_on_invalid_dep")) r.set_kill_on_invalid_dep(1);
+    if (const std::string array = Option(line, "array"); !array.empty()) {
+      Result<text::ArraySpec> spec = text::ParseArraySpec(array, 1001);
+      if (!spec.ok()) return LineError(line, "array=" + array + ": " + spec.status().message());
+      job.set_array_job_id(job.job_id());
+      for (uint32_t task : spec->tasks) job.add_array_pending_tasks(task);
+      job.set_array_task_throttle(spec->throttle);
+    }
+    Status applied = engine_.Apply(SubmitEvent(job, now_));
     return applied.ok() ? applied : LineError(line, applied.message());
   }
 
@@ -283,123 +308,80 @@ class Scenario {
     GANTRY_ASSIGN_OR_RETURN(uint64_t job_id, Number(id, "id", 0));
     const v1::Job* job = s_.FindJob(static_cast<uint32_t>(job_id));
     if (job == nullptr) return LineError(line, "no job " + line.words[1]);
+    // The batch script's exit: 0, or 1 for FAILED.
     const std::string state_name = Option(line, "state", "COMPLETED");
-    std::optional<model::JobBaseState> state;
-    for (model::JobBaseState b : model::kAllJobBaseStates) {
-      if (model::JobBaseStateName(b) == state_name) state = b;
+    if (state_name != "COMPLETED" && state_name != "FAILED") {
+      return LineError(line, "state=" + state_name + ": a batch script ends COMPLETED or FAILED");
     }
-    if (!state || !model::IsFinished(*state)) {
-      return LineError(line, "state=" + state_name + ": not an end state (COMPLETED, FAILED...)");
-    }
-    const std::vector<std::string> nodes(job->nodes().begin(), job->nodes().end());
-    GANTRY_RETURN_IF_ERROR(
-        state::Apply(&s_, EndEvent(static_cast<uint32_t>(job_id), *state, now_)));
-    for (const std::string& node : nodes) {
-      GANTRY_RETURN_IF_ERROR(
-          state::Apply(&s_, ReleaseEvent(static_cast<uint32_t>(job_id), node, now_)));
-    }
-    return Status::Ok();
+    return engine_.EndBatch(job->job_id(), state_name == "FAILED" ? 1 << 8 : 0, now_);
   }
 
-  // A job leaves its nodes at once (its epilog takes no time here).
-  Status Release(uint32_t id, const std::vector<std::string>& nodes) {
-    for (const std::string& node : nodes) {
-      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, ReleaseEvent(id, node, now_)));
+  // EngineObserver: a line for each event the cycle's decisions made.
+  void Applied(std::optional<core::Stage> stage, const v1::Event& e,
+               const state::ClusterState&) override {
+    if (!stage) return;  // agents' reports and the scenario's own events
+    const bool scheduled = *stage == core::Stage::kSchedule;
+    if (e.has_job_suspended()) {
+      out_ += std::string(scheduled ? "  preempt " : "  turn over ") +
+              std::to_string(e.job_suspended().job_id()) + " for " +
+              std::to_string(e.job_suspended().preemptor()) + (scheduled ? " suspend\n" : "\n");
+    } else if (e.has_job_resumed()) {
+      out_ += "  resume " + std::to_string(e.job_resumed().job_id()) + "\n";
+    } else if (e.has_job_requeued()) {
+      const v1::JobRequeued& r = e.job_requeued();
+      out_ += "  " + std::string(r.preempted() ? "preempt " : "requeue ") +
+              std::to_string(r.job_id()) +
+              (r.preempted() ? " for " + std::to_string(r.preemptor()) + " requeue" : "") + "\n";
+    } else if (e.has_job_ended()) {
+      const v1::JobEnded& end = e.job_ended();
+      const auto state = static_cast<model::JobBaseState>(end.state());
+      if (state == model::JobBaseState::kPreempted) {
+        out_ += "  preempt " + std::to_string(end.job_id()) + " for " +
+                PreemptorOf(end.end_cause()) + " cancel\n";
+      } else {
+        out_ += "  end " + std::to_string(end.job_id()) + " " +
+                std::string(model::JobBaseStateName(state)) +
+                (end.reason().empty() ? "" : " " + end.reason()) + "\n";
+      }
+    } else if (e.has_job_array_split()) {
+      const v1::JobArraySplit& split = e.job_array_split();
+      out_ += "  split " + std::to_string(split.job_id()) + "_" + std::to_string(split.task_id()) +
+              " as " + std::to_string(split.new_job_id()) + "\n";
+    } else if (e.has_job_started()) {
+      const v1::JobStarted& start = e.job_started();
+      std::string nodes;
+      for (const std::string& n : start.nodes()) nodes += (nodes.empty() ? "" : ",") + n;
+      out_ += "  start " + std::to_string(start.job_id()) + " on " + nodes +
+              " cpus=" + std::to_string(start.num_cpus()) +
+              " mem=" + std::to_string(start.alloc_mem_mb()) + "\n";
     }
-    return Status::Ok();
   }
-
-  // A preemption as gantryd carries it out (ctld/controller_preempt.cc).
-  Status Preempt(const Preemption& p) {
-    const v1::Job* job = s_.FindJob(p.victim);
-    if (job == nullptr) return Internal("no victim " + std::to_string(p.victim));
-    const std::vector<std::string> nodes(job->nodes().begin(), job->nodes().end());
-    static constexpr const char* kNames[] = {"off", "cancel", "requeue", "suspend"};
-    out_ += "  preempt " + std::to_string(p.victim) + " for " + std::to_string(p.preemptor) + " " +
-            kNames[static_cast<int>(p.action)] + "\n";
-    v1::Event e;
-    e.set_time(now_);
-    switch (p.action) {
-      case PreemptAction::kSuspend:
-        e.mutable_job_suspended()->set_job_id(p.victim);
-        e.mutable_job_suspended()->set_preemptor(p.preemptor);
-        return state::Apply(&s_, e);
-      case PreemptAction::kRequeue:
-        e = RequeueEvent(p.victim, false, "None", now_);
-        e.mutable_job_requeued()->set_preempted(true);
-        GANTRY_RETURN_IF_ERROR(state::Apply(&s_, e));
-        return Release(p.victim, nodes);
-      case PreemptAction::kCancel:
-      case PreemptAction::kOff:
-        GANTRY_RETURN_IF_ERROR(
-            state::Apply(&s_, EndEvent(p.victim, model::JobBaseState::kPreempted, now_)));
-        return Release(p.victim, nodes);
-    }
-    return Status::Ok();
-  }
+  void Log(UnixTime, const std::string&) override {}
 
   Status Cycle() {
     out_ += "cycle at " + Offset(now_) + "\n";
-    for (const SliceSuspension& turn :
-         TimeSlice(s_, options_.preempt, options_.time_slice_sec, now_)) {
-      v1::Event e;
-      e.set_time(now_);
-      e.mutable_job_suspended()->set_job_id(turn.job_id);
-      e.mutable_job_suspended()->set_preemptor(turn.for_job);
-      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, e));
-      out_ += "  turn over " + std::to_string(turn.job_id) + " for " +
-              std::to_string(turn.for_job) + "\n";
-    }
-    for (uint32_t id : ResumableJobs(s_)) {
-      v1::Event e;
-      e.set_time(now_);
-      e.mutable_job_resumed()->set_job_id(id);
-      GANTRY_RETURN_IF_ERROR(state::Apply(&s_, e));
-      out_ += "  resume " + std::to_string(id) + "\n";
-    }
-    if (priority_.multifactor) {  // as gantryd's full recalculation
-      const PriorityCalculator calc(priority_, s_, now_);
-      state::SetPendingPriorities(&s_, [&](const v1::Job& job) -> std::optional<uint32_t> {
-        if (job.priority() == 0) return std::nullopt;
-        return calc.PriorityOf(job);
-      });
-    }
-    const Decisions d = Schedule(s_, now_, options_);
-    for (const Preemption& p : d.preemptions) GANTRY_RETURN_IF_ERROR(Preempt(p));
-    for (const Start& start : d.starts) {
-      std::string nodes;
-      for (const std::string& n : start.nodes) nodes += (nodes.empty() ? "" : ",") + n;
-      out_ += "  start " + std::to_string(start.job_id) + " on " + nodes +
-              " cpus=" + std::to_string(start.num_cpus) +
-              " mem=" + std::to_string(start.alloc_mem_mb) + "\n";
-      GANTRY_RETURN_IF_ERROR(
-          state::Apply(&s_, StartEvent(start.job_id, start.nodes, now_, start.num_cpus,
-                                       start.alloc_mem_mb, start.time_limit_min, start.partition)));
-    }
-    for (const ReasonChange& change : d.reasons) {
-      s_.jobs[change.job_id].set_reason(change.reason);
-    }
+    GANTRY_RETURN_IF_ERROR(engine_.Cycle(now_));
     for (const auto& [id, job] : s_.jobs) {
       if (state::JobStateOf(job).base == model::JobBaseState::kSuspended) {
         out_ += "  suspended " + std::to_string(id) + "\n";
       }
     }
-    std::map<uint32_t, int64_t> expected;
-    for (const ExpectedStart& e : d.expected_starts) expected[e.job_id] = e.time;
     for (const state::PendingKey& key : s_.pending) {
       const v1::Job* job = s_.FindJob(key.job_id);
       if (job == nullptr || !state::IsPendingJob(*job)) continue;
       out_ += "  wait " + std::to_string(key.job_id) + " prio=" + std::to_string(key.priority) +
               " " + job->reason();
-      if (const auto it = expected.find(key.job_id); it != expected.end()) {
-        out_ += " expected " + Offset(it->second);
-      }
+      if (job->expected_start_time() != 0)
+        out_ += " expected " + Offset(job->expected_start_time());
       out_ += "\n";
     }
     return Status::Ok();
   }
 
-  state::ClusterState s_;
+  // Agents answer at once; a batch script runs until `end` (or its time limit).
+  Engine engine_{core::Config(), AgentTimes(),
+                 [](const v1::Job&) -> std::optional<int64_t> { return std::nullopt; }};
+  state::ClusterState& s_ = *engine_.mutable_state();
   std::vector<v1::Node> nodes_;
   std::vector<v1::Partition> partitions_;
   SchedulerOptions options_;
@@ -414,4 +396,4 @@ class Scenario {
 
 Result<std::string> RunScenario(std::string_view text) { return Scenario().Run(text); }
 
-}  // namespace gantry::sched
+}  // namespace gantry::sim

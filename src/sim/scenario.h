@@ -1,6 +1,8 @@
 // Scheduling scenarios: a small language for "this cluster, these jobs, these events" whose run
-// prints what the scheduler decided at each pass, so that scenario files can pin decisions the
-// way flux-sched's resource-query tests do (tests/scenarios/*.scn and their .out).
+// prints what gantryd's cycle decided at each pass, so that scenario files can pin decisions the
+// way flux-sched's resource-query tests do (tests/scenarios/*.scn and their .out). The cycle is
+// gantryd's own (core/cycle.h) on a sim::Engine whose agents answer at once: prologs and
+// epilogs take no time, and a batch script runs until `end`, its time limit or a preemption.
 //
 // One command per line; '#' starts a comment; words are `key=value` options:
 //   node NAMES [cpus=64] [mem=256000] [gres=gpu:8] [features=a,b]    (a hostlist: n[1-4])
@@ -19,34 +21,36 @@
 //   user NAME account=A [shares=1] [priority=N]          association tree (root comes with it)
 //   submit ID [user=UID|NAME] [account=A] [partition=P] [nodes=N] [tasks=N] [cpus_per_task=N]
 //          [mem_per_cpu=MB] [mem=MB] [gres=gpu:N] [time=MIN] [priority=N] [nice=N] [exclusive]
-//          [dependency=afterok:N] [nodelist=HOSTLIST]
+//          [dependency=afterok:N] [kill_on_invalid_dep] [nodelist=HOSTLIST] [array=0-9%2]
+//          [requeue=no]
 //   advance SECONDS            the clock moves on
-//   end ID [state=COMPLETED]   the job ends and leaves its nodes (its usage is charged)
-//   cycle                      one pass: prints it and applies its starts
+//   end ID [state=COMPLETED|FAILED]   the job's batch script exits 0 (or 1); its node releases
+//                              it at once (its usage is charged)
+//   cycle                      one pass of gantryd's cycle: prints it and carries it out
 // The nodes and partitions are set up at the first command that is neither of them nor
 // scheduler, priority, account or user. The clock starts
 // at state::testing::kNow; times print as offsets from it ("+3600s").
-// A `cycle` prints "cycle at +Ns", then "  turn over ID for ID" for each job gang time-slicing
-// suspends (sched::TimeSlice), "  resume ID" for each job preemption suspended that
-// gets its CPUs back (sched::ResumableJobs), "  preempt ID for ID suspend|requeue|cancel" per
-// preemption (applied as gantryd does; requeued and cancelled jobs leave their nodes at once),
-// "  start ID on NODES cpus=N mem=N" per start, "  suspended ID" for every suspended job, then
-// "  wait ID prio=N REASON" (with " expected +Ns" when backfill planned it) for every job
-// still pending, in priority order.
+// A `cycle` prints "cycle at +Ns", then a line per event the cycle decided, in order:
+// "  turn over ID for ID" (gang time-slicing suspends a job), "  end ID STATE [REASON]" (a time
+// limit, a dependency never satisfied), "  resume ID" (a job preemption suspended gets its CPUs
+// back), "  preempt ID for ID suspend|requeue|cancel", "  split ARRAY_TASK as ID" (an array task
+// leaves its array's record), "  start ID on NODES cpus=N mem=N"; then "  suspended ID" for every
+// suspended job and "  wait ID prio=N REASON" (with " expected +Ns" when backfill planned it)
+// for every job still pending, in priority order.
 // Errors name the line, the word and the rule.
 // Pure; thread-safe.
-#ifndef GANTRY_SCHED_SCENARIO_H_
-#define GANTRY_SCHED_SCENARIO_H_
+#ifndef GANTRY_SIM_SCENARIO_H_
+#define GANTRY_SIM_SCENARIO_H_
 
 #include <string>
 #include <string_view>
 
 #include "base/status.h"
 
-namespace gantry::sched {
+namespace gantry::sim {
 
 Result<std::string> RunScenario(std::string_view text);
 
-}  // namespace gantry::sched
+}  // namespace gantry::sim
 
-#endif  // GANTRY_SCHED_SCENARIO_H_
+#endif  // GANTRY_SIM_SCENARIO_H_

@@ -1,4 +1,4 @@
-#include "sched/scenario.h"
+#include "sim/scenario.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "tests/testing/spec_files.h"
 
-namespace gantry::sched {
+namespace gantry::sim {
 namespace {
 
 // Every tests/scenarios/NAME.scn prints what NAME.out holds (GANTRY_UPDATE_GOLDEN=1 rewrites
@@ -47,7 +47,7 @@ TEST(ScenarioTest, ErrorsNameTheLineAndTheRule) {
        "submit, advance, end, cycle)"},
       {"node n1 cpus=many\n", "line 1: cpus=many: not a whole number"},
       {"node n1\npartition p nodes=n1\nsubmit 1\nend 1 state=RUNNING\n",
-       "line 4: state=RUNNING: not an end state (COMPLETED, FAILED...)"},
+       "line 4: state=RUNNING: a batch script ends COMPLETED or FAILED"},
       {"node n1\npartition p\n", "line 2: nodes=HOSTLIST is required"},
       {"node n1\npartition p nodes=n1\nscheduler params=bf_window=0\n",
        "line 3: SchedulerParameters: invalid value 'bf_window=0' (bf_window is a whole number "
@@ -61,4 +61,4 @@ TEST(ScenarioTest, ErrorsNameTheLineAndTheRule) {
 }
 
 }  // namespace
-}  // namespace gantry::sched
+}  // namespace gantry::sim

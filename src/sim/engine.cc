@@ -1,0 +1,168 @@
+#include "sim/engine.h"
+
+#include <csignal>
+#include <utility>
+
+#include "core/job_actions.h"
+#include "core/reactions.h"
+#include "state/volatile_updates.h"
+
+namespace gantry::sim {
+
+Engine::Engine(core::Config config, AgentTimes times, RunTime run_time)
+    : config_(std::move(config)), times_(times), run_time_(std::move(run_time)) {}
+
+core::Context Engine::ContextAt(UnixTime now) {
+  // One clock: simulated time never steps.
+  return core::Context{state_, config_, memory_, now, now * 1000};
+}
+
+Status Engine::Apply(const v1::Event& event) {
+  GANTRY_RETURN_IF_ERROR(state::Apply(&state_, event));
+  core::NoteApplied(ContextAt(event.time()), event);
+  if (observer_ != nullptr) observer_->Applied(std::nullopt, event, state_);
+  return Status::Ok();
+}
+
+Status Engine::CarryOut(std::optional<core::Stage> stage, core::Effects effects, UnixTime now) {
+  if (observer_ != nullptr) {
+    for (const std::string& line : effects.log) observer_->Log(now, line);
+  }
+  for (const v1::Event& event : effects.events) {
+    Status applied = state::Apply(&state_, event);
+    if (!applied.ok()) {
+      return Internal("the core decided an event that does not apply (" + applied.ToString() +
+                      "): " + event.ShortDebugString());
+    }
+    core::NoteApplied(ContextAt(now), event);
+    if (observer_ != nullptr) observer_->Applied(stage, event, state_);
+  }
+  if (!effects.volatile_updates.empty()) state::ApplyVolatile(&state_, effects.volatile_updates);
+  state_.changed_jobs.clear();  // nothing is kept beside the state here
+  for (const core::AgentAction& action : effects.actions) Act(action, now);
+  return Status::Ok();
+}
+
+void Engine::Queue(UnixTime at, v1::JobReport report) {
+  reports_.emplace(Key{at, next_seq_++}, std::move(report));
+}
+
+void Engine::StopBatch(uint32_t job_id, UnixTime now) {
+  const auto it = batches_.find(job_id);
+  if (it == batches_.end() || !it->second.end) return;
+  it->second.left_sec = it->second.end->first - now;
+  reports_.erase(*it->second.end);
+  it->second.end.reset();
+}
+
+void Engine::Act(const core::AgentAction& action, UnixTime now) {
+  const uint32_t id = action.job.job_id();
+  v1::JobReport report;
+  report.set_node(action.node);
+  report.set_job_id(id);
+  report.set_epoch(action.epoch);
+  switch (action.kind) {
+    case core::AgentAction::Kind::kPrepare:
+      report.set_kind(v1::JobReport::PROLOG_OK);
+      Queue(now + times_.prolog_sec, std::move(report));
+      return;
+    case core::AgentAction::Kind::kLaunchBatch: {
+      StopBatch(id, now);
+      BatchRun& run = batches_[id];
+      run = BatchRun{action.epoch, std::nullopt, -1};
+      if (const std::optional<int64_t> seconds = run_time_(action.job)) {
+        const Key key{now + *seconds, next_seq_};
+        report.set_kind(v1::JobReport::BATCH_ENDED);
+        Queue(key.first, std::move(report));
+        run.end = key;
+      }
+      return;
+    }
+    case core::AgentAction::Kind::kTerminate: {
+      const auto batch = batches_.find(id);
+      if (batch != batches_.end() && batch->second.epoch == action.epoch) {
+        StopBatch(id, now);
+        batches_.erase(id);
+      }
+      report.set_kind(v1::JobReport::EPILOG_OK);
+      Queue(now + times_.epilog_sec, std::move(report));
+      return;
+    }
+    case core::AgentAction::Kind::kSignal: {
+      const auto batch = batches_.find(id);
+      if (batch == batches_.end() || batch->second.epoch != action.epoch) return;
+      if (action.signal == SIGSTOP) {
+        StopBatch(id, now);
+      } else if (action.signal == SIGCONT && !batch->second.end && batch->second.left_sec >= 0) {
+        report.set_node(state_.FindJob(id)->nodes(0));
+        report.set_kind(v1::JobReport::BATCH_ENDED);
+        const Key key{now + batch->second.left_sec, next_seq_};
+        Queue(key.first, std::move(report));
+        batch->second.end = key;
+        batch->second.left_sec = -1;
+      }
+      return;
+    }
+  }
+}
+
+Status Engine::Deliver(UnixTime now) {
+  while (!reports_.empty() && reports_.begin()->first.first <= now) {
+    const auto first = reports_.begin();
+    const UnixTime at = first->first.first;
+    const v1::JobReport report = std::move(first->second);
+    reports_.erase(first);
+    if (report.kind() == v1::JobReport::BATCH_ENDED) batches_.erase(report.job_id());
+    if (state_.FindNode(report.node()) == nullptr) continue;
+    Result<core::Effects> effects = core::OnReport(ContextAt(at), report);
+    if (!effects.ok()) return effects.status();
+    GANTRY_RETURN_IF_ERROR(CarryOut(std::nullopt, *std::move(effects), at));
+  }
+  return Status::Ok();
+}
+
+Status Engine::Cycle(UnixTime now) {
+  GANTRY_RETURN_IF_ERROR(Deliver(now));
+  class Shell final : public core::CycleShell {
+   public:
+    Shell(Engine* engine, UnixTime now) : engine_(engine), now_(now) {}
+    void Commit(core::Stage stage, core::Effects effects) override {
+      if (status.ok()) status = engine_->CarryOut(stage, std::move(effects), now_);
+    }
+    Status status;
+
+   private:
+    Engine* engine_;
+    UnixTime now_;
+  };
+  Shell shell(this, now);
+  core::RunCycle(ContextAt(now), &shell);
+  GANTRY_RETURN_IF_ERROR(shell.status);
+  return Deliver(now);
+}
+
+std::optional<UnixTime> Engine::NextReport() const {
+  if (reports_.empty()) return std::nullopt;
+  return reports_.begin()->first.first;
+}
+
+Status Engine::EndBatch(uint32_t job_id, int wait_status, UnixTime now) {
+  const v1::Job* job = state_.FindJob(job_id);
+  if (job == nullptr || job->nodes_size() == 0) {
+    return FailedPrecondition("job " + std::to_string(job_id) + " runs on no node");
+  }
+  StopBatch(job_id, now);
+  batches_.erase(job_id);
+  v1::JobReport report;
+  report.set_node(job->nodes(0));
+  report.set_job_id(job_id);
+  report.set_epoch(job->agent_epoch());
+  report.set_kind(v1::JobReport::BATCH_ENDED);
+  report.set_wait_status(wait_status);
+  Result<core::Effects> effects = core::OnReport(ContextAt(now), report);
+  if (!effects.ok()) return effects.status();
+  GANTRY_RETURN_IF_ERROR(CarryOut(std::nullopt, *std::move(effects), now));
+  return Deliver(now);
+}
+
+}  // namespace gantry::sim
