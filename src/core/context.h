@@ -13,25 +13,41 @@
 #include <string>
 #include <utility>
 
+#include "base/status.h"
 #include "base/time.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
+#include "spec/effective_config.h"
 #include "state/cluster_state.h"
 
 namespace gantry::core {
 
+// The settings the core's decisions read, and those state::Apply reads (ConfigureState puts them
+// in the state): slurm.conf keys as the cluster's spec sets them, Slurm's defaults otherwise.
 struct Config {
   uint32_t kill_wait_sec = 30;      // KillWait
   uint32_t node_timeout_sec = 300;  // SlurmdTimeout: silent this long = DOWN
   // AuthInfo=cred_expire=N: a requeued job waits N + 1 s before it may start again.
   uint32_t cred_expire_sec = 120;
-  sched::SchedulerOptions scheduler;
-  sched::PriorityConfig priority;
+  sched::SchedulerOptions scheduler;  // SchedulerType, SchedulerParameters, Preempt*, SelectType
+  sched::PriorityConfig priority;     // PriorityType, PriorityWeight*, PriorityFlags...
+  int32_t return_to_service = 2;      // ReturnToService
+  bool enforce_limits = false;        // AccountingStorageEnforce limits
+  bool enforce_safe = false;          // AccountingStorageEnforce safe
+  int64_t usage_half_life_sec = int64_t{7} * 24 * 3600;  // PriorityDecayHalfLife (0: no decay)
   // When the controller started (PriorityUsageResetPeriod counts boundaries from it) and the
   // time zone the period's boundaries fall in.
   UnixTime boot_time = 0;
   const TimeZone* time_zone = &TimeZone::Utc();
 };
+
+// Reads Config from a cluster's effective configuration; errors name the key and the value that
+// does not parse. boot_time and time_zone are left to the caller.
+Result<Config> ConfigFromSpec(const spec::EffectiveConfig& config);
+
+// Puts what Apply reads of the configuration into `state` (return_to_service, the limits'
+// enforcement, MAX_TRES billing, preemption and its exempt time, the usage half-life).
+void ConfigureState(const Config& config, state::ClusterState* state);
 
 // A silent node's jobs are settled this long after its agent has surely fenced them (on top of
 // SlurmdTimeout and KillWait).

@@ -6,9 +6,7 @@
 #include <charconv>
 
 #include "spec/render_slurm_conf.h"
-#include "state/cluster_state.h"
 #include "text/ascii.h"
-#include "text/duration.h"
 
 namespace gantry::ctld {
 namespace {
@@ -90,72 +88,26 @@ std::string PostgresConninfo(const spec::EffectiveConfig& config) {
   return out;
 }
 
-// AuthInfo's cred_expire=N (Slurm: at least 5 s; 120 s when not given).
-Result<uint32_t> CredExpire(const spec::EffectiveConfig& config) {
-  const std::string value = config.Get("AuthInfo");
-  for (std::string_view item : text::Split(value, ',')) {
-    if (!item.starts_with("cred_expire=")) continue;
-    const std::string_view number = item.substr(12);
-    uint32_t out = 0;
-    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), out);
-    if (ec != std::errc() || ptr != number.data() + number.size() || out < 5) {
-      return InvalidArgument("AuthInfo=" + value + ": cred_expire must be a whole number of " +
-                             "seconds, at least 5");
-    }
-    return out;
-  }
-  return 120;
-}
-
 }  // namespace
 
 Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& config) {
   ControllerConfig out;
   out.cluster_name = config.cluster_name;
-  GANTRY_ASSIGN_OR_RETURN(out.kill_wait_sec, UintSetting(config, "KillWait", 30));
-  GANTRY_ASSIGN_OR_RETURN(out.node_timeout_sec, UintSetting(config, "SlurmdTimeout", 300));
+  GANTRY_ASSIGN_OR_RETURN(out.core, core::ConfigFromSpec(config));
   GANTRY_ASSIGN_OR_RETURN(out.min_job_age_sec, UintSetting(config, "MinJobAge", 300));
   GANTRY_ASSIGN_OR_RETURN(uint32_t requeue, UintSetting(config, "JobRequeue", 1));
   out.job_requeue = requeue != 0;
-  GANTRY_ASSIGN_OR_RETURN(out.cred_expire_sec, CredExpire(config));
   GANTRY_ASSIGN_OR_RETURN(out.prolog_epilog_timeout_sec,
                           UintSetting(config, "PrologEpilogTimeout", 300));
   if (out.prolog_epilog_timeout_sec == 0 || out.prolog_epilog_timeout_sec >= 65534) {
     out.prolog_epilog_timeout_sec = 0;  // no limit
   }
-  if (out.node_timeout_sec == 0) out.node_timeout_sec = 300;
-  out.heartbeat_interval_sec = std::clamp<uint32_t>(out.node_timeout_sec / 3, 1, 30);
-  out.return_to_service = state::ReturnToServiceFromConfig(config);
+  out.heartbeat_interval_sec = std::clamp<uint32_t>(out.core.node_timeout_sec / 3, 1, 30);
   out.admit = state::AdmitOptionsFromConfig(config);
   GANTRY_ASSIGN_OR_RETURN(out.acct_gather_frequency_sec, TaskSampling(config));
   if (config.Get("AccountingStorageType") == "accounting_storage/postgresql") {
     out.store_conninfo = PostgresConninfo(config);
   }
-  if (const std::string half_life = config.Get("PriorityDecayHalfLife"); !half_life.empty()) {
-    Result<int64_t> seconds = text::ParseDurationSeconds(half_life);
-    if (!seconds.ok() || *seconds < 0) {
-      return InvalidArgument("PriorityDecayHalfLife: \"" + half_life +
-                             "\" is not a duration ([days-]hours:minutes:seconds)");
-    }
-    out.usage_half_life_sec = *seconds;
-  }
-  GANTRY_ASSIGN_OR_RETURN(out.priority,
-                          sched::PriorityConfig::FromKeys(
-                              [&config](std::string_view key) -> std::optional<std::string> {
-                                std::string value = config.Get(key);
-                                if (value.empty()) return std::nullopt;
-                                return value;
-                              }));
-  GANTRY_ASSIGN_OR_RETURN(out.scheduler,
-                          sched::SchedulerOptions::FromConfig(config.Get("SchedulerType"),
-                                                              config.Get("SchedulerParameters")));
-  out.scheduler.whole_nodes = config.Get("SelectType") == "select/linear";
-  GANTRY_ASSIGN_OR_RETURN(const uint32_t slice, UintSetting(config, "SchedulerTimeSlice", 30));
-  out.scheduler.time_slice_sec = slice < 5 ? 30 : slice;  // Slurm's floor
-  GANTRY_ASSIGN_OR_RETURN(
-      out.scheduler.preempt,
-      sched::PreemptOptions::FromConfig(config.Get("PreemptType"), config.Get("PreemptMode"),
-                                        config.Get("PreemptExemptTime")));
   out.prolog = config.prolog_scripts;
   out.epilog = config.epilog_scripts;
   out.slurm_user_uid = getuid();

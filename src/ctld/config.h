@@ -10,8 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "sched/priority.h"
-#include "sched/scheduler.h"
+#include "core/context.h"
 #include "spec/effective_config.h"
 #include "spec/show_config.h"
 #include "state/admission.h"
@@ -21,21 +20,14 @@ namespace gantry::ctld {
 
 struct ControllerConfig {
   std::string cluster_name;
-  uint32_t kill_wait_sec = 30;              // KillWait
+  // What the core's decisions read (KillWait, SlurmdTimeout, AuthInfo cred_expire, the
+  // scheduler's and priority's settings, ReturnToService, PriorityDecayHalfLife...).
+  core::Config core;
   uint32_t acct_gather_frequency_sec = 30;  // JobAcctGatherFrequency (task=); 0 = no sampling
-  uint32_t node_timeout_sec = 300;          // SlurmdTimeout: silent this long = DOWN
   uint32_t heartbeat_interval_sec = 10;     // what agents are told (SlurmdTimeout / 3, 1..30)
   uint32_t min_job_age_sec = 300;           // MinJobAge: finished jobs kept in memory this long
   bool job_requeue = true;                  // JobRequeue
-  // AuthInfo=cred_expire=N: how long a launch credential lives; a requeued job waits N + 1 s
-  // before it may start again, as in Slurm.
-  uint32_t cred_expire_sec = 120;
-  int32_t return_to_service = 2;  // ReturnToService
   state::AdmitOptions admit;
-  int64_t usage_half_life_sec = int64_t{7} * 24 * 3600;  // PriorityDecayHalfLife (0 = no decay)
-  sched::PriorityConfig priority;
-  sched::SchedulerOptions scheduler;  // SchedulerType, SchedulerParameters (bf_*)               //
-                                      // PriorityType, PriorityWeight*, PriorityFlags...
   // Where gantryd keeps its state and job history: "" = SQLite in the state dir; else libpq
   // settings for AccountingStorageType=accounting_storage/postgresql, from AccountingStorageHost
   // (default localhost), AccountingStoragePort (5432), AccountingStorageUser, AccountingStoragePass

@@ -71,11 +71,11 @@ TEST(ControllerConfigTest, JobAcctGatherFrequencyGivesTheTaskInterval) {
 TEST(ControllerConfigTest, AuthInfoCredExpireSetsTheRequeueDelay) {
   Result<ControllerConfig> plain = ControllerConfigFromSpec(ConfigWith({}));
   ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(plain->cred_expire_sec, 120u);  // Slurm's default
+  EXPECT_EQ(plain->core.cred_expire_sec, 120u);  // Slurm's default
   Result<ControllerConfig> set =
       ControllerConfigFromSpec(ConfigWith({{"AuthInfo", "socket=/run/munge.sock,cred_expire=5"}}));
   ASSERT_TRUE(set.ok()) << set.status().ToString();
-  EXPECT_EQ(set->cred_expire_sec, 5u);
+  EXPECT_EQ(set->core.cred_expire_sec, 5u);
   for (const char* bad : {"cred_expire=4", "cred_expire=", "cred_expire=1m"}) {
     Result<ControllerConfig> refused = ControllerConfigFromSpec(ConfigWith({{"AuthInfo", bad}}));
     ASSERT_FALSE(refused.ok()) << bad;

@@ -119,12 +119,8 @@ Controller::Controller(ControllerConfig config, store::Store* store, const Clock
       store_(store),
       clock_(clock),
       agents_(agents),
+      core_config_(config_.core),
       stats_(clock->Now()) {
-  core_config_.kill_wait_sec = config_.kill_wait_sec;
-  core_config_.node_timeout_sec = config_.node_timeout_sec;
-  core_config_.cred_expire_sec = config_.cred_expire_sec;
-  core_config_.scheduler = config_.scheduler;
-  core_config_.priority = config_.priority;
   core_config_.time_zone = &sys::LocalTimeZone::Get();
 }
 
@@ -359,13 +355,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
     GANTRY_ASSIGN_OR_RETURN(state_, state::FromSnapshot(*message));
     after = snapshot->seq;
   }
-  state_.return_to_service = config_.return_to_service;
-  state_.enforce_limits = config_.admit.enforce_limits;
-  state_.enforce_safe = config_.admit.enforce_safe;
-  state_.billing_max_tres = config_.priority.max_tres;
-  state_.preemption = config_.scheduler.preempt.type != sched::PreemptType::kNone;
-  state_.preempt_exempt_sec = config_.scheduler.preempt.exempt_sec;
-  state_.accounting.usage_half_life_sec = config_.usage_half_life_sec;
+  core::ConfigureState(core_config_, &state_);
   uint64_t replayed = 0;
   uint64_t not_applied = 0;
   GANTRY_RETURN_IF_ERROR(store_->ReadFrom(after, [&](const store::Record& record) {
@@ -607,7 +597,8 @@ void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatReques
   // Long enough for a call in flight and its retries to land, and for the next heartbeat to
   // show it: no call goes twice while the first may still arrive (each is idempotent anyway).
   const int64_t resend_after =
-      (int64_t{config_.kill_wait_sec} + 2 * int64_t{config_.heartbeat_interval_sec} + 5) * 1000;
+      (int64_t{config_.core.kill_wait_sec} + 2 * int64_t{config_.heartbeat_interval_sec} + 5) *
+      1000;
   const std::set<uint32_t> held(request.job_ids().begin(), request.job_ids().end());
   const std::set<uint32_t> launched(request.launched_job_ids().begin(),
                                     request.launched_job_ids().end());
@@ -1646,9 +1637,9 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   reply.set_gres(updated->gres());
   for (const std::string& s : config_.prolog) reply.add_prolog(s);
   for (const std::string& s : config_.epilog) reply.add_epilog(s);
-  reply.set_kill_wait_sec(config_.kill_wait_sec);
+  reply.set_kill_wait_sec(config_.core.kill_wait_sec);
   reply.set_heartbeat_interval_sec(config_.heartbeat_interval_sec);
-  reply.set_fence_after_sec(config_.node_timeout_sec);
+  reply.set_fence_after_sec(config_.core.node_timeout_sec);
   reply.set_prolog_epilog_timeout_sec(config_.prolog_epilog_timeout_sec);
   reply.set_acct_gather_frequency_sec(config_.acct_gather_frequency_sec);
   reply.set_controller_address(controller_address_);

@@ -98,8 +98,8 @@ class ControllerTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(pattern), nullptr);
     dir_ = pattern;
     config_.cluster_name = "test";
-    config_.kill_wait_sec = 5;
-    config_.node_timeout_sec = 30;
+    config_.core.kill_wait_sec = 5;
+    config_.core.node_timeout_sec = 30;
     config_.slurm_user_uid = 0;
     Open();
   }
@@ -291,7 +291,7 @@ TEST_F(ControllerTest, BatchJobRunsThroughPrologLaunchEndAndEpilog) {
 
 // PriorityUsageResetPeriod=DAILY: the usage a job left is gone once a day has begun.
 TEST_F(ControllerTest, UsageStartsAgainAtTheResetPeriod) {
-  config_.priority.usage_reset = sched::UsageResetPeriod::kDaily;
+  config_.core.priority.usage_reset = sched::UsageResetPeriod::kDaily;
   Open();
   RegisterAll();
   const uint32_t id = Submit(kRoot);
@@ -320,7 +320,7 @@ TEST_F(ControllerTest, UsageStartsAgainAtTheResetPeriod) {
 // bf_interval=60: passes between backfilling ones keep strict order (a short job waits behind a
 // blocked wide one) and the wide job keeps the start the last backfill planned for it.
 TEST_F(ControllerTest, BackfillRunsAtMostOncePerBfInterval) {
-  config_.scheduler.bf_interval_sec = 60;
+  config_.core.scheduler.bf_interval_sec = 60;
   Open();
   RegisterAll();
   auto job = [&](uint32_t nodes, uint32_t minutes) {
