@@ -6,6 +6,7 @@
 #include "cli/cluster_commands.h"
 #include "cli/explain_command.h"
 #include "cli/lifecycle_commands.h"
+#include "cli/sim_command.h"
 #include "cli/spec_commands.h"
 
 namespace gantry::cli {
@@ -36,6 +37,8 @@ constexpr char kUsage[] =
     "                                             the cluster: eval \"$(gantry env)\"\n"
     "  explain JOBID                              why a job waits (or runs, or ended), what\n"
     "                                             would let it run, its expected start\n"
+    "  sim --spec FILE --trace TRACE [opts]       what the cluster would do with a workload\n"
+    "                                             (gantry sim --help)\n"
     "  version                                    print the version\n"
     "\n"
     "The cluster and lifecycle commands take --state-dir DIR; without it they use\n"
@@ -63,6 +66,9 @@ int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostre
   }
   if (args[0] == "cluster") {
     return RunClusterCommand(std::vector<std::string>(args.begin() + 1, args.end()), in, out, err);
+  }
+  if (args[0] == "sim") {
+    return RunSimCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   if (args[0] == "explain") {
     return RunExplainCommand(std::vector<std::string>(args.begin() + 1, args.end()), err);

@@ -16,6 +16,7 @@
 #include "core/cycle.h"
 #include "core/job_actions.h"
 #include "core/reactions.h"
+#include "core/submit.h"
 #include "ctld/log.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
@@ -715,19 +716,19 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
   }
 
   std::unique_lock lock(mu_);
-  const UnixTime now = clock_->Now();
-  Result<v1::Job> admitted = state::AdmitJob(state_, request.request(), who, now, options);
-  if (!admitted.ok()) {
+  const core::Context ctx = CoreLocked();
+  Result<v1::Event> submitted = core::SubmitEvent(ctx, request.request(), who, options);
+  if (!submitted.ok()) {
     // Slurm's text for an over-long field does not name it: the log does.
     if (const std::string field = state::FieldTooLong(request.request()); !field.empty()) {
       Log("submission by uid " + std::to_string(caller.uid) + " refused: " + field);
     }
-    return admitted.status();
+    return submitted.status();
   }
-  v1::Job job = std::move(admitted).value();
-  const uint32_t id = state_.next_job_id;
+  const uint32_t id = submitted->job_submitted().job().job_id();
   if (request.test_only()) {
-    const std::optional<sched::WillRun> run = sched::WhenWouldItRun(state_, job, now);
+    const std::optional<sched::WillRun> run =
+        sched::WhenWouldItRun(state_, submitted->job_submitted().job(), ctx.now);
     if (!run) return InvalidArgument("Requested node configuration is not available");
     v1::SubmitJobReply reply;
     reply.set_job_id(id);
@@ -737,12 +738,8 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
     reply.set_num_cpus(run->num_cpus);
     return reply;
   }
-  job.set_job_id(id);
-  if (job.array_pending_tasks_size() > 0) job.set_array_job_id(id);
-  v1::Event event = NewEvent();
-  *event.mutable_job_submitted()->mutable_job() = std::move(job);
   std::vector<v1::Event> events;
-  events.push_back(std::move(event));
+  events.push_back(*std::move(submitted));
   auto pending =
       CommitLocked(std::move(events), {{PayloadKey(id), request.payload().SerializeAsString()}});
   lock.unlock();

@@ -59,6 +59,7 @@ Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& con
     job.cpus = static_cast<uint32_t>(cpus);
     job.nodes =
         static_cast<uint32_t>((cpus + conversion.cpus_per_node - 1) / conversion.cpus_per_node);
+    job.exclusive = conversion.whole_nodes;
     job.user = line.user >= 0 ? "u" + std::to_string(line.user) : "unknown";
     job.account = line.group >= 0 ? "g" + std::to_string(line.group) : "unknown";
     if (line.queue >= 0) {
@@ -170,6 +171,12 @@ Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name)
           if (!spec.ok())
             read = InvalidArgument(at + ": \"" + job.array + "\": " + spec.status().message());
         }
+      } else if (key == "exclusive") {
+        if (value.is_boolean()) {
+          job.exclusive = value.get<bool>();
+        } else {
+          read = InvalidArgument(at + ": " + value.dump() + ": not true or false");
+        }
       } else if (key == "after") {
         read = ReadInteger(value, at, 1, &after);
       } else if (key == "after_delay") {
@@ -177,7 +184,7 @@ Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name)
       } else {
         read = InvalidArgument(at +
                                ": unknown key (id, submit, run, time_limit, nodes, cpus, user, "
-                               "account, partition, qos, array, after, after_delay)");
+                               "account, partition, qos, array, exclusive, after, after_delay)");
       }
       GANTRY_RETURN_IF_ERROR(read);
     }

@@ -6,6 +6,7 @@
 //   - cpus: the requested processors, else the allocated ones; nodes: cpus over the cluster's
 //     CPUs per node, rounded up (SWF counts processors; Gantry's traces of whole-node machines
 //     such as the iPSC/860 have one per node);
+//   - whole nodes (exclusive) with SwfConversion::whole_nodes;
 //   - run: the run time; time limit: the requested time, but never below the run time (the real
 //     system let the job run that long), and the run time when none was requested;
 //   - user "u<N>" and account "g<N>" from the user and group ids ("unknown" for -1);
@@ -42,9 +43,10 @@ struct WorkloadJob {
   uint32_t cpus = 1;
   std::string user;
   std::string account;
-  std::string partition;  // empty: the default partition
-  std::string qos;        // empty: the association's default
-  std::string array;      // a job array's --array value ("0-9%2"); empty: not an array
+  std::string partition;   // empty: the default partition
+  std::string qos;         // empty: the association's default
+  std::string array;       // a job array's --array value ("0-9%2"); empty: not an array
+  bool exclusive = false;  // --exclusive: whole nodes, shared with no other job
   // Starts `after_delay_s` seconds after job `after` ended (in any state); nullopt: no dependency.
   std::optional<uint64_t> after;
   int64_t after_delay_s = 0;
@@ -60,6 +62,8 @@ struct Workload {
 
 struct SwfConversion {
   uint32_t cpus_per_node = 1;
+  // The trace's machine gave each job whole nodes (as most did): so does the workload.
+  bool whole_nodes = true;
 };
 
 Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& conversion);
@@ -67,7 +71,7 @@ Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& con
 // A workload written by hand, as JSON:
 //   {"jobs": [{"id": 1, "submit": 0, "run": 60, "time_limit": 120, "nodes": 2, "cpus": 8,
 //              "user": "alice", "account": "ml", "partition": "gpu", "qos": "high",
-//              "array": "0-9%2", "after": 3, "after_delay": 30}, ...]}
+//              "array": "0-9%2", "exclusive": true, "after": 3, "after_delay": 30}, ...]}
 // Times in seconds. Required: submit, run and user. Defaults: id its position (from 1),
 // time_limit the run time (a smaller one ends the job at its limit, as TIMEOUT), nodes 1, cpus
 // the nodes. Jobs are ordered by submit time (ties keep their order). Errors: InvalidArgument

@@ -44,6 +44,7 @@ TEST(WorkloadFromSwfTest, MakesJobsOfTheTracesLines) {
   first.user = "u7";
   first.account = "g3";
   first.partition = "batch";
+  first.exclusive = true;  // the trace's machine gave whole nodes
   EXPECT_EQ(w.jobs[0], first);
   EXPECT_EQ(w.jobs[1].submit_s, 500);
   EXPECT_EQ(w.jobs[1].time_limit_s, 600);
@@ -157,7 +158,7 @@ TEST(WorkloadJsonTest, RefusesMistakesNamingJobKeyAndRule) {
        "w: jobs[0].cpus: 2: fewer than its nodes (4)"},
       {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "runtime": 5}]})",
        "w: jobs[0].runtime: unknown key (id, submit, run, time_limit, nodes, cpus, user, "
-       "account, partition, qos, array, after, after_delay)"},
+       "account, partition, qos, array, exclusive, after, after_delay)"},
       {R"({"jobs": [{"submit": 0, "run": 1, "user": "a", "array": "5-1"}]})",
        "w: jobs[0].array: \"5-1\": "},
       {R"({"jobs": [{"id": 2, "submit": 0, "run": 1, "user": "a"},
