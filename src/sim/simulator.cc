@@ -59,10 +59,26 @@ class Run final : public EngineObserver {
       }
       Record(t);
     }
-    for (JobOutcome& job : result_.jobs) {
-      if (!job.state.empty()) continue;
-      job.state = job.submit < 0 ? "NOT_SUBMITTED" : job.start < 0 ? "PENDING" : "RUNNING";
+    for (size_t i = 0; i < in_.workload.jobs.size(); ++i) {
+      if (!submitted_[i]) {
+        JobOutcome never = OutcomeBase(i);
+        never.state = "NOT_SUBMITTED";
+        AddOutcome(i, never);
+      }
     }
+    for (JobOutcome& job : result_.jobs) {
+      if (job.state.empty()) job.state = job.start < 0 ? "PENDING" : "RUNNING";
+    }
+    // Workload order; an array's tasks in the order they were made.
+    std::vector<size_t> order(result_.jobs.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+      return workload_index_[a] < workload_index_[b];
+    });
+    std::vector<JobOutcome> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order) sorted.push_back(std::move(result_.jobs[i]));
+    result_.jobs = std::move(sorted);
     result_.account_targets = AccountTargets(engine_.state().accounting);
     return std::move(result_);
   }
@@ -167,6 +183,7 @@ class Run final : public EngineObserver {
     }
     const std::vector<WorkloadJob>& jobs = in_.workload.jobs;
     dependents_.resize(jobs.size());
+    submitted_.assign(jobs.size(), false);
     unfinished_tasks_.assign(jobs.size(), 1);
     std::map<uint64_t, size_t> by_id;
     for (size_t i = 0; i < jobs.size(); ++i) by_id.emplace(jobs[i].id, i);
@@ -238,6 +255,7 @@ class Run final : public EngineObserver {
 
   void Submit(size_t index, int64_t t) {
     const WorkloadJob& w = in_.workload.jobs[index];
+    submitted_[index] = true;
     v1::JobRequest r;
     r.set_name("trace-" + std::to_string(w.id));
     if (!w.partition.empty()) r.add_partitions(w.partition);
@@ -258,13 +276,8 @@ class Run final : public EngineObserver {
     const core::Context ctx{engine_.state(), engine_.config(), memory_unused_, kSimEpoch + t,
                             (kSimEpoch + t) * 1000};
     Result<v1::Event> submitted = core::SubmitEvent(ctx, r, caller, in_.admit);
-    JobOutcome base;
-    base.trace_id = w.id;
-    base.user = w.user;
-    base.account = w.account;
-    base.partition = w.partition;
+    JobOutcome base = OutcomeBase(index);
     base.submit = t;
-    base.run = w.run_s;
     if (!submitted.ok()) {
       base.state = "REFUSED";
       base.refusal = submitted.status().message();
@@ -292,6 +305,18 @@ class Run final : public EngineObserver {
     }
     // Cannot fail: admission checked the job against this state.
     (void)engine_.Apply(*submitted);
+  }
+
+  // What the workload says of job `index`.
+  JobOutcome OutcomeBase(size_t index) const {
+    const WorkloadJob& w = in_.workload.jobs[index];
+    JobOutcome base;
+    base.trace_id = w.id;
+    base.user = w.user;
+    base.account = w.account;
+    base.partition = w.partition;
+    base.run = w.run_s;
+    return base;
   }
 
   size_t AddOutcome(size_t workload_index, const JobOutcome& outcome) {
@@ -380,6 +405,7 @@ class Run final : public EngineObserver {
   uint64_t next_order_ = 0;
   std::vector<std::vector<size_t>> dependents_;  // workload index -> jobs submitted after it
   std::vector<uint32_t> unfinished_tasks_;       // workload index -> its records still to end
+  std::vector<bool> submitted_;                  // workload index -> submitted yet
   std::map<std::string, uint32_t> uids_;
   std::map<uint32_t, size_t> workload_of_job_;  // job (an array's id) -> workload index
   std::map<uint32_t, size_t> outcome_of_job_;   // job -> outcome
