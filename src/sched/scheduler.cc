@@ -173,15 +173,18 @@ class Pass {
     slots_.reserve(n);
     free_at_.reserve(n);
     used_.reserve(n);
+    std::vector<std::pair<int64_t, uint32_t>> freeing;
     for (const v1::Node& node : s.nodes) {
       capacity_.push_back(state::CapacityOf(node));
       used_.push_back(UsedOn(node));
       slots_.push_back(InitialSlot(node, capacity_.back(), options_.whole_nodes));
       free_at_.push_back(FreeAt(node, slots_.back()));
       const auto i = static_cast<uint32_t>(free_at_.size() - 1);
-      if (slots_[i] == Slot::kFree) free_now_.insert(i);
-      if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
+      if (slots_[i] == Slot::kFree) free_now_.insert(free_now_.end(), i);  // in order
+      if (free_at_[i] != kNoTime) freeing.emplace_back(free_at_[i], i);
     }
+    std::ranges::sort(freeing);
+    by_free_.insert(freeing.begin(), freeing.end());  // sorted: linear
     planned_.resize(n);
     // Each partition's nodes in the order jobs get them: lowest Weight first, then the
     // partition's order.
@@ -1339,6 +1342,8 @@ class Pass {
 }  // namespace
 
 Decisions Schedule(const state::ClusterState& state, int64_t now, const SchedulerOptions& options) {
+  // Nothing waits: nothing to start, plan or explain (a pass would only look at every node).
+  if (state.pending.empty()) return Decisions{};
   return Pass(state, now, options).Run();
 }
 
