@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/context.h"
+#include "sim/history_store.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/swf.h"
@@ -19,6 +20,7 @@
 #include "spec/validate.h"
 #include "state/admission.h"
 #include "state/cluster_state.h"
+#include "store/sqlite_store.h"
 #include "sys/files.h"
 
 namespace gantry::cli {
@@ -26,12 +28,16 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: gantry sim --spec CLUSTER.json --trace TRACE [options]\n"
+    "       gantry sim --from-state-dir DIR [options]\n"
     "\n"
     "Replays TRACE through gantryd's scheduler on a simulated clock and reports when each job\n"
     "would start and end on the cluster CLUSTER.json describes.\n"
     "\n"
     "  --trace FILE            a Standard Workload Format trace (.swf, .swf.gz) or a JSON\n"
     "                          workload (.json: {\"jobs\": [{\"submit\": 0, \"run\": 60, ...}]})\n"
+    "  --from-state-dir DIR    replay a local cluster's own history (its spec, accounting and\n"
+    "                          every job that ended, with its real run time); the cluster\n"
+    "                          must be down (gantry down)\n"
     "  --set KEY=VALUE         a slurm.conf setting for this run (cluster-wide; repeatable)\n"
     "  --compare KEY=VALUE     also run with this setting (repeatable) and print both side by "
     "side\n"
@@ -46,6 +52,7 @@ constexpr char kUsage[] =
 struct Options {
   std::string spec_path;
   std::string trace_path;
+  std::string state_dir;
   std::vector<std::pair<std::string, std::string>> set;
   std::vector<std::pair<std::string, std::string>> compare;
   std::string out_dir;
@@ -103,6 +110,8 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
       o.spec_path = value;
     } else if (flag == "--trace") {
       o.trace_path = value;
+    } else if (flag == "--from-state-dir") {
+      o.state_dir = value;
     } else if (flag == "--set" || flag == "--compare") {
       GANTRY_ASSIGN_OR_RETURN(auto setting, Setting(flag, value));
       (flag == "--set" ? o.set : o.compare).push_back(std::move(setting));
@@ -122,9 +131,33 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
       return InvalidArgument("unknown option " + flag);
     }
   }
+  if (!o.state_dir.empty()) {
+    if (!o.trace_path.empty()) return InvalidArgument("--trace and --from-state-dir: one only");
+    if (o.spec_path.empty()) o.spec_path = o.state_dir + "/spec.json";
+    o.trace_path = o.state_dir;
+  }
   if (o.spec_path.empty()) return InvalidArgument("--spec is required");
-  if (o.trace_path.empty()) return InvalidArgument("--trace is required");
+  if (o.trace_path.empty()) return InvalidArgument("--trace (or --from-state-dir) is required");
   return o;
+}
+
+// The history of the cluster in `dir` (its SQLite store).
+Result<sim::History> LoadHistory(const std::string& dir) {
+  const std::string path = dir + "/state.db";
+  if (!std::filesystem::exists(path)) {
+    return NotFound(path +
+                    ": no store here (a cluster that keeps its state in PostgreSQL is "
+                    "not replayed from its state dir yet)");
+  }
+  store::SqliteStoreOptions options;
+  options.busy_timeout_ms = 200;
+  Result<std::unique_ptr<store::Store>> store = store::OpenSqliteStore(path, options);
+  if (!store.ok()) {
+    return Unavailable(store.status().message() +
+                       " (while the cluster runs its controller holds the store: gantry down "
+                       "first)");
+  }
+  return sim::ReadHistory(**store);
 }
 
 Result<sim::Workload> LoadWorkload(const Options& o) {
@@ -202,11 +235,20 @@ Status Run(const Options& o, std::ostream& out) {
   }
   GANTRY_ASSIGN_OR_RETURN(const spec::EffectiveConfig effective,
                           spec::BuildEffectiveConfig(*checked.spec));
-  GANTRY_ASSIGN_OR_RETURN(const sim::Workload workload, LoadWorkload(o));
+  std::optional<v1::AccountingChange> accounting;
+  sim::Workload workload;
+  if (!o.state_dir.empty()) {
+    GANTRY_ASSIGN_OR_RETURN(sim::History history, LoadHistory(o.state_dir));
+    workload = sim::WorkloadFromHistory(history.ended);
+    accounting = std::move(history.accounting);
+  } else {
+    GANTRY_ASSIGN_OR_RETURN(workload, LoadWorkload(o));
+  }
   out << o.trace_path << ": " << workload.jobs.size() << " jobs";
   if (workload.never_ran > 0) out << " (" << workload.never_ran << " that never ran left out)";
   out << "\n";
-  GANTRY_ASSIGN_OR_RETURN(const sim::SimulationInput in, InputFor(effective, o.set, o, workload));
+  GANTRY_ASSIGN_OR_RETURN(sim::SimulationInput in, InputFor(effective, o.set, o, workload));
+  in.accounting = accounting;
   const std::string name = Describe(o.set);
   GANTRY_ASSIGN_OR_RETURN(const sim::SimulationResult result, RunOnce(in, name, out));
   if (!o.out_dir.empty()) GANTRY_RETURN_IF_ERROR(WriteOutputs(o.out_dir, result));
@@ -220,7 +262,8 @@ Status Run(const Options& o, std::ostream& out) {
     std::erase_if(other, [&key](const auto& kv) { return kv.first == key; });
     other.emplace_back(key, value);
   }
-  GANTRY_ASSIGN_OR_RETURN(const sim::SimulationInput in_b, InputFor(effective, other, o, workload));
+  GANTRY_ASSIGN_OR_RETURN(sim::SimulationInput in_b, InputFor(effective, other, o, workload));
+  in_b.accounting = accounting;
   const std::string name_b = Describe(o.compare);
   GANTRY_ASSIGN_OR_RETURN(const sim::SimulationResult b, RunOnce(in_b, name_b, out));
   out << "\n" << sim::CompareText(name, result, name_b, b);

@@ -82,7 +82,7 @@ using model::JobFlag;
 
 constexpr uint32_t kUnlimited = 0xFFFFFFFF;
 constexpr char kMarkerKind[] = "marker";
-constexpr char kEventKind[] = "event";
+constexpr const char* kEventKind = store::kEventRecordKind;
 
 std::string PayloadKey(uint32_t job_id) { return "payload/" + std::to_string(job_id); }
 

@@ -257,18 +257,24 @@ class Run final : public EngineObserver {
     const WorkloadJob& w = in_.workload.jobs[index];
     submitted_[index] = true;
     v1::JobRequest r;
-    r.set_name("trace-" + std::to_string(w.id));
-    if (!w.partition.empty()) r.add_partitions(w.partition);
-    r.set_min_nodes(w.nodes);
-    r.set_num_tasks(std::max(w.cpus, w.nodes));
-    r.set_time_limit_min(static_cast<uint32_t>(std::max<int64_t>(1, (w.time_limit_s + 59) / 60)));
-    r.set_account(w.account);
-    r.set_qos(w.qos);
-    r.set_array(w.array);
-    r.set_exclusive(w.exclusive);
-    r.set_work_dir("/");
+    if (w.request) {  // a cluster's own history: the request as it was accepted
+      r = *w.request;
+      if (r.begin_time() > 0) r.set_begin_time(kSimEpoch + r.begin_time());
+    } else {
+      r.set_name("trace-" + std::to_string(w.id));
+      if (!w.partition.empty()) r.add_partitions(w.partition);
+      r.set_min_nodes(w.nodes);
+      r.set_num_tasks(std::max(w.cpus, w.nodes));
+      r.set_time_limit_min(static_cast<uint32_t>(std::max<int64_t>(1, (w.time_limit_s + 59) / 60)));
+      r.set_account(w.account);
+      r.set_qos(w.qos);
+      r.set_array(w.array);
+      r.set_exclusive(w.exclusive);
+      r.set_work_dir("/");
+    }
     state::Caller caller;
-    caller.uid = uids_.at(w.user);
+    caller.uid = w.request ? w.uid : uids_.at(w.user);
+    caller.is_operator = caller.uid == 0;
     caller.gid = caller.uid;
     caller.user_name = w.user;
     caller.group_name = w.user;
@@ -331,7 +337,12 @@ class Run final : public EngineObserver {
     const uint32_t id = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
-    return in_.workload.jobs[it->second].run_s;
+    const WorkloadJob& w = in_.workload.jobs[it->second];
+    if (job.has_array_task_id()) {
+      const auto task = w.task_run_s.find(job.array_task_id());
+      if (task != w.task_run_s.end()) return task->second;
+    }
+    return w.run_s;
   }
 
   JobOutcome* OutcomeOf(uint32_t job_id) {

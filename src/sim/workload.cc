@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -26,6 +27,16 @@ std::map<int64_t, std::string> QueueNames(const SwfTrace& trace) {
 }
 
 }  // namespace
+
+bool operator==(const WorkloadJob& a, const WorkloadJob& b) {
+  auto fields = [](const WorkloadJob& j) {
+    return std::tie(j.id, j.submit_s, j.run_s, j.time_limit_s, j.nodes, j.cpus, j.user, j.account,
+                    j.partition, j.qos, j.array, j.exclusive, j.after, j.after_delay_s, j.uid,
+                    j.task_run_s);
+  };
+  if (fields(a) != fields(b) || a.request.has_value() != b.request.has_value()) return false;
+  return !a.request || a.request->SerializeAsString() == b.request->SerializeAsString();
+}
 
 Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& conversion) {
   if (conversion.cpus_per_node == 0) {

@@ -24,12 +24,14 @@
 #define GANTRY_SIM_WORKLOAD_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "gantry/v1/job.pb.h"
 #include "sim/swf.h"
 
 namespace gantry::sim {
@@ -50,8 +52,15 @@ struct WorkloadJob {
   // Starts `after_delay_s` seconds after job `after` ended (in any state); nullopt: no dependency.
   std::optional<uint64_t> after;
   int64_t after_delay_s = 0;
+  // A cluster's own history (WorkloadFromHistory): the request as the cluster accepted it,
+  // submitted as it is (the fields above only describe it), by `uid`; and each array task's own
+  // run time where it differs from run_s.
+  std::optional<v1::JobRequest> request;
+  uint32_t uid = 0;
+  std::map<uint32_t, int64_t> task_run_s;
 
-  friend bool operator==(const WorkloadJob&, const WorkloadJob&) = default;
+  // Field by field (the requests by their bytes).
+  friend bool operator==(const WorkloadJob& a, const WorkloadJob& b);
 };
 
 struct Workload {
@@ -77,6 +86,17 @@ Result<Workload> WorkloadFromSwf(const SwfTrace& trace, const SwfConversion& con
 // the nodes. Jobs are ordered by submit time (ties keep their order). Errors: InvalidArgument
 // "<name>: jobs[i].<key>: <value>: <rule>" (unknown keys included: a typo must not pass).
 Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name);
+
+// A cluster's history: the records of the jobs it ran to their end (the store's archive), as
+// the workload that reproduces them. Each job is submitted at its own submit time (second 0 is
+// the first submission) with the request it was accepted with, by its user, and its batch
+// script runs as long as it ran: end - start, less the time it spent suspended. An array is
+// one job, its tasks' run times each their own. Times in requests (--begin) move with the
+// workload's start; salloc's and srun's allocations replay as batch jobs of their length.
+// Records that never started (cancelled while pending) are submitted and cancelled as nothing
+// can be: they are left out and counted in never_ran. Ordered by submit time, then job id, so
+// that a replay gives the jobs their ids again.
+Workload WorkloadFromHistory(const std::vector<v1::Job>& records);
 
 }  // namespace gantry::sim
 

@@ -41,6 +41,9 @@ struct Record {
   friend bool operator==(const Record&, const Record&) = default;
 };
 
+// The kind of gantryd's records: a serialized v1::Event each (the store does not look).
+inline constexpr char kEventRecordKind[] = "event";
+
 // The controller's whole state as of record `seq` (every record with seq <= `seq` applied).
 struct Snapshot {
   uint64_t seq = 0;

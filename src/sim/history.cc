@@ -1,0 +1,73 @@
+// WorkloadFromHistory (workload.h): a cluster's ended jobs as a workload.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/workload.h"
+#include "state/resources.h"
+
+namespace gantry::sim {
+namespace {
+
+// How long the job's batch script ran: its last run, less the time it spent suspended.
+int64_t RunTimeOf(const v1::Job& job) {
+  if (job.suspend_time() != 0) {
+    return std::max<int64_t>(0, job.pre_suspend_secs() + job.end_time() - job.suspend_time());
+  }
+  return std::max<int64_t>(0, job.end_time() - job.start_time());
+}
+
+}  // namespace
+
+Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
+  Workload workload;
+  // One entry per job or array: the array's id, else the job's.
+  std::map<uint32_t, std::vector<const v1::Job*>> jobs;
+  for (const v1::Job& job : records) {
+    if (job.start_time() <= 0) {
+      ++workload.never_ran;
+      continue;
+    }
+    jobs[job.array_job_id() != 0 ? job.array_job_id() : job.job_id()].push_back(&job);
+  }
+  int64_t first = INT64_MAX;
+  for (const auto& [id, parts] : jobs) {
+    for (const v1::Job* job : parts) first = std::min(first, job->submit_time());
+  }
+  for (const auto& [id, parts] : jobs) {
+    const v1::Job& job = *parts.front();
+    WorkloadJob w;
+    w.id = id;
+    w.submit_s = job.submit_time() - first;
+    w.run_s = RunTimeOf(job);
+    for (const v1::Job* task : parts) {
+      if (task->has_array_task_id()) w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
+    }
+    v1::JobRequest request = job.request();
+    request.set_allocation_only(false);
+    if (request.begin_time() > 0) {
+      request.set_begin_time(std::max<int64_t>(0, request.begin_time() - first));
+    }
+    w.time_limit_s = int64_t{job.time_limit_min()} * 60;
+    w.nodes = state::MinNodesOf(request);
+    w.cpus = job.num_cpus();
+    w.user = job.user_name();
+    w.uid = job.user_id();
+    w.account = request.account();
+    w.partition = job.partition();
+    w.qos = request.qos();
+    w.array = request.array();
+    w.exclusive = request.exclusive();
+    w.request = std::move(request);
+    workload.jobs.push_back(std::move(w));
+  }
+  std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
+                   [](const WorkloadJob& a, const WorkloadJob& b) {
+                     return std::pair(a.submit_s, a.id) < std::pair(b.submit_s, b.id);
+                   });
+  return workload;
+}
+
+}  // namespace gantry::sim
