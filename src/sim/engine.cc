@@ -9,8 +9,11 @@
 
 namespace gantry::sim {
 
-Engine::Engine(core::Config config, AgentTimes times, RunTime run_time)
-    : config_(std::move(config)), times_(times), run_time_(std::move(run_time)) {}
+Engine::Engine(core::Config config, AgentTimes times, RunTime run_time, EpilogTime epilog_time)
+    : config_(std::move(config)),
+      times_(times),
+      run_time_(std::move(run_time)),
+      epilog_time_(std::move(epilog_time)) {}
 
 core::Context Engine::ContextAt(UnixTime now) {
   // One clock: simulated time never steps.
@@ -35,6 +38,7 @@ Status Engine::CarryOut(std::optional<core::Stage> stage, core::Effects effects,
                       "): " + event.ShortDebugString());
     }
     core::NoteApplied(ContextAt(now), event);
+    if (event.has_job_node_released()) released_ = true;
     if (observer_ != nullptr) observer_->Applied(stage, event, state_);
   }
   if (!effects.volatile_updates.empty()) state::ApplyVolatile(&state_, effects.volatile_updates);
@@ -43,14 +47,17 @@ Status Engine::CarryOut(std::optional<core::Stage> stage, core::Effects effects,
   return Status::Ok();
 }
 
-void Engine::Queue(UnixTime at, v1::JobReport report) {
-  reports_.emplace(Key{at, next_seq_++}, std::move(report));
+Engine::Key Engine::Queue(UnixTime at, v1::JobReport report, uint64_t order) {
+  const bool release = report.kind() == v1::JobReport::EPILOG_OK;
+  const Key key{at, release ? 1 : 0, order, next_seq_++};
+  reports_.emplace(key, std::move(report));
+  return key;
 }
 
 void Engine::StopBatch(uint32_t job_id, UnixTime now) {
   const auto it = batches_.find(job_id);
   if (it == batches_.end() || !it->second.end) return;
-  it->second.left_sec = it->second.end->first - now;
+  it->second.left_sec = std::get<0>(*it->second.end) - now;
   reports_.erase(*it->second.end);
   it->second.end.reset();
 }
@@ -71,10 +78,8 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
       BatchRun& run = batches_[id];
       run = BatchRun{action.epoch, std::nullopt, -1};
       if (const std::optional<int64_t> seconds = run_time_(action.job)) {
-        const Key key{now + *seconds, next_seq_};
         report.set_kind(v1::JobReport::BATCH_ENDED);
-        Queue(key.first, std::move(report));
-        run.end = key;
+        run.end = Queue(now + *seconds, std::move(report));
       }
       return;
     }
@@ -85,7 +90,13 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
         batches_.erase(id);
       }
       report.set_kind(v1::JobReport::EPILOG_OK);
-      Queue(now + times_.epilog_sec, std::move(report));
+      const std::optional<Epilog> own =
+          epilog_time_ ? epilog_time_(action.job, action.node) : std::nullopt;
+      if (own) {
+        Queue(now + own->sec, std::move(report), own->order);
+      } else {
+        Queue(now + times_.epilog_sec, std::move(report));
+      }
       return;
     }
     case core::AgentAction::Kind::kSignal: {
@@ -96,9 +107,7 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
       } else if (action.signal == SIGCONT && !batch->second.end && batch->second.left_sec >= 0) {
         report.set_node(state_.FindJob(id)->nodes(0));
         report.set_kind(v1::JobReport::BATCH_ENDED);
-        const Key key{now + batch->second.left_sec, next_seq_};
-        Queue(key.first, std::move(report));
-        batch->second.end = key;
+        batch->second.end = Queue(now + batch->second.left_sec, std::move(report));
         batch->second.left_sec = -1;
       }
       return;
@@ -107,9 +116,17 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
 }
 
 Status Engine::Deliver(UnixTime now) {
-  while (!reports_.empty() && reports_.begin()->first.first <= now) {
+  std::optional<uint32_t> releasing;  // the job whose releases came since the last pass
+  while (!reports_.empty() && std::get<0>(reports_.begin()->first) <= now) {
     const auto first = reports_.begin();
-    const UnixTime at = first->first.first;
+    const UnixTime at = std::get<0>(first->first);
+    if (first->second.kind() == v1::JobReport::EPILOG_OK) {
+      // gantryd passes after each release it commits: another job's releases wait for it.
+      if (releasing && *releasing != first->second.job_id() && released_) {
+        GANTRY_RETURN_IF_ERROR(Pass(at));
+      }
+      releasing = first->second.job_id();
+    }
     const v1::JobReport report = std::move(first->second);
     reports_.erase(first);
     if (report.kind() == v1::JobReport::BATCH_ENDED) batches_.erase(report.job_id());
@@ -121,8 +138,7 @@ Status Engine::Deliver(UnixTime now) {
   return Status::Ok();
 }
 
-Status Engine::Cycle(UnixTime now) {
-  GANTRY_RETURN_IF_ERROR(Deliver(now));
+Status Engine::Pass(UnixTime now) {
   class Shell final : public core::CycleShell {
    public:
     Shell(Engine* engine, UnixTime now) : engine_(engine), now_(now) {}
@@ -135,15 +151,25 @@ Status Engine::Cycle(UnixTime now) {
     Engine* engine_;
     UnixTime now_;
   };
+  released_ = false;
   Shell shell(this, now);
   core::RunCycle(ContextAt(now), &shell);
-  GANTRY_RETURN_IF_ERROR(shell.status);
-  return Deliver(now);
+  return shell.status;
+}
+
+Status Engine::Cycle(UnixTime now) {
+  GANTRY_RETURN_IF_ERROR(Deliver(now));
+  // Passes until one releases nothing at once (a time limit's epilog that takes no time).
+  do {
+    GANTRY_RETURN_IF_ERROR(Pass(now));
+    GANTRY_RETURN_IF_ERROR(Deliver(now));
+  } while (released_);
+  return Status::Ok();
 }
 
 std::optional<UnixTime> Engine::NextReport() const {
   if (reports_.empty()) return std::nullopt;
-  return reports_.begin()->first.first;
+  return std::get<0>(reports_.begin()->first);
 }
 
 Status Engine::EndBatch(uint32_t job_id, int wait_status, UnixTime now) {

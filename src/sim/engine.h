@@ -7,9 +7,13 @@
 //   PrepareJob   PROLOG_OK after AgentTimes::prolog_sec;
 //   LaunchBatch  BATCH_ENDED (exit 0) once the script has run for the job's run time (RunTime;
 //                none: it runs until EndBatch, its time limit or its cancellation);
-//   TerminateJob the script stops; EPILOG_OK after AgentTimes::epilog_sec;
+//   TerminateJob the script stops; EPILOG_OK after AgentTimes::epilog_sec (or the job's own,
+//                EpilogTime);
 //   SIGSTOP, SIGCONT to a suspended or resumed job: the script's clock stops and goes on.
-// Deterministic: reports due at the same second are delivered in the order they were made.
+// As gantryd passes again after each release, a pass runs before the releases of another job
+// are delivered, and again after a pass whose effects released nodes at once.
+// Deterministic: reports due at the same second are delivered in the order they were made,
+// releases after the others, in EpilogTime's order where it gives one.
 #ifndef GANTRY_SIM_ENGINE_H_
 #define GANTRY_SIM_ENGINE_H_
 
@@ -18,6 +22,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "base/status.h"
@@ -52,8 +57,15 @@ class Engine {
  public:
   // How long a job's batch script runs (nullopt: until something ends it).
   using RunTime = std::function<std::optional<int64_t>(const v1::Job&)>;
+  // How long the job's epilog takes on `node`, and where its release comes among those of the
+  // same second (a replayed history's order); nullopt: AgentTimes::epilog_sec, in turn.
+  struct Epilog {
+    int64_t sec = 0;
+    uint64_t order = 0;
+  };
+  using EpilogTime = std::function<std::optional<Epilog>(const v1::Job&, const std::string& node)>;
 
-  Engine(core::Config config, AgentTimes times, RunTime run_time);
+  Engine(core::Config config, AgentTimes times, RunTime run_time, EpilogTime epilog_time = {});
 
   const state::ClusterState& state() const { return state_; }
   // For setting up what events do not carry (accounting, configuration flags); not while
@@ -76,7 +88,8 @@ class Engine {
   Status EndBatch(uint32_t job_id, int wait_status, UnixTime now);
 
  private:
-  using Key = std::pair<UnixTime, uint64_t>;  // (due, sequence)
+  // (due, 1 for a release, the release's order, sequence made)
+  using Key = std::tuple<UnixTime, int, uint64_t, uint64_t>;
   struct BatchRun {
     uint64_t epoch = 0;
     std::optional<Key> end;  // the BATCH_ENDED on its way, if the script runs and its end is known
@@ -86,13 +99,18 @@ class Engine {
   core::Context ContextAt(UnixTime now);
   Status CarryOut(std::optional<core::Stage> stage, core::Effects effects, UnixTime now);
   void Act(const core::AgentAction& action, UnixTime now);
-  void Queue(UnixTime at, v1::JobReport report);
+  // Queues `report`; returns its key.
+  Key Queue(UnixTime at, v1::JobReport report, uint64_t order = 0);
+  // One pass of the cycle at `now`.
+  Status Pass(UnixTime now);
   void StopBatch(uint32_t job_id, UnixTime now);
 
   core::Config config_;
   core::Memory memory_;
   AgentTimes times_;
   RunTime run_time_;
+  EpilogTime epilog_time_;
+  bool released_ = false;  // a release was applied since the last pass
   state::ClusterState state_;
   EngineObserver* observer_ = nullptr;
   uint64_t next_seq_ = 0;

@@ -26,6 +26,9 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
   // One entry per job or array: the array's id, else the job's.
   std::map<uint32_t, std::vector<const v1::Job*>> jobs;
   for (const v1::Job& job : records) {
+    if (job.released_time() >= job.end_time() && job.end_time() > 0) {
+      workload.epilog_s[job.job_id()] = job.released_time() - job.end_time();
+    }
     if (job.start_time() <= 0) {
       ++workload.never_ran;
       continue;

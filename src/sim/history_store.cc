@@ -39,6 +39,13 @@ Result<History> ReadHistory(store::Store& store) {
     (void)state::Apply(&state, event);  // what did not apply in gantryd does not here either
     return Status::Ok();
   }));
+  // The state's records of the jobs it still keeps are newer (their nodes' releases).
+  for (v1::Job& job : history.ended) {
+    if (const v1::Job* kept = state.FindJob(job.job_id());
+        kept != nullptr && kept->end_time() > 0) {
+      job = *kept;
+    }
+  }
   for (const auto& [name, account] : state.accounting.accounts) {
     *history.accounting.add_accounts() = account;
   }

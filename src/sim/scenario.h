@@ -26,7 +26,9 @@
 //   advance SECONDS            the clock moves on
 //   end ID [state=COMPLETED|FAILED]   the job's batch script exits 0 (or 1); its node releases
 //                              it at once (its usage is charged)
-//   cycle                      one pass of gantryd's cycle: prints it and carries it out
+//   cycle                      a pass of gantryd's cycle, carried out and printed, with the
+//                              passes that the releases it causes kick (as gantryd passes
+//                              again once a node is released)
 // The nodes and partitions are set up at the first command that is neither of them nor
 // scheduler, priority, account or user. The clock starts
 // at state::testing::kNow; times print as offsets from it ("+3600s").

@@ -29,9 +29,10 @@ core::Config ConfigOf(const SimulationInput& in) {
 class Run final : public EngineObserver {
  public:
   explicit Run(const SimulationInput& in)
-      : in_(in), engine_(ConfigOf(in), in.agent_times, [this](const v1::Job& job) {
-          return RunTimeOf(job);
-        }) {}
+      : in_(in),
+        engine_(
+            ConfigOf(in), in.agent_times, [this](const v1::Job& job) { return RunTimeOf(job); },
+            [this](const v1::Job& job, const std::string&) { return EpilogOf(job); }) {}
 
   Result<SimulationResult> Go() {
     GANTRY_RETURN_IF_ERROR(SetUp());
@@ -343,6 +344,13 @@ class Run final : public EngineObserver {
       if (task != w.task_run_s.end()) return task->second;
     }
     return w.run_s;
+  }
+
+  // A replayed history's epilog time for the job that has the id this one had there.
+  std::optional<Engine::Epilog> EpilogOf(const v1::Job& job) const {
+    const auto it = in_.workload.epilog_s.find(job.job_id());
+    if (it == in_.workload.epilog_s.end()) return std::nullopt;
+    return Engine::Epilog{it->second, 0};
   }
 
   JobOutcome* OutcomeOf(uint32_t job_id) {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-#include <tuple>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "text/array_spec.h"
 

@@ -65,7 +65,10 @@ struct WorkloadJob {
 
 struct Workload {
   std::vector<WorkloadJob> jobs;  // by submit time
-  size_t never_ran = 0;           // trace lines left out: the job never ran
+  // A history's: job id -> how long its epilogs took (its nodes released it that long after
+  // it ended), where the record says.
+  std::map<uint32_t, int64_t> epilog_s;
+  size_t never_ran = 0;  // trace lines left out: the job never ran
   size_t dropped_dependencies = 0;
 };
 
@@ -95,7 +98,8 @@ Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name)
 // workload's start; salloc's and srun's allocations replay as batch jobs of their length.
 // Records that never started (cancelled while pending) are submitted and cancelled as nothing
 // can be: they are left out and counted in never_ran. Ordered by submit time, then job id, so
-// that a replay gives the jobs their ids again.
+// that a replay gives the jobs their ids again. Each job's epilog takes as long as it took
+// (Job.released_time), so that its nodes free up in the second they did.
 Workload WorkloadFromHistory(const std::vector<v1::Job>& records);
 
 }  // namespace gantry::sim

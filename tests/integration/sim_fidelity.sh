@@ -28,27 +28,33 @@ submit() {
   fi
 }
 
-# A fixed pseudo-random sequence (no $RANDOM: the same jobs every run).
+# A fixed pseudo-random sequence (no $RANDOM: the same jobs every run). next N sets r to a
+# number below N (in this shell: a command substitution would not move the sequence on).
 seed=7
 next() {
   seed=$(((seed * 1103515245 + 12345) % 2147483648))
-  echo $((seed / 65536 % $1))
+  r=$((seed / 65536 % $1))
 }
 
 users=(root "$u1" "$u2")
 ids=()
 n=0
 while [ "$n" -lt 200 ]; do
-  user=${users[$(next 3)]}
-  secs=$((5 + $(next 8)))
-  kind=$(next 20)
+  next 3
+  user=${users[$r]}
+  next 8
+  secs=$((5 + r))
+  next 20
+  kind=$r
+  next 8
+  size=$((1 + r))
   args=(-t 5)
   case $kind in
-    0) args+=(-p hi -n $((4 + $(next 5)))) ;;                             # preempts lo jobs
-    1) args+=(-a 0-3%2 -n $((1 + $(next 4)))) ;;                          # an array
-    2) [ "${#ids[@]}" -gt 5 ] && args+=(-d "afterok:${ids[$(( ${#ids[@]} - 3 ))]}") ;;
-    3) args+=(-N 2 -n $((2 + 2 * $(next 4)))) ;;                          # two nodes
-    *) args+=(-n $((1 + $(next 8))) --nice=$((10 * $(next 3)))) ;;
+    0) args+=(-p hi -n $((4 + size / 2))) ;;                         # preempts lo jobs
+    1) args+=(-a 0-3%2 -n $((1 + size / 2))) ;;                      # an array
+    2) [ "${#ids[@]}" -gt 5 ] && args+=(-d "afterok:${ids[$((${#ids[@]} - 3))]}") ;;
+    3) args+=(-N 2 -n $((2 * size))) ;;                              # two nodes
+    *) args+=(-n "$size" --nice=$((10 * (size % 3)))) ;;
   esac
   id=$(submit "$user" "${args[@]}" --wrap "sleep $secs") || fail "sbatch ${args[*]}"
   ids+=("$id")
