@@ -12,7 +12,7 @@
 
 #include "slurm_view/squeue_listing.h"
 #include "state/testing.h"
-#include "store/sqlite_store.h"
+#include "store/memory_store.h"
 
 namespace gantry::ctld {
 namespace {
@@ -94,9 +94,6 @@ const Caller kBob{1002, 1002};
 class ControllerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/gantry-ctld-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
     config_.cluster_name = "test";
     config_.core.kill_wait_sec = 5;
     config_.core.node_timeout_sec = 30;
@@ -107,14 +104,13 @@ class ControllerTest : public ::testing::Test {
     if (controller_) ExpectListingsAgree();
     controller_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
   }
 
   // (Re)opens the store and a controller over it, as a gantryd (re)start does.
   void Open() {
     controller_.reset();
     store_.reset();
-    auto store = store::OpenSqliteStore(dir_ + "/state.db");
+    auto store = store::OpenMemoryStore(disk_, {}, faults_);
     ASSERT_TRUE(store.ok()) << store.status().ToString();
     store_ = std::move(store).value();
     controller_ = std::make_unique<Controller>(config_, store_.get(), &clock_, &agents_);
@@ -256,11 +252,14 @@ class ControllerTest : public ::testing::Test {
     return ids;
   }
 
-  std::string dir_;
   ControllerConfig config_;
   FakeClock clock_;
   FakeAgents agents_;
   int64_t boot_time_ = kNow - 100;
+  // The store's disk outlives each store: Open() again is a restart. faults_ applies to the
+  // store Open() makes next.
+  std::shared_ptr<store::MemoryDisk> disk_ = std::make_shared<store::MemoryDisk>();
+  store::FaultPlan faults_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<Controller> controller_;
 };
@@ -290,6 +289,19 @@ TEST_F(ControllerTest, BatchJobRunsThroughPrologLaunchEndAndEpilog) {
 }
 
 // PriorityUsageResetPeriod=DAILY: the usage a job left is gone once a day has begun.
+// A commit the store fails leaves the state in memory ahead of the disk: gantryd stops (exit 70)
+// before anyone is answered, and a restart finds what was durable.
+TEST_F(ControllerTest, AFailedCommitStopsTheControllerBeforeItAnswers) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // The restart's recovery commits once (the configuration); then the submission.
+  faults_.fail_commit = disk_->commits() + 2;
+  Open();
+  v1::SubmitJobRequest request;
+  request.mutable_request()->set_work_dir("/");
+  EXPECT_EXIT((void)controller_->Submit(kRoot, request), ::testing::ExitedWithCode(70),
+              "fatal: the store failed a commit: .*injected fault: commit [0-9]+ fails");
+}
+
 TEST_F(ControllerTest, UsageStartsAgainAtTheResetPeriod) {
   config_.core.priority.usage_reset = sched::UsageResetPeriod::kDaily;
   Open();

@@ -1,5 +1,5 @@
-// The contract of store.h, run against every backend: SQLite always, PostgreSQL when the test
-// server runs (tests/store/postgres.sh; skipped otherwise).
+// The contract of store.h, run against every backend: SQLite and the in-memory store always,
+// PostgreSQL when the test server runs (tests/store/postgres.sh; skipped otherwise).
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/memory_store.h"
 #include "store/postgres_store.h"
 #include "store/postgres_test_server.h"
 #include "store/sqlite_store.h"
@@ -51,7 +52,12 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
     sqlite.max_batch_calls = knobs.max_batch_calls;
     sqlite.max_batch_bytes = knobs.max_batch_bytes;
     sqlite.before_batch_for_testing = knobs.before_batch_for_testing;
-    Result<std::unique_ptr<Store>> store = database_
+    BatchOptions memory;
+    memory.max_batch_calls = knobs.max_batch_calls;
+    memory.max_batch_bytes = knobs.max_batch_bytes;
+    memory.before_batch_for_testing = knobs.before_batch_for_testing;
+    Result<std::unique_ptr<Store>> store = GetParam() == "memory" ? OpenMemoryStore(disk_, memory)
+                                           : database_
                                                ? OpenPostgresStore(database_->Conninfo(), postgres)
                                                : OpenSqliteStore(dir_.File("state.db"), sqlite);
     EXPECT_TRUE(store.ok()) << store.status().ToString();
@@ -76,9 +82,11 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
  private:
   TempDir dir_;
   std::optional<TestDatabase> database_;
+  std::shared_ptr<MemoryDisk> disk_ = std::make_shared<MemoryDisk>();
 };
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest, ::testing::Values("sqlite", "postgresql"),
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
+                         ::testing::Values("sqlite", "memory", "postgresql"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST_P(StoreContractTest, NewStoreIsEmpty) {
