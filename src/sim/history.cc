@@ -19,6 +19,12 @@ int64_t RunTimeOf(const v1::Job& job) {
   return std::max<int64_t>(0, job.end_time() - job.start_time());
 }
 
+// How long after its end its nodes released it; -1 when the record does not say.
+int64_t EpilogOf(const v1::Job& job) {
+  if (job.end_time() <= 0 || job.released_time() < job.end_time()) return -1;
+  return job.released_time() - job.end_time();
+}
+
 }  // namespace
 
 Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
@@ -26,9 +32,6 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
   // One entry per job or array: the array's id, else the job's.
   std::map<uint32_t, std::vector<const v1::Job*>> jobs;
   for (const v1::Job& job : records) {
-    if (job.released_time() >= job.end_time() && job.end_time() > 0) {
-      workload.epilog_s[job.job_id()] = job.released_time() - job.end_time();
-    }
     if (job.start_time() <= 0) {
       ++workload.never_ran;
       continue;
@@ -45,8 +48,12 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
     w.id = id;
     w.submit_s = job.submit_time() - first;
     w.run_s = RunTimeOf(job);
+    w.epilog_s = EpilogOf(job);
     for (const v1::Job* task : parts) {
-      if (task->has_array_task_id()) w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
+      if (!task->has_array_task_id()) continue;
+      w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
+      w.task_epilog_s[task->array_task_id()] = EpilogOf(*task);
+      w.task_job_ids[task->array_task_id()] = task->job_id();
     }
     v1::JobRequest request = job.request();
     request.set_allocation_only(false);

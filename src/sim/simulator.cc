@@ -11,6 +11,7 @@
 #include "model/job_state.h"
 #include "state/accounting.h"
 #include "state/cluster_state.h"
+#include "text/dependency.h"
 #include "text/hostlist.h"
 
 namespace gantry::sim {
@@ -187,7 +188,12 @@ class Run final : public EngineObserver {
     submitted_.assign(jobs.size(), false);
     unfinished_tasks_.assign(jobs.size(), 1);
     std::map<uint64_t, size_t> by_id;
-    for (size_t i = 0; i < jobs.size(); ++i) by_id.emplace(jobs[i].id, i);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      by_id.emplace(jobs[i].id, i);
+      real_ids_.emplace(static_cast<uint32_t>(jobs[i].id), std::pair(i, std::optional<uint32_t>()));
+      // (The last task keeps its array's id: that id still names the whole array.)
+      for (const auto& [task, id] : jobs[i].task_job_ids) real_ids_.emplace(id, std::pair(i, task));
+    }
     std::set<std::string> users;
     for (const WorkloadJob& job : jobs) users.insert(job.user);
     uint32_t uid = 10000;
@@ -261,6 +267,7 @@ class Run final : public EngineObserver {
     if (w.request) {  // a cluster's own history: the request as it was accepted
       r = *w.request;
       if (r.begin_time() > 0) r.set_begin_time(kSimEpoch + r.begin_time());
+      if (!r.dependency().empty()) r.set_dependency(ReplayDependency(r.dependency()));
     } else {
       r.set_name("trace-" + std::to_string(w.id));
       if (!w.partition.empty()) r.add_partitions(w.partition);
@@ -294,11 +301,14 @@ class Run final : public EngineObserver {
     }
     const v1::Job& job = submitted->job_submitted().job();
     workload_of_job_[job.job_id()] = index;
+    sim_ids_[index] = job.job_id();
     if (job.partition().size() > 0) base.partition = job.partition();
     if (job.array_pending_tasks_size() > 0) {
       unfinished_tasks_[index] = static_cast<uint32_t>(job.array_pending_tasks_size());
       for (uint32_t task : job.array_pending_tasks()) {
         base.job_id = std::to_string(job.job_id()) + "_" + std::to_string(task);
+        const auto run = w.task_run_s.find(task);
+        base.run = run != w.task_run_s.end() ? run->second : w.run_s;
         array_tasks_[{job.job_id(), task}] = AddOutcome(index, base);
       }
       pending_ += static_cast<uint32_t>(job.array_pending_tasks_size());
@@ -346,11 +356,40 @@ class Run final : public EngineObserver {
     return w.run_s;
   }
 
-  // A replayed history's epilog time for the job that has the id this one had there.
+  // A replayed history's epilog time for the job (or array task).
   std::optional<Engine::Epilog> EpilogOf(const v1::Job& job) const {
-    const auto it = in_.workload.epilog_s.find(job.job_id());
-    if (it == in_.workload.epilog_s.end()) return std::nullopt;
-    return Engine::Epilog{it->second, 0};
+    const uint32_t id = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
+    const auto it = workload_of_job_.find(id);
+    if (it == workload_of_job_.end()) return std::nullopt;
+    const WorkloadJob& w = in_.workload.jobs[it->second];
+    int64_t sec = w.epilog_s;
+    if (job.has_array_task_id()) {
+      const auto task = w.task_epilog_s.find(job.array_task_id());
+      if (task != w.task_epilog_s.end()) sec = task->second;
+    }
+    if (sec < 0) return std::nullopt;
+    return Engine::Epilog{sec, 0};
+  }
+
+  // A replayed request's dependency, its job ids turned into the replay's: a job by its new id,
+  // an array task by its array's new id and its task id (its own id comes only as it starts).
+  // Ids the history does not hold stay as they are.
+  std::string ReplayDependency(const std::string& text) const {
+    Result<text::Dependency> dependency = text::ParseDependency(text);
+    if (!dependency.ok()) return text;
+    std::string out;
+    for (text::DependencyTerm term : dependency->terms) {
+      if (const auto real = real_ids_.find(term.job_id);
+          term.job_id != 0 && real != real_ids_.end()) {
+        const auto [index, task] = real->second;
+        if (const auto sim = sim_ids_.find(index); sim != sim_ids_.end()) {
+          term.job_id = sim->second;
+          if (task) term.array_task = std::to_string(*task);
+        }
+      }
+      out += (out.empty() ? "" : dependency->any ? "?" : ",") + text::FormatDependencyTerm(term);
+    }
+    return out;
   }
 
   JobOutcome* OutcomeOf(uint32_t job_id) {
@@ -427,7 +466,10 @@ class Run final : public EngineObserver {
   std::vector<bool> submitted_;                  // workload index -> submitted yet
   std::map<std::string, uint32_t> uids_;
   std::map<uint32_t, size_t> workload_of_job_;  // job (an array's id) -> workload index
-  std::map<uint32_t, size_t> outcome_of_job_;   // job -> outcome
+  std::map<size_t, uint32_t> sim_ids_;          // workload index -> its job (array) id here
+  // A history's job ids -> (workload index, array task): what a replayed dependency names.
+  std::map<uint32_t, std::pair<size_t, std::optional<uint32_t>>> real_ids_;
+  std::map<uint32_t, size_t> outcome_of_job_;                    // job -> outcome
   std::map<std::pair<uint32_t, uint32_t>, size_t> array_tasks_;  // (array, task) -> outcome
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> wakeups_;
   std::map<uint32_t, uint32_t> cpus_of_;  // running or suspended job -> its CPUs

@@ -58,6 +58,11 @@ struct WorkloadJob {
   std::optional<v1::JobRequest> request;
   uint32_t uid = 0;
   std::map<uint32_t, int64_t> task_run_s;
+  // How long its epilogs took (-1: not known), and each array task's; each task's own job id
+  // there (a dependency may name it).
+  int64_t epilog_s = -1;
+  std::map<uint32_t, int64_t> task_epilog_s;
+  std::map<uint32_t, uint32_t> task_job_ids;
 
   // Field by field (the requests by their bytes).
   friend bool operator==(const WorkloadJob& a, const WorkloadJob& b);
@@ -65,10 +70,7 @@ struct WorkloadJob {
 
 struct Workload {
   std::vector<WorkloadJob> jobs;  // by submit time
-  // A history's: job id -> how long its epilogs took (its nodes released it that long after
-  // it ended), where the record says.
-  std::map<uint32_t, int64_t> epilog_s;
-  size_t never_ran = 0;  // trace lines left out: the job never ran
+  size_t never_ran = 0;           // trace lines left out: the job never ran
   size_t dropped_dependencies = 0;
 };
 
@@ -98,8 +100,9 @@ Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name)
 // workload's start; salloc's and srun's allocations replay as batch jobs of their length.
 // Records that never started (cancelled while pending) are submitted and cancelled as nothing
 // can be: they are left out and counted in never_ran. Ordered by submit time, then job id, so
-// that a replay gives the jobs their ids again. Each job's epilog takes as long as it took
-// (Job.released_time), so that its nodes free up in the second they did.
+// that a replay gives the jobs their ids again as far as it can (array tasks take ids as they
+// start; the simulator rewrites dependencies to the replay's ids). Each job's epilog takes as
+// long as it took (Job.released_time), so that its nodes free up in the second they did.
 Workload WorkloadFromHistory(const std::vector<v1::Job>& records);
 
 }  // namespace gantry::sim

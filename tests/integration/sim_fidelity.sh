@@ -78,7 +78,12 @@ for line in open(sys.argv[1]):
     t = lambda s: datetime.datetime.fromisoformat(s).timestamp()
     real[job] = (t(submit), t(start), nodes, state)
 first = min(v[0] for v in real.values())
-sim = {row["job_id"]: row for row in csv.DictReader(open(sys.argv[2]))}
+# The replay's rows by the cluster's ids: a job by its id (trace_id), an array task by its
+# array's id and its task (the replay's own ids may differ: tasks take ids as they start).
+sim = {}
+for row in csv.DictReader(open(sys.argv[2])):
+    task = row["job_id"].partition("_")[2]
+    sim[row["trace_id"] + ("_" + task if task else "")] = row
 bad, worst, compared = [], 0, 0
 for job, (submit, start, nodes, state) in sorted(real.items()):
     row = sim.get(job)
