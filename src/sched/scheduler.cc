@@ -16,6 +16,7 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "sched/assoc_limits.h"
+#include "sched/partition_check.h"
 #include "state/records.h"
 #include "state/resources.h"
 #include "state/shares.h"
@@ -138,15 +139,7 @@ struct Eligibility {
 };
 
 // A partition's limits, read once per pass.
-struct PartitionInfo {
-  std::string_view name;
-  bool down = false;
-  bool inactive = false;
-  uint32_t max_nodes = kUnlimited;
-  uint32_t min_nodes = 0;
-  uint32_t max_time = kUnlimited;
-  uint32_t default_time = kUnlimited;  // DefaultTime, else MaxTime
-};
+using PartitionInfo = PartitionLimits;
 
 // Cache key for jobs without -w/-x: the partition and the per-node request.
 struct ShapeKey {
@@ -201,17 +194,7 @@ class Pass {
     }
     blocked_.assign(s.partitions.size(), false);
     parts_.reserve(s.partitions.size());
-    for (const v1::Partition& part : s.partitions) {
-      PartitionInfo info;
-      info.name = part.name();
-      info.down = text::EqualsIgnoreCase(part.state(), "DOWN");
-      info.inactive = text::EqualsIgnoreCase(part.state(), "INACTIVE");
-      info.max_nodes = part.max_nodes() == 0 ? kUnlimited : part.max_nodes();
-      info.min_nodes = part.min_nodes();
-      info.max_time = part.max_time_min() == 0 ? kUnlimited : part.max_time_min();
-      info.default_time = part.default_time_min() != 0 ? part.default_time_min() : info.max_time;
-      parts_.push_back(info);
-    }
+    for (const v1::Partition& part : s.partitions) parts_.push_back(PartitionLimits::Of(part));
   }
 
   Decisions Run() {
@@ -516,15 +499,11 @@ class Pass {
     const int p = PartitionOf(name);
     if (p < 0) return "PartitionConfig";
     const PartitionInfo& info = parts_[p];
-    if (info.down) return "PartitionDown";
-    if (info.inactive) return "PartitionInactive";
+    if (const std::string_view why = PartitionRefusal(info, job); !why.empty()) return why;
     const v1::JobRequest& r = job.request();
     const uint32_t min_nodes = state::MinNodesOf(r);
     const uint32_t max_nodes = state::MaxNodesOf(r);
-    if (min_nodes > info.max_nodes || max_nodes < info.min_nodes) return "PartitionNodeLimit";
-    uint32_t limit = job.time_limit_min();
-    if (limit == 0) limit = info.default_time;
-    if (info.max_time != kUnlimited && limit > info.max_time) return "PartitionTimeLimit";
+    const uint32_t limit = TimeLimitIn(info, job);
     if (const std::string_view why = limits_.Blocks(job, name, limit); !why.empty()) return why;
     if (blocked_[p] && (!options_.backfill || planned_jobs_ >= options_.bf_max_job_test)) {
       return kPriority;  // strict order, or past the jobs backfill looks at

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "model/node_state.h"
+#include "sched/partition_check.h"
 #include "sched/scheduler.h"
 #include "state/resources.h"
 #include "text/ascii.h"
@@ -30,18 +31,9 @@ int64_t FreeFrom(const state::ClusterState& s, const v1::Node& node, int64_t now
 std::optional<WillRun> InPartition(const state::ClusterState& s, const v1::Job& job, size_t p,
                                    int64_t now) {
   const v1::Partition& part = s.partitions[p];
-  if (text::EqualsIgnoreCase(part.state(), "DOWN") ||
-      text::EqualsIgnoreCase(part.state(), "INACTIVE")) {
-    return std::nullopt;
-  }
+  if (!PartitionRefusal(PartitionLimits::Of(part), job).empty()) return std::nullopt;
   const v1::JobRequest& r = job.request();
   const uint32_t min_nodes = state::MinNodesOf(r);
-  const uint32_t max_time = part.max_time_min() == 0 ? state::kUnlimited : part.max_time_min();
-  const uint32_t max_nodes = part.max_nodes() == 0 ? state::kUnlimited : part.max_nodes();
-  if (min_nodes > max_nodes) return std::nullopt;
-  if (r.time_limit_min() != 0 && max_time != state::kUnlimited && r.time_limit_min() > max_time) {
-    return std::nullopt;
-  }
   auto need = state::NodeRequestOf(r);
   const auto required = s.NodeIndexesOf(r.req_nodes());
   const auto excluded = s.NodeIndexesOf(r.exc_nodes());
