@@ -50,9 +50,12 @@ class Run final : public EngineObserver {
       if (!wakeups_.empty()) consider(wakeups_.top());
       if (!next) break;
       t = std::max(t, *next);
-      GANTRY_RETURN_IF_ERROR(SubmitDue(t));
-      GANTRY_RETURN_IF_ERROR(engine_.Cycle(kSimEpoch + t));
-      ++result_.cycles;
+      // As gantryd passes after each submission (its kick), each one is followed by a pass.
+      do {
+        SubmitNext(t);
+        GANTRY_RETURN_IF_ERROR(engine_.Cycle(kSimEpoch + t));
+        ++result_.cycles;
+      } while (!submits_.empty() && submits_.begin()->first.first <= t);
       AfterCycle(t);
       if (t - last_purge >= kPurgeEverySec) {
         state::PurgeFinishedJobs(engine_.mutable_state(),
@@ -251,13 +254,12 @@ class Run final : public EngineObserver {
     return change;
   }
 
-  Status SubmitDue(int64_t t) {
-    while (!submits_.empty() && submits_.begin()->first.first <= t) {
-      const size_t index = submits_.begin()->second;
-      submits_.erase(submits_.begin());
-      Submit(index, t);
-    }
-    return Status::Ok();
+  // Submits the next workload job due by `t`, if any.
+  void SubmitNext(int64_t t) {
+    if (submits_.empty() || submits_.begin()->first.first > t) return;
+    const size_t index = submits_.begin()->second;
+    submits_.erase(submits_.begin());
+    Submit(index, t);
   }
 
   void Submit(size_t index, int64_t t) {

@@ -3,10 +3,10 @@
 //
 // Time: the workload's second 0 is kSimEpoch (2026-01-01T00:00:00Z, a fixed time so that runs
 // are reproducible, PriorityUsageResetPeriod boundaries included); results count seconds from
-// it. A pass runs whenever something happened (a submission, an agent's report) and at every
+// it. A pass runs after each submission and whenever an agent's report came, and at every
 // moment a decision may change by itself (a time limit, a requeued job's begin time, a gang
-// turn), as gantryd's passes follow its kicks; gantryd also passes every second, which changes
-// nothing in between.
+// turn, bf_interval), as gantryd's passes follow its kicks; gantryd also passes every second,
+// which changes nothing in between.
 //
 // Jobs: each workload job is submitted through admission (core::SubmitEvent) as its user, in
 // its account (a job admission refuses is REFUSED, with the reason). A job with `after` is
