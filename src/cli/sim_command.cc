@@ -179,9 +179,7 @@ Result<sim::SimulationInput> InputFor(const spec::EffectiveConfig& base,
   in.admit = state::AdmitOptionsFromConfig(effective);
   // The whole workload is the point: a queue longer than MaxJobCount is what it is.
   in.admit.max_job_count = UINT32_MAX;
-  if (const std::string age = effective.Get("MinJobAge"); !age.empty()) {
-    GANTRY_ASSIGN_OR_RETURN(in.min_job_age_sec, Count("MinJobAge", age, 0));
-  }
+  GANTRY_ASSIGN_OR_RETURN(in.min_job_age_sec, spec::UintSetting(effective, "MinJobAge", 300));
   in.agent_times = o.agent_times;
   in.workload = workload;
   return in;

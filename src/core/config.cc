@@ -11,19 +11,6 @@
 namespace gantry::core {
 namespace {
 
-// A non-negative integer setting, or `fallback` when the effective value is empty.
-Result<uint32_t> UintSetting(const spec::EffectiveConfig& config, std::string_view key,
-                             uint32_t fallback) {
-  const std::string value = config.Get(key);
-  if (value.empty()) return fallback;
-  uint32_t out = 0;
-  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || ptr != value.data() + value.size()) {
-    return InvalidArgument(std::string(key) + "=" + value + ": not a non-negative integer");
-  }
-  return out;
-}
-
 // AuthInfo's cred_expire=N (Slurm: at least 5 s; 120 s when not given).
 Result<uint32_t> CredExpire(const spec::EffectiveConfig& config) {
   const std::string value = config.Get("AuthInfo");
@@ -45,8 +32,8 @@ Result<uint32_t> CredExpire(const spec::EffectiveConfig& config) {
 
 Result<Config> ConfigFromSpec(const spec::EffectiveConfig& config) {
   Config out;
-  GANTRY_ASSIGN_OR_RETURN(out.kill_wait_sec, UintSetting(config, "KillWait", 30));
-  GANTRY_ASSIGN_OR_RETURN(out.node_timeout_sec, UintSetting(config, "SlurmdTimeout", 300));
+  GANTRY_ASSIGN_OR_RETURN(out.kill_wait_sec, spec::UintSetting(config, "KillWait", 30));
+  GANTRY_ASSIGN_OR_RETURN(out.node_timeout_sec, spec::UintSetting(config, "SlurmdTimeout", 300));
   if (out.node_timeout_sec == 0) out.node_timeout_sec = 300;
   GANTRY_ASSIGN_OR_RETURN(out.cred_expire_sec, CredExpire(config));
   out.return_to_service = state::ReturnToServiceFromConfig(config);
@@ -72,7 +59,8 @@ Result<Config> ConfigFromSpec(const spec::EffectiveConfig& config) {
                           sched::SchedulerOptions::FromConfig(config.Get("SchedulerType"),
                                                               config.Get("SchedulerParameters")));
   out.scheduler.whole_nodes = config.Get("SelectType") == "select/linear";
-  GANTRY_ASSIGN_OR_RETURN(const uint32_t slice, UintSetting(config, "SchedulerTimeSlice", 30));
+  GANTRY_ASSIGN_OR_RETURN(const uint32_t slice,
+                          spec::UintSetting(config, "SchedulerTimeSlice", 30));
   out.scheduler.time_slice_sec = slice < 5 ? 30 : slice;  // Slurm's floor
   GANTRY_ASSIGN_OR_RETURN(
       out.scheduler.preempt,

@@ -11,19 +11,6 @@
 namespace gantry::ctld {
 namespace {
 
-// A non-negative integer setting, or its default when the effective value is empty.
-Result<uint32_t> UintSetting(const spec::EffectiveConfig& config, std::string_view key,
-                             uint32_t fallback) {
-  const std::string value = config.Get(key);
-  if (value.empty()) return fallback;
-  uint32_t out = 0;
-  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (ec != std::errc() || ptr != value.data() + value.size()) {
-    return InvalidArgument(std::string(key) + "=" + value + ": not a non-negative integer");
-  }
-  return out;
-}
-
 // A libpq connection setting's value, quoted ('...' with \\ and \' escaped).
 std::string ConninfoValue(std::string_view value) {
   std::string out = "'";
@@ -94,11 +81,11 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   ControllerConfig out;
   out.cluster_name = config.cluster_name;
   GANTRY_ASSIGN_OR_RETURN(out.core, core::ConfigFromSpec(config));
-  GANTRY_ASSIGN_OR_RETURN(out.min_job_age_sec, UintSetting(config, "MinJobAge", 300));
-  GANTRY_ASSIGN_OR_RETURN(uint32_t requeue, UintSetting(config, "JobRequeue", 1));
+  GANTRY_ASSIGN_OR_RETURN(out.min_job_age_sec, spec::UintSetting(config, "MinJobAge", 300));
+  GANTRY_ASSIGN_OR_RETURN(uint32_t requeue, spec::UintSetting(config, "JobRequeue", 1));
   out.job_requeue = requeue != 0;
   GANTRY_ASSIGN_OR_RETURN(out.prolog_epilog_timeout_sec,
-                          UintSetting(config, "PrologEpilogTimeout", 300));
+                          spec::UintSetting(config, "PrologEpilogTimeout", 300));
   if (out.prolog_epilog_timeout_sec == 0 || out.prolog_epilog_timeout_sec >= 65534) {
     out.prolog_epilog_timeout_sec = 0;  // no limit
   }

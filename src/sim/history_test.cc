@@ -49,7 +49,7 @@ TEST(WorkloadFromHistoryTest, EachJobAsItWasAcceptedWithItsRealRunTime) {
   EXPECT_EQ(w.jobs[0].id, 3u);
   EXPECT_EQ(w.jobs[0].submit_s, 0);
   EXPECT_EQ(w.jobs[0].run_s, 60);
-  EXPECT_EQ(w.jobs[0].epilog_s, 1);
+  EXPECT_EQ(w.jobs[0].release.epilog_s, 1);
   EXPECT_EQ(w.jobs[0].uid, 1001u);
   ASSERT_TRUE(w.jobs[0].request.has_value());
   EXPECT_EQ(w.jobs[1].run_s, 30 + 50);  // 30 s before the suspension, 50 after the resume

@@ -364,13 +364,13 @@ class Run final : public EngineObserver {
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
     const WorkloadJob& w = in_.workload.jobs[it->second];
-    int64_t sec = w.epilog_s;
+    WorkloadJob::Release release = w.release;
     if (job.has_array_task_id()) {
-      const auto task = w.task_epilog_s.find(job.array_task_id());
-      if (task != w.task_epilog_s.end()) sec = task->second;
+      const auto task = w.task_releases.find(job.array_task_id());
+      if (task != w.task_releases.end()) release = task->second;
     }
-    if (sec < 0) return std::nullopt;
-    return Engine::Epilog{sec, 0};
+    if (release.epilog_s < 0) return std::nullopt;
+    return Engine::Epilog{release.epilog_s, release.order};
   }
 
   // A replayed request's dependency, its job ids turned into the replay's: a job by its new id,

@@ -58,10 +58,16 @@ struct WorkloadJob {
   std::optional<v1::JobRequest> request;
   uint32_t uid = 0;
   std::map<uint32_t, int64_t> task_run_s;
-  // How long its epilogs took (-1: not known), and each array task's; each task's own job id
-  // there (a dependency may name it).
-  int64_t epilog_s = -1;
-  std::map<uint32_t, int64_t> task_epilog_s;
+  // How long its epilogs took and where its release came among those of the same second
+  // (Job.released_order), and each array task's; each task's own job id there (a dependency
+  // may name it).
+  struct Release {
+    int64_t epilog_s = -1;  // -1: not known
+    uint64_t order = 0;
+    friend bool operator==(const Release&, const Release&) = default;
+  };
+  Release release;
+  std::map<uint32_t, Release> task_releases;
   std::map<uint32_t, uint32_t> task_job_ids;
 
   // Field by field (the requests by their bytes).

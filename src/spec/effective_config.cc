@@ -1,6 +1,7 @@
 #include "spec/effective_config.h"
 
 #include <algorithm>
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "spec/machine_types.h"
@@ -175,6 +176,18 @@ int64_t EffectiveConfig::ComputeNodeCount() const {
     if (!p.login) n += static_cast<int64_t>(p.node_names.size());
   }
   return n;
+}
+
+Result<uint32_t> UintSetting(const EffectiveConfig& config, std::string_view key,
+                             uint32_t fallback) {
+  const std::string value = config.Get(key);
+  if (value.empty()) return fallback;
+  uint32_t out = 0;
+  const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (ec != std::errc() || ptr != value.data() + value.size()) {
+    return InvalidArgument(std::string(key) + "=" + value + ": not a non-negative integer");
+  }
+  return out;
 }
 
 Result<EffectiveConfig> BuildEffectiveConfig(const ClusterSpec& spec) {

@@ -72,6 +72,11 @@ struct EffectiveConfig {
 // that did not yields FailedPrecondition with the validation problems.
 Result<EffectiveConfig> BuildEffectiveConfig(const ClusterSpec& spec);
 
+// A non-negative integer setting of `config` (its effective value), or `fallback` when it has
+// none. InvalidArgument "KEY=VALUE: not a non-negative integer" otherwise.
+Result<uint32_t> UintSetting(const EffectiveConfig& config, std::string_view key,
+                             uint32_t fallback);
+
 // The effective configuration and the canonical spec as one JSON document (`gantry spec render
 // --format json`), pretty-printed with a final newline.
 std::string EffectiveConfigToJsonText(const ClusterSpec& spec, const EffectiveConfig& config);

@@ -448,6 +448,7 @@ Status ApplyJobNodeReleased(ClusterState* s, const v1::JobNodeReleased& e, int64
   if (waiting->second.empty()) {
     s->completing.erase(waiting);
     job->set_released_time(time);
+    job->set_released_order(s->events_applied + 1);
     // A held requeue shows REQUEUE_HOLD only while the job is still completing.
     SetJobState(job, JobStateOf(*job).Clear(JobFlag::kCompleting).Clear(JobFlag::kRequeueHold));
   }
@@ -955,7 +956,9 @@ void SetPendingPriorities(ClusterState* state,
   state->pending = std::move(rebuilt);
 }
 
-Status Apply(ClusterState* state, const v1::Event& event) {
+namespace {
+
+Status ApplyEvent(ClusterState* state, const v1::Event& event) {
   const int64_t t = event.time();
   switch (event.change_case()) {
     case v1::Event::kJobSubmitted:
@@ -999,6 +1002,14 @@ Status Apply(ClusterState* state, const v1::Event& event) {
       break;
   }
   return InvalidArgument("event without a change");
+}
+
+}  // namespace
+
+Status Apply(ClusterState* state, const v1::Event& event) {
+  Status applied = ApplyEvent(state, event);
+  if (applied.ok()) ++state->events_applied;
+  return applied;
 }
 
 }  // namespace gantry::state

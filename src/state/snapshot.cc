@@ -11,6 +11,7 @@ namespace gantry::state {
 v1::ClusterSnapshot ToSnapshot(const ClusterState& state) {
   v1::ClusterSnapshot out;
   out.set_next_job_id(state.next_job_id);
+  out.set_events_applied(state.events_applied);
   out.mutable_jobs()->Reserve(static_cast<int>(state.jobs.size()));
   for (const auto& [id, job] : state.jobs) *out.add_jobs() = job;
   out.mutable_nodes()->Reserve(static_cast<int>(state.nodes.size()));
@@ -29,6 +30,7 @@ v1::ClusterSnapshot ToSnapshot(const ClusterState& state) {
 Result<ClusterState> FromSnapshot(const v1::ClusterSnapshot& snapshot) {
   ClusterState state;
   state.next_job_id = snapshot.next_job_id() == 0 ? 1 : snapshot.next_job_id();
+  state.events_applied = snapshot.events_applied();
   for (const v1::Job& job : snapshot.jobs()) {
     if (job.job_id() == 0) return InvalidArgument("snapshot: a job has id 0");
     if (!state.jobs.emplace(job.job_id(), job).second) {
