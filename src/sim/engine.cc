@@ -115,17 +115,15 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
   }
 }
 
-Status Engine::Deliver(UnixTime now) {
-  std::optional<uint32_t> releasing;  // the job whose releases came since the last pass
+Status Engine::Deliver(UnixTime now) { return Deliver(now, /*pass_between_releases=*/false); }
+
+Status Engine::Deliver(UnixTime now, bool pass_between_releases) {
   while (!reports_.empty() && std::get<0>(reports_.begin()->first) <= now) {
     const auto first = reports_.begin();
     const UnixTime at = std::get<0>(first->first);
-    if (first->second.kind() == v1::JobReport::EPILOG_OK) {
-      // gantryd passes after each release it commits: another job's releases wait for it.
-      if (releasing && *releasing != first->second.job_id() && released_) {
-        GANTRY_RETURN_IF_ERROR(Pass(at));
-      }
-      releasing = first->second.job_id();
+    // gantryd passes after each release it commits (each node's epilog report is its own).
+    if (pass_between_releases && first->second.kind() == v1::JobReport::EPILOG_OK && released_) {
+      GANTRY_RETURN_IF_ERROR(Pass(at));
     }
     const v1::JobReport report = std::move(first->second);
     reports_.erase(first);
@@ -158,11 +156,12 @@ Status Engine::Pass(UnixTime now) {
 }
 
 Status Engine::Cycle(UnixTime now) {
-  GANTRY_RETURN_IF_ERROR(Deliver(now));
+  released_ = false;  // what was released before is there for this cycle's first pass
+  GANTRY_RETURN_IF_ERROR(Deliver(now, true));
   // Passes until one releases nothing at once (a time limit's epilog that takes no time).
   do {
     GANTRY_RETURN_IF_ERROR(Pass(now));
-    GANTRY_RETURN_IF_ERROR(Deliver(now));
+    GANTRY_RETURN_IF_ERROR(Deliver(now, true));
   } while (released_);
   return Status::Ok();
 }

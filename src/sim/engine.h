@@ -10,8 +10,8 @@
 //   TerminateJob the script stops; EPILOG_OK after AgentTimes::epilog_sec (or the job's own,
 //                EpilogTime);
 //   SIGSTOP, SIGCONT to a suspended or resumed job: the script's clock stops and goes on.
-// As gantryd passes again after each release, a pass runs before the releases of another job
-// are delivered, and again after a pass whose effects released nodes at once.
+// As gantryd passes again after each release, a pass runs before each further release
+// is delivered, and again after a pass whose effects released nodes at once.
 // Deterministic: reports due at the same second are delivered in the order they were made,
 // releases after the others, in EpilogTime's order where it gives one.
 #ifndef GANTRY_SIM_ENGINE_H_
@@ -103,6 +103,8 @@ class Engine {
   Key Queue(UnixTime at, v1::JobReport report, uint64_t order = 0);
   // One pass of the cycle at `now`.
   Status Pass(UnixTime now);
+  // Deliver, with a pass before each release after the first (gantryd's kick) when asked.
+  Status Deliver(UnixTime now, bool pass_between_releases);
   void StopBatch(uint32_t job_id, UnixTime now);
 
   core::Config config_;

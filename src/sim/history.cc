@@ -19,12 +19,12 @@ int64_t RunTimeOf(const v1::Job& job) {
   return std::max<int64_t>(0, job.end_time() - job.start_time());
 }
 
-// How long after its end its nodes released it (-1 when the record does not say), and when.
-WorkloadJob::Release ReleaseOf(const v1::Job& job) {
-  WorkloadJob::Release out;
-  if (job.end_time() > 0 && job.released_time() >= job.end_time()) {
-    out.epilog_s = job.released_time() - job.end_time();
-    out.order = job.released_order();
+// How long after its end each node released it, and in what order (its last run's).
+std::map<std::string, WorkloadJob::Release> ReleasesOf(const v1::Job& job) {
+  std::map<std::string, WorkloadJob::Release> out;
+  for (const v1::NodeRelease& r : job.node_releases()) {
+    if (job.end_time() <= 0 || r.time() < job.end_time()) continue;  // an earlier run's
+    out[r.node()] = WorkloadJob::Release{r.time() - job.end_time(), r.order()};
   }
   return out;
 }
@@ -52,11 +52,11 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
     w.id = id;
     w.submit_s = job.submit_time() - first;
     w.run_s = RunTimeOf(job);
-    w.release = ReleaseOf(job);
+    w.releases = ReleasesOf(job);
     for (const v1::Job* task : parts) {
       if (!task->has_array_task_id()) continue;
       w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
-      w.task_releases[task->array_task_id()] = ReleaseOf(*task);
+      w.task_releases[task->array_task_id()] = ReleasesOf(*task);
       w.task_job_ids[task->array_task_id()] = task->job_id();
     }
     v1::JobRequest request = job.request();

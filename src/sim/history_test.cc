@@ -20,6 +20,9 @@ v1::Job Ended(uint32_t id, int64_t submit, int64_t start, int64_t end) {
   job.set_start_time(kNow + start);
   job.set_end_time(kNow + end);
   job.set_released_time(kNow + end + 1);
+  v1::NodeRelease& release = *job.add_node_releases();
+  release.set_node("n1");
+  release.set_time(kNow + end + 1);
   job.set_user_name("alice");
   job.set_user_id(1001);
   job.mutable_request()->set_num_tasks(1);
@@ -49,7 +52,8 @@ TEST(WorkloadFromHistoryTest, EachJobAsItWasAcceptedWithItsRealRunTime) {
   EXPECT_EQ(w.jobs[0].id, 3u);
   EXPECT_EQ(w.jobs[0].submit_s, 0);
   EXPECT_EQ(w.jobs[0].run_s, 60);
-  EXPECT_EQ(w.jobs[0].release.epilog_s, 1);
+  ASSERT_EQ(w.jobs[0].releases.size(), 1u);
+  EXPECT_EQ(w.jobs[0].releases.begin()->second.epilog_s, 1);
   EXPECT_EQ(w.jobs[0].uid, 1001u);
   ASSERT_TRUE(w.jobs[0].request.has_value());
   EXPECT_EQ(w.jobs[1].run_s, 30 + 50);  // 30 s before the suspension, 50 after the resume

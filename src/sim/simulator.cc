@@ -33,7 +33,7 @@ class Run final : public EngineObserver {
       : in_(in),
         engine_(
             ConfigOf(in), in.agent_times, [this](const v1::Job& job) { return RunTimeOf(job); },
-            [this](const v1::Job& job, const std::string&) { return EpilogOf(job); }) {}
+            [this](const v1::Job& job, const std::string& node) { return EpilogOf(job, node); }) {}
 
   Result<SimulationResult> Go() {
     GANTRY_RETURN_IF_ERROR(SetUp());
@@ -359,18 +359,19 @@ class Run final : public EngineObserver {
   }
 
   // A replayed history's epilog time for the job (or array task).
-  std::optional<Engine::Epilog> EpilogOf(const v1::Job& job) const {
+  std::optional<Engine::Epilog> EpilogOf(const v1::Job& job, const std::string& node) const {
     const uint32_t id = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
     const WorkloadJob& w = in_.workload.jobs[it->second];
-    WorkloadJob::Release release = w.release;
+    const std::map<std::string, WorkloadJob::Release>* releases = &w.releases;
     if (job.has_array_task_id()) {
       const auto task = w.task_releases.find(job.array_task_id());
-      if (task != w.task_releases.end()) release = task->second;
+      if (task != w.task_releases.end()) releases = &task->second;
     }
-    if (release.epilog_s < 0) return std::nullopt;
-    return Engine::Epilog{release.epilog_s, release.order};
+    const auto release = releases->find(node);
+    if (release == releases->end() || release->second.epilog_s < 0) return std::nullopt;
+    return Engine::Epilog{release->second.epilog_s, release->second.order};
   }
 
   // A replayed request's dependency, its job ids turned into the replay's: a job by its new id,

@@ -66,8 +66,8 @@ struct WorkloadJob {
     uint64_t order = 0;
     friend bool operator==(const Release&, const Release&) = default;
   };
-  Release release;
-  std::map<uint32_t, Release> task_releases;
+  std::map<std::string, Release> releases;  // by node
+  std::map<uint32_t, std::map<std::string, Release>> task_releases;
   std::map<uint32_t, uint32_t> task_job_ids;
 
   // Field by field (the requests by their bytes).

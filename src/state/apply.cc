@@ -438,6 +438,10 @@ Status ApplyJobNodeReleased(ClusterState* s, const v1::JobNodeReleased& e, int64
   if (i < 0) return UnknownNode(e.node());
 
   v1::Node& node = s->nodes[i];
+  v1::NodeRelease& release = *job->add_node_releases();
+  release.set_node(e.node());
+  release.set_time(time);
+  release.set_order(s->events_applied + 1);
   waiting->second.erase(e.node());
   RemoveJobId(&node, e.job_id());
   node.set_last_busy_time(time);

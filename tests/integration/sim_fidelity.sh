@@ -36,6 +36,12 @@ next() {
   r=$((seed / 65536 % $1))
 }
 
+# Every job becomes eligible at one moment (--begin), the preempting ones 25 s later: job
+# records keep whole seconds, and what a burst of submissions met on the cluster (which of them
+# each pass saw) is not in them; from `begin` on, each pass follows the one release or begin
+# time before it, in an order the history keeps.
+begin=$(($(date +%s) + 30))
+at() { date -d "@$1" +%Y-%m-%dT%H:%M:%S; }
 users=(root "$u1" "$u2")
 ids=()
 n=0
@@ -48,9 +54,9 @@ while [ "$n" -lt 200 ]; do
   kind=$r
   next 8
   size=$((1 + r))
-  args=(-t 5)
+  args=(-t 5 --begin="$(at "$begin")")
   case $kind in
-    0) args+=(-p hi -n $((4 + size / 2))) ;;                         # preempts lo jobs
+    0) args=(-t 5 --begin="$(at $((begin + 25)))" -p hi -n $((4 + size / 2))) ;;  # preempts
     1) args+=(-a 0-3%2 -n $((1 + size / 2))) ;;                      # an array
     2) [ "${#ids[@]}" -gt 5 ] && args+=(-d "afterok:${ids[$((${#ids[@]} - 3))]}") ;;
     3) args+=(-N 2 -n $((2 * size))) ;;                              # two nodes
@@ -65,6 +71,11 @@ all_done() { [ -z "$(squeue -h -o %i)" ]; }
 wait_for 280 all_done || { squeue; fail "jobs still queued"; }
 sacct -X -n -P -o JobID,Submit,Start,NodeList,State --starttime=2000-01-01 >"$WORK/real.txt"
 "$BIN/gantry" down --state-dir "$STATE" >/dev/null || fail "gantry down"
+# GANTRY_KEEP_HISTORY=DIR keeps the cluster's state and what sacct said, to replay by hand.
+if [ -n "${GANTRY_KEEP_HISTORY:-}" ]; then
+  rm -rf "$GANTRY_KEEP_HISTORY" && cp -r "$STATE" "$GANTRY_KEEP_HISTORY" &&
+    cp "$WORK/real.txt" "$GANTRY_KEEP_HISTORY/"
+fi
 "$BIN/gantry" sim --from-state-dir "$STATE" --out "$WORK/sim" >"$WORK/sim.out" 2>&1 ||
   { cat "$WORK/sim.out"; fail "gantry sim"; }
 cat "$WORK/sim.out"
