@@ -19,7 +19,6 @@ v1::Job Ended(uint32_t id, int64_t submit, int64_t start, int64_t end) {
   v1::Job job = PendingJob(id, "batch", 1, kNow + submit);
   job.set_start_time(kNow + start);
   job.set_end_time(kNow + end);
-  job.set_released_time(kNow + end + 1);
   v1::NodeRelease& release = *job.add_node_releases();
   release.set_node("n1");
   release.set_time(kNow + end + 1);

@@ -59,7 +59,7 @@ struct WorkloadJob {
   uint32_t uid = 0;
   std::map<uint32_t, int64_t> task_run_s;
   // How long its epilogs took and where its release came among those of the same second
-  // (Job.released_order), and each array task's; each task's own job id there (a dependency
+  // (Job.node_releases), and each array task's; each task's own job id there (a dependency
   // may name it).
   struct Release {
     int64_t epilog_s = -1;  // -1: not known
@@ -108,7 +108,7 @@ Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name)
 // can be: they are left out and counted in never_ran. Ordered by submit time, then job id, so
 // that a replay gives the jobs their ids again as far as it can (array tasks take ids as they
 // start; the simulator rewrites dependencies to the replay's ids). Each job's epilog takes as
-// long as it took (Job.released_time), so that its nodes free up in the second they did.
+// long as it took (Job.node_releases), so that its nodes free up in the second they did.
 Workload WorkloadFromHistory(const std::vector<v1::Job>& records);
 
 }  // namespace gantry::sim

@@ -451,8 +451,6 @@ Status ApplyJobNodeReleased(ClusterState* s, const v1::JobNodeReleased& e, int64
   }
   if (waiting->second.empty()) {
     s->completing.erase(waiting);
-    job->set_released_time(time);
-    job->set_released_order(s->events_applied + 1);
     // A held requeue shows REQUEUE_HOLD only while the job is still completing.
     SetJobState(job, JobStateOf(*job).Clear(JobFlag::kCompleting).Clear(JobFlag::kRequeueHold));
   }

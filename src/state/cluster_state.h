@@ -149,7 +149,7 @@ struct ClusterState {
   // priorities (priority/multifactor). The owner clears it; others may ignore it.
   std::vector<uint32_t> entered_pending;
   // How many events Apply applied since the cluster began (the snapshot keeps the count): an
-  // order for what records note of it (Job.released_order).
+  // order for what records note of it (Job.node_releases).
   uint64_t events_applied = 0;
 
   const v1::Node* FindNode(std::string_view name) const;
