@@ -1091,9 +1091,11 @@ class Pass {
     const int64_t duration = limit == kUnlimited || limit == 0 ? kNoTime : int64_t{limit} * 60;
     const int64_t horizon = now_ + options_.bf_window_sec;
     const int64_t grid = std::max<int64_t>(1, options_.bf_resolution_sec);
+    // The grid is absolute (multiples of bf_resolution since the epoch), as Slurm's node space
+    // map rounds end times, so a plan stays put from one pass to the next.
     auto on_grid = [&](int64_t t) {
       if (t <= now_ || t == kNoTime) return t;
-      return now_ + (t - now_ + grid - 1) / grid * grid;
+      return (t + grid - 1) / grid * grid;
     };
     const size_t others = min_nodes > required.size() ? min_nodes - required.size() : 0;
     int64_t from = now_;

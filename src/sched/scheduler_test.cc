@@ -61,6 +61,12 @@ SchedulerOptions Strict() {
   return o;
 }
 
+// Where backfill plans a start that `t` allows: the next multiple of bf_resolution (absolute
+// times, as Slurm's node space map rounds them).
+int64_t OnGrid(int64_t t, int64_t resolution = 60) {
+  return (t + resolution - 1) / resolution * resolution;
+}
+
 // Occupies `nodes` with a running job `id` (time limit 60 minutes, started at kNow).
 void Occupy(ClusterState* s, uint32_t id, const std::vector<std::string>& nodes) {
   Submit(s, PendingJob(id, "batch", static_cast<uint32_t>(nodes.size())));
@@ -183,11 +189,11 @@ TEST(ScheduleTest, BackfillStartsOnlyJobsThatDoNotDelayPlannedOnes) {
   EXPECT_EQ(Reasons(d), (std::map<uint32_t, std::string>{{1, "Resources"}, {2, "Priority"}}));
   ASSERT_EQ(d.expected_starts.size(), 2u);
   EXPECT_EQ(d.expected_starts[0].job_id, 1u);
-  EXPECT_EQ(d.expected_starts[0].time, kNow + 3600);
+  EXPECT_EQ(d.expected_starts[0].time, OnGrid(kNow + 3600));
   // Job 2 goes after job 1's plan: its two nodes are free from job 1's end (n4 is taken by
   // job 4 for ever, so n1 and n2 or n3 after kNow + 2 h).
   EXPECT_EQ(d.expected_starts[1].job_id, 2u);
-  EXPECT_EQ(d.expected_starts[1].time, kNow + 2 * 3600);
+  EXPECT_EQ(d.expected_starts[1].time, OnGrid(kNow + 2 * 3600));
   // sdiag's view: 4 jobs tried, 2 of them started past job 1 (backfilled); 2 planned, holding
   // 3 + 2 node reservations.
   EXPECT_EQ(d.stats.queue_length, 4u);
@@ -290,7 +296,7 @@ TEST(ScheduleTest, SharedJobsRespectBackfillPlans) {
   EXPECT_EQ(Reasons(d).at(2), "Priority");
   ASSERT_FALSE(d.expected_starts.empty());
   EXPECT_EQ(d.expected_starts[0].job_id, 1u);
-  EXPECT_EQ(d.expected_starts[0].time, kNow + 3600);
+  EXPECT_EQ(d.expected_starts[0].time, OnGrid(kNow + 3600));
 }
 
 TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
@@ -301,7 +307,13 @@ TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
   o.bf_resolution_sec = 7 * 60;
   Decisions d = Schedule(s, kNow, o);
   ASSERT_EQ(d.expected_starts.size(), 1u);
-  EXPECT_EQ(d.expected_starts[0].time, kNow + 63 * 60);  // 60 min rounded up to 7-minute steps
+  EXPECT_EQ(d.expected_starts[0].time, OnGrid(kNow + 3600, 7 * 60));
+  // Later passes plan the same start: the grid does not move with the pass's clock.
+  for (int64_t later : {kNow + 1, kNow + 59, kNow + 7 * 60 + 13}) {
+    const Decisions again = Schedule(s, later, o);
+    ASSERT_EQ(again.expected_starts.size(), 1u);
+    EXPECT_EQ(again.expected_starts[0].time, d.expected_starts[0].time) << "pass at " << later;
+  }
   o.bf_window_sec = 30 * 60;  // the nodes free after the window: not planned
   d = Schedule(s, kNow, o);
   EXPECT_TRUE(d.expected_starts.empty());

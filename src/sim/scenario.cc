@@ -57,7 +57,11 @@ std::string Option(const Line& line, const std::string& key, const std::string& 
   return it == line.options.end() ? fallback : it->second;
 }
 
-std::string Offset(int64_t t) { return "+" + std::to_string(t - kNow) + "s"; }
+// A scenario's clock starts on the hour (2026-12-02T12:00:00Z), so backfill plans, which lie on
+// bf_resolution's grid of absolute times, print as round offsets.
+constexpr int64_t kStart = 1'796'212'800;
+
+std::string Offset(int64_t t) { return "+" + std::to_string(t - kStart) + "s"; }
 
 // "preempted by job N" (a JobEnded's end cause): N.
 std::string PreemptorOf(const std::string& cause) {
@@ -388,7 +392,7 @@ class Scenario : public EngineObserver {
   PriorityConfig priority_;
   std::map<std::string, uint32_t> uids_;  // user=NAME: the order names came in
   bool set_up_ = false;
-  int64_t now_ = kNow;
+  int64_t now_ = kStart;
   std::string out_;
 };
 

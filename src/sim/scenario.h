@@ -30,8 +30,8 @@
 //                              passes that the releases it causes kick (as gantryd passes
 //                              again once a node is released)
 // The nodes and partitions are set up at the first command that is neither of them nor
-// scheduler, priority, account or user. The clock starts
-// at state::testing::kNow; times print as offsets from it ("+3600s").
+// scheduler, priority, account or user. The clock starts on the hour
+// (2026-12-02T12:00:00Z); times print as offsets from it ("+3600s").
 // A `cycle` prints "cycle at +Ns", then a line per event the cycle decided, in order:
 // "  turn over ID for ID" (gang time-slicing suspends a job), "  end ID STATE [REASON]" (a time
 // limit, a dependency never satisfied), "  resume ID" (a job preemption suspended gets its CPUs
