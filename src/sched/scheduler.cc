@@ -16,6 +16,7 @@
 #include "model/job_state.h"
 #include "model/node_state.h"
 #include "sched/assoc_limits.h"
+#include "sched/node_plans.h"
 #include "sched/partition_check.h"
 #include "state/records.h"
 #include "state/resources.h"
@@ -155,7 +156,7 @@ struct ShapeKey {
   }
 };
 
-constexpr int64_t kNoTime = INT64_MAX;  // never free, no end
+constexpr int64_t kNoTime = NodePlans::kNever;  // never free, no end
 
 class Pass {
  public:
@@ -164,25 +165,23 @@ class Pass {
     const size_t n = s.nodes.size();
     capacity_.reserve(n);
     slots_.reserve(n);
-    free_at_.reserve(n);
     used_.reserve(n);
-    std::vector<std::pair<int64_t, uint32_t>> freeing;
+    std::vector<int64_t> free_at;
+    free_at.reserve(n);
     for (const v1::Node& node : s.nodes) {
       capacity_.push_back(state::CapacityOf(node));
       used_.push_back(UsedOn(node));
       slots_.push_back(InitialSlot(node, capacity_.back(), options_.whole_nodes));
-      free_at_.push_back(FreeAt(node, slots_.back()));
-      const auto i = static_cast<uint32_t>(free_at_.size() - 1);
+      free_at.push_back(FreeAt(node, slots_.back()));
+      const auto i = static_cast<uint32_t>(free_at.size() - 1);
       if (slots_[i] == Slot::kFree) free_now_.insert(free_now_.end(), i);  // in order
-      if (free_at_[i] != kNoTime) freeing.emplace_back(free_at_[i], i);
     }
-    std::ranges::sort(freeing);
-    by_free_.insert(freeing.begin(), freeing.end());  // sorted: linear
-    planned_.resize(n);
+    plans_ = NodePlans(std::move(free_at));
     // Each partition's nodes in the order jobs get them: lowest Weight first, then the
     // partition's order.
     in_index_order_.assign(s.partitions.size(), true);
     position_.assign(s.partitions.size(), std::vector<uint32_t>(n, UINT32_MAX));
+    order_.resize(s.partitions.size());
     for (size_t p = 0; p < s.partitions.size(); ++p) {
       std::vector<uint32_t> order = s.partition_nodes[p];
       std::ranges::stable_sort(order, [&s](uint32_t a, uint32_t b) {
@@ -191,6 +190,7 @@ class Pass {
       });
       in_index_order_[p] = std::ranges::is_sorted(order);
       for (size_t k = 0; k < order.size(); ++k) position_[p][order[k]] = static_cast<uint32_t>(k);
+      order_[p] = std::move(order);
     }
     blocked_.assign(s.partitions.size(), false);
     parts_.reserve(s.partitions.size());
@@ -225,9 +225,7 @@ class Pass {
       Consider(*job);
     }
     out_.stats.bf_planned = planned_jobs_;
-    for (const auto& plans : planned_) {
-      out_.stats.bf_reservations += static_cast<uint32_t>(plans.size());
-    }
+    out_.stats.bf_reservations = static_cast<uint32_t>(plans_.keeps());
     return std::move(out_);
   }
 
@@ -540,7 +538,8 @@ class Pass {
     const bool whole = options_.whole_nodes || r.exclusive() ||
                        text::EqualsIgnoreCase(part.oversubscribe(), "EXCLUSIVE");
     auto usable = [&](uint32_t i) {
-      return slots_[i] == Slot::kFree && FitsNow(i, elig->need, whole) && !Planned(i, now_, end);
+      return slots_[i] == Slot::kFree && FitsNow(i, elig->need, whole) &&
+             !plans_.Kept(i, now_, end);
     };
     std::vector<uint32_t> picked;
     bool required_free = true;
@@ -562,7 +561,7 @@ class Pass {
       for (uint32_t i : free_now_) {
         if (!elig->member[i] || !FitsNow(i, elig->need, whole) || Contains(required, i)) continue;
         ++fit_now;
-        if (Planned(i, now_, end)) continue;
+        if (plans_.Kept(i, now_, end)) continue;
         others.push_back(i);
         if (ordered && picked.size() + others.size() >= max_nodes) break;
       }
@@ -712,7 +711,7 @@ class Pass {
   };
   std::optional<NodeChoice> ChooseOn(uint32_t i, const v1::Job& job, const v1::Partition& part,
                                      const Eligibility& elig, bool whole, int64_t end) {
-    if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || Planned(i, now_, end)) {
+    if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || plans_.Kept(i, now_, end)) {
       return std::nullopt;
     }
     if (suspend_only_ && !MemoryAndGresFit(i, elig.need, whole)) return std::nullopt;
@@ -773,7 +772,7 @@ class Pass {
     std::set<uint32_t> seen;
     for (size_t k = 0; k < order.size(); ++k) {
       const uint32_t i = order[k];
-      if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || Planned(i, now_, end) ||
+      if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || plans_.Kept(i, now_, end) ||
           (suspend_only_ && !MemoryAndGresFit(i, elig.need, whole))) {
         continue;
       }
@@ -990,31 +989,6 @@ class Pass {
     return at;
   }
 
-  // Whether node i is planned for a waiting job at some time in [from, to).
-  bool Planned(uint32_t i, int64_t from, int64_t to) const {
-    return std::ranges::any_of(planned_[i], [&](const std::pair<int64_t, int64_t>& plan) {
-      return plan.first < to && from < plan.second;
-    });
-  }
-
-  // The earliest time from `t` on when node i is free for `duration` seconds.
-  int64_t EarliestFree(uint32_t i, int64_t t, int64_t duration) const {
-    int64_t at = std::max(t, free_at_[i]);
-    if (at == kNoTime) return kNoTime;
-    for (bool moved = true; moved;) {
-      moved = false;
-      const int64_t until = duration == kNoTime ? kNoTime : at + duration;
-      for (const auto& [start, end] : planned_[i]) {
-        if (start < until && at < end) {
-          at = end;
-          moved = true;
-        }
-      }
-      if (at == kNoTime) return kNoTime;
-    }
-    return at;
-  }
-
   // Sorts nodes of partition p into the partition's order.
   // Whether the per-node request names GPUs without a type: such a job's nodes are all of one
   // GPU type (a job is not split across GPU models unless it names them, or its nodes with -w).
@@ -1081,6 +1055,41 @@ class Pass {
     std::ranges::sort(*nodes, [&pos](uint32_t a, uint32_t b) { return pos[a] < pos[b]; });
   }
 
+  // The first `count` nodes of partition p's order (eligible, up, not in `required`) free and
+  // not kept over [t, until); fewer when there are not so many. Two walks in step, one over the
+  // partition's order (done at the count-th such node), one over the nodes open by t (done when
+  // it runs out; then sorted): the first to finish answers, so a plan costs about the shorter
+  // walk whether plans already hold the partition's first nodes or few nodes are free by t.
+  std::vector<uint32_t> FirstFree(uint32_t p, const Eligibility& elig,
+                                  const std::vector<uint32_t>& required, size_t count, int64_t t,
+                                  int64_t until) const {
+    if (count == 0) return {};
+    auto usable = [&](uint32_t i) {
+      return elig.member[i] && slots_[i] != Slot::kDown && !Contains(required, i) &&
+             plans_.FreeOver(i, t, until);
+    };
+    const std::vector<uint32_t>& order = order_[p];
+    auto next_in_order = order.begin();
+    auto next_open = plans_.by_open().begin();
+    const auto open_end = plans_.by_open().end();
+    std::vector<uint32_t> in_order, open;
+    while (true) {
+      if (next_in_order == order.end()) return in_order;
+      if (usable(*next_in_order)) {
+        in_order.push_back(*next_in_order);
+        if (in_order.size() == count) return in_order;
+      }
+      ++next_in_order;
+      if (next_open == open_end || next_open->first > t) {
+        InPartitionOrder(p, &open);
+        if (open.size() > count) open.resize(count);
+        return open;
+      }
+      if (usable(next_open->second)) open.push_back(next_open->second);
+      ++next_open;
+    }
+  }
+
   // Backfill's plan for a job that cannot start now: the earliest time, within the window and
   // on bf_resolution's grid, when min_nodes of its nodes (its -w nodes among them) are free for
   // its whole time limit; those nodes (the first such in partition order) are kept for it from
@@ -1101,16 +1110,16 @@ class Pass {
     int64_t from = now_;
     for (int round = 0; round < 64 && from <= horizon; ++round) {
       int64_t t = from;
-      for (uint32_t i : required) t = std::max(t, on_grid(EarliestFree(i, from, duration)));
-      // The `others` smallest earliest free times (a max-heap); a node frees no earlier than its
-      // free_at_, so the walk stops once that passes the heap's largest.
+      for (uint32_t i : required) t = std::max(t, on_grid(plans_.EarliestFree(i, from, duration)));
+      // The `others` smallest earliest free times (a max-heap); a node frees no earlier than it
+      // first opens, so the walk stops once that passes the heap's largest.
       std::vector<std::pair<int64_t, uint32_t>> best;
-      for (const auto& [at, i] : by_free_) {
+      for (const auto& [at, i] : plans_.by_open()) {
         if (others == 0 || (best.size() == others && std::max(at, from) >= best.front().first)) {
           break;
         }
         if (!elig.member[i] || slots_[i] == Slot::kDown || Contains(required, i)) continue;
-        const int64_t e = on_grid(EarliestFree(i, from, duration));
+        const int64_t e = on_grid(plans_.EarliestFree(i, from, duration));
         if (e == kNoTime) continue;
         if (best.size() < others) {
           best.emplace_back(e, i);
@@ -1127,22 +1136,14 @@ class Pass {
       // The nodes free for the whole run from t (a plan may end between a node's earliest free
       // time and t, or begin inside the run), first in partition order.
       const int64_t until = duration == kNoTime ? kNoTime : t + duration;
-      auto fits = [&](uint32_t i) { return free_at_[i] <= t && !Planned(i, t, until); };
       bool required_ok = true;
-      for (uint32_t i : required) required_ok = required_ok && fits(i);
-      std::vector<uint32_t> fitting;
-      for (const auto& [at, i] : by_free_) {
-        if (at > t) break;
-        if (elig.member[i] && slots_[i] != Slot::kDown && !Contains(required, i) && fits(i)) {
-          fitting.push_back(i);
-        }
-      }
+      for (uint32_t i : required) required_ok = required_ok && plans_.FreeOver(i, t, until);
+      const std::vector<uint32_t> fitting =
+          required_ok ? FirstFree(p, elig, required, others, t, until) : std::vector<uint32_t>();
       if (required_ok && fitting.size() >= others) {
-        InPartitionOrder(p, &fitting);
         std::vector<uint32_t> chosen = required;
-        chosen.insert(chosen.end(), fitting.begin(),
-                      fitting.begin() + static_cast<ptrdiff_t>(others));
-        for (uint32_t i : chosen) planned_[i].emplace_back(t, until);
+        chosen.insert(chosen.end(), fitting.begin(), fitting.end());
+        for (uint32_t i : chosen) plans_.Keep(i, t, until);
         ++planned_jobs_;
         ++planned_by_user_[job.user_id()];
         ++planned_by_partition_[p];
@@ -1217,9 +1218,7 @@ class Pass {
         slots_[i] = Slot::kTaken;
         free_now_.erase(i);
       }
-      by_free_.erase({free_at_[i], i});
-      free_at_[i] = std::max(free_at_[i], EndOf(now_, limit));
-      if (free_at_[i] != kNoTime) by_free_.emplace(free_at_[i], i);
+      plans_.FreeNoEarlierThan(i, EndOf(now_, limit));
       start.nodes.push_back(s_.nodes[i].name());
       start.num_cpus += cpus;
       start.alloc_mem_mb += mem;
@@ -1296,13 +1295,12 @@ class Pass {
   std::set<std::tuple<const Eligibility*, bool, uint32_t>> exhausted_;
   // OneGpuTypeApplies by (eligibility, min nodes), for this pass.
   std::map<std::pair<const Eligibility*, uint32_t>, bool> one_type_applies_;
-  std::vector<int64_t> free_at_;     // per node: when it is free for new work (kNoTime: never)
-  std::set<uint32_t> free_now_;      // nodes in Slot::kFree
-  std::set<uint32_t> reserved_now_;  // nodes in Slot::kReserved (strict order)
-  std::set<std::pair<int64_t, uint32_t>> by_free_;  // (free_at_, node) of nodes that free up
-  std::vector<std::vector<uint32_t>> position_;     // per partition, by node: place in its order
-  // Per node: the times it is kept for planned jobs, [start, end).
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> planned_;
+  std::set<uint32_t> free_now_;                  // nodes in Slot::kFree
+  std::set<uint32_t> reserved_now_;              // nodes in Slot::kReserved (strict order)
+  std::vector<std::vector<uint32_t>> position_;  // per partition, by node: place in its order
+  std::vector<std::vector<uint32_t>> order_;     // per partition: its nodes in its order
+  // When each node is free, and what the plans made so far keep (kNoTime: never).
+  NodePlans plans_{{}};
   uint32_t planned_jobs_ = 0;
   std::map<uint32_t, uint32_t> planned_by_user_;       // uid -> jobs planned this pass
   std::map<uint32_t, uint32_t> planned_by_partition_;  // partition index -> jobs planned

@@ -299,6 +299,19 @@ TEST(ScheduleTest, SharedJobsRespectBackfillPlans) {
   EXPECT_EQ(d.expected_starts[0].time, OnGrid(kNow + 3600));
 }
 
+TEST(ScheduleTest, PlansShareOutNodesThatFreeUpTogether) {
+  // Six nodes busy for an hour; four 2-node jobs of an hour wait. The first three are planned
+  // side by side when the nodes free up, the fourth after them.
+  ClusterState s = MakeCluster(6);
+  Occupy(&s, 9, {"n1", "n2", "n3", "n4", "n5", "n6"});
+  for (uint32_t id = 1; id <= 4; ++id) Submit(&s, PendingJob(id, "batch", 2));
+  const Decisions d = Schedule(s, kNow);
+  ASSERT_EQ(d.expected_starts.size(), 4u);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(d.expected_starts[k].time, OnGrid(kNow + 3600)) << k;
+  EXPECT_EQ(d.expected_starts[3].time, OnGrid(kNow + 3600) + 3600);
+  EXPECT_EQ(d.stats.bf_reservations, 8u);
+}
+
 TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
   ClusterState s = MakeCluster(2);
   Occupy(&s, 9, {"n1", "n2"});
