@@ -82,6 +82,9 @@ struct Context {
   Memory& memory;
   UnixTime now = 0;     // wall clock, seconds
   int64_t mono_ms = 0;  // monotonic clock, milliseconds
+  // gantryd's: how the scheduling pass gives way to requests (sched::PassYield); none in the
+  // simulator and the tests, whose passes are pure.
+  sched::PassYield* yield = nullptr;
 };
 
 }  // namespace gantry::core

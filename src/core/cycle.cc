@@ -263,7 +263,7 @@ Effects ScheduleStage(const Context& ctx) {
       (m.last_backfill == 0 || interval == 0 || now - m.last_backfill >= interval);
   if (backfill) m.last_backfill = now;
   options.backfill = backfill;
-  sched::Decisions decisions = sched::Schedule(ctx.state, now, options);
+  sched::Decisions decisions = sched::Schedule(ctx.state, now, options, ctx.yield);
   state::VolatileUpdates& v = out.volatile_updates;
   // Expected starts, in memory like reasons: a backfilling pass's plans replace the last one's.
   if (backfill || interval < 0) {

@@ -263,7 +263,7 @@ bool Controller::IsOperator(const Caller& caller) const {
   return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
 }
 
-Status Controller::CommitOneAndUnlock(v1::Event event, std::unique_lock<std::shared_mutex>& lock) {
+Status Controller::CommitOneAndUnlock(v1::Event event, std::unique_lock<WaitedMutex>& lock) {
   std::vector<v1::Event> events;
   events.push_back(std::move(event));
   auto pending = CommitLocked(std::move(events));
@@ -313,6 +313,19 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
         batch.archive.push_back(ArchiveEntry(*job));
       }
     }
+    if (interference_ != nullptr) {
+      // What may take capacity a yielding pass counted on, or change the limits and
+      // accounting records it holds.
+      interference_->capacity = interference_->capacity || event.has_node_state_changed() ||
+                                event.has_node_registered() || event.has_node_lost() ||
+                                event.has_config_loaded() || event.has_partition_updated() ||
+                                event.has_accounting_changed() || event.has_job_resumed() ||
+                                event.has_job_started();
+    }
+  }
+  if (interference_ != nullptr) {
+    interference_->jobs.insert(interference_->jobs.end(), state_.changed_jobs.begin(),
+                               state_.changed_jobs.end());
   }
   ForgetChangedRecordsLocked();
   events_applied_ += batch.records.size();
@@ -489,9 +502,46 @@ void Controller::RunOnce() {
     std::vector<std::unique_ptr<store::PendingWrite>> pending_;
     AfterCommit after_;
   };
+  // The pass gives way to waiting requests (sched::PassYield): every bf_yield_interval, when
+  // one waits, the lock goes for at most bf_yield_sleep, while this records what they change.
+  class GiveWay final : public sched::PassYield {
+   public:
+    GiveWay(Controller* c, std::unique_lock<WaitedMutex>* lock)
+        : c_(c), lock_(lock), last_(std::chrono::steady_clock::now()) {}
+    bool Due() override {
+      const sched::SchedulerOptions& o = c_->core_config_.scheduler;
+      if (o.bf_yield_interval_us == 0 || ++calls_ % 16 != 0 || c_->mu_.waiting() == 0) {
+        return false;
+      }
+      return std::chrono::steady_clock::now() - last_ >=
+             std::chrono::microseconds(o.bf_yield_interval_us);
+    }
+    void Yield() override {
+      c_->interference_ = &interference_;
+      lock_->unlock();
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::microseconds(c_->core_config_.scheduler.bf_yield_sleep_us);
+      while (c_->mu_.waiting() > 0 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      lock_->lock();
+      c_->interference_ = nullptr;
+      last_ = std::chrono::steady_clock::now();
+    }
+    const sched::Interference& interference() const override { return interference_; }
+
+   private:
+    Controller* c_;
+    std::unique_lock<WaitedMutex>* lock_;
+    std::chrono::steady_clock::time_point last_;
+    uint32_t calls_ = 0;
+    sched::Interference interference_;
+  };
   Shell shell(this);
   std::unique_lock lock(mu_);
-  const core::Context ctx = CoreLocked();
+  GiveWay yield(this, &lock);
+  core::Context ctx = CoreLocked();
+  ctx.yield = &yield;
   core::RunCycle(ctx, &shell);
   PurgeLocked(ctx.now);
   lock.unlock();
@@ -506,7 +556,9 @@ void Controller::set_controller_address(const std::string& address) {
 void Controller::SaveSnapshotNow() { MaybeSnapshot(/*force=*/true); }
 
 void Controller::MaybeSnapshot(bool force) {
-  std::unique_lock lock(mu_);
+  // Shared: listings go on meanwhile; no commit can come between the state read here and the
+  // marker queued below (commits hold mu_ exclusively).
+  std::shared_lock lock(mu_);
   if (!force && events_since_snapshot_ < config_.snapshot_every) return;
   events_since_snapshot_ = 0;
   Result<std::string> encoded = state::EncodeSnapshot(state::ToSnapshot(state_));

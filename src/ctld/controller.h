@@ -3,10 +3,11 @@
 // and the timers (time limits, silent nodes), and drives the agents through AgentLink.
 //
 // Concurrency: one writer lock (`mu_`) guards the state; readers (GetJobs, GetNodes) take it
-// shared. A change is applied under the lock and queued to the store in the same order
-// (Store::EnqueueWrite), then the caller waits for durability with no lock held, so concurrent
-// requests share one commit. Agent calls for a change are issued only once it is durable.
-// Every public method is thread-safe.
+// shared. The scheduling pass holds it exclusively but gives way to waiting requests every
+// bf_yield_interval (sched::PassYield), so a request waits a slice of a pass, not all of it. A
+// change is applied under the lock and queued to the store in the same order (Store::EnqueueWrite),
+// then the caller waits for durability with no lock held, so concurrent requests share one commit.
+// Agent calls for a change are issued only once it is durable. Every public method is thread-safe.
 #ifndef GANTRY_CTLD_CONTROLLER_H_
 #define GANTRY_CTLD_CONTROLLER_H_
 
@@ -37,6 +38,7 @@
 #include "ctld/diag_stats.h"
 #include "ctld/listing_cache.h"
 #include "ctld/record_cache.h"
+#include "ctld/waited_mutex.h"
 #include "gantry/v1/agent.pb.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
@@ -157,7 +159,7 @@ class Controller {
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
   // Commits one event (mu_ held exclusively through `lock`), releases the lock and waits until
   // the event is durable.
-  Status CommitOneAndUnlock(v1::Event event, std::unique_lock<std::shared_mutex>& lock);
+  Status CommitOneAndUnlock(v1::Event event, std::unique_lock<WaitedMutex>& lock);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
   // The jobs a history request selects (live ones, then the archive for the rest), as
   // (id, serialized v1::Job) in id order; *now = the controller's clock.
@@ -252,8 +254,12 @@ class Controller {
   const Clock* const clock_;
   AgentLink* const agents_;
 
-  mutable std::shared_mutex mu_;
+  // The pass holds it exclusively, giving way to waiting requests (RunOnce's PassYield).
+  mutable WaitedMutex mu_;
   state::ClusterState state_;  // guarded by mu_
+  // While the scheduling pass gives way: what the commits of others change (CommitLocked
+  // records it), for the pass to drop its decisions about it. Guarded by mu_.
+  sched::Interference* interference_ = nullptr;
   // The core's settings (from config_; boot_time set by Recover) and the controller's memory
   // between calls (core/context.h), guarded by mu_.
   core::Config core_config_;
@@ -265,7 +271,8 @@ class Controller {
   // Whether a partition restricts AllowGroups: set by Recover (partitions come only from the
   // spec's ConfigLoaded), before requests are served.
   bool group_lists_needed_ = false;
-  uint64_t events_since_snapshot_ = 0;  // guarded by mu_
+  // Added to under mu_ held exclusively; MaybeSnapshot resets it holding mu_ shared.
+  std::atomic<uint64_t> events_since_snapshot_{0};
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
   UnixTime last_purge_ = 0;         // guarded by mu_

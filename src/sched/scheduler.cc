@@ -160,8 +160,8 @@ constexpr int64_t kNoTime = NodePlans::kNever;  // never free, no end
 
 class Pass {
  public:
-  Pass(const ClusterState& s, int64_t now, const SchedulerOptions& options)
-      : s_(s), now_(now), options_(options), limits_(s, now) {
+  Pass(const ClusterState& s, int64_t now, const SchedulerOptions& options, PassYield* yield)
+      : s_(s), now_(now), options_(options), yield_(yield), limits_(s, now) {
     const size_t n = s.nodes.size();
     capacity_.reserve(n);
     slots_.reserve(n);
@@ -200,7 +200,15 @@ class Pass {
   Decisions Run() {
     const std::vector<const v1::Job*> order = Order();
     out_.stats.queue_length = static_cast<uint32_t>(order.size());
+    bool yielded = false;
     for (const v1::Job* job : order) {
+      if (yield_ != nullptr && yield_->Due()) {
+        yield_->Yield();
+        yielded = true;
+      }
+      // After giving way, a job may no longer wait (ended, held, started by no one else: only
+      // passes start jobs); what changed about the others is dropped at the end.
+      if (yielded && (!state::IsPendingJob(*job) || job->priority() == 0)) continue;
       if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
       if (job->request().begin_time() > now_) {
         SetReason(*job, "BeginTime");
@@ -226,11 +234,34 @@ class Pass {
     }
     out_.stats.bf_planned = planned_jobs_;
     out_.stats.bf_reservations = static_cast<uint32_t>(plans_.keeps());
+    if (yielded) DropInterfered(yield_->interference());
     return std::move(out_);
   }
 
  private:
   enum class DependencyState { kSatisfied, kWaiting, kNever };
+
+  // PassYield's contract: decisions about jobs changed while the pass gave way go, and so do
+  // starts and preemptions when capacity may have gone.
+  void DropInterfered(const Interference& changed) {
+    const std::set<uint32_t> jobs(changed.jobs.begin(), changed.jobs.end());
+    auto touched = [&jobs](uint32_t id) { return jobs.contains(id); };
+    std::set<uint32_t> dropped;  // preemptors whose start goes
+    for (const Preemption& p : out_.preemptions) {
+      if (changed.capacity || touched(p.victim) || touched(p.preemptor))
+        dropped.insert(p.preemptor);
+    }
+    for (const Start& start : out_.starts) {
+      if (changed.capacity || touched(start.job_id)) dropped.insert(start.job_id);
+    }
+    std::erase_if(out_.preemptions,
+                  [&](const Preemption& p) { return dropped.contains(p.preemptor); });
+    std::erase_if(out_.starts, [&](const Start& start) { return dropped.contains(start.job_id); });
+    std::erase_if(out_.expected_starts, [&](const ExpectedStart& e) { return touched(e.job_id); });
+    std::erase_if(out_.reasons, [&](const ReasonChange& r) { return touched(r.job_id); });
+    std::erase_if(out_.dependencies, [&](const DependencyChange& d) { return touched(d.job_id); });
+    std::erase_if(out_.cancels, touched);
+  }
 
   // The pending jobs (not held) in the order they are considered: the pending index's order
   // (priority, submit time, id), except that where partitions have different PriorityTiers a
@@ -1112,10 +1143,11 @@ class Pass {
       int64_t t = from;
       for (uint32_t i : required) t = std::max(t, on_grid(plans_.EarliestFree(i, from, duration)));
       // The `others` smallest earliest free times (a max-heap); a node frees no earlier than it
-      // first opens, so the walk stops once that passes the heap's largest.
+      // first opens, so the walk stops once that time, on the grid, reaches the heap's largest.
       std::vector<std::pair<int64_t, uint32_t>> best;
       for (const auto& [at, i] : plans_.by_open()) {
-        if (others == 0 || (best.size() == others && std::max(at, from) >= best.front().first)) {
+        if (others == 0 ||
+            (best.size() == others && on_grid(std::max(at, from)) >= best.front().first)) {
           break;
         }
         if (!elig.member[i] || slots_[i] == Slot::kDown || Contains(required, i)) continue;
@@ -1287,6 +1319,7 @@ class Pass {
   const ClusterState& s_;
   const int64_t now_;
   const SchedulerOptions& options_;
+  PassYield* const yield_;
   std::vector<NodeCapacity> capacity_;
   std::vector<Slot> slots_;
   std::vector<Used> used_;            // per node: what its jobs hold, this pass's starts included
@@ -1320,10 +1353,11 @@ class Pass {
 
 }  // namespace
 
-Decisions Schedule(const state::ClusterState& state, int64_t now, const SchedulerOptions& options) {
+Decisions Schedule(const state::ClusterState& state, int64_t now, const SchedulerOptions& options,
+                   PassYield* yield) {
   // Nothing waits: nothing to start, plan or explain (a pass would only look at every node).
   if (state.pending.empty()) return Decisions{};
-  return Pass(state, now, options).Run();
+  return Pass(state, now, options, yield).Run();
 }
 
 Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler_type,
@@ -1351,7 +1385,9 @@ Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler
     int64_t max_job_test = o.bf_max_job_test;
     int64_t max_job_user = o.bf_max_job_user;
     int64_t max_job_part = o.bf_max_job_part;
-    const Range ranges[] = {{"bf_interval", -1, 10800, 1, &o.bf_interval_sec},
+    const Range ranges[] = {{"bf_yield_interval", 0, 10000000, 1, &o.bf_yield_interval_us},
+                            {"bf_yield_sleep", 1, 10000000, 1, &o.bf_yield_sleep_us},
+                            {"bf_interval", -1, 10800, 1, &o.bf_interval_sec},
                             {"bf_window", 1, 43200, 60, &o.bf_window_sec},
                             {"bf_resolution", 1, 3600, 1, &o.bf_resolution_sec},
                             {"bf_max_job_test", 1, 1000000, 1, &max_job_test},

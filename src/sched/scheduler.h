@@ -169,6 +169,12 @@ struct SchedulerOptions {
   // on the nodes where it costs the fewest, then lowest-priority, victims, and on each node
   // only the jobs it needs go, instead of Slurm's first nodes and oldest jobs.
   bool minimal_victims = false;
+  // bf_yield_interval and bf_yield_sleep (microseconds in slurm.conf): a pass that has run
+  // this long gives way to the requests waiting for the state (Gantry yields only when one
+  // waits; 0: never), for at most bf_yield_sleep. Gantry's defaults: 5 ms and 20 ms (Slurm's:
+  // 2 s and 0.5 s, unconditionally). Only gantryd's passes yield (PassYield).
+  int64_t bf_yield_interval_us = 5000;
+  int64_t bf_yield_sleep_us = 20000;
 
   // From SchedulerType and SchedulerParameters ("bf_window=2880,bf_resolution=300,...": other
   // parameters are accepted and ignored). Errors name the key, the value and the rule.
@@ -176,9 +182,34 @@ struct SchedulerOptions {
                                              std::string_view parameters);
 };
 
-// One scheduling pass over a snapshot of the state at `now`. Pure.
+// What changed in the state while a pass gave way: the jobs events touched, and whether one
+// may have taken capacity the pass counted on (a node's state, a resumed job's CPUs, a
+// partition's or the accounting's limits).
+struct Interference {
+  std::vector<uint32_t> jobs;
+  bool capacity = false;
+};
+
+// How a long pass gives way to others (gantryd's requests). Between jobs the pass asks Due();
+// when it is, the pass calls Yield(), during which others may apply events to the state; after
+// it, the pass skips jobs that no longer wait, and at its end it drops its decisions about the
+// jobs `interference()` names (starts, preemptions whose preemptor or victim changed, cancels,
+// reasons, plans), and every start and preemption when capacity may have gone. What it
+// dropped is decided again in the next pass. Jobs are never erased meanwhile (the caller
+// purges only between passes), so the pass's pointers to them stay valid.
+class PassYield {
+ public:
+  virtual ~PassYield() = default;
+  virtual bool Due() = 0;
+  virtual void Yield() = 0;
+  virtual const Interference& interference() const = 0;
+};
+
+// One scheduling pass over the state at `now`. Pure, unless `yield` lets others change the
+// state during it (see PassYield).
 Decisions Schedule(const state::ClusterState& state, int64_t now,
-                   const SchedulerOptions& options = SchedulerOptions());
+                   const SchedulerOptions& options = SchedulerOptions(),
+                   PassYield* yield = nullptr);
 
 // Whether the node may take jobs at all: up (not DOWN, UNKNOWN, FUTURE, ERROR) and not drained,
 // failed, not responding, in maintenance, rebooting or powered down.
