@@ -1,7 +1,7 @@
 // request_latency_bench: how long a submission (`sbatch -H`) and a listing (`squeue -j N`) wait
 // while gantryd schedules a full queue. An in-process ctld::Controller, as gantryd runs it (its
 // background loop, the scheduler's defaults) over its SQLite store in a temporary folder, with
-// stand-in agents that accept every call: 10k nodes (64 CPUs, 256 GB) each running two half-node
+// stand-in agents that accept every call (a prolog is done at once): 10k nodes (64 CPUs, 256 GB) each running two half-node
 // jobs of 12 hours (inside bf_window: every pass plans), and PENDING eligible jobs (not held) that
 // wait for them, half sharing a node (8-32 CPUs), half wanting 1-4 whole nodes. While the loop
 // passes back to back (each submission kicks it), two client threads make SAMPLES submissions of a
@@ -40,10 +40,20 @@ using state::testing::MakePartition;
 constexpr int kNodes = 10000;
 constexpr ctld::Caller kRoot{0, 0};
 
-// Accepts every call and forgets it: the jobs stay as the controller started them.
-class NoAgents final : public ctld::AgentLink {
+// Accepts every call: a prolog is done at once (reported back), the rest is forgotten, so the
+// jobs run for ever as far as the controller can tell.
+class StandInAgents final : public ctld::AgentLink {
  public:
-  void PrepareJob(const std::string&, const std::string&, v1::PrepareJobRequest) override {}
+  ctld::Controller* controller = nullptr;
+  void PrepareJob(const std::string& node, const std::string&,
+                  v1::PrepareJobRequest r) override {
+    v1::JobReport report;
+    report.set_node(node);
+    report.set_job_id(r.context().job().job_id());
+    report.set_epoch(r.context().epoch());
+    report.set_kind(v1::JobReport::PROLOG_OK);
+    (void)controller->Report(kRoot, report);
+  }
   void LaunchBatch(const std::string&, const std::string&, v1::LaunchBatchRequest) override {}
   void SignalJob(const std::string&, const std::string&, v1::SignalJobOnNodeRequest) override {}
   void TerminateJob(const std::string&, const std::string&, v1::TerminateJobRequest) override {}
@@ -101,8 +111,9 @@ int Run(int pending, int samples, const std::string& parameters) {
   auto store = store::OpenSqliteStore(std::string(dir) + "/state.db");
   Must(store.ok(), "store");
   const sys::SystemClock& clock = sys::SystemClock::Get();
-  NoAgents agents;
+  StandInAgents agents;
   ctld::Controller controller(config, store->get(), &clock, &agents);
+  agents.controller = &controller;
   v1::ConfigLoaded nodes;
   std::vector<std::string> names;
   for (int i = 0; i < kNodes; ++i) {

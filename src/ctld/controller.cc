@@ -469,39 +469,6 @@ void Controller::Kick() {
 }
 
 void Controller::RunOnce() {
-  // The cycle's stages (core/cycle.h), each committed before the next is decided; the agents
-  // are called once the last commit is durable.
-  class Shell final : public core::CycleShell {
-   public:
-    explicit Shell(Controller* c) : c_(c) {}
-    void Commit(core::Stage stage, core::Effects effects) override {
-      if (effects.pass) {  // sdiag: the pass's time counts its priorities and decisions
-        const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::steady_clock::now() - pass_start_);
-        c_->stats_.CountPass(*effects.pass, static_cast<uint64_t>(usec.count()), c_->clock_->Now());
-      }
-      std::vector<v1::Event> events;
-      c_->CarryOutLocked(std::move(effects), &events, &after_);
-      if (!events.empty()) pending_.push_back(c_->CommitLocked(std::move(events)));
-      if (stage == core::Stage::kResumes) pass_start_ = std::chrono::steady_clock::now();
-    }
-    // With no lock held: waits for the commits, then calls the agents.
-    void Finish() {
-      AfterCommit after = std::move(after_);
-      if (pending_.empty()) {
-        for (auto& action : after) action();
-        return;
-      }
-      for (size_t i = 0; i + 1 < pending_.size(); ++i) (void)c_->Finish(std::move(pending_[i]), {});
-      (void)c_->Finish(std::move(pending_.back()), std::move(after));
-    }
-
-   private:
-    Controller* c_;
-    std::chrono::steady_clock::time_point pass_start_;
-    std::vector<std::unique_ptr<store::PendingWrite>> pending_;
-    AfterCommit after_;
-  };
   // The pass gives way to waiting requests (sched::PassYield): every bf_yield_interval, when
   // one waits, the lock goes for at most bf_yield_sleep, while this records what they change.
   class GiveWay final : public sched::PassYield {
@@ -518,6 +485,19 @@ void Controller::RunOnce() {
     }
     void Yield() override {
       c_->interference_ = &interference_;
+      Release();
+      c_->interference_ = nullptr;
+    }
+    const sched::Interference& interference() const override { return interference_; }
+    // Between stages (no pass under way): lets waiting requests go first.
+    void Between() {
+      if (c_->core_config_.scheduler.bf_yield_interval_us == 0 || c_->mu_.waiting() == 0) return;
+      Release();
+    }
+
+   private:
+    // Unlocks until no request waits (at most bf_yield_sleep), then locks again.
+    void Release() {
       lock_->unlock();
       const auto until = std::chrono::steady_clock::now() +
                          std::chrono::microseconds(c_->core_config_.scheduler.bf_yield_sleep_us);
@@ -525,21 +505,60 @@ void Controller::RunOnce() {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
       lock_->lock();
-      c_->interference_ = nullptr;
       last_ = std::chrono::steady_clock::now();
     }
-    const sched::Interference& interference() const override { return interference_; }
 
-   private:
     Controller* c_;
     std::unique_lock<WaitedMutex>* lock_;
     std::chrono::steady_clock::time_point last_;
     uint32_t calls_ = 0;
     sched::Interference interference_;
   };
+  // The cycle's stages (core/cycle.h), each committed before the next is decided; the agents
+  // are called once the last commit is durable.
+  class Shell final : public core::CycleShell {
+   public:
+    explicit Shell(Controller* c) : c_(c) {}
+    void Commit(core::Stage stage, core::Effects effects) override {
+      if (effects.pass) {  // sdiag: the pass's time counts its priorities and decisions
+        const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - pass_start_);
+        c_->stats_.CountPass(*effects.pass, static_cast<uint64_t>(usec.count()), c_->clock_->Now());
+      }
+      std::vector<v1::Event> events;
+      c_->CarryOutLocked(std::move(effects), &events, &after_);
+      if (!events.empty()) pending_.push_back(c_->CommitLocked(std::move(events)));
+      // Between the stages before the pass, waiting requests go first (each stage is decided
+      // on the state as it then is); the pass's starts and their prologs stay together.
+      if (give_way != nullptr && stage != core::Stage::kSchedule &&
+          stage != core::Stage::kPrologs) {
+        give_way->Between();
+      }
+      if (stage == core::Stage::kResumes) pass_start_ = std::chrono::steady_clock::now();
+    }
+    // With no lock held: waits for the commits, then calls the agents.
+    void Finish() {
+      AfterCommit after = std::move(after_);
+      if (pending_.empty()) {
+        for (auto& action : after) action();
+        return;
+      }
+      for (size_t i = 0; i + 1 < pending_.size(); ++i) (void)c_->Finish(std::move(pending_[i]), {});
+      (void)c_->Finish(std::move(pending_.back()), std::move(after));
+    }
+
+    GiveWay* give_way = nullptr;
+
+   private:
+    Controller* c_;
+    std::chrono::steady_clock::time_point pass_start_;
+    std::vector<std::unique_ptr<store::PendingWrite>> pending_;
+    AfterCommit after_;
+  };
   Shell shell(this);
   std::unique_lock lock(mu_);
   GiveWay yield(this, &lock);
+  shell.give_way = &yield;
   core::Context ctx = CoreLocked();
   ctx.yield = &yield;
   core::RunCycle(ctx, &shell);

@@ -205,6 +205,9 @@ class Pass {
       if (yield_ != nullptr && yield_->Due()) {
         yield_->Yield();
         yielded = true;
+        // Capacity or limits may have gone (the accounting records limits_ points into among
+        // them): the pass ends here; the next one starts over.
+        if (yield_->interference().capacity) break;
       }
       // After giving way, a job may no longer wait (ended, held, started by no one else: only
       // passes start jobs); what changed about the others is dropped at the end.

@@ -194,7 +194,8 @@ struct Interference {
 // when it is, the pass calls Yield(), during which others may apply events to the state; after
 // it, the pass skips jobs that no longer wait, and at its end it drops its decisions about the
 // jobs `interference()` names (starts, preemptions whose preemptor or victim changed, cancels,
-// reasons, plans), and every start and preemption when capacity may have gone. What it
+// reasons, plans); when capacity may have gone it stops at once and drops every start and
+// preemption. What it
 // dropped is decided again in the next pass. Jobs are never erased meanwhile (the caller
 // purges only between passes), so the pass's pointers to them stay valid.
 class PassYield {

@@ -312,6 +312,51 @@ TEST(ScheduleTest, PlansShareOutNodesThatFreeUpTogether) {
   EXPECT_EQ(d.stats.bf_reservations, 8u);
 }
 
+// Gives way before the `at`-th job the pass looks at; `change` is what others do meanwhile.
+class FakeYield final : public PassYield {
+ public:
+  FakeYield(int at, std::function<void(Interference*)> change)
+      : at_(at), change_(std::move(change)) {}
+  bool Due() override { return ++calls_ == at_; }
+  void Yield() override {
+    ++yields;
+    change_(&interference_);
+  }
+  const Interference& interference() const override { return interference_; }
+  int yields = 0;
+
+ private:
+  int at_;
+  int calls_ = 0;
+  std::function<void(Interference*)> change_;
+  Interference interference_;
+};
+
+TEST(ScheduleTest, APassThatGivesWayDropsWhatChangedMeanwhile) {
+  // Four one-node jobs for four free nodes. The pass gives way after starting job 1: job 2 is
+  // cancelled and job 3 updated meanwhile; job 4 is untouched.
+  ClusterState s = MakeCluster(4);
+  for (uint32_t id = 1; id <= 4; ++id) Submit(&s, PendingJob(id, "batch", 1, kNow - 100 + id));
+  FakeYield yield(2, [&s](Interference* changed) {
+    MustApply(&s, EndEvent(2, model::JobBaseState::kCancelled));
+    changed->jobs = {2, 3};
+  });
+  const Decisions d = Schedule(s, kNow, SchedulerOptions(), &yield);
+  EXPECT_EQ(yield.yields, 1);
+  // Job 2 no longer waits: skipped. Job 3's start goes (the next pass decides it again).
+  EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{1, {"n1"}}, {4, {"n3"}}}));
+}
+
+TEST(ScheduleTest, APassThatGivesWayStopsWhenCapacityMayHaveGone) {
+  ClusterState s = MakeCluster(4);
+  for (uint32_t id = 1; id <= 4; ++id) Submit(&s, PendingJob(id, "batch", 1, kNow - 100 + id));
+  FakeYield yield(3, [](Interference* changed) { changed->capacity = true; });
+  const Decisions d = Schedule(s, kNow, SchedulerOptions(), &yield);
+  EXPECT_EQ(yield.yields, 1);
+  EXPECT_TRUE(d.starts.empty());  // decided before the yield, dropped after it
+  EXPECT_EQ(d.stats.depth, 2u);   // jobs 3 and 4 were not looked at
+}
+
 TEST(ScheduleTest, BackfillPlansOnTheResolutionGridWithinTheWindow) {
   ClusterState s = MakeCluster(2);
   Occupy(&s, 9, {"n1", "n2"});
@@ -370,6 +415,13 @@ TEST(ScheduleTest, SchedulerOptionsFromConfig) {
   EXPECT_EQ(o->bf_resolution_sec, 300);
   EXPECT_EQ(o->bf_max_job_test, 50u);
   EXPECT_EQ(o->bf_max_job_user, 0u);
+  EXPECT_EQ(o->bf_yield_interval_us, 5000);  // Gantry's defaults (Slurm: 2 s and 0.5 s)
+  EXPECT_EQ(o->bf_yield_sleep_us, 20000);
+  o = SchedulerOptions::FromConfig("", "bf_yield_interval=0,bf_yield_sleep=1000");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->bf_yield_interval_us, 0);  // never gives way
+  EXPECT_EQ(o->bf_yield_sleep_us, 1000);
+  EXPECT_FALSE(SchedulerOptions::FromConfig("", "bf_yield_sleep=0").ok());
   o = SchedulerOptions::FromConfig("", "bf_max_job_user=2,bf_max_job_part=30");
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->bf_max_job_user, 2u);
