@@ -1,14 +1,14 @@
 // request_latency_bench: how long a submission (`sbatch -H`) and a listing (`squeue -j N`) wait
 // while gantryd schedules a full queue. An in-process ctld::Controller, as gantryd runs it (its
 // background loop, the scheduler's defaults) over its SQLite store in a temporary folder, with
-// stand-in agents that accept every call (a prolog is done at once): 10k nodes (64 CPUs, 256 GB) each running two half-node
-// jobs of 12 hours (inside bf_window: every pass plans), and PENDING eligible jobs (not held) that
-// wait for them, half sharing a node (8-32 CPUs), half wanting 1-4 whole nodes. While the loop
-// passes back to back (each submission kicks it), two client threads make SAMPLES submissions of a
-// held job and SAMPLES listings of one job by id, 20 ms apart, and the bench prints each one's p50
-// / p99 / max latency beside the passes' count and mean and longest time. The transport (gRPC over
-// the unix socket, the command's process) is left out: the figures are the controller's own, where
-// a request waits for a pass.
+// stand-in agents that accept every call (a prolog is done at once): 10k nodes (64 CPUs, 256 GB)
+// each running two half-node jobs of 12 hours (inside bf_window: every pass plans), and PENDING
+// eligible jobs (not held) that wait for them, half sharing a node (8-32 CPUs), half wanting 1-4
+// whole nodes. While the loop passes back to back (each submission kicks it), two client threads
+// make SAMPLES submissions of a held job and SAMPLES listings of one job by id, 20 ms apart, and
+// the bench prints each one's p50 / p99 / max latency beside the passes' count and mean and longest
+// time. The transport (gRPC over the unix socket, the command's process) is left out: the figures
+// are the controller's own, where a request waits for a pass.
 //
 // usage: request_latency_bench [PENDING] [SAMPLES] [SchedulerParameters]
 // (e.g. "bf_yield_interval=0": the pass never lets requests in, as before decision 0011.)
@@ -45,8 +45,7 @@ constexpr ctld::Caller kRoot{0, 0};
 class StandInAgents final : public ctld::AgentLink {
  public:
   ctld::Controller* controller = nullptr;
-  void PrepareJob(const std::string& node, const std::string&,
-                  v1::PrepareJobRequest r) override {
+  void PrepareJob(const std::string& node, const std::string&, v1::PrepareJobRequest r) override {
     v1::JobReport report;
     report.set_node(node);
     report.set_job_id(r.context().job().job_id());

@@ -169,6 +169,7 @@ class Pass {
     std::vector<int64_t> free_at;
     free_at.reserve(n);
     for (const v1::Node& node : s.nodes) {
+      GiveWay();  // the nodes vector stays put; what changes on them is interference
       capacity_.push_back(state::CapacityOf(node));
       used_.push_back(UsedOn(node));
       slots_.push_back(InitialSlot(node, capacity_.back(), options_.whole_nodes));
@@ -200,18 +201,14 @@ class Pass {
   Decisions Run() {
     const std::vector<const v1::Job*> order = Order();
     out_.stats.queue_length = static_cast<uint32_t>(order.size());
-    bool yielded = false;
     for (const v1::Job* job : order) {
-      if (yield_ != nullptr && yield_->Due()) {
-        yield_->Yield();
-        yielded = true;
-        // Capacity or limits may have gone (the accounting records limits_ points into among
-        // them): the pass ends here; the next one starts over.
-        if (yield_->interference().capacity) break;
-      }
+      GiveWay();
+      // Capacity or limits may have gone (the accounting records limits_ points into among
+      // them): the pass ends here; the next one starts over.
+      if (CapacityGone()) break;
       // After giving way, a job may no longer wait (ended, held, started by no one else: only
       // passes start jobs); what changed about the others is dropped at the end.
-      if (yielded && (!state::IsPendingJob(*job) || job->priority() == 0)) continue;
+      if (yielded_ && (!state::IsPendingJob(*job) || job->priority() == 0)) continue;
       if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
       if (job->request().begin_time() > now_) {
         SetReason(*job, "BeginTime");
@@ -237,12 +234,20 @@ class Pass {
     }
     out_.stats.bf_planned = planned_jobs_;
     out_.stats.bf_reservations = static_cast<uint32_t>(plans_.keeps());
-    if (yielded) DropInterfered(yield_->interference());
+    if (yielded_) DropInterfered(yield_->interference());
     return std::move(out_);
   }
 
  private:
   enum class DependencyState { kSatisfied, kWaiting, kNever };
+
+  // Gives way to others when the yield says so (PassYield).
+  void GiveWay() {
+    if (yield_ == nullptr || !yield_->Due()) return;
+    yield_->Yield();
+    yielded_ = true;
+  }
+  bool CapacityGone() const { return yielded_ && yield_->interference().capacity; }
 
   // PassYield's contract: decisions about jobs changed while the pass gave way go, and so do
   // starts and preemptions when capacity may have gone.
@@ -269,7 +274,7 @@ class Pass {
   // The pending jobs (not held) in the order they are considered: the pending index's order
   // (priority, submit time, id), except that where partitions have different PriorityTiers a
   // job of a higher tier (its best partition's) goes first, as Slurm evaluates them.
-  std::vector<const v1::Job*> Order() const {
+  std::vector<const v1::Job*> Order() {
     std::vector<const v1::Job*> jobs;
     jobs.reserve(s_.pending.size());
     // Records by id from one walk over the job map (ids are dense) when most jobs wait to be
@@ -286,12 +291,19 @@ class Pass {
       const uint64_t span = uint64_t{s_.jobs.rbegin()->first} - first_id + 1;
       if (span <= 4 * s_.jobs.size() + 4096) {
         by_id.assign(span, nullptr);
-        for (const auto& [id, job] : s_.jobs) by_id[id - first_id] = &job;
+        // The walk may give way: map nodes stay put (jobs are erased only between passes) and
+        // jobs added meanwhile have higher ids, past the span.
+        for (const auto& [id, job] : s_.jobs) {
+          if (id - first_id >= span) break;
+          by_id[id - first_id] = &job;
+          if ((id & 63) == 0) GiveWay();
+        }
       }
     }
     for (const state::PendingKey& key : s_.pending) {
       if (key.priority == 0) break;  // held jobs sort last
-      const v1::Job* job = by_id.empty() ? s_.FindJob(key.job_id) : by_id[key.job_id - first_id];
+      const uint64_t slot = uint64_t{key.job_id} - first_id;
+      const v1::Job* job = slot < by_id.size() ? by_id[slot] : s_.FindJob(key.job_id);
       if (job != nullptr && state::IsPendingJob(*job)) jobs.push_back(job);
     }
     bool tiers = false;
@@ -1323,6 +1335,7 @@ class Pass {
   const int64_t now_;
   const SchedulerOptions& options_;
   PassYield* const yield_;
+  bool yielded_ = false;  // the pass gave way at least once
   std::vector<NodeCapacity> capacity_;
   std::vector<Slot> slots_;
   std::vector<Used> used_;            // per node: what its jobs hold, this pass's starts included
