@@ -241,11 +241,12 @@ class Pass {
  private:
   enum class DependencyState { kSatisfied, kWaiting, kNever };
 
-  // Gives way to others when the yield says so (PassYield).
-  void GiveWay() {
-    if (yield_ == nullptr || !yield_->Due()) return;
+  // Gives way to others when the yield says so (PassYield); whether it did.
+  bool GiveWay() {
+    if (yield_ == nullptr || !yield_->Due()) return false;
     yield_->Yield();
     yielded_ = true;
+    return true;
   }
   bool CapacityGone() const { return yielded_ && yield_->interference().capacity; }
 
@@ -277,16 +278,11 @@ class Pass {
   std::vector<const v1::Job*> Order() {
     std::vector<const v1::Job*> jobs;
     jobs.reserve(s_.pending.size());
-    // Records by id from one walk over the job map (ids are dense) when most jobs wait to be
-    // considered, rather than a map lookup per pending job.
-    size_t eligible = 0;
-    for (const state::PendingKey& key : s_.pending) {
-      if (key.priority == 0) break;
-      ++eligible;
-    }
+    // Records by id from one walk over the job map (ids are dense) when many jobs wait, rather
+    // than a map lookup per pending job.
     std::vector<const v1::Job*> by_id;
     uint32_t first_id = 0;
-    if (!s_.jobs.empty() && eligible * 8 >= s_.jobs.size()) {
+    if (!s_.jobs.empty() && s_.pending.size() * 8 >= s_.jobs.size()) {
       first_id = s_.jobs.begin()->first;
       const uint64_t span = uint64_t{s_.jobs.rbegin()->first} - first_id + 1;
       if (span <= 4 * s_.jobs.size() + 4096) {
@@ -300,11 +296,18 @@ class Pass {
         }
       }
     }
-    for (const state::PendingKey& key : s_.pending) {
+    // The pending index in order. The walk may give way; the index may then have lost the next
+    // key, so the walk goes on from the first key not before it. A job whose key changed
+    // meanwhile may come twice: the pass drops its decisions about it anyway (PassYield).
+    for (auto it = s_.pending.begin(); it != s_.pending.end();) {
+      const state::PendingKey key = *it;
       if (key.priority == 0) break;  // held jobs sort last
       const uint64_t slot = uint64_t{key.job_id} - first_id;
       const v1::Job* job = slot < by_id.size() ? by_id[slot] : s_.FindJob(key.job_id);
       if (job != nullptr && state::IsPendingJob(*job)) jobs.push_back(job);
+      if (++it == s_.pending.end() || (key.job_id & 63) != 0) continue;
+      const state::PendingKey next = *it;
+      if (GiveWay()) it = s_.pending.lower_bound(next);
     }
     bool tiers = false;
     for (const v1::Partition& p : s_.partitions) {
