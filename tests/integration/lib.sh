@@ -80,6 +80,17 @@ wait_for() {
   done
 }
 
+# wait_until SECONDS 'CODE': like wait_for, but CODE is shell code run anew each time, so the
+# command substitutions in it are too (wait_for's arguments are expanded once, when it is
+# called: `wait_for 10 test "$(...)" = x` tests one value ten seconds long).
+wait_until() {
+  local deadline=$((SECONDS + $1))
+  while ! eval "$2"; do
+    [ $SECONDS -ge $deadline ] && return 1
+    sleep 0.2
+  done
+}
+
 # The job's state as scontrol prints it (JobState=...).
 job_state() {
   scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' | head -1

@@ -80,7 +80,7 @@ delay=$(($(date -d "$(job_field "$r" EligibleTime)" +%s) - $(date -d "$(job_fiel
 expect "the requeue delay" 6 "$delay"
 wait_state "$h" COMPLETED 30
 wait_state "$r" RUNNING 30
-wait_for 10 test "$(wc -l < "$WORK/restarts")" = 2 || fail "the job did not run again"
+wait_until 10 '[ "$(wc -l < "$WORK/restarts")" = 2 ]' || fail "the job did not run again"
 expect "SLURM_RESTART_COUNT (unset at first, as Slurm)" "unset
 1" "$(cat "$WORK/restarts")"
 expect "sacct -D: the preempted run, then this one" "PREEMPTED

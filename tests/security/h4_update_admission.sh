@@ -61,7 +61,7 @@ expect "unknown QOS" "Invalid qos specification" "$(update_error "$ALICE" "$id" 
 first=$(as "$ALICE" sbatch --parsable -A research --wrap 'sleep 30') || fail "sbatch"
 wait_state "$first" RUNNING
 as "$ALICE" scontrol release "$id" || fail "release"
-wait_for 10 test "$(job_field "$id" Reason)" = AssocMaxJobsLimit ||
+wait_until 10 '[ "$(job_field "$id" Reason)" = AssocMaxJobsLimit ]' ||
   fail "reason $(job_field "$id" Reason)"
 update_error "$ALICE" "$id" Account=zzz >/dev/null
 update_error "$ALICE" "$id" QOS=zzz >/dev/null

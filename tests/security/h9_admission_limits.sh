@@ -35,7 +35,7 @@ wait_state "$bob_job" COMPLETED
 
 # MaxStepCount=2: a third srun step is refused.
 as "$ALICE" scancel "${ids[1]}" "${ids[2]}"
-wait_for 15 test "$(squeue -h | wc -l)" = 0 || fail "the queue did not empty"
+wait_until 15 '[ "$(squeue -h | wc -l)" = 0 ]' || fail "the queue did not empty"
 sleep 6  # MinJobAge=1: purged within the next purge pass
 id=$(as "$ALICE" sbatch --parsable -o "$WORK/$ALICE/steps.out" --wrap \
   'srun true; srun true; srun true; echo "third=$?"') || fail "sbatch steps"
