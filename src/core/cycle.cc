@@ -57,15 +57,12 @@ void ResetUsage(const Context& ctx, Effects* out) {
 // (large) queue. Durations follow the monotonic clock.
 void TimeLimits(const Context& ctx, Effects* out) {
   Memory& m = ctx.memory;
-  // The jobs on nodes (repeats included), whose anchors and warnings are kept; each running
-  // one is looked at once, at its first node.
-  std::vector<uint32_t> seen;
+  std::set<uint32_t> seen;
   for (const v1::Node& node : ctx.state.nodes) {
     for (uint32_t id : node.job_ids()) {
-      seen.push_back(id);
       const v1::Job* job = ctx.state.FindJob(id);
-      if (job == nullptr || Base(*job) != JobBaseState::kRunning || job->nodes().empty() ||
-          job->nodes(0) != node.name() || job->time_limit_min() == kUnlimited ||
+      if (job == nullptr || !seen.insert(id).second) continue;
+      if (Base(*job) != JobBaseState::kRunning || job->time_limit_min() == kUnlimited ||
           job->time_limit_min() == 0) {
         continue;
       }
@@ -98,10 +95,8 @@ void TimeLimits(const Context& ctx, Effects* out) {
       }
     }
   }
-  std::ranges::sort(seen);
-  auto gone = [&seen](const auto& entry) { return !std::ranges::binary_search(seen, entry.first); };
-  std::erase_if(m.warned, gone);
-  std::erase_if(m.run_anchors, gone);
+  std::erase_if(m.warned, [&seen](const auto& w) { return !seen.contains(w.first); });
+  std::erase_if(m.run_anchors, [&seen](const auto& a) { return !seen.contains(a.first); });
 }
 
 // Silent nodes: DOWN after SlurmdTimeout. Their jobs are settled (requeued or ended) only once
