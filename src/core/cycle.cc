@@ -1,6 +1,5 @@
 #include "core/cycle.h"
 
-#include <algorithm>
 #include <csignal>
 #include <map>
 #include <set>

@@ -313,14 +313,8 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
         batch.archive.push_back(ArchiveEntry(*job));
       }
     }
-    if (interference_ != nullptr) {
-      // What may take capacity a yielding pass counted on, or change the limits and
-      // accounting records it holds.
-      interference_->capacity = interference_->capacity || event.has_node_state_changed() ||
-                                event.has_node_registered() || event.has_node_lost() ||
-                                event.has_config_loaded() || event.has_partition_updated() ||
-                                event.has_accounting_changed() || event.has_job_resumed() ||
-                                event.has_job_started();
+    if (interference_ != nullptr && sched::MayTakeCapacity(event)) {
+      interference_->capacity = true;
     }
   }
   if (interference_ != nullptr) {

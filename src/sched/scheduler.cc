@@ -1379,6 +1379,12 @@ Decisions Schedule(const state::ClusterState& state, int64_t now, const Schedule
   return Pass(state, now, options, yield).Run();
 }
 
+bool MayTakeCapacity(const v1::Event& event) {
+  return event.has_node_state_changed() || event.has_node_registered() || event.has_node_lost() ||
+         event.has_config_loaded() || event.has_partition_updated() ||
+         event.has_accounting_changed() || event.has_job_resumed() || event.has_job_started();
+}
+
 Result<SchedulerOptions> SchedulerOptions::FromConfig(std::string_view scheduler_type,
                                                       std::string_view parameters) {
   SchedulerOptions o;

@@ -83,6 +83,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "gantry/v1/events.pb.h"
 #include "sched/preempt.h"
 #include "state/cluster_state.h"
 
@@ -189,6 +190,10 @@ struct Interference {
   std::vector<uint32_t> jobs;
   bool capacity = false;
 };
+
+// Whether an event applied while a pass gave way may take capacity the pass counted on, or
+// change the limits and accounting records it holds (Interference.capacity).
+bool MayTakeCapacity(const v1::Event& event);
 
 // How a long pass gives way to others (gantryd's requests). Between jobs the pass asks Due();
 // when it is, the pass calls Yield(), during which others may apply events to the state; after
