@@ -237,13 +237,20 @@ Status Run(const Options& o, std::ostream& out) {
   sim::Workload workload;
   if (!o.state_dir.empty()) {
     GANTRY_ASSIGN_OR_RETURN(sim::History history, LoadHistory(o.state_dir));
-    workload = sim::WorkloadFromHistory(history.ended);
+    // Unchanged, the replay runs its cycles where the cluster ran them (its pass log); a
+    // what-if (--set, --compare) runs the simulator's own on both sides, like with like.
+    const bool as_it_ran = o.set.empty() && o.compare.empty();
+    workload = sim::WorkloadFromHistory(history.ended,
+                                        as_it_ran ? history.passes : std::vector<v1::PassMark>());
     accounting = std::move(history.accounting);
   } else {
     GANTRY_ASSIGN_OR_RETURN(workload, LoadWorkload(o));
   }
   out << o.trace_path << ": " << workload.jobs.size() << " jobs";
   if (workload.never_ran > 0) out << " (" << workload.never_ran << " that never ran left out)";
+  if (!workload.passes.empty()) {
+    out << "; its " << workload.passes.size() << " recorded scheduling cycles replayed as they ran";
+  }
   out << "\n";
   GANTRY_ASSIGN_OR_RETURN(sim::SimulationInput in, InputFor(effective, o.set, o, workload));
   in.accounting = accounting;

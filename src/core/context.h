@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "base/time.h"
+#include "gantry/v1/job.pb.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "spec/effective_config.h"
@@ -85,6 +86,10 @@ struct Context {
   // gantryd's: how the scheduling pass gives way to requests (sched::PassYield); none in the
   // simulator and the tests, whose passes are pure.
   sched::PassYield* yield = nullptr;
+  // A replay of a recorded cycle (gantry sim --from-state-dir): whether it backfilled and
+  // recalculated every priority comes from the record instead of bf_interval and
+  // PriorityCalcPeriod. None: the cycle decides.
+  const v1::PassMark* replay = nullptr;
 };
 
 }  // namespace gantry::core

@@ -226,8 +226,10 @@ Effects PriorityStage(const Context& ctx) {
   v.clear_entered_pending = !ctx.state.entered_pending.empty();
   const sched::PriorityConfig& config = ctx.config.priority;
   if (!config.multifactor) return out;
-  const bool full = ctx.memory.last_priority_calc == 0 ||
-                    ctx.now - ctx.memory.last_priority_calc >= config.calc_period_sec;
+  const bool full = ctx.replay != nullptr
+                        ? ctx.replay->priorities()
+                        : ctx.memory.last_priority_calc == 0 ||
+                              ctx.now - ctx.memory.last_priority_calc >= config.calc_period_sec;
   if (!full && ctx.state.entered_pending.empty()) return out;
   const sched::PriorityCalculator calc(config, ctx.state, ctx.now);
   if (full) {
@@ -258,9 +260,10 @@ Effects ScheduleStage(const Context& ctx) {
   // bf_interval: passes between backfilling ones keep strict order and the last plans.
   sched::SchedulerOptions options = ctx.config.scheduler;
   const int64_t interval = options.bf_interval_sec;
-  const bool backfill =
-      options.backfill && interval >= 0 &&
-      (m.last_backfill == 0 || interval == 0 || now - m.last_backfill >= interval);
+  const bool backfill = options.backfill && interval >= 0 &&
+                        (ctx.replay != nullptr ? ctx.replay->backfill()
+                                               : m.last_backfill == 0 || interval == 0 ||
+                                                     now - m.last_backfill >= interval);
   if (backfill) m.last_backfill = now;
   options.backfill = backfill;
   sched::Decisions decisions = sched::Schedule(ctx.state, now, options, ctx.yield);
@@ -321,6 +324,9 @@ Effects ScheduleStage(const Context& ctx) {
     out.events.push_back(std::move(event));
   }
   out.pass = decisions.stats;
+  out.mark.emplace();
+  out.mark->set_time(now);
+  out.mark->set_backfill(backfill);
   return out;
 }
 
@@ -348,10 +354,28 @@ std::vector<uint32_t> StartedJobs(const std::vector<v1::Event>& events) {
 void RunCycle(const Context& ctx, CycleShell* shell) {
   // Timer events (node lost, time limits, turns over) are applied before the suspended jobs
   // that get their CPUs back resume, and those before scheduling sees the state.
-  shell->Commit(Stage::kTimers, TimerStage(ctx));
-  shell->Commit(Stage::kResumes, ResumeStage(ctx));
-  shell->Commit(Stage::kPriorities, PriorityStage(ctx));
+  Effects timers = TimerStage(ctx);
+  bool decided = !timers.events.empty();
+  shell->Commit(Stage::kTimers, std::move(timers));
+  Effects resumes = ResumeStage(ctx);
+  decided = decided || !resumes.events.empty();
+  shell->Commit(Stage::kResumes, std::move(resumes));
+  Effects priorities = PriorityStage(ctx);
+  const bool all_priorities = priorities.volatile_updates.all_priorities;
+  const bool repriced = !priorities.volatile_updates.priorities.empty();
+  shell->Commit(Stage::kPriorities, std::move(priorities));
+  // What the pass saw: gantryd's shell may have let requests commit between the stages.
+  const uint64_t seen = ctx.state.events_applied;
   Effects scheduled = ScheduleStage(ctx);
+  // The pass log: a cycle that changed nothing, or only its bookkeeping with no job waiting,
+  // is not worth a mark (a replay runs no cycle but the marked ones).
+  const bool backfilled = scheduled.mark->backfill() && scheduled.pass->queue_length > 0;
+  if (decided || repriced || backfilled || !scheduled.events.empty()) {
+    scheduled.mark->set_seen(seen);
+    scheduled.mark->set_priorities(all_priorities);
+  } else {
+    scheduled.mark.reset();
+  }
   const std::vector<uint32_t> started = StartedJobs(scheduled.events);
   shell->Commit(Stage::kSchedule, std::move(scheduled));
   shell->Commit(Stage::kPrologs, PrologStage(ctx, started));

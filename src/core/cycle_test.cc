@@ -75,6 +75,55 @@ class CoreTest : public ::testing::Test {
   Memory memory_;
 };
 
+// Carries each stage out and keeps the pass marks the cycle leaves.
+class MarkRecorder final : public CycleShell {
+ public:
+  MarkRecorder(state::ClusterState* s, Context ctx) : s_(s), ctx_(ctx) {}
+  void Commit(Stage, Effects effects) override {
+    for (const v1::Event& e : effects.events) {
+      MustApply(s_, e);
+      NoteApplied(ctx_, e);
+    }
+    state::ApplyVolatile(s_, effects.volatile_updates);
+    if (effects.mark) marks.push_back(*effects.mark);
+  }
+  std::vector<v1::PassMark> marks;
+
+ private:
+  state::ClusterState* s_;
+  Context ctx_;
+};
+
+TEST_F(CoreTest, ACycleThatDecidesSomethingLeavesAPassMark) {
+  Submit(PendingJob(1));
+  const uint64_t seen = s_.events_applied;
+  MarkRecorder first(&s_, At(kNow));
+  RunCycle(At(kNow), &first);
+  ASSERT_EQ(first.marks.size(), 1u);
+  EXPECT_EQ(first.marks[0].time(), kNow);
+  EXPECT_EQ(first.marks[0].seen(), seen);  // the submission, not the start it made
+  EXPECT_TRUE(first.marks[0].backfill());
+  // Nothing waits, nothing to decide: no mark.
+  MarkRecorder idle(&s_, At(kNow + 1));
+  RunCycle(At(kNow + 1), &idle);
+  EXPECT_TRUE(idle.marks.empty());
+}
+
+TEST_F(CoreTest, AReplayedCycleBackfillsAsItsRecordSays) {
+  config_.scheduler.bf_interval_sec = 30;
+  Submit(PendingJob(1));
+  v1::PassMark recorded;
+  recorded.set_backfill(false);
+  Context ctx = At(kNow);  // the first pass would backfill
+  ctx.replay = &recorded;
+  EXPECT_FALSE(ScheduleStage(ctx).mark->backfill());
+  memory_.last_backfill = kNow;  // a pass in this second did: the next one would not
+  recorded.set_backfill(true);
+  Context later = At(kNow + 1);
+  later.replay = &recorded;
+  EXPECT_TRUE(ScheduleStage(later).mark->backfill());
+}
+
 TEST_F(CoreTest, ArrayTasksStartInOrderUnderTheThrottle) {
   Submit(PendingArray(10, {3, 4, 5, 6, 7}, 3));
   // Tasks get new ids in order of start; the record waits on the throttle.

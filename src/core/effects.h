@@ -45,6 +45,9 @@ struct Effects {
   std::vector<std::string> log;
   // Set by the scheduling stage: what its pass did (sdiag).
   std::optional<sched::PassStats> pass;
+  // Set on the scheduling stage's effects by RunCycle when the cycle is one a replay must run
+  // where it ran (v1::PassMark): gantryd keeps it in its pass log (core/pass_log.h).
+  std::optional<v1::PassMark> mark;
 
   // Appends `other`'s events, actions and log lines (not its volatile updates or pass).
   void Append(Effects other);

@@ -351,6 +351,9 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
       });
   boot_time_ = clock_->Now();
   core_config_.boot_time = boot_time_;
+  GANTRY_ASSIGN_OR_RETURN(pass_log_, core::PassLogWriter::Resume([this](const std::string& key) {
+                            return store_->Get(key);
+                          }));
   GANTRY_ASSIGN_OR_RETURN(std::optional<store::Snapshot> snapshot, store_->LatestSnapshot());
   uint64_t after = 0;
   if (snapshot) {
@@ -519,9 +522,13 @@ void Controller::RunOnce() {
             std::chrono::steady_clock::now() - pass_start_);
         c_->stats_.CountPass(*effects.pass, static_cast<uint64_t>(usec.count()), c_->clock_->Now());
       }
+      std::vector<std::pair<std::string, std::string>> puts;
+      if (effects.mark) puts.push_back(c_->pass_log_.Add(*effects.mark));
       std::vector<v1::Event> events;
       c_->CarryOutLocked(std::move(effects), &events, &after_);
-      if (!events.empty()) pending_.push_back(c_->CommitLocked(std::move(events)));
+      if (!events.empty() || !puts.empty()) {
+        pending_.push_back(c_->CommitLocked(std::move(events), std::move(puts)));
+      }
       // Between the stages before the pass, waiting requests go first (each stage is decided
       // on the state as it then is); the pass's starts and their prologs stay together.
       if (give_way != nullptr && stage != core::Stage::kSchedule &&

@@ -33,6 +33,7 @@
 #include "base/time.h"
 #include "core/context.h"
 #include "core/effects.h"
+#include "core/pass_log.h"
 #include "ctld/agent_link.h"
 #include "ctld/config.h"
 #include "ctld/diag_stats.h"
@@ -264,6 +265,8 @@ class Controller {
   // between calls (core/context.h), guarded by mu_.
   core::Config core_config_;
   core::Memory memory_;
+  // The cycles a replay must run where they ran (core/pass_log.h), guarded by mu_.
+  core::PassLogWriter pass_log_;
   // Calls an agent has not acted on, by (job, node): when the heartbeats first showed it
   // missing (monotonic ms). Heartbeat sends the call again once it stays missing for
   // ResendAfterMs(); see ReconcileLocked.

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/pass_log.h"
 #include "slurm_view/squeue_listing.h"
 #include "state/testing.h"
 #include "store/memory_store.h"
@@ -1097,6 +1098,30 @@ TEST_F(ControllerTest, AgentThatLostItsJobEndsItOnRegistration) {
   boot_time_ += 50;  // the agents restarted and hold nothing
   RegisterAll();
   EXPECT_EQ(State(id), JobBaseState::kNodeFail);
+}
+
+// The pass log (core/pass_log.h): each cycle that started a job leaves its mark in the store's
+// side table, which snapshots do not compact and a restart goes on with.
+TEST_F(ControllerTest, PassLogKeepsTheCyclesThatDecidedAcrossSnapshotsAndRestarts) {
+  RegisterAll();
+  Submit(kAlice, 1, "#!/bin/sh\n");
+  const uint64_t seen_first = controller_->events_applied();
+  controller_->RunOnce();
+  controller_->SaveSnapshotNow();
+  Open();
+  RegisterAll({1});  // job 1 still runs on its node
+  clock_.now += 5;
+  Submit(kAlice, 1, "#!/bin/sh\n");
+  controller_->RunOnce();
+  controller_->RunOnce();  // nothing left to decide: no mark
+  auto get = [this](const std::string& key) { return store_->Get(key); };
+  Result<std::vector<v1::PassMark>> marks = core::ReadPassLog(get);
+  ASSERT_TRUE(marks.ok()) << marks.status().ToString();
+  ASSERT_EQ(marks->size(), 2u);
+  EXPECT_EQ((*marks)[0].time(), kNow);
+  EXPECT_GE((*marks)[0].seen(), seen_first);
+  EXPECT_EQ((*marks)[1].time(), kNow + 5);
+  EXPECT_GT((*marks)[1].seen(), (*marks)[0].seen());
 }
 
 TEST_F(ControllerTest, SnapshotThenRestartKeepsEverything) {

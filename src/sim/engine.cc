@@ -15,9 +15,11 @@ Engine::Engine(core::Config config, AgentTimes times, RunTime run_time, EpilogTi
       run_time_(std::move(run_time)),
       epilog_time_(std::move(epilog_time)) {}
 
-core::Context Engine::ContextAt(UnixTime now) {
+core::Context Engine::ContextAt(UnixTime now, const v1::PassMark* replay) {
   // One clock: simulated time never steps.
-  return core::Context{state_, config_, memory_, now, now * 1000};
+  core::Context ctx{state_, config_, memory_, now, now * 1000};
+  ctx.replay = replay;
+  return ctx;
 }
 
 Status Engine::Apply(const v1::Event& event) {
@@ -49,7 +51,7 @@ Status Engine::CarryOut(std::optional<core::Stage> stage, core::Effects effects,
 
 Engine::Key Engine::Queue(UnixTime at, v1::JobReport report, uint64_t order) {
   const bool release = report.kind() == v1::JobReport::EPILOG_OK;
-  const Key key{at, release ? 1 : 0, order, next_seq_++};
+  const Key key{at, order != 0 ? order : release ? kLastRank : 0, next_seq_++};
   reports_.emplace(key, std::move(report));
   return key;
 }
@@ -77,9 +79,9 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
       StopBatch(id, now);
       BatchRun& run = batches_[id];
       run = BatchRun{action.epoch, std::nullopt, -1};
-      if (const std::optional<int64_t> seconds = run_time_(action.job)) {
+      if (const std::optional<Timed> run_time = run_time_(action.job)) {
         report.set_kind(v1::JobReport::BATCH_ENDED);
-        run.end = Queue(now + *seconds, std::move(report));
+        run.end = Queue(now + run_time->sec, std::move(report), run_time->order);
       }
       return;
     }
@@ -90,8 +92,8 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
         batches_.erase(id);
       }
       report.set_kind(v1::JobReport::EPILOG_OK);
-      const std::optional<Epilog> own =
-          epilog_time_ ? epilog_time_(action.job, action.node) : std::nullopt;
+      const std::optional<Timed> own =
+          epilog_time_ ? epilog_time_(action.job, action.node, now) : std::nullopt;
       if (own) {
         Queue(now + own->sec, std::move(report), own->order);
       } else {
@@ -119,24 +121,40 @@ Status Engine::Deliver(UnixTime now) { return Deliver(now, /*pass_between_releas
 
 Status Engine::Deliver(UnixTime now, bool pass_between_releases) {
   while (!reports_.empty() && std::get<0>(reports_.begin()->first) <= now) {
-    const auto first = reports_.begin();
-    const UnixTime at = std::get<0>(first->first);
     // gantryd passes after each release it commits (each node's epilog report is its own).
-    if (pass_between_releases && first->second.kind() == v1::JobReport::EPILOG_OK && released_) {
-      GANTRY_RETURN_IF_ERROR(Pass(at));
+    if (pass_between_releases && reports_.begin()->second.kind() == v1::JobReport::EPILOG_OK &&
+        released_) {
+      GANTRY_RETURN_IF_ERROR(Pass(std::get<0>(reports_.begin()->first)));
     }
-    const v1::JobReport report = std::move(first->second);
-    reports_.erase(first);
-    if (report.kind() == v1::JobReport::BATCH_ENDED) batches_.erase(report.job_id());
-    if (state_.FindNode(report.node()) == nullptr) continue;
-    Result<core::Effects> effects = core::OnReport(ContextAt(at), report);
-    if (!effects.ok()) return effects.status();
-    GANTRY_RETURN_IF_ERROR(CarryOut(std::nullopt, *std::move(effects), at));
+    GANTRY_RETURN_IF_ERROR(DeliverFirst());
   }
   return Status::Ok();
 }
 
-Status Engine::Pass(UnixTime now) {
+Status Engine::DeliverFirst() {
+  const auto first = reports_.begin();
+  const UnixTime at = std::get<0>(first->first);
+  const v1::JobReport report = std::move(first->second);
+  reports_.erase(first);
+  if (report.kind() == v1::JobReport::BATCH_ENDED) batches_.erase(report.job_id());
+  if (state_.FindNode(report.node()) == nullptr) return Status::Ok();
+  Result<core::Effects> effects = core::OnReport(ContextAt(at), report);
+  if (!effects.ok()) return effects.status();
+  return CarryOut(std::nullopt, *std::move(effects), at);
+}
+
+Status Engine::DeliverThrough(UnixTime now, uint64_t order) {
+  while (!reports_.empty()) {
+    const auto [at, rank, seq] = reports_.begin()->first;
+    if (at > now || (at == now && rank > order)) return Status::Ok();
+    GANTRY_RETURN_IF_ERROR(DeliverFirst());
+  }
+  return Status::Ok();
+}
+
+Status Engine::ReplayCycle(UnixTime now, const v1::PassMark& mark) { return Pass(now, &mark); }
+
+Status Engine::Pass(UnixTime now, const v1::PassMark* replay) {
   class Shell final : public core::CycleShell {
    public:
     Shell(Engine* engine, UnixTime now) : engine_(engine), now_(now) {}
@@ -151,7 +169,7 @@ Status Engine::Pass(UnixTime now) {
   };
   released_ = false;
   Shell shell(this, now);
-  core::RunCycle(ContextAt(now), &shell);
+  core::RunCycle(ContextAt(now, replay), &shell);
   return shell.status;
 }
 

@@ -55,15 +55,18 @@ class EngineObserver {
 
 class Engine {
  public:
-  // How long a job's batch script runs (nullopt: until something ends it).
-  using RunTime = std::function<std::optional<int64_t>(const v1::Job&)>;
-  // How long the job's epilog takes on `node`, and where its release comes among those of the
-  // same second (a replayed history's order); nullopt: AgentTimes::epilog_sec, in turn.
-  struct Epilog {
+  // How long something an agent does takes, and where its report comes among the events of
+  // its second: a replayed history's order (Job.end_order, NodeRelease.order); 0: not known.
+  struct Timed {
     int64_t sec = 0;
     uint64_t order = 0;
   };
-  using EpilogTime = std::function<std::optional<Epilog>(const v1::Job&, const std::string& node)>;
+  // How long a job's batch script runs (nullopt: until something ends it).
+  using RunTime = std::function<std::optional<Timed>(const v1::Job&)>;
+  // How long the job's epilog takes on `node` when told to end at `now`; nullopt:
+  // AgentTimes::epilog_sec, in turn.
+  using EpilogTime =
+      std::function<std::optional<Timed>(const v1::Job&, const std::string& node, UnixTime now)>;
 
   Engine(core::Config config, AgentTimes times, RunTime run_time, EpilogTime epilog_time = {});
 
@@ -82,27 +85,37 @@ class Engine {
   Status Deliver(UnixTime now);
   // The reports due by `now`, then one cycle at `now`, then the reports it made due at `now`.
   Status Cycle(UnixTime now);
+  // A replay of a recorded history: the reports due before `now`, and those due at `now` whose
+  // order is at most `order` (an unknown order counts as 0, a release's as last), each at its
+  // own time; no cycle.
+  Status DeliverThrough(UnixTime now, uint64_t order);
+  // One cycle at `now` as the recorded one ran (core::Context::replay).
+  Status ReplayCycle(UnixTime now, const v1::PassMark& mark);
   // When the next agent report is due (none: nothing is on its way).
   std::optional<UnixTime> NextReport() const;
   // The batch script of job `job_id` ends now with `wait_status`, as its agent reports it.
   Status EndBatch(uint32_t job_id, int wait_status, UnixTime now);
 
  private:
-  // (due, 1 for a release, the release's order, sequence made)
-  using Key = std::tuple<UnixTime, int, uint64_t, uint64_t>;
+  // (due, rank, sequence made): reports due in one second come in their known order (rank),
+  // those whose order is not known first, and releases among them last.
+  using Key = std::tuple<UnixTime, uint64_t, uint64_t>;
+  static constexpr uint64_t kLastRank = UINT64_MAX;
   struct BatchRun {
     uint64_t epoch = 0;
     std::optional<Key> end;  // the BATCH_ENDED on its way, if the script runs and its end is known
     int64_t left_sec = -1;   // while stopped: the run time left (-1: unknown)
   };
 
-  core::Context ContextAt(UnixTime now);
+  core::Context ContextAt(UnixTime now, const v1::PassMark* replay = nullptr);
   Status CarryOut(std::optional<core::Stage> stage, core::Effects effects, UnixTime now);
   void Act(const core::AgentAction& action, UnixTime now);
   // Queues `report`; returns its key.
   Key Queue(UnixTime at, v1::JobReport report, uint64_t order = 0);
   // One pass of the cycle at `now`.
-  Status Pass(UnixTime now);
+  Status Pass(UnixTime now, const v1::PassMark* replay = nullptr);
+  // Delivers the first report queued.
+  Status DeliverFirst();
   // Deliver, with a pass before each release after the first (gantryd's kick) when asked.
   Status Deliver(UnixTime now, bool pass_between_releases);
   void StopBatch(uint32_t job_id, UnixTime now);

@@ -19,19 +19,26 @@ int64_t RunTimeOf(const v1::Job& job) {
   return std::max<int64_t>(0, job.end_time() - job.start_time());
 }
 
-// How long after its end each node released it, and in what order (its last run's).
-std::map<std::string, WorkloadJob::Release> ReleasesOf(const v1::Job& job) {
-  std::map<std::string, WorkloadJob::Release> out;
+// When each node released it (every run's), from the workload's start `first`.
+WorkloadJob::Releases ReleasesOf(const v1::Job& job, int64_t first) {
+  WorkloadJob::Releases out;
   for (const v1::NodeRelease& r : job.node_releases()) {
-    if (job.end_time() <= 0 || r.time() < job.end_time()) continue;  // an earlier run's
-    out[r.node()] = WorkloadJob::Release{r.time() - job.end_time(), r.order()};
+    out[r.node()].push_back(WorkloadJob::Release{r.time() - first, r.order()});
   }
   return out;
 }
 
+// When the job was submitted first (a requeue sets its submit time anew).
+int64_t FirstSubmitOf(const v1::Job& job) {
+  return job.earlier_runs_size() > 0 && job.earlier_runs(0).submit_time() > 0
+             ? job.earlier_runs(0).submit_time()
+             : job.submit_time();
+}
+
 }  // namespace
 
-Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
+Workload WorkloadFromHistory(const std::vector<v1::Job>& records,
+                             const std::vector<v1::PassMark>& passes) {
   Workload workload;
   // One entry per job or array: the array's id, else the job's.
   std::map<uint32_t, std::vector<const v1::Job*>> jobs;
@@ -44,23 +51,31 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
   }
   int64_t first = INT64_MAX;
   for (const auto& [id, parts] : jobs) {
-    for (const v1::Job* job : parts) first = std::min(first, job->submit_time());
+    for (const v1::Job* job : parts) first = std::min(first, FirstSubmitOf(*job));
   }
   for (const auto& [id, parts] : jobs) {
     const v1::Job& job = *parts.front();
     WorkloadJob w;
     w.id = id;
-    w.submit_s = job.submit_time() - first;
+    int64_t submitted = INT64_MAX;
+    for (const v1::Job* part : parts) submitted = std::min(submitted, FirstSubmitOf(*part));
+    w.submit_s = submitted - first;
     w.run_s = RunTimeOf(job);
-    w.releases = ReleasesOf(job);
+    w.submit_order = job.submit_order();
+    w.end_order = job.end_order();
+    w.releases = ReleasesOf(job, first);
     for (const v1::Job* task : parts) {
       if (!task->has_array_task_id()) continue;
       w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
-      w.task_releases[task->array_task_id()] = ReleasesOf(*task);
+      w.task_end_order[task->array_task_id()] = task->end_order();
+      w.task_releases[task->array_task_id()] = ReleasesOf(*task, first);
       w.task_job_ids[task->array_task_id()] = task->job_id();
     }
     v1::JobRequest request = job.request();
     request.set_allocation_only(false);
+    if (job.earlier_runs_size() > 0) {  // a requeue's BeginTime is not the submission's
+      request.set_begin_time(job.earlier_runs(0).begin_time());
+    }
     if (request.begin_time() > 0) {
       request.set_begin_time(std::max<int64_t>(0, request.begin_time() - first));
     }
@@ -76,6 +91,14 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records) {
     w.exclusive = request.exclusive();
     w.request = std::move(request);
     workload.jobs.push_back(std::move(w));
+  }
+  if (!jobs.empty()) {
+    workload.start_time = first;
+    for (const v1::PassMark& mark : passes) {
+      if (mark.time() < first) continue;
+      workload.passes.push_back(mark);
+      workload.passes.back().set_time(mark.time() - first);
+    }
   }
   std::stable_sort(workload.jobs.begin(), workload.jobs.end(),
                    [](const WorkloadJob& a, const WorkloadJob& b) {

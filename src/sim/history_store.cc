@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "core/pass_log.h"
 #include "gantry/v1/events.pb.h"
 #include "state/cluster_state.h"
 
@@ -21,6 +22,9 @@ Result<History> ReadHistory(store::Store& store) {
         history.ended.push_back(std::move(job));
         return Status::Ok();
       }));
+  GANTRY_ASSIGN_OR_RETURN(history.passes, core::ReadPassLog([&store](const std::string& key) {
+                            return store.Get(key);
+                          }));
   // The accounting as the controller would recover it.
   state::ClusterState state;
   uint64_t after = 0;

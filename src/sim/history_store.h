@@ -13,11 +13,13 @@
 namespace gantry::sim {
 
 struct History {
-  std::vector<v1::Job> ended;       // the archive: every job that ended, by id
-  v1::AccountingChange accounting;  // accounts, users, associations and QOS as they stand
+  std::vector<v1::Job> ended;        // the archive: every job that ended, by id
+  v1::AccountingChange accounting;   // accounts, users, associations and QOS as they stand
+  std::vector<v1::PassMark> passes;  // the controller's pass log (core/pass_log.h)
 };
 
-// Reads `store`: its archive, and the accounting of the state its snapshot and log rebuild.
+// Reads `store`: its archive, its pass log, and the accounting of the state its snapshot and
+// log rebuild.
 // Errors name the record that does not parse.
 Result<History> ReadHistory(store::Store& store);
 

@@ -52,7 +52,7 @@ TEST(WorkloadFromHistoryTest, EachJobAsItWasAcceptedWithItsRealRunTime) {
   EXPECT_EQ(w.jobs[0].submit_s, 0);
   EXPECT_EQ(w.jobs[0].run_s, 60);
   ASSERT_EQ(w.jobs[0].releases.size(), 1u);
-  EXPECT_EQ(w.jobs[0].releases.begin()->second.epilog_s, 1);
+  EXPECT_EQ(w.jobs[0].releases.at("n1"), (std::vector<WorkloadJob::Release>{{66, 0}}));
   EXPECT_EQ(w.jobs[0].uid, 1001u);
   ASSERT_TRUE(w.jobs[0].request.has_value());
   EXPECT_EQ(w.jobs[1].run_s, 30 + 50);  // 30 s before the suspension, 50 after the resume
@@ -85,6 +85,46 @@ TEST(WorkloadFromHistoryTest, AReplayNamesTheJobsADependencyNamed) {
   EXPECT_EQ(r->jobs[2].trace_id, 2u);
   EXPECT_EQ(r->jobs[2].start, 100) << JobsCsv(*r);
   EXPECT_EQ(r->jobs[1].run, 100);  // each task its own run time
+}
+
+TEST(WorkloadFromHistoryTest, OrdersAndThePassLogComeAlong) {
+  v1::Job job = Ended(3, 10, 15, 65);
+  job.set_submit_order(7);
+  job.set_end_order(40);
+  job.mutable_node_releases(0)->set_order(41);
+  std::vector<v1::PassMark> passes(3);
+  passes[0].set_time(kNow + 5);  // before the first submission: left out
+  passes[1].set_time(kNow + 15);
+  passes[1].set_seen(8);
+  passes[1].set_backfill(true);
+  passes[2].set_time(kNow + 66);
+  passes[2].set_seen(41);
+  const Workload w = WorkloadFromHistory({job}, passes);
+  ASSERT_EQ(w.jobs.size(), 1u);
+  EXPECT_EQ(w.jobs[0].submit_order, 7u);
+  EXPECT_EQ(w.jobs[0].end_order, 40u);
+  EXPECT_EQ(w.jobs[0].releases.at("n1"), (std::vector<WorkloadJob::Release>{{56, 41}}));
+  ASSERT_EQ(w.passes.size(), 2u);
+  EXPECT_EQ(w.passes[0].time(), 5);
+  EXPECT_EQ(w.passes[0].seen(), 8u);
+  EXPECT_TRUE(w.passes[0].backfill());
+  EXPECT_EQ(w.passes[1].time(), 56);
+}
+
+TEST(WorkloadFromHistoryTest, ARequeuedJobIsSubmittedAsItFirstCame) {
+  v1::Job requeued = Ended(3, 40, 50, 60);  // its record: submitted again at +40 by the requeue
+  requeued.mutable_request()->set_begin_time(kNow + 45);  // the requeue's delay
+  v1::JobRun& first_run = *requeued.add_earlier_runs();
+  first_run.set_submit_time(kNow + 10);
+  first_run.set_begin_time(kNow + 20);
+  first_run.set_start_time(kNow + 20);
+  first_run.set_end_time(kNow + 40);
+  const Workload w = WorkloadFromHistory({requeued});
+  ASSERT_EQ(w.jobs.size(), 1u);
+  EXPECT_EQ(w.start_time, kNow + 10);
+  EXPECT_EQ(w.jobs[0].submit_s, 0);
+  EXPECT_EQ(w.jobs[0].request->begin_time(), 10);  // from the workload's start
+  EXPECT_EQ(w.jobs[0].run_s, 10);                  // its last run
 }
 
 }  // namespace

@@ -384,7 +384,7 @@ class Scenario : public EngineObserver {
 
   // Agents answer at once; a batch script runs until `end` (or its time limit).
   Engine engine_{core::Config(), AgentTimes(),
-                 [](const v1::Job&) -> std::optional<int64_t> { return std::nullopt; }};
+                 [](const v1::Job&) -> std::optional<Engine::Timed> { return std::nullopt; }};
   state::ClusterState& s_ = *engine_.mutable_state();
   std::vector<v1::Node> nodes_;
   std::vector<v1::Partition> partitions_;

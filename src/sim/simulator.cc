@@ -23,7 +23,7 @@ constexpr int64_t kPurgeEverySec = 60;
 // The input's configuration, the controller started at the workload's start.
 core::Config ConfigOf(const SimulationInput& in) {
   core::Config config = in.config;
-  config.boot_time = kSimEpoch;
+  config.boot_time = EpochOf(in.workload);
   return config;
 }
 
@@ -31,35 +31,49 @@ class Run final : public EngineObserver {
  public:
   explicit Run(const SimulationInput& in)
       : in_(in),
+        epoch_(EpochOf(in.workload)),
         engine_(
             ConfigOf(in), in.agent_times, [this](const v1::Job& job) { return RunTimeOf(job); },
-            [this](const v1::Job& job, const std::string& node) { return EpilogOf(job, node); }) {}
+            [this](const v1::Job& job, const std::string& node, UnixTime now) {
+              return EpilogOf(job, node, now);
+            }) {}
 
   Result<SimulationResult> Go() {
     GANTRY_RETURN_IF_ERROR(SetUp());
     int64_t t = 0;
     int64_t last_purge = 0;
+    const bool replay = !in_.workload.passes.empty();
     for (;;) {
       std::optional<int64_t> next;
       auto consider = [&next](int64_t at) { next = next ? std::min(*next, at) : at; };
       if (!submits_.empty()) consider(submits_.begin()->first.first);
       if (const std::optional<UnixTime> report = engine_.NextReport()) {
-        consider(*report - kSimEpoch);
+        consider(*report - epoch_);
       }
-      while (!wakeups_.empty() && wakeups_.top() <= t) wakeups_.pop();
-      if (!wakeups_.empty()) consider(wakeups_.top());
+      if (replay) {
+        if (next_pass_ < in_.workload.passes.size()) {
+          consider(in_.workload.passes[next_pass_].time());
+        }
+      } else {
+        while (!wakeups_.empty() && wakeups_.top() <= t) wakeups_.pop();
+        if (!wakeups_.empty()) consider(wakeups_.top());
+      }
       if (!next) break;
       t = std::max(t, *next);
-      // As gantryd passes after each submission (its kick), each one is followed by a pass.
-      do {
-        SubmitNext(t);
-        GANTRY_RETURN_IF_ERROR(engine_.Cycle(kSimEpoch + t));
-        ++result_.cycles;
-      } while (!submits_.empty() && submits_.begin()->first.first <= t);
-      AfterCycle(t);
+      if (replay) {
+        GANTRY_RETURN_IF_ERROR(ReplaySecond(t));
+      } else {
+        // As gantryd passes after each submission (its kick), each one is followed by a pass.
+        do {
+          SubmitNext(t);
+          GANTRY_RETURN_IF_ERROR(engine_.Cycle(epoch_ + t));
+          ++result_.cycles;
+        } while (!submits_.empty() && submits_.begin()->first.first <= t);
+        AfterCycle(t);
+      }
       if (t - last_purge >= kPurgeEverySec) {
         state::PurgeFinishedJobs(engine_.mutable_state(),
-                                 kSimEpoch + t - int64_t{in_.min_job_age_sec});
+                                 epoch_ + t - int64_t{in_.min_job_age_sec});
         last_purge = t;
       }
       Record(t);
@@ -93,7 +107,7 @@ class Run final : public EngineObserver {
 
   void Applied(std::optional<core::Stage>, const v1::Event& e,
                const state::ClusterState& state) override {
-    const int64_t t = e.time() - kSimEpoch;
+    const int64_t t = e.time() - epoch_;
     if (e.has_job_array_split()) {
       const v1::JobArraySplit& split = e.job_array_split();
       const auto task = array_tasks_.find({split.job_id(), split.task_id()});
@@ -125,7 +139,7 @@ class Run final : public EngineObserver {
       const uint32_t id = e.job_resumed().job_id();
       if (suspended_.erase(id) > 0) busy_cpus_ += cpus_of_[id];
       if (const v1::Job* job = state.FindJob(id)) {
-        const int64_t since = job->suspend_time() - job->pre_suspend_secs() - kSimEpoch;
+        const int64_t since = job->suspend_time() - job->pre_suspend_secs() - epoch_;
         WakeAtTimeLimit(*job, job->suspend_time() != 0 ? since : t);
       }
     } else if (e.has_job_requeued()) {
@@ -133,7 +147,7 @@ class Run final : public EngineObserver {
       if (JobOutcome* o = OutcomeOf(r.job_id()); o != nullptr && r.preempted()) ++o->preemptions;
       LeaveRunning(r.job_id());
       ++pending_;
-      if (r.begin_time() > 0) wakeups_.push(r.begin_time() - kSimEpoch);
+      if (r.begin_time() > 0) wakeups_.push(r.begin_time() - epoch_);
     } else if (e.has_job_ended()) {
       const v1::JobEnded& end = e.job_ended();
       if (!LeaveRunning(end.job_id())) --pending_;
@@ -163,23 +177,23 @@ class Run final : public EngineObserver {
     state::ClusterState* s = engine_.mutable_state();
     core::ConfigureState(in_.config, s);
     v1::Event config;
-    config.set_time(kSimEpoch);
+    config.set_time(epoch_);
     *config.mutable_config_loaded() = in_.cluster;
     GANTRY_RETURN_IF_ERROR(engine_.Apply(config));
     for (const v1::Node& node : s->nodes) {
       v1::Event registered;
-      registered.set_time(kSimEpoch);
+      registered.set_time(epoch_);
       v1::NodeRegistered& r = *registered.mutable_node_registered();
       r.set_node(node.name());
       r.set_address("sim:" + node.name());
       r.set_hostname(node.name());
-      r.set_boot_time(kSimEpoch);
+      r.set_boot_time(epoch_);
       GANTRY_RETURN_IF_ERROR(engine_.Apply(registered));
       result_.total_cpus += node.cpus();
     }
     for (const v1::AccountingChange& change : {state::DefaultAccounting(), Accounting()}) {
       v1::Event accounting;
-      accounting.set_time(kSimEpoch);
+      accounting.set_time(epoch_);
       *accounting.mutable_accounting_changed()->mutable_change() = change;
       GANTRY_RETURN_IF_ERROR(engine_.Apply(accounting));
     }
@@ -206,7 +220,11 @@ class Run final : public EngineObserver {
       if (after != by_id.end()) {
         dependents_[after->second].push_back(i);
       } else {
-        submits_.emplace(std::pair(jobs[i].submit_s, next_order_++), i);
+        // A replay orders a second's submissions as they came (Job.submit_order).
+        submits_.emplace(
+            std::pair(jobs[i].submit_s,
+                      jobs[i].submit_order != 0 ? jobs[i].submit_order : next_order_++),
+            i);
       }
     }
     return Status::Ok();
@@ -262,13 +280,37 @@ class Run final : public EngineObserver {
     Submit(index, t);
   }
 
+  // A replayed history's second `t`: its submissions and its recorded cycles in the order the
+  // real controller met them, each cycle after the reports it had seen (v1::PassMark).
+  Status ReplaySecond(int64_t t) {
+    const UnixTime now = epoch_ + t;
+    const std::vector<v1::PassMark>& passes = in_.workload.passes;
+    for (;;) {
+      const bool submit = !submits_.empty() && submits_.begin()->first.first <= t;
+      const bool pass = next_pass_ < passes.size() && passes[next_pass_].time() <= t;
+      if (!submit && !pass) break;
+      // A submission the cycle had seen comes before it (its order is at most the cycle's).
+      if (submit && (!pass || submits_.begin()->first.second <= passes[next_pass_].seen())) {
+        const uint64_t order = submits_.begin()->first.second;
+        GANTRY_RETURN_IF_ERROR(engine_.DeliverThrough(now, order == 0 ? 0 : order - 1));
+        SubmitNext(t);
+        continue;
+      }
+      const v1::PassMark& mark = passes[next_pass_++];
+      GANTRY_RETURN_IF_ERROR(engine_.DeliverThrough(now, mark.seen()));
+      GANTRY_RETURN_IF_ERROR(engine_.ReplayCycle(now, mark));
+      ++result_.cycles;
+    }
+    return engine_.Deliver(now);
+  }
+
   void Submit(size_t index, int64_t t) {
     const WorkloadJob& w = in_.workload.jobs[index];
     submitted_[index] = true;
     v1::JobRequest r;
     if (w.request) {  // a cluster's own history: the request as it was accepted
       r = *w.request;
-      if (r.begin_time() > 0) r.set_begin_time(kSimEpoch + r.begin_time());
+      if (r.begin_time() > 0) r.set_begin_time(epoch_ + r.begin_time());
       if (!r.dependency().empty()) r.set_dependency(ReplayDependency(r.dependency()));
     } else {
       r.set_name("trace-" + std::to_string(w.id));
@@ -289,8 +331,8 @@ class Run final : public EngineObserver {
     caller.user_name = w.user;
     caller.group_name = w.user;
     caller.group_names = {w.user};
-    const core::Context ctx{engine_.state(), engine_.config(), memory_unused_, kSimEpoch + t,
-                            (kSimEpoch + t) * 1000};
+    const core::Context ctx{engine_.state(), engine_.config(), memory_unused_, epoch_ + t,
+                            (epoch_ + t) * 1000};
     Result<v1::Event> submitted = core::SubmitEvent(ctx, r, caller, in_.admit);
     JobOutcome base = OutcomeBase(index);
     base.submit = t;
@@ -319,8 +361,8 @@ class Run final : public EngineObserver {
       outcome_of_job_[job.job_id()] = AddOutcome(index, base);
       ++pending_;
     }
-    if (job.request().begin_time() > kSimEpoch + t) {
-      wakeups_.push(job.request().begin_time() - kSimEpoch);
+    if (job.request().begin_time() > epoch_ + t) {
+      wakeups_.push(job.request().begin_time() - epoch_);
     }
     // Cannot fail: admission checked the job against this state.
     (void)engine_.Apply(*submitted);
@@ -346,32 +388,41 @@ class Run final : public EngineObserver {
 
   // ---- what the engine asks and tells ----------------------------------------------------
 
-  std::optional<int64_t> RunTimeOf(const v1::Job& job) const {
+  std::optional<Engine::Timed> RunTimeOf(const v1::Job& job) const {
     const uint32_t id = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
     const WorkloadJob& w = in_.workload.jobs[it->second];
     if (job.has_array_task_id()) {
       const auto task = w.task_run_s.find(job.array_task_id());
-      if (task != w.task_run_s.end()) return task->second;
+      if (task != w.task_run_s.end()) {
+        const auto order = w.task_end_order.find(job.array_task_id());
+        return Engine::Timed{task->second, order == w.task_end_order.end() ? 0 : order->second};
+      }
     }
-    return w.run_s;
+    return Engine::Timed{w.run_s, w.end_order};
   }
 
-  // A replayed history's epilog time for the job (or array task).
-  std::optional<Engine::Epilog> EpilogOf(const v1::Job& job, const std::string& node) const {
+  // A replayed history's epilog on `node` for the job (or array task) told to end at `now`:
+  // until the node's first release of it at or after `now`.
+  std::optional<Engine::Timed> EpilogOf(const v1::Job& job, const std::string& node,
+                                        UnixTime now) const {
     const uint32_t id = job.array_job_id() != 0 ? job.array_job_id() : job.job_id();
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
     const WorkloadJob& w = in_.workload.jobs[it->second];
-    const std::map<std::string, WorkloadJob::Release>* releases = &w.releases;
+    const WorkloadJob::Releases* releases = &w.releases;
     if (job.has_array_task_id()) {
       const auto task = w.task_releases.find(job.array_task_id());
       if (task != w.task_releases.end()) releases = &task->second;
     }
-    const auto release = releases->find(node);
-    if (release == releases->end() || release->second.epilog_s < 0) return std::nullopt;
-    return Engine::Epilog{release->second.epilog_s, release->second.order};
+    const auto on_node = releases->find(node);
+    if (on_node == releases->end()) return std::nullopt;
+    const int64_t t = now - epoch_;
+    for (const WorkloadJob::Release& release : on_node->second) {
+      if (release.at_s >= t) return Engine::Timed{release.at_s - t, release.order};
+    }
+    return std::nullopt;
   }
 
   // A replayed request's dependency, its job ids turned into the replay's: a job by its new id,
@@ -457,6 +508,7 @@ class Run final : public EngineObserver {
   }
 
   const SimulationInput& in_;
+  const int64_t epoch_;  // the simulated clock at the workload's second 0
   Engine engine_;
   core::Memory memory_unused_;  // admission reads no memory
   SimulationResult result_;
@@ -464,6 +516,7 @@ class Run final : public EngineObserver {
   // Submissions to make, by (time, order made) -> workload index.
   std::map<std::pair<int64_t, uint64_t>, size_t> submits_;
   uint64_t next_order_ = 0;
+  size_t next_pass_ = 0;  // a replay's next recorded cycle (Workload::passes)
   std::vector<std::vector<size_t>> dependents_;  // workload index -> jobs submitted after it
   std::vector<uint32_t> unfinished_tasks_;       // workload index -> its records still to end
   std::vector<bool> submitted_;                  // workload index -> submitted yet

@@ -2,11 +2,14 @@
 // simulated clock and records what happened to every job.
 //
 // Time: the workload's second 0 is kSimEpoch (2026-01-01T00:00:00Z, a fixed time so that runs
-// are reproducible, PriorityUsageResetPeriod boundaries included); results count seconds from
-// it. A pass runs after each submission and whenever an agent's report came, and at every
-// moment a decision may change by itself (a time limit, a requeued job's begin time, a gang
-// turn, bf_interval), as gantryd's passes follow its kicks; gantryd also passes every second,
-// which changes nothing in between.
+// are reproducible, PriorityUsageResetPeriod boundaries included), or the workload's own start
+// time (a cluster's history: the clock as it was); results count seconds from it. A pass runs after
+// each submission and whenever an agent's report came, and at every moment a decision may change by
+// itself (a time limit, a requeued job's begin time, a gang turn, bf_interval), as gantryd's passes
+// follow its kicks; gantryd also passes every second, which changes nothing in between. A cluster's
+// history with its pass log (Workload::passes) is replayed instead: a cycle runs at each recorded
+// one and at no other moment, after the submissions and reports that cycle had seen (their recorded
+// orders).
 //
 // Jobs: each workload job is submitted through admission (core::SubmitEvent) as its user, in
 // its account (a job admission refuses is REFUSED, with the reason). A job with `after` is
@@ -37,6 +40,12 @@
 namespace gantry::sim {
 
 inline constexpr int64_t kSimEpoch = 1767225600;  // 2026-01-01T00:00:00Z
+
+// The simulated clock at the workload's second 0: its own start time where it has one (a
+// cluster's history), else kSimEpoch.
+inline int64_t EpochOf(const Workload& workload) {
+  return workload.start_time != 0 ? workload.start_time : kSimEpoch;
+}
 
 struct SimulationInput {
   v1::ConfigLoaded cluster;  // nodes and partitions (state::ConfigFromSpec)

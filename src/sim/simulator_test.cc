@@ -174,5 +174,42 @@ TEST(ReportTest, SummaryFiguresFromOutcomes) {
             "node_list,preemptions");
 }
 
+// A history's pass log: cycles run where the real ones ran and nowhere else, each after the
+// submissions and releases it had seen (their orders), not after all of its second's.
+TEST(SimulateTest, ReplayRunsCyclesOnlyWhereTheRecordedOnesRan) {
+  SimulationInput in = Cluster();
+  WorkloadJob whole = Job(1, 0, 100, 2, 8);
+  whole.submit_order = 1;
+  whole.end_order = 9;
+  whole.releases = {{"n1", {{100, 10}}}, {"n2", {{100, 11}}}};
+  WorkloadJob second = Job(2, 50, 10, 1, 4);
+  second.submit_order = 5;
+  WorkloadJob third = Job(3, 104, 10, 1, 4);
+  third.submit_order = 12;  // after the cycle at 104 had looked
+  in.workload.jobs = {whole, second, third};
+  auto mark = [](int64_t time, uint64_t seen) {
+    v1::PassMark m;
+    m.set_time(time);
+    m.set_seen(seen);
+    return m;
+  };
+  // The cycle at 104 had seen n2's release too; the one at 106, the third job.
+  in.workload.passes = {mark(0, 1), mark(104, 11), mark(106, 12)};
+  Result<SimulationResult> r = Simulate(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->cycles, 3u);
+  EXPECT_EQ(Of(*r, 1).start, 0);
+  EXPECT_EQ(Of(*r, 2).start, 104);  // its own passes would have started it at 100
+  EXPECT_EQ(Of(*r, 2).node_list, "n1");
+  EXPECT_EQ(Of(*r, 3).start, 106);  // n2 was free at 104, but that cycle had not seen it
+  EXPECT_EQ(Of(*r, 3).node_list, "n2");
+
+  in.workload.passes.clear();  // the simulator's own passes
+  r = Simulate(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Of(*r, 2).start, 100);
+  EXPECT_EQ(Of(*r, 3).start, 104);
+}
+
 }  // namespace
 }  // namespace gantry::sim

@@ -58,16 +58,22 @@ struct WorkloadJob {
   std::optional<v1::JobRequest> request;
   uint32_t uid = 0;
   std::map<uint32_t, int64_t> task_run_s;
-  // How long its epilogs took and where its release came among those of the same second
-  // (Job.node_releases), and each array task's; each task's own job id there (a dependency
-  // may name it).
+  // Where its submission and its (last) end came among the events of their seconds
+  // (Job.submit_order, Job.end_order; 0: not known), and each array task's end.
+  uint64_t submit_order = 0;
+  uint64_t end_order = 0;
+  std::map<uint32_t, uint64_t> task_end_order;
+  // When each node released it (Job.node_releases: every run's, in time order) and where the
+  // release came among the events of its second, and each array task's; each task's own job id
+  // there (a dependency may name it).
   struct Release {
-    int64_t epilog_s = -1;  // -1: not known
+    int64_t at_s = 0;  // from the workload's start
     uint64_t order = 0;
     friend bool operator==(const Release&, const Release&) = default;
   };
-  std::map<std::string, Release> releases;  // by node
-  std::map<uint32_t, std::map<std::string, Release>> task_releases;
+  using Releases = std::map<std::string, std::vector<Release>>;  // by node
+  Releases releases;
+  std::map<uint32_t, Releases> task_releases;
   std::map<uint32_t, uint32_t> task_job_ids;
 
   // Field by field (the requests by their bytes).
@@ -76,7 +82,14 @@ struct WorkloadJob {
 
 struct Workload {
   std::vector<WorkloadJob> jobs;  // by submit time
-  size_t never_ran = 0;           // trace lines left out: the job never ran
+  // The real time of second 0 (a cluster's history: its first submission), so that a replay
+  // meets every rule of the clock (bf_resolution's grid, usage periods) as the cluster did;
+  // 0: none (the simulator's fixed epoch).
+  int64_t start_time = 0;
+  // A cluster's history: the cycles its controller ran that a replay runs where they ran
+  // (core/pass_log.h), times from the workload's start; empty: the simulator runs its own.
+  std::vector<v1::PassMark> passes;
+  size_t never_ran = 0;  // trace lines left out: the job never ran
   size_t dropped_dependencies = 0;
 };
 
@@ -109,7 +122,10 @@ Result<Workload> ParseWorkloadJson(std::string_view text, std::string_view name)
 // that a replay gives the jobs their ids again as far as it can (array tasks take ids as they
 // start; the simulator rewrites dependencies to the replay's ids). Each job's epilog takes as
 // long as it took (Job.node_releases), so that its nodes free up in the second they did.
-Workload WorkloadFromHistory(const std::vector<v1::Job>& records);
+// `passes`, the controller's pass log, become the workload's (those before its start left out):
+// the replay then runs a cycle at each and no other, after the events that cycle had seen.
+Workload WorkloadFromHistory(const std::vector<v1::Job>& records,
+                             const std::vector<v1::PassMark>& passes = {});
 
 }  // namespace gantry::sim
 

@@ -258,6 +258,7 @@ Status ApplyJobSubmitted(ClusterState* s, const v1::JobSubmitted& e) {
                            " must be its own array record with pending tasks");
   }
   v1::Job& stored = s->jobs.emplace(id, job).first->second;
+  stored.set_submit_order(s->events_applied + 1);
   SetJobBilling(*s, &stored);
   s->changed_jobs.push_back(id);
   MovePastId(s, id);
@@ -377,6 +378,7 @@ Status ApplyJobEnded(ClusterState* s, const v1::JobEnded& e, int64_t time) {
   GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(current.base, to));
 
   Unindex(s, *job);
+  job->set_end_order(s->events_applied + 1);
   model::JobState state = current;
   state.base = to;
   state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);
@@ -494,6 +496,8 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
     run.set_num_cpus(job->num_cpus());
     run.set_alloc_mem_mb(job->alloc_mem_mb());
     run.set_pre_suspend_secs(job->pre_suspend_secs());
+    run.set_submit_time(job->submit_time());
+    run.set_begin_time(job->request().begin_time());
   }
   job->set_restarts(job->restarts() + 1);
   job->set_preempted_by(0);
