@@ -37,11 +37,10 @@ next() {
   r=$((seed / 65536 % $1))
 }
 
-# Every job becomes eligible at one moment (--begin), the preempting ones 25 s later: job
-# records keep whole seconds, and what a burst of submissions met on the cluster (which of them
-# each pass saw) is not in them; from `begin` on, each pass follows the one release or begin
-# time before it, in an order the history keeps.
-begin=$(($(date +%s) + 60))
+# Jobs start while the burst of submissions still comes (each pass sees some of them, which
+# whole-second records alone cannot tell: the pass log does); the preempting ones become
+# eligible together, 40 s in, while the cluster is full.
+begin=$(($(date +%s) + 40))
 at() { date -d "@$1" +%Y-%m-%dT%H:%M:%S; }
 users=(root "$u1" "$u2")
 ids=()
@@ -55,9 +54,9 @@ while [ "$n" -lt 200 ]; do
   kind=$r
   next 8
   size=$((1 + r))
-  args=(-t 5 --begin="$(at "$begin")")
+  args=(-t 5)
   case $kind in
-    0) args=(-t 5 --begin="$(at $((begin + 25)))" -p hi -n $((4 + size / 2))) ;;  # preempts
+    0) args+=(--begin="$(at "$begin")" -p hi -n $((4 + size / 2))) ;;  # preempts
     1) args+=(-a 0-3%2 -n $((1 + size / 2))) ;;                      # an array
     2) [ "${#ids[@]}" -gt 5 ] && args+=(-d "afterok:${ids[$((${#ids[@]} - 3))]}") ;;
     3) args+=(-N 2 -n $((2 * size))) ;;                              # two nodes
