@@ -15,12 +15,8 @@
 
 namespace gantry::ctld {
 
-// Ping's reply: the cluster, this controller's version, and who the caller is.
-v1::PingReply MakePingReply(Controller* controller, const Caller& caller,
-                            const std::string& version);
-
-// Answers one command-socket request: the serialized reply (slices of kept records for a
-// listing), or the controller's error.
+// Answers one command-socket request with the method's handler (ctld/methods.h): the
+// serialized reply (slices of kept records for a listing), or the controller's error.
 // A request that does not parse as the method's message is InvalidArgument.
 Result<wire::Slices> HandleCommand(Controller* controller, const std::string& version,
                                    const Caller& caller, wire::Method method,

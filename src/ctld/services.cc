@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "ctld/command_socket.h"
+#include "ctld/methods.h"
 #include "rpc/grpc_status.h"
 #include "tls/cluster_tls.h"
 
@@ -41,19 +41,7 @@ Status Authenticator::AuthenticateNode(const grpc::ServerContext& context,
 
 namespace {
 
-// Runs `body(caller)` for an authenticated caller, counted in sdiag's statistics as a call of
-// `type`, mapping errors.
-template <typename Body>
-grpc::Status Authenticated(Controller* controller, const Authenticator* auth,
-                           grpc::ServerContext* context, const google::protobuf::Message& request,
-                           model::RpcType type, Body body) {
-  Result<Caller> caller = auth->Authenticate(*context, request);
-  if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
-  DiagStats::Call call(&controller->stats(), type, caller->uid);
-  return rpc::ToGrpcStatus(NoThrow("request failed", [&] { return body(*caller); }));
-}
-
-// The same for an agent's call about `node`: only that node's certificate may make it; the
+// An agent's call about `node`: only that node's certificate may make it; the
 // controller then sees the cluster's own daemons (uid 0).
 template <typename Body>
 grpc::Status FromNode(Controller* controller, const Authenticator* auth,
@@ -76,138 +64,24 @@ Status Into(Result<T> result, T* reply) {
 
 }  // namespace
 
-grpc::Status ControllerService::Ping(grpc::ServerContext* context, const v1::PingRequest* request,
-                                     v1::PingReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, model::RpcType::kPing,
-                       [&](const Caller& caller) {
-                         *reply = MakePingReply(controller_, caller, version_);
-                         return Status::Ok();
-                       });
-}
-
-grpc::Status ControllerService::SubmitJob(grpc::ServerContext* context,
-                                          const v1::SubmitJobRequest* request,
-                                          v1::SubmitJobReply* reply) {
-  return Authenticated(
-      controller_, auth_, context, *request, model::RpcType::kSubmitBatchJob,
-      [&](const Caller& caller) { return Into(controller_->Submit(caller, *request), reply); });
-}
-
-grpc::Status ControllerService::SignalJob(grpc::ServerContext* context,
-                                          const v1::SignalJobRequest* request,
-                                          v1::SignalJobReply* reply) {
-  return Authenticated(
-      controller_, auth_, context, *request, model::RpcType::kKillJob,
-      [&](const Caller& caller) { return Into(controller_->Signal(caller, *request), reply); });
-}
-
-grpc::Status ControllerService::UpdateJob(grpc::ServerContext* context,
-                                          const v1::UpdateJobRequest* request,
-                                          v1::UpdateJobReply* reply) {
-  return Authenticated(
-      controller_, auth_, context, *request, model::RpcType::kUpdateJob,
-      [&](const Caller& caller) { return Into(controller_->UpdateJob(caller, *request), reply); });
-}
-
-grpc::Status ControllerService::GetJobs(grpc::ServerContext* context,
-                                        const v1::GetJobsRequest* request,
-                                        v1::GetJobsReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, RpcTypeOf(*request),
-                       [&](const Caller&) { return controller_->GetJobs(*request, reply); });
-}
-
-grpc::Status ControllerService::GetNodes(grpc::ServerContext* context,
-                                         const v1::GetNodesRequest* request,
-                                         v1::GetNodesReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, model::RpcType::kNodeInfo,
-                       [&](const Caller&) {
-                         controller_->GetNodes(*request, reply);
-                         return Status::Ok();
-                       });
-}
-
-grpc::Status ControllerService::UpdateNode(grpc::ServerContext* context,
-                                           const v1::UpdateNodeRequest* request,
-                                           v1::UpdateNodeReply* /*reply*/) {
-  return Authenticated(
-      controller_, auth_, context, *request, model::RpcType::kUpdateNode,
-      [&](const Caller& caller) { return controller_->UpdateNode(caller, *request); });
-}
-
-grpc::Status ControllerService::JobStep(grpc::ServerContext* context,
-                                        const v1::JobStepRequest* request,
-                                        v1::JobStepReply* reply) {
-  return Authenticated(
-      controller_, auth_, context, *request, RpcTypeOf(*request),
-      [&](const Caller& caller) { return Into(controller_->JobStep(caller, *request), reply); });
-}
-
-grpc::Status ControllerService::UpdatePartition(grpc::ServerContext* context,
-                                                const v1::UpdatePartitionRequest* request,
-                                                v1::UpdatePartitionReply* /*reply*/) {
-  return Authenticated(
-      controller_, auth_, context, *request, model::RpcType::kUpdatePartition,
-      [&](const Caller& caller) { return controller_->UpdatePartition(caller, *request); });
-}
-
-grpc::Status ControllerService::GetConfig(grpc::ServerContext* context,
-                                          const v1::GetConfigRequest* request,
-                                          v1::GetConfigReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, model::RpcType::kBuildInfo,
-                       [&](const Caller&) {
-                         controller_->GetConfig(reply);
-                         return Status::Ok();
-                       });
-}
-
-grpc::Status ControllerService::GetAccounting(grpc::ServerContext* context,
-                                              const v1::GetAccountingRequest* request,
-                                              v1::AccountingDb* reply) {
-  return Authenticated(controller_, auth_, context, *request, model::RpcType::kGetAccounting,
-                       [&](const Caller&) {
-                         *reply = controller_->GetAccounting();
-                         return Status::Ok();
-                       });
-}
-
-grpc::Status ControllerService::GetPriorities(grpc::ServerContext* context,
-                                              const v1::GetPrioritiesRequest* request,
-                                              v1::GetPrioritiesReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, RpcTypeOf(*request),
-                       [&](const Caller&) {
-                         *reply = controller_->GetPriorities(*request);
-                         return Status::Ok();
-                       });
-}
-
-grpc::Status ControllerService::UpdateAccounting(grpc::ServerContext* context,
-                                                 const v1::UpdateAccountingRequest* request,
-                                                 v1::UpdateAccountingReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, model::RpcType::kUpdateAccounting,
-                       [&](const Caller& caller) {
-                         return Into(controller_->UpdateAccounting(caller, *request), reply);
-                       });
-}
-
-grpc::Status ControllerService::GetStats(grpc::ServerContext* context,
-                                         const v1::GetStatsRequest* request,
-                                         v1::GetStatsReply* reply) {
-  Result<Caller> caller = auth_->Authenticate(*context, *request);
+template <typename Request, typename Reply>
+grpc::Status ControllerService::Answer(grpc::ServerContext* context, wire::Method method,
+                                       const Request& request, Reply* reply) {
+  Result<Caller> caller = auth_->Authenticate(*context, request);
   if (!caller.ok()) return {grpc::StatusCode::UNAUTHENTICATED, caller.status().message()};
-  DiagStats::Call call(&controller_->stats(), model::RpcType::kStatsInfo, caller->uid);
-  return rpc::ToGrpcStatus(NoThrow("request failed", [&] {
-    return Into(controller_->GetStats(*caller, *request, &call), reply);
-  }));
+  DiagStats::Call stats(&controller_->stats(), RpcTypeOf(method), caller->uid);
+  const MethodCall call{controller_, *caller, version_, &stats};
+  return rpc::ToGrpcStatus(
+      NoThrow("request failed", [&] { return Into(Serve(call, request), reply); }));
 }
 
-grpc::Status ControllerService::GetJobScript(grpc::ServerContext* context,
-                                             const v1::GetJobScriptRequest* request,
-                                             v1::GetJobScriptReply* reply) {
-  return Authenticated(controller_, auth_, context, *request, model::RpcType::kBatchScript,
-                       [&](const Caller& caller) {
-                         return Into(controller_->GetJobScript(caller, *request), reply);
-                       });
-}
+#define GANTRY_DEFINE_RPC(Name, Tag, Req, Rep, Type)                                         \
+  grpc::Status ControllerService::Name(grpc::ServerContext* context, const v1::Req* request, \
+                                       v1::Rep* reply) {                                     \
+    return Answer(context, wire::Method::k##Name, *request, reply);                          \
+  }
+GANTRY_CONTROLLER_METHODS(GANTRY_DEFINE_RPC)
+#undef GANTRY_DEFINE_RPC
 
 grpc::Status NodeLinkService::Register(grpc::ServerContext* context,
                                        const v1::RegisterRequest* request,

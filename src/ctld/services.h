@@ -14,6 +14,8 @@
 #include "gantry/v1/controller.grpc.pb.h"
 #include "rpc/credential.h"
 #include "rpc/unix_listener.h"
+#include "wire/frame.h"
+#include "wire/methods.h"
 
 namespace gantry::ctld {
 
@@ -44,40 +46,18 @@ class ControllerService final : public v1::Controller::Service {
   ControllerService(Controller* controller, const Authenticator* auth, std::string version)
       : controller_(controller), auth_(auth), version_(std::move(version)) {}
 
-  grpc::Status Ping(grpc::ServerContext* context, const v1::PingRequest* request,
-                    v1::PingReply* reply) override;
-  grpc::Status SubmitJob(grpc::ServerContext* context, const v1::SubmitJobRequest* request,
-                         v1::SubmitJobReply* reply) override;
-  grpc::Status SignalJob(grpc::ServerContext* context, const v1::SignalJobRequest* request,
-                         v1::SignalJobReply* reply) override;
-  grpc::Status UpdateJob(grpc::ServerContext* context, const v1::UpdateJobRequest* request,
-                         v1::UpdateJobReply* reply) override;
-  grpc::Status JobStep(grpc::ServerContext* context, const v1::JobStepRequest* request,
-                       v1::JobStepReply* reply) override;
-  grpc::Status GetJobs(grpc::ServerContext* context, const v1::GetJobsRequest* request,
-                       v1::GetJobsReply* reply) override;
-  grpc::Status GetNodes(grpc::ServerContext* context, const v1::GetNodesRequest* request,
-                        v1::GetNodesReply* reply) override;
-  grpc::Status UpdateNode(grpc::ServerContext* context, const v1::UpdateNodeRequest* request,
-                          v1::UpdateNodeReply* reply) override;
-  grpc::Status UpdatePartition(grpc::ServerContext* context,
-                               const v1::UpdatePartitionRequest* request,
-                               v1::UpdatePartitionReply* reply) override;
-  grpc::Status GetConfig(grpc::ServerContext* context, const v1::GetConfigRequest* request,
-                         v1::GetConfigReply* reply) override;
-  grpc::Status GetAccounting(grpc::ServerContext* context, const v1::GetAccountingRequest* request,
-                             v1::AccountingDb* reply) override;
-  grpc::Status UpdateAccounting(grpc::ServerContext* context,
-                                const v1::UpdateAccountingRequest* request,
-                                v1::UpdateAccountingReply* reply) override;
-  grpc::Status GetPriorities(grpc::ServerContext* context, const v1::GetPrioritiesRequest* request,
-                             v1::GetPrioritiesReply* reply) override;
-  grpc::Status GetJobScript(grpc::ServerContext* context, const v1::GetJobScriptRequest* request,
-                            v1::GetJobScriptReply* reply) override;
-  grpc::Status GetStats(grpc::ServerContext* context, const v1::GetStatsRequest* request,
-                        v1::GetStatsReply* reply) override;
+  // One override per controller method (wire/methods.h), each answered by its handler
+  // (ctld/methods.h) for the authenticated caller.
+#define GANTRY_DECLARE_RPC(Name, Tag, Req, Rep, Type) \
+  grpc::Status Name(grpc::ServerContext* context, const v1::Req* request, v1::Rep* reply) override;
+  GANTRY_CONTROLLER_METHODS(GANTRY_DECLARE_RPC)
+#undef GANTRY_DECLARE_RPC
 
  private:
+  template <typename Request, typename Reply>
+  grpc::Status Answer(grpc::ServerContext* context, wire::Method method, const Request& request,
+                      Reply* reply);
+
   Controller* controller_;
   const Authenticator* auth_;
   std::string version_;

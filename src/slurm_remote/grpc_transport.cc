@@ -23,50 +23,11 @@ class Transport final : public ControllerTransport {
                            int timeout_seconds) override {
     using Stub = v1::Controller::Stub;
     switch (method) {
-      case wire::Method::kPing:
-        return Forward<v1::PingRequest, v1::PingReply>(request, timeout_seconds, &Stub::Ping);
-      case wire::Method::kSubmitJob:
-        return Forward<v1::SubmitJobRequest, v1::SubmitJobReply>(request, timeout_seconds,
-                                                                 &Stub::SubmitJob);
-      case wire::Method::kSignalJob:
-        return Forward<v1::SignalJobRequest, v1::SignalJobReply>(request, timeout_seconds,
-                                                                 &Stub::SignalJob);
-      case wire::Method::kUpdateJob:
-        return Forward<v1::UpdateJobRequest, v1::UpdateJobReply>(request, timeout_seconds,
-                                                                 &Stub::UpdateJob);
-      case wire::Method::kGetJobs:
-        return Forward<v1::GetJobsRequest, v1::GetJobsReply>(request, timeout_seconds,
-                                                             &Stub::GetJobs);
-      case wire::Method::kGetNodes:
-        return Forward<v1::GetNodesRequest, v1::GetNodesReply>(request, timeout_seconds,
-                                                               &Stub::GetNodes);
-      case wire::Method::kUpdateNode:
-        return Forward<v1::UpdateNodeRequest, v1::UpdateNodeReply>(request, timeout_seconds,
-                                                                   &Stub::UpdateNode);
-      case wire::Method::kUpdatePartition:
-        return Forward<v1::UpdatePartitionRequest, v1::UpdatePartitionReply>(
-            request, timeout_seconds, &Stub::UpdatePartition);
-      case wire::Method::kGetConfig:
-        return Forward<v1::GetConfigRequest, v1::GetConfigReply>(request, timeout_seconds,
-                                                                 &Stub::GetConfig);
-      case wire::Method::kGetAccounting:
-        return Forward<v1::GetAccountingRequest, v1::AccountingDb>(request, timeout_seconds,
-                                                                   &Stub::GetAccounting);
-      case wire::Method::kUpdateAccounting:
-        return Forward<v1::UpdateAccountingRequest, v1::UpdateAccountingReply>(
-            request, timeout_seconds, &Stub::UpdateAccounting);
-      case wire::Method::kGetPriorities:
-        return Forward<v1::GetPrioritiesRequest, v1::GetPrioritiesReply>(request, timeout_seconds,
-                                                                         &Stub::GetPriorities);
-      case wire::Method::kJobStep:
-        return Forward<v1::JobStepRequest, v1::JobStepReply>(request, timeout_seconds,
-                                                             &Stub::JobStep);
-      case wire::Method::kGetStats:
-        return Forward<v1::GetStatsRequest, v1::GetStatsReply>(request, timeout_seconds,
-                                                               &Stub::GetStats);
-      case wire::Method::kGetJobScript:
-        return Forward<v1::GetJobScriptRequest, v1::GetJobScriptReply>(request, timeout_seconds,
-                                                                       &Stub::GetJobScript);
+#define GANTRY_FORWARD(Name, Tag, Req, Rep, Type) \
+  case wire::Method::k##Name:                     \
+    return Forward<v1::Req, v1::Rep>(request, timeout_seconds, &Stub::Name);
+      GANTRY_CONTROLLER_METHODS(GANTRY_FORWARD)
+#undef GANTRY_FORWARD
     }
     return Internal(kUnexpectedMessage);
   }

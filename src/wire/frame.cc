@@ -130,11 +130,14 @@ void AdviseHugePages(void* data, size_t size) {
 }
 
 std::optional<Method> MethodFromTag(uint8_t tag) {
-  if (tag < static_cast<uint8_t>(Method::kPing) ||
-      tag > static_cast<uint8_t>(Method::kGetJobScript)) {
-    return std::nullopt;
+  switch (tag) {
+#define GANTRY_METHOD_CASE(Name, Tag, Req, Rep, Type) \
+  case Tag:                                           \
+    return Method::k##Name;
+    GANTRY_CONTROLLER_METHODS(GANTRY_METHOD_CASE)
+#undef GANTRY_METHOD_CASE
   }
-  return static_cast<Method>(tag);
+  return std::nullopt;
 }
 
 Status WriteFrame(int fd, uint8_t tag, std::string_view body) {

@@ -24,25 +24,15 @@
 #include <vector>
 
 #include "base/status.h"
+#include "wire/methods.h"
 
 namespace gantry::wire {
 
+// The command socket's tag of each controller method (wire/methods.h).
 enum class Method : uint8_t {
-  kPing = 1,
-  kSubmitJob = 2,
-  kSignalJob = 3,
-  kUpdateJob = 4,
-  kGetJobs = 5,
-  kGetNodes = 6,
-  kUpdateNode = 7,
-  kGetConfig = 8,
-  kJobStep = 9,
-  kUpdatePartition = 10,
-  kGetAccounting = 11,
-  kUpdateAccounting = 12,
-  kGetPriorities = 13,
-  kGetStats = 14,
-  kGetJobScript = 15,
+#define GANTRY_METHOD_TAG(Name, Tag, Req, Rep, Type) k##Name = (Tag),
+  GANTRY_CONTROLLER_METHODS(GANTRY_METHOD_TAG)
+#undef GANTRY_METHOD_TAG
 };
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data+size) with transparent huge

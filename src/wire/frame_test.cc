@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
 #include <thread>
 
@@ -99,6 +100,21 @@ TEST_F(FrameTest, LengthOutsideTheLimitIsRefusedWithoutReadingIt) {
   ASSERT_TRUE(WriteFrame(fds_[0], 1, std::string(200, 'y')).ok());
   f = ReadFrame(fds_[1], 100);
   EXPECT_EQ(f.status().message(), "frame length 201 is outside 1..100");
+}
+
+// Every row of the method table is a tag the socket reads back; nothing else is.
+TEST(FrameCodesTest, EveryMethodOfTheTableIsATagAndNoOtherTagIs) {
+  std::set<int> tags;
+#define GANTRY_CHECK_TAG(Name, Tag, Req, Rep, Type)        \
+  EXPECT_EQ(MethodFromTag(Tag), Method::k##Name) << #Name; \
+  EXPECT_TRUE(tags.insert(Tag).second) << #Name << ": tag " << (Tag) << " is taken";
+  GANTRY_CONTROLLER_METHODS(GANTRY_CHECK_TAG)
+#undef GANTRY_CHECK_TAG
+  for (int tag = 0; tag < 256; ++tag) {
+    if (!tags.contains(tag)) {
+      EXPECT_EQ(MethodFromTag(tag), std::nullopt) << tag;
+    }
+  }
 }
 
 TEST(FrameCodesTest, MethodsAndReplyCodes) {
