@@ -1,10 +1,12 @@
 #include "core/cycle.h"
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/job_actions.h"
 #include "model/job_state.h"
@@ -52,50 +54,46 @@ void ResetUsage(const Context& ctx, Effects* out) {
   out->events.push_back(std::move(event));
 }
 
-// Time limits and --signal warnings. Running jobs are the ones on nodes: no walk over the
-// (large) queue. Durations follow the monotonic clock.
+// Time limits and --signal warnings, over the running jobs (the state's index: no walk over
+// the queue or the nodes). Durations follow the monotonic clock.
 void TimeLimits(const Context& ctx, Effects* out) {
   Memory& m = ctx.memory;
-  std::set<uint32_t> seen;
-  for (const v1::Node& node : ctx.state.nodes) {
-    for (uint32_t id : node.job_ids()) {
-      const v1::Job* job = ctx.state.FindJob(id);
-      if (job == nullptr || !seen.insert(id).second) continue;
-      if (Base(*job) != JobBaseState::kRunning || job->time_limit_min() == kUnlimited ||
-          job->time_limit_min() == 0) {
-        continue;
-      }
-      const UnixTime since = RunningSince(*job);
-      auto anchor = m.run_anchors.find(id);
-      if (anchor == m.run_anchors.end() || anchor->second.first != since) {
-        // Not anchored when it started (a job recovered after a restart): the wall clock now.
-        anchor = m.run_anchors
-                     .insert_or_assign(id, std::pair(since, ctx.mono_ms - (ctx.now - since) * 1000))
-                     .first;
-      }
-      const int64_t ran_sec = (ctx.mono_ms - anchor->second.second) / 1000;
-      const int64_t limit_sec = static_cast<int64_t>(job->time_limit_min()) * 60;
-      // The deadline in wall-clock terms, for the --signal warning's log line.
-      const UnixTime deadline = ctx.now + (limit_sec - ran_sec);
-      if (ran_sec >= limit_sec) {
-        out->log.push_back("job " + std::to_string(id) + " reached its time limit");
-        EndJob(ctx, *job, JobBaseState::kTimeout, 0, "time limit", out);
-        continue;
-      }
-      const v1::JobRequest& req = job->request();
-      if (req.warn_signal() != 0 &&
-          ctx.now >= deadline - static_cast<UnixTime>(req.warn_seconds()) &&
-          m.warned.emplace(id, job->agent_epoch()).second) {
-        out->log.push_back("job " + std::to_string(id) + ": signal " +
-                           std::to_string(req.warn_signal()) + ", " +
-                           std::to_string(deadline - ctx.now) + " s before its time limit");
-        SignalOnNodes(ctx, *job, req.warn_signal(),
-                      req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, out);
-      }
+  for (uint32_t id : ctx.state.active) {
+    const v1::Job* job = ctx.state.FindJob(id);
+    if (job == nullptr || Base(*job) != JobBaseState::kRunning ||
+        job->time_limit_min() == kUnlimited || job->time_limit_min() == 0) {
+      continue;
+    }
+    const UnixTime since = RunningSince(*job);
+    auto anchor = m.run_anchors.find(id);
+    if (anchor == m.run_anchors.end() || anchor->second.first != since) {
+      // Not anchored when it started (a job recovered after a restart): the wall clock now.
+      anchor = m.run_anchors
+                   .insert_or_assign(id, std::pair(since, ctx.mono_ms - (ctx.now - since) * 1000))
+                   .first;
+    }
+    const int64_t ran_sec = (ctx.mono_ms - anchor->second.second) / 1000;
+    const int64_t limit_sec = static_cast<int64_t>(job->time_limit_min()) * 60;
+    // The deadline in wall-clock terms, for the --signal warning's log line.
+    const UnixTime deadline = ctx.now + (limit_sec - ran_sec);
+    if (ran_sec >= limit_sec) {
+      out->log.push_back("job " + std::to_string(id) + " reached its time limit");
+      EndJob(ctx, *job, JobBaseState::kTimeout, 0, "time limit", out);
+      continue;
+    }
+    const v1::JobRequest& req = job->request();
+    if (req.warn_signal() != 0 && ctx.now >= deadline - static_cast<UnixTime>(req.warn_seconds()) &&
+        m.warned.emplace(id, job->agent_epoch()).second) {
+      out->log.push_back("job " + std::to_string(id) + ": signal " +
+                         std::to_string(req.warn_signal()) + ", " +
+                         std::to_string(deadline - ctx.now) + " s before its time limit");
+      SignalOnNodes(ctx, *job, req.warn_signal(),
+                    req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, out);
     }
   }
-  std::erase_if(m.warned, [&seen](const auto& w) { return !seen.contains(w.first); });
-  std::erase_if(m.run_anchors, [&seen](const auto& a) { return !seen.contains(a.first); });
+  const std::set<uint32_t>& active = ctx.state.active;
+  std::erase_if(m.warned, [&active](const auto& w) { return !active.contains(w.first); });
+  std::erase_if(m.run_anchors, [&active](const auto& a) { return !active.contains(a.first); });
 }
 
 // Silent nodes: DOWN after SlurmdTimeout. Their jobs are settled (requeued or ended) only once
@@ -106,13 +104,22 @@ void SilentNodes(const Context& ctx, Effects* out) {
   const Config& config = ctx.config;
   const int64_t fenced_after =
       (int64_t{config.node_timeout_sec} + config.kill_wait_sec + kFenceMarginSec) * 1000;
-  for (const v1::Node& node : ctx.state.nodes) {
+  const int64_t timeout = int64_t{config.node_timeout_sec} * 1000;
+  // Nothing is due for a node heard within SlurmdTimeout (fenced_after is longer): only the
+  // silent ones are looked at, in the nodes' order.
+  std::vector<std::pair<int, int64_t>> silent_nodes;  // (index in nodes, ms silent)
+  for (const auto& [name, heard] : ctx.memory.last_heard) {
+    if (ctx.mono_ms - heard <= timeout) continue;
+    const int index = ctx.state.NodeIndex(name);
+    if (index >= 0) silent_nodes.emplace_back(index, ctx.mono_ms - heard);
+  }
+  std::sort(silent_nodes.begin(), silent_nodes.end());
+  for (const auto& [index, silent] : silent_nodes) {
+    const v1::Node& node = ctx.state.nodes[index];
     const bool not_responding =
         (node.state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
-    const auto heard = ctx.memory.last_heard.find(node.name());
-    if (node.address().empty() || heard == ctx.memory.last_heard.end()) continue;
-    const int64_t silent = ctx.mono_ms - heard->second;
-    if (!not_responding && silent > int64_t{config.node_timeout_sec} * 1000) {
+    if (node.address().empty()) continue;
+    if (!not_responding) {
       out->log.push_back("node " + node.name() + " not responding for " +
                          std::to_string(silent / 1000) + " s: DOWN" +
                          (node.job_ids().empty()

@@ -53,8 +53,10 @@ v1::Job* MutableJob(ClusterState* s, uint32_t id) {
 // Keeps the pending index right around a change of a job's state, priority or submit time.
 void Unindex(ClusterState* s, const v1::Job& job) {
   if (IsPendingJob(job)) s->pending.erase(PendingKeyOf(job));
+  s->active.erase(job.job_id());
 }
 void Index(ClusterState* s, const v1::Job& job) {
+  if (model::IsActive(JobStateOf(job).base)) s->active.insert(job.job_id());
   if (!IsPendingJob(job)) return;
   s->pending.insert(PendingKeyOf(job));
   s->entered_pending.push_back(job.job_id());
@@ -330,6 +332,7 @@ Status ApplyJobStarted(ClusterState* s, const v1::JobStarted& e, int64_t time) {
   state.Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold).Clear(JobFlag::kSpecialExit);
   state.Set(JobFlag::kConfiguring);
   SetJobState(job, state);
+  Index(s, *job);
   const uint32_t limit = e.time_limit_min() != 0 ? e.time_limit_min() : job->time_limit_min();
   job->set_time_limit_min(limit);
   job->set_start_time(time);
@@ -466,6 +469,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   const model::JobState current = JobStateOf(*job);
   GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(current.base, JobBaseState::kPending));
 
+  s->active.erase(job->job_id());
   model::JobState state = current;
   state.base = JobBaseState::kPending;
   state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);

@@ -224,6 +224,27 @@ TEST(ApplyTest, EndMakesJobAndNodesCompletingUntilEveryNodeReleases) {
   EXPECT_FALSE(s.completing.contains(5));
 }
 
+// The index of running and suspended jobs follows every start, requeue and end, and a
+// rebuild (a snapshot's restore) finds the same.
+TEST(ApplyTest, ActiveIndexFollowsStartsRequeuesAndEnds) {
+  ClusterState s = MakeCluster();
+  for (uint32_t id : {1u, 2u, 3u}) MustApply(&s, SubmitEvent(PendingJob(id)));
+  MustApply(&s, StartEvent(1, {"n1"}, kNow, 64, 0));
+  MustApply(&s, StartEvent(2, {"n2"}, kNow, 64, 0));
+  EXPECT_EQ(s.active, (std::set<uint32_t>{1, 2}));
+  MustApply(&s, HoldEvent(2, true, true, kNow + 1));  // held while it runs: still running
+  EXPECT_EQ(s.active, (std::set<uint32_t>{1, 2}));
+  MustApply(&s, RequeueEvent(2));
+  MustApply(&s, EndEvent(1, JobBaseState::kCompleted, kLater));
+  EXPECT_TRUE(s.active.empty());
+  MustApply(&s, StartEvent(3, {"n3"}, kLater, 64, 0));
+  ClusterState rebuilt = s;
+  rebuilt.active.clear();
+  RebuildIndexes(&rebuilt);
+  EXPECT_EQ(rebuilt.active, (std::set<uint32_t>{3}));
+  EXPECT_EQ(s.active, rebuilt.active);
+}
+
 TEST(ApplyTest, CancelledPendingJobNeverCompletes) {
   ClusterState s = MakeCluster();
   MustApply(&s, SubmitEvent(PendingJob(1)));

@@ -82,12 +82,14 @@ void RebuildIndexes(ClusterState* state) {
     }
   }
   state->pending.clear();
+  state->active.clear();
   state->preempted.clear();
   state->arrays.clear();
   for (const auto& [id, job] : state->jobs) {
     if (IsPendingJob(job)) {
       state->pending.insert(PendingKeyOf(job));
     }
+    if (model::IsActive(JobStateOf(job).base)) state->active.insert(id);
     if (job.preempted_by() != 0 && JobStateOf(job).base == model::JobBaseState::kSuspended) {
       state->preempted.insert(id);
     }

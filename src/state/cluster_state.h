@@ -132,6 +132,8 @@ struct ClusterState {
   std::vector<std::vector<uint32_t>> partition_nodes;
   // Every PENDING job, in scheduling order (held jobs, priority 0, last).
   std::set<PendingKey> pending;
+  // Every RUNNING or SUSPENDED job: what the time limits look at, without a walk of the nodes.
+  std::set<uint32_t> active;
   // The jobs preemption or time-slicing suspended (SUSPENDED with Job.preempted_by): gantryd
   // looks at them before every pass to resume those whose CPUs are free again.
   std::set<uint32_t> preempted;
