@@ -91,9 +91,7 @@ void TimeLimits(const Context& ctx, Effects* out) {
                     req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, out);
     }
   }
-  const std::set<uint32_t>& active = ctx.state.active;
-  std::erase_if(m.warned, [&active](const auto& w) { return !active.contains(w.first); });
-  std::erase_if(m.run_anchors, [&active](const auto& a) { return !active.contains(a.first); });
+  // (NoteApplied forgets a run's anchor and warnings when it ends or is requeued.)
 }
 
 // Silent nodes: DOWN after SlurmdTimeout. Their jobs are settled (requeued or ended) only once

@@ -55,6 +55,15 @@ void NoteApplied(const Context& ctx, const v1::Event& event) {
                       : event.has_job_resumed() ? event.job_resumed().job_id()
                                                 : 0;
   if (const v1::Job* job = id != 0 ? ctx.state.FindJob(id) : nullptr) AnchorRun(ctx, *job);
+  // A run that ends (or goes back to the queue) takes its time-limit bookkeeping with it.
+  const uint32_t left = event.has_job_ended()      ? event.job_ended().job_id()
+                        : event.has_job_requeued() ? event.job_requeued().job_id()
+                                                   : 0;
+  if (left != 0) {
+    ctx.memory.run_anchors.erase(left);
+    auto& warned = ctx.memory.warned;
+    warned.erase(warned.lower_bound({left, 0}), warned.lower_bound({left + 1, 0}));
+  }
 }
 
 void EndJob(const Context& ctx, const v1::Job& job, JobBaseState end_state, int32_t exit_status,

@@ -34,7 +34,8 @@ UnixTime RunningSince(const v1::Job& job);
 UnixTime EndTime(const Context& ctx, const v1::Job& job);
 
 // What the core remembers of an event the shell just applied: a job's running time counts on
-// the monotonic clock from the moment it starts or resumes. Every shell calls it after Apply.
+// the monotonic clock from the moment it starts or resumes, and is forgotten (with its
+// --signal warnings) once it ends or is requeued. Every shell calls it after Apply.
 void NoteApplied(const Context& ctx, const v1::Event& event);
 
 // JobEnded in `end_state`, then TerminateJob to each of its nodes, with `grace_sec` (a
