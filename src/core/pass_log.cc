@@ -1,5 +1,6 @@
 #include "core/pass_log.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace gantry::core {
@@ -10,47 +11,43 @@ std::string PassLogKey(uint32_t chunk) {
   return key;
 }
 
-namespace {
-
-// Calls fn with each chunk in order; stops at the first missing one.
-Status ForEachChunk(const SideTableGet& get,
-                    const std::function<void(uint32_t, v1::PassMarks)>& fn) {
+Result<std::vector<v1::PassMark>> ReadPassLog(const SideTableGet& get) {
+  std::vector<v1::PassMark> out;
   for (uint32_t chunk = 0;; ++chunk) {
     GANTRY_ASSIGN_OR_RETURN(std::optional<std::string> bytes, get(PassLogKey(chunk)));
-    if (!bytes) return Status::Ok();
+    if (!bytes) return out;
     v1::PassMarks marks;
     if (!marks.ParseFromString(*bytes)) {
       return Internal("the pass log's chunk \"" + PassLogKey(chunk) + "\" does not parse");
     }
-    fn(chunk, std::move(marks));
+    for (v1::PassMark& mark : *marks.mutable_marks()) out.push_back(std::move(mark));
   }
 }
 
-}  // namespace
-
-Result<std::vector<v1::PassMark>> ReadPassLog(const SideTableGet& get) {
-  std::vector<v1::PassMark> out;
-  GANTRY_RETURN_IF_ERROR(ForEachChunk(get, [&out](uint32_t, v1::PassMarks marks) {
-    for (v1::PassMark& mark : *marks.mutable_marks()) out.push_back(std::move(mark));
-  }));
-  return out;
-}
-
-std::pair<std::string, std::string> PassLogWriter::Add(const v1::PassMark& mark) {
+std::vector<std::pair<std::string, std::string>> PassLogWriter::Add(const v1::PassMark& mark) {
+  std::vector<std::pair<std::string, std::string>> puts;
   if (current_.marks_size() >= kPassMarksPerChunk) {
     ++chunk_;
     current_.Clear();
   }
+  if (current_.marks_size() == 0) puts.emplace_back(kPassLogChunksKey, std::to_string(chunk_ + 1));
   *current_.add_marks() = mark;
-  return {PassLogKey(chunk_), current_.SerializeAsString()};
+  puts.emplace_back(PassLogKey(chunk_), current_.SerializeAsString());
+  return puts;
 }
 
 Result<PassLogWriter> PassLogWriter::Resume(const SideTableGet& get) {
   PassLogWriter writer;
-  GANTRY_RETURN_IF_ERROR(ForEachChunk(get, [&writer](uint32_t chunk, v1::PassMarks marks) {
-    writer.chunk_ = chunk;
-    writer.current_ = std::move(marks);
-  }));
+  GANTRY_ASSIGN_OR_RETURN(std::optional<std::string> count, get(kPassLogChunksKey));
+  if (count) {
+    uint32_t chunks = 0;
+    const auto [end, error] = std::from_chars(count->data(), count->data() + count->size(), chunks);
+    if (error != std::errc() || end != count->data() + count->size()) {
+      return Internal(std::string("the pass log's \"") + kPassLogChunksKey +
+                      "\" is not a count: \"" + *count + "\"");
+    }
+    writer.chunk_ = chunks;
+  }
   return writer;
 }
 

@@ -523,7 +523,7 @@ void Controller::RunOnce() {
         c_->stats_.CountPass(*effects.pass, static_cast<uint64_t>(usec.count()), c_->clock_->Now());
       }
       std::vector<std::pair<std::string, std::string>> puts;
-      if (effects.mark) puts.push_back(c_->pass_log_.Add(*effects.mark));
+      if (effects.mark) puts = c_->pass_log_.Add(*effects.mark);
       std::vector<v1::Event> events;
       c_->CarryOutLocked(std::move(effects), &events, &after_);
       if (!events.empty() || !puts.empty()) {
