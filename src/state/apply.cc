@@ -469,7 +469,7 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   const model::JobState current = JobStateOf(*job);
   GANTRY_RETURN_IF_ERROR(model::CheckJobTransition(current.base, JobBaseState::kPending));
 
-  s->active.erase(job->job_id());
+  Unindex(s, *job);
   model::JobState state = current;
   state.base = JobBaseState::kPending;
   state.Clear(JobFlag::kConfiguring).Clear(JobFlag::kRequeue).Clear(JobFlag::kRequeueHold);
