@@ -67,6 +67,17 @@ struct Memory {
   std::map<uint32_t, std::pair<UnixTime, int64_t>> run_anchors;
   // Running jobs (id, epoch) that got their --signal warning (after a restart: warned again).
   std::set<std::pair<uint32_t, uint64_t>> warned;
+  // When each running job's warning or time limit is next due (monotonic ms, a little early),
+  // as (due, job) and by job, and the jobs events touched since the time limits were last
+  // looked at: the timer pass looks at those only. noted_through is the state's events_applied
+  // as of the last event NoteApplied saw, with none missed, and noted_lineage the state's
+  // lineage: when either differs (events applied unseen, as in recovery, or another state)
+  // the next timer pass looks at every running job. Lost in a restart: the same.
+  std::set<std::pair<int64_t, uint32_t>> time_limit_due;
+  std::map<uint32_t, int64_t> time_limit_due_of;
+  std::set<uint32_t> time_limit_touched;
+  uint64_t noted_through = 0;
+  uint64_t noted_lineage = 0;
   // The wall and monotonic clocks at the last timer pass, to notice a step of the wall clock.
   UnixTime last_wall = 0;
   int64_t last_mono_ms = 0;
@@ -74,6 +85,9 @@ struct Memory {
   std::set<uint32_t> planned_jobs;   // jobs with an expected start set
   UnixTime last_priority_calc = 0;   // the last full priority recalculation
   UnixTime usage_reset_checked = 0;  // the last usage reset boundary looked at
+  // The scheduler's picture of the nodes from the last pass, so the next reads only the nodes
+  // that changed (after a restart: the first pass reads them all).
+  sched::NodeTables node_tables;
 };
 
 // One call's inputs. `state` is read only; `memory` is the core's own.

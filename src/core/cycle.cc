@@ -54,15 +54,45 @@ void ResetUsage(const Context& ctx, Effects* out) {
   out->events.push_back(std::move(event));
 }
 
-// Time limits and --signal warnings, over the running jobs (the state's index: no walk over
-// the queue or the nodes). Durations follow the monotonic clock.
+// The running jobs TimeLimits looks at: those due by now and those events touched since the
+// last look (NoteApplied), in id order; every running job when events were applied that
+// NoteApplied did not see (recovery), or the state is another one.
+std::vector<uint32_t> TimersToLook(const Context& ctx) {
+  Memory& m = ctx.memory;
+  std::vector<uint32_t> look;
+  if (m.noted_through != ctx.state.events_applied || m.noted_lineage != ctx.state.lineage.id()) {
+    m.time_limit_due.clear();
+    m.time_limit_due_of.clear();
+    m.time_limit_touched.clear();
+    m.noted_through = ctx.state.events_applied;
+    m.noted_lineage = ctx.state.lineage.id();
+    return {ctx.state.active.begin(), ctx.state.active.end()};
+  }
+  look.assign(m.time_limit_touched.begin(), m.time_limit_touched.end());
+  m.time_limit_touched.clear();
+  for (auto it = m.time_limit_due.begin(); it != m.time_limit_due.end() && it->first <= ctx.mono_ms;
+       ++it) {
+    look.push_back(it->second);
+  }
+  std::ranges::sort(look);
+  const auto [end, last] = std::ranges::unique(look);
+  look.erase(end, last);
+  return look;
+}
+
+// Time limits and --signal warnings, over the running jobs that may be due (TimersToLook: no
+// walk over the queue, the nodes or every running job). Durations follow the monotonic clock.
 void TimeLimits(const Context& ctx, Effects* out) {
   Memory& m = ctx.memory;
-  for (uint32_t id : ctx.state.active) {
+  for (uint32_t id : TimersToLook(ctx)) {
+    if (const auto due = m.time_limit_due_of.find(id); due != m.time_limit_due_of.end()) {
+      m.time_limit_due.erase({due->second, id});
+      m.time_limit_due_of.erase(due);
+    }
     const v1::Job* job = ctx.state.FindJob(id);
     if (job == nullptr || Base(*job) != JobBaseState::kRunning ||
         job->time_limit_min() == kUnlimited || job->time_limit_min() == 0) {
-      continue;
+      continue;  // an event that starts or resumes it brings it back (NoteApplied)
     }
     const UnixTime since = RunningSince(*job);
     auto anchor = m.run_anchors.find(id);
@@ -72,24 +102,35 @@ void TimeLimits(const Context& ctx, Effects* out) {
                    .insert_or_assign(id, std::pair(since, ctx.mono_ms - (ctx.now - since) * 1000))
                    .first;
     }
-    const int64_t ran_sec = (ctx.mono_ms - anchor->second.second) / 1000;
+    const int64_t anchor_ms = anchor->second.second;
+    const int64_t ran_sec = (ctx.mono_ms - anchor_ms) / 1000;
     const int64_t limit_sec = static_cast<int64_t>(job->time_limit_min()) * 60;
+    // When to look at it again: now when it is ended here (until the end is applied), else
+    // a second before its warning or its limit (ran_sec counts whole seconds).
+    int64_t next = anchor_ms + limit_sec * 1000;
     // The deadline in wall-clock terms, for the --signal warning's log line.
     const UnixTime deadline = ctx.now + (limit_sec - ran_sec);
+    const v1::JobRequest& req = job->request();
     if (ran_sec >= limit_sec) {
       out->log.push_back("job " + std::to_string(id) + " reached its time limit");
       EndJob(ctx, *job, JobBaseState::kTimeout, 0, "time limit", out);
-      continue;
+      next = ctx.mono_ms;
+    } else if (req.warn_signal() != 0 && !m.warned.contains({id, job->agent_epoch()})) {
+      const auto warn_sec = static_cast<int64_t>(req.warn_seconds());
+      if (ctx.now >= deadline - warn_sec) {
+        m.warned.emplace(id, job->agent_epoch());
+        out->log.push_back("job " + std::to_string(id) + ": signal " +
+                           std::to_string(req.warn_signal()) + ", " +
+                           std::to_string(deadline - ctx.now) + " s before its time limit");
+        SignalOnNodes(ctx, *job, req.warn_signal(),
+                      req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, out);
+      } else {
+        next = std::min(next, anchor_ms + (limit_sec - warn_sec) * 1000);
+      }
     }
-    const v1::JobRequest& req = job->request();
-    if (req.warn_signal() != 0 && ctx.now >= deadline - static_cast<UnixTime>(req.warn_seconds()) &&
-        m.warned.emplace(id, job->agent_epoch()).second) {
-      out->log.push_back("job " + std::to_string(id) + ": signal " +
-                         std::to_string(req.warn_signal()) + ", " +
-                         std::to_string(deadline - ctx.now) + " s before its time limit");
-      SignalOnNodes(ctx, *job, req.warn_signal(),
-                    req.warn_batch_only() ? v1::SIGNAL_BATCH : v1::SIGNAL_STEPS, out);
-    }
+    if (next != ctx.mono_ms) next -= 1000;
+    m.time_limit_due.emplace(next, id);
+    m.time_limit_due_of[id] = next;
   }
   // (NoteApplied forgets a run's anchor and warnings when it ends or is requeued.)
 }
@@ -271,7 +312,8 @@ Effects ScheduleStage(const Context& ctx) {
                                                      now - m.last_backfill >= interval);
   if (backfill) m.last_backfill = now;
   options.backfill = backfill;
-  sched::Decisions decisions = sched::Schedule(ctx.state, now, options, ctx.yield);
+  sched::Decisions decisions =
+      sched::Schedule(ctx.state, now, options, ctx.yield, &ctx.memory.node_tables);
   state::VolatileUpdates& v = out.volatile_updates;
   // Expected starts, in memory like reasons: a backfilling pass's plans replace the last one's.
   if (backfill || interval < 0) {

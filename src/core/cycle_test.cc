@@ -230,6 +230,47 @@ TEST_F(CoreTest, TimeLimitEndsTheJobAndTerminatesItOnEachNode) {
   EXPECT_EQ(e.actions[1].kill_wait_sec, config_.kill_wait_sec);
 }
 
+// The timer pass looks only at the jobs due and those events touched (NoteApplied): a time
+// limit changed while the job runs counts at once, lowered or raised.
+TEST_F(CoreTest, ATimeLimitChangedWhileTheJobRunsCountsAtOnce) {
+  for (uint32_t id : {1u, 2u}) {
+    v1::Job job = PendingJob(id);
+    job.set_time_limit_min(id == 1 ? 10 : 2);
+    Submit(job);
+  }
+  ScheduleAt(kNow);
+  EXPECT_TRUE(Carry(TimerStage(At(kNow + 60)), kNow + 60).events.empty());
+  Effects update;
+  for (uint32_t id : {1u, 2u}) {
+    v1::Job changed = *s_.FindJob(id);
+    changed.set_time_limit_min(id == 1 ? 2 : 5);
+    update.events.push_back(UpdateEvent(changed, kNow + 61));
+  }
+  Carry(std::move(update), kNow + 61);
+  EXPECT_TRUE(Carry(TimerStage(At(kNow + 119)), kNow + 119).events.empty());
+  Carry(TimerStage(At(kNow + 120)), kNow + 120);
+  EXPECT_EQ(Base(1), JobBaseState::kTimeout);
+  EXPECT_EQ(Base(2), JobBaseState::kRunning);
+  EXPECT_TRUE(Carry(TimerStage(At(kNow + 299)), kNow + 299).events.empty());
+  Carry(TimerStage(At(kNow + 300)), kNow + 300);
+  EXPECT_EQ(Base(2), JobBaseState::kTimeout);
+}
+
+// An event applied without NoteApplied (recovery applies the log so) makes the next timer
+// pass look at every running job: a shortened limit is not missed.
+TEST_F(CoreTest, AnEventTheCoreDidNotNoteMakesTheTimersLookAtEveryJob) {
+  v1::Job job = PendingJob(1);
+  job.set_time_limit_min(10);
+  Submit(job);
+  ScheduleAt(kNow);
+  EXPECT_TRUE(Carry(TimerStage(At(kNow + 60)), kNow + 60).events.empty());
+  v1::Job shorter = *s_.FindJob(1);
+  shorter.set_time_limit_min(2);
+  MustApply(&s_, UpdateEvent(shorter, kNow + 61));  // not noted
+  Carry(TimerStage(At(kNow + 120)), kNow + 120);
+  EXPECT_EQ(Base(1), JobBaseState::kTimeout);
+}
+
 TEST_F(CoreTest, SignalWarningGoesOnceBeforeTheLimit) {
   v1::Job job = PendingJob(1);
   job.set_time_limit_min(10);

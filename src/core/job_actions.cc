@@ -51,6 +51,17 @@ UnixTime EndTime(const Context& ctx, const v1::Job& job) {
 }
 
 void NoteApplied(const Context& ctx, const v1::Event& event) {
+  Memory& m = ctx.memory;
+  if (m.noted_through + 1 == ctx.state.events_applied) m.noted_through = ctx.state.events_applied;
+  // The time limits look again at a job whose run an event may have changed.
+  if (const uint32_t touched = event.has_job_started()     ? event.job_started().job_id()
+                               : event.has_job_resumed()   ? event.job_resumed().job_id()
+                               : event.has_job_suspended() ? event.job_suspended().job_id()
+                               : event.has_job_updated()   ? event.job_updated().job_id()
+                                                           : 0;
+      touched != 0) {
+    m.time_limit_touched.insert(touched);
+  }
   const uint32_t id = event.has_job_started()   ? event.job_started().job_id()
                       : event.has_job_resumed() ? event.job_resumed().job_id()
                                                 : 0;
@@ -61,6 +72,10 @@ void NoteApplied(const Context& ctx, const v1::Event& event) {
                                                    : 0;
   if (left != 0) {
     ctx.memory.run_anchors.erase(left);
+    if (const auto due = m.time_limit_due_of.find(left); due != m.time_limit_due_of.end()) {
+      m.time_limit_due.erase({due->second, left});
+      m.time_limit_due_of.erase(due);
+    }
     auto& warned = ctx.memory.warned;
     warned.erase(warned.lower_bound({left, 0}), warned.lower_bound({left + 1, 0}));
   }

@@ -35,7 +35,9 @@ UnixTime EndTime(const Context& ctx, const v1::Job& job);
 
 // What the core remembers of an event the shell just applied: a job's running time counts on
 // the monotonic clock from the moment it starts or resumes, and is forgotten (with its
-// --signal warnings) once it ends or is requeued. Every shell calls it after Apply.
+// --signal warnings) once it ends or is requeued; the time limits look again at a job an event
+// touched. Every shell calls it after each Apply (one it did not call it for makes the next
+// timer pass look at every running job).
 void NoteApplied(const Context& ctx, const v1::Event& event);
 
 // JobEnded in `end_state`, then TerminateJob to each of its nodes, with `grace_sec` (a

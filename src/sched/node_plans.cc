@@ -15,6 +15,40 @@ NodePlans::NodePlans(std::vector<int64_t> free_at)
   by_open_.insert(open.begin(), open.end());  // sorted: linear
 }
 
+void NodePlans::SetNow(int64_t now) {
+  if (now < now_) {  // the clock went back: every node keyed again
+    now_ = now;
+    by_open_.clear();
+    for (uint32_t i = 0; i < free_at_.size(); ++i) {
+      open_at_[i] = EarliestFree(i, std::max(free_at_[i], now_), 1);
+      if (open_at_[i] != kNever) by_open_.emplace(KeyOf(open_at_[i]), i);
+    }
+    return;
+  }
+  now_ = now;
+  // The nodes that opened since the last pass join those open now.
+  auto it = by_open_.upper_bound({kOpenNow, UINT32_MAX});
+  while (it != by_open_.end() && it->first <= now_) {
+    auto node = by_open_.extract(it++);
+    node.value().first = kOpenNow;
+    by_open_.insert(std::move(node));
+  }
+}
+
+void NodePlans::Restore(uint32_t i, int64_t t) {
+  keeps_ -= kept_[i].size();
+  kept_[i].clear();
+  free_at_[i] = t;
+  Rekey(i);
+}
+
+void NodePlans::Add(int64_t t) {
+  free_at_.push_back(t);
+  open_at_.push_back(kNever);
+  kept_.emplace_back();
+  Rekey(static_cast<uint32_t>(free_at_.size() - 1));
+}
+
 void NodePlans::FreeNoEarlierThan(uint32_t i, int64_t t) {
   free_at_[i] = std::max(free_at_[i], t);
   Rekey(i);
@@ -48,11 +82,11 @@ int64_t NodePlans::EarliestFree(uint32_t i, int64_t from, int64_t duration) cons
 }
 
 void NodePlans::Rekey(uint32_t i) {
-  const int64_t open = EarliestFree(i, free_at_[i], 1);
+  const int64_t open = EarliestFree(i, std::max(free_at_[i], now_), 1);
   if (open == open_at_[i]) return;
-  if (open_at_[i] != kNever) by_open_.erase({open_at_[i], i});
+  if (open_at_[i] != kNever) by_open_.erase({KeyOf(open_at_[i]), i});
   open_at_[i] = open;
-  if (open != kNever) by_open_.emplace(open, i);
+  if (open != kNever) by_open_.emplace(KeyOf(open), i);
 }
 
 }  // namespace gantry::sched

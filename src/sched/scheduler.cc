@@ -17,6 +17,7 @@
 #include "model/node_state.h"
 #include "sched/assoc_limits.h"
 #include "sched/node_plans.h"
+#include "sched/node_tables.h"
 #include "sched/partition_check.h"
 #include "state/records.h"
 #include "state/resources.h"
@@ -37,98 +38,6 @@ using state::NodeRequest;
 
 constexpr char kResources[] = "Resources";
 constexpr char kPriority[] = "Priority";
-
-// Flags that keep a node from taking new work.
-constexpr uint32_t kUnusableFlags =
-    static_cast<uint32_t>(NodeFlag::kDrain) | static_cast<uint32_t>(NodeFlag::kFail) |
-    static_cast<uint32_t>(NodeFlag::kNoRespond) | static_cast<uint32_t>(NodeFlag::kMaint) |
-    static_cast<uint32_t>(NodeFlag::kRebootRequested) |
-    static_cast<uint32_t>(NodeFlag::kRebootIssued) | static_cast<uint32_t>(NodeFlag::kPoweredDown) |
-    static_cast<uint32_t>(NodeFlag::kPoweringDown) | static_cast<uint32_t>(NodeFlag::kPowerDown) |
-    static_cast<uint32_t>(NodeFlag::kPoweringUp) | static_cast<uint32_t>(NodeFlag::kInvalidReg);
-
-// Where a node stands during the pass.
-enum class Slot : uint8_t {
-  kFree,      // may be allocated
-  kBusy,      // up, but has jobs or is completing
-  kDown,      // down, drained, failed, not responding...
-  kTaken,     // allocated by this pass
-  kReserved,  // kept free for a job blocked earlier in this pass
-};
-
-}  // namespace
-
-bool NodeIsUsable(const v1::Node& node) {
-  const model::NodeState s = state::NodeStateOf(node);
-  if (s.base == NodeBaseState::kDown || s.base == NodeBaseState::kUnknown ||
-      s.base == NodeBaseState::kFuture || s.base == NodeBaseState::kError) {
-    return false;
-  }
-  return (s.flags & kUnusableFlags) == 0;
-}
-
-namespace {
-
-// A node is free while it can take a job: idle, or (consumable resources) holding jobs that
-// leave CPUs unallocated. Completing nodes wait for their epilogs.
-Slot InitialSlot(const v1::Node& node, const NodeCapacity& capacity, bool whole_nodes) {
-  if (!NodeIsUsable(node)) return Slot::kDown;
-  const model::NodeState s = state::NodeStateOf(node);
-  if (s.Has(NodeFlag::kCompleting)) return Slot::kBusy;
-  if (node.job_ids().empty()) return s.base == NodeBaseState::kIdle ? Slot::kFree : Slot::kBusy;
-  return !whole_nodes && node.alloc_cpus() < capacity.cpus ? Slot::kFree : Slot::kBusy;
-}
-
-// What the jobs on a node hold (consumable resources).
-struct Used {
-  uint64_t cpus = 0;
-  uint64_t mem_mb = 0;
-  std::vector<text::GresSpec> gres;  // job-request specs, summed
-
-  bool empty() const { return cpus == 0 && mem_mb == 0 && gres.empty(); }
-  // How many of `want` (name, and type when given) these hold; an untyped allocation counts
-  // against every type.
-  int64_t GresHeld(const text::GresSpec& want) const {
-    int64_t n = 0;
-    for (const text::GresSpec& g : gres) {
-      if (g.name == want.name && (want.type.empty() || g.type.empty() || g.type == want.type)) {
-        n += g.count;
-      }
-    }
-    return n;
-  }
-  void Add(uint64_t more_cpus, uint64_t more_mem, const std::vector<text::GresSpec>& more_gres) {
-    cpus += more_cpus;
-    mem_mb += more_mem;
-    gres.insert(gres.end(), more_gres.begin(), more_gres.end());
-  }
-  // Takes back what a job held (a preemption victim's share).
-  void Remove(uint64_t less_cpus, uint64_t less_mem, const std::vector<text::GresSpec>& less_gres) {
-    cpus -= std::min(cpus, less_cpus);
-    mem_mb -= std::min(mem_mb, less_mem);
-    for (const text::GresSpec& g : less_gres) {
-      int64_t left = g.count;
-      for (text::GresSpec& held : gres) {
-        if (held.name != g.name || held.type != g.type || left == 0) continue;
-        const int64_t take = std::min(held.count, left);
-        held.count -= take;
-        left -= take;
-      }
-      std::erase_if(gres, [](const text::GresSpec& held) { return held.count == 0; });
-    }
-  }
-};
-
-Used UsedOn(const v1::Node& node) {
-  Used u;
-  u.cpus = node.alloc_cpus();
-  u.mem_mb = node.alloc_mem_mb();
-  if (!node.alloc_gres().empty()) {
-    auto gres = text::ParseGres(node.alloc_gres(), text::GresSyntax::kJobRequest);
-    if (gres.ok()) u.gres = std::move(gres).value();
-  }
-  return u;
-}
 
 // The nodes of a partition that could ever hold one node's share of a job.
 struct Eligibility {
@@ -160,43 +69,22 @@ constexpr int64_t kNoTime = NodePlans::kNever;  // never free, no end
 
 class Pass {
  public:
-  Pass(const ClusterState& s, int64_t now, const SchedulerOptions& options, PassYield* yield)
-      : s_(s), now_(now), options_(options), yield_(yield), limits_(s, now) {
-    const size_t n = s.nodes.size();
-    capacity_.reserve(n);
-    slots_.reserve(n);
-    used_.reserve(n);
-    std::vector<int64_t> free_at;
-    free_at.reserve(n);
-    for (const v1::Node& node : s.nodes) {
-      GiveWay();  // the nodes vector stays put; what changes on them is interference
-      capacity_.push_back(state::CapacityOf(node));
-      used_.push_back(UsedOn(node));
-      slots_.push_back(InitialSlot(node, capacity_.back(), options_.whole_nodes));
-      free_at.push_back(FreeAt(node, slots_.back()));
-      const auto i = static_cast<uint32_t>(free_at.size() - 1);
-      if (slots_[i] == Slot::kFree) free_now_.insert(free_now_.end(), i);  // in order
-    }
-    plans_ = NodePlans(std::move(free_at));
-    // Each partition's nodes in the order jobs get them: lowest Weight first, then the
-    // partition's order.
-    in_index_order_.assign(s.partitions.size(), true);
-    position_.assign(s.partitions.size(), std::vector<uint32_t>(n, UINT32_MAX));
-    order_.resize(s.partitions.size());
-    for (size_t p = 0; p < s.partitions.size(); ++p) {
-      std::vector<uint32_t> order = s.partition_nodes[p];
-      std::ranges::stable_sort(order, [&s](uint32_t a, uint32_t b) {
-        return std::max<uint32_t>(s.nodes[a].weight(), 1) <
-               std::max<uint32_t>(s.nodes[b].weight(), 1);
-      });
-      in_index_order_[p] = std::ranges::is_sorted(order);
-      for (size_t k = 0; k < order.size(); ++k) position_[p][order[k]] = static_cast<uint32_t>(k);
-      order_[p] = std::move(order);
-    }
+  Pass(const ClusterState& s, int64_t now, const SchedulerOptions& options, PassYield* yield,
+       NodeTables& tables)
+      : s_(s), now_(now), options_(options), yield_(yield), t_(tables), limits_(s, now) {
+    t_.Refresh(s, now, options.whole_nodes);
     blocked_.assign(s.partitions.size(), false);
     parts_.reserve(s.partitions.size());
     for (const v1::Partition& part : s.partitions) parts_.push_back(PartitionLimits::Of(part));
   }
+  // The tables go back to what the state says for every node the pass changed.
+  ~Pass() {
+    std::ranges::sort(touched_);
+    const auto [end, last] = std::ranges::unique(touched_);
+    for (auto it = touched_.begin(); it != end; ++it) t_.Restore(s_, *it);
+  }
+  Pass(const Pass&) = delete;
+  Pass& operator=(const Pass&) = delete;
 
   Decisions Run() {
     const std::vector<const v1::Job*> order = Order();
@@ -989,6 +877,7 @@ class Pass {
     for (uint32_t id : seen) {
       const v1::Job* v = s_.FindJob(id);
       for (uint32_t i : state::SharesOf(s_, *v).nodes) {
+        touched_.push_back(i);
         TakeOff({v, PreemptAction::kSuspend}, i, &used_[i]);
         if ((slots_[i] == Slot::kBusy || slots_[i] == Slot::kTaken) &&
             used_[i].cpus < capacity_[i].cpus &&
@@ -1021,21 +910,6 @@ class Pass {
   // When a job started at `start` with `limit` minutes ends (never without a limit).
   static int64_t EndOf(int64_t start, uint32_t limit) {
     return limit == kUnlimited || limit == 0 ? kNoTime : start + int64_t{limit} * 60;
-  }
-
-  // When a node is wholly free for new work: now, at the latest end of its jobs, or never.
-  int64_t FreeAt(const v1::Node& node, Slot slot) const {
-    if (slot == Slot::kDown) return kNoTime;
-    int64_t at = now_;
-    for (uint32_t id : node.job_ids()) {
-      const v1::Job* job = s_.FindJob(id);
-      if (job == nullptr) continue;
-      const model::JobState state = state::JobStateOf(*job);
-      if (state.base != model::JobBaseState::kRunning || job->start_time() <= 0) return kNoTime;
-      at = std::max(at, EndOf(job->start_time(), job->time_limit_min()));
-      if (at == kNoTime) return kNoTime;
-    }
-    return at;
   }
 
   // Sorts nodes of partition p into the partition's order.
@@ -1193,7 +1067,10 @@ class Pass {
       if (required_ok && fitting.size() >= others) {
         std::vector<uint32_t> chosen = required;
         chosen.insert(chosen.end(), fitting.begin(), fitting.end());
-        for (uint32_t i : chosen) plans_.Keep(i, t, until);
+        for (uint32_t i : chosen) {
+          touched_.push_back(i);
+          plans_.Keep(i, t, until);
+        }
         ++planned_jobs_;
         ++planned_by_user_[job.user_id()];
         ++planned_by_partition_[p];
@@ -1220,6 +1097,7 @@ class Pass {
     blocked_[p] = true;
     for (uint32_t i : s_.partition_nodes[p]) {
       if (slots_[i] == Slot::kFree) {
+        touched_.push_back(i);
         slots_[i] = Slot::kReserved;
         free_now_.erase(i);
         reserved_now_.insert(i);
@@ -1263,6 +1141,7 @@ class Pass {
       const bool all = whole || elig.need.mem_mb == 0;
       const uint32_t cpus = all ? c.cpus : elig.need.cpus;
       const uint64_t mem = elig.need.mem_mb == 0 ? c.mem_mb : elig.need.mem_mb;
+      touched_.push_back(i);
       used_[i].Add(cpus, mem, elig.need.gres);
       if (all || used_[i].cpus >= c.cpus || used_[i].mem_mb >= c.mem_mb) {
         slots_[i] = Slot::kTaken;
@@ -1339,20 +1218,24 @@ class Pass {
   const SchedulerOptions& options_;
   PassYield* const yield_;
   bool yielded_ = false;  // the pass gave way at least once
-  std::vector<NodeCapacity> capacity_;
-  std::vector<Slot> slots_;
-  std::vector<Used> used_;            // per node: what its jobs hold, this pass's starts included
-  std::vector<bool> in_index_order_;  // per partition: its node order is configuration order
+  // The nodes as the pass sees them (see NodeTables): the pass changes them and notes each node
+  // it changed in touched_, and the destructor gives those back.
+  NodeTables& t_;
+  std::vector<NodeCapacity>& capacity_ = t_.capacity;
+  std::vector<Slot>& slots_ = t_.slots;
+  std::vector<Used>& used_ = t_.used;  // per node: what its jobs hold, this pass's starts included
+  const std::vector<bool>& in_index_order_ = t_.in_index_order;
+  std::set<uint32_t>& free_now_ = t_.free_now;  // nodes in Slot::kFree
+  const std::vector<std::vector<uint32_t>>& position_ = t_.position;
+  const std::vector<std::vector<uint32_t>>& order_ = t_.order;
+  // When each node is free, and what the plans made so far keep (kNoTime: never).
+  NodePlans& plans_ = t_.plans;
+  std::vector<uint32_t> touched_;  // nodes whose tables the pass changed (repeats included)
   // Request shapes (eligibility, whole nodes, min nodes) too few free nodes fit in this pass.
   std::set<std::tuple<const Eligibility*, bool, uint32_t>> exhausted_;
   // OneGpuTypeApplies by (eligibility, min nodes), for this pass.
   std::map<std::pair<const Eligibility*, uint32_t>, bool> one_type_applies_;
-  std::set<uint32_t> free_now_;                  // nodes in Slot::kFree
-  std::set<uint32_t> reserved_now_;              // nodes in Slot::kReserved (strict order)
-  std::vector<std::vector<uint32_t>> position_;  // per partition, by node: place in its order
-  std::vector<std::vector<uint32_t>> order_;     // per partition: its nodes in its order
-  // When each node is free, and what the plans made so far keep (kNoTime: never).
-  NodePlans plans_{{}};
+  std::set<uint32_t> reserved_now_;  // nodes in Slot::kReserved (strict order)
   uint32_t planned_jobs_ = 0;
   std::map<uint32_t, uint32_t> planned_by_user_;       // uid -> jobs planned this pass
   std::map<uint32_t, uint32_t> planned_by_partition_;  // partition index -> jobs planned
@@ -1373,10 +1256,12 @@ class Pass {
 }  // namespace
 
 Decisions Schedule(const state::ClusterState& state, int64_t now, const SchedulerOptions& options,
-                   PassYield* yield) {
+                   PassYield* yield, NodeTables* tables) {
   // Nothing waits: nothing to start, plan or explain (a pass would only look at every node).
   if (state.pending.empty()) return Decisions{};
-  return Pass(state, now, options, yield).Run();
+  if (tables != nullptr) return Pass(state, now, options, yield, *tables).Run();
+  NodeTables own;
+  return Pass(state, now, options, yield, own).Run();
 }
 
 bool MayTakeCapacity(const v1::Event& event) {

@@ -73,6 +73,8 @@
 // stops once enough are found, and a request shape that found too few is not looked for again
 // in the pass), so 100k pending jobs on 1k nodes take about 25-30 ms of CPU (scheduler_test's
 // HundredThousandJobsThousandNodes records it); bench/sched_bench measures 10k shared nodes.
+// With tables kept from the last pass (NodeTables) a pass reads only the nodes events changed
+// since, and gives back the ones it changed itself.
 // Pure; thread-safe (reads the state only).
 #ifndef GANTRY_SCHED_SCHEDULER_H_
 #define GANTRY_SCHED_SCHEDULER_H_
@@ -84,6 +86,7 @@
 
 #include "base/status.h"
 #include "gantry/v1/events.pb.h"
+#include "sched/node_tables.h"
 #include "sched/preempt.h"
 #include "state/cluster_state.h"
 
@@ -212,14 +215,12 @@ class PassYield {
 };
 
 // One scheduling pass over the state at `now`. Pure, unless `yield` lets others change the
-// state during it (see PassYield).
+// state during it (see PassYield). `tables`: the caller's from the last pass over this state
+// (NodeTables), brought up to date and used instead of reading every node again; the decisions
+// are the same with or without.
 Decisions Schedule(const state::ClusterState& state, int64_t now,
-                   const SchedulerOptions& options = SchedulerOptions(),
-                   PassYield* yield = nullptr);
-
-// Whether the node may take jobs at all: up (not DOWN, UNKNOWN, FUTURE, ERROR) and not drained,
-// failed, not responding, in maintenance, rebooting or powered down.
-bool NodeIsUsable(const v1::Node& node);
+                   const SchedulerOptions& options = SchedulerOptions(), PassYield* yield = nullptr,
+                   NodeTables* tables = nullptr);
 
 }  // namespace gantry::sched
 

@@ -312,8 +312,8 @@ TEST(ScheduleTest, PlansShareOutNodesThatFreeUpTogether) {
   EXPECT_EQ(d.stats.bf_reservations, 8u);
 }
 
-// Gives way at the `at`-th time the pass asks: it asks once per node while it builds its node
-// tables, then once per job it looks at. `change` is what others do meanwhile.
+// Gives way at the `at`-th time the pass asks: once per job it looks at. `change` is what
+// others do meanwhile.
 class FakeYield final : public PassYield {
  public:
   FakeYield(int at, std::function<void(Interference*)> change)
@@ -338,7 +338,7 @@ TEST(ScheduleTest, APassThatGivesWayDropsWhatChangedMeanwhile) {
   // cancelled and job 3 updated meanwhile; job 4 is untouched.
   ClusterState s = MakeCluster(4);
   for (uint32_t id = 1; id <= 4; ++id) Submit(&s, PendingJob(id, "batch", 1, kNow - 100 + id));
-  FakeYield yield(4 + 2, [&s](Interference* changed) {  // before job 2
+  FakeYield yield(2, [&s](Interference* changed) {  // before job 2
     MustApply(&s, EndEvent(2, model::JobBaseState::kCancelled));
     changed->jobs = {2, 3};
   });
@@ -351,7 +351,7 @@ TEST(ScheduleTest, APassThatGivesWayDropsWhatChangedMeanwhile) {
 TEST(ScheduleTest, APassThatGivesWayStopsWhenCapacityMayHaveGone) {
   ClusterState s = MakeCluster(4);
   for (uint32_t id = 1; id <= 4; ++id) Submit(&s, PendingJob(id, "batch", 1, kNow - 100 + id));
-  FakeYield yield(4 + 3, [](Interference* changed) { changed->capacity = true; });
+  FakeYield yield(3, [](Interference* changed) { changed->capacity = true; });
   const Decisions d = Schedule(s, kNow, SchedulerOptions(), &yield);
   EXPECT_EQ(yield.yields, 1);
   EXPECT_TRUE(d.starts.empty());  // decided before the yield, dropped after it

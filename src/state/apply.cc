@@ -42,6 +42,44 @@ Status UnknownNode(std::string_view name) {
   return NotFound("unknown node \"" + std::string(name) + "\"");
 }
 
+// Node i changed, or a job running there did (ClusterState::node_stamps).
+void StampNode(ClusterState* s, size_t i) {
+  if (i < s->node_stamps.size()) s->node_stamps[i] = ++s->node_clock;
+}
+
+void StampNode(ClusterState* s, std::string_view name) {
+  const int i = s->NodeIndex(name);
+  if (i >= 0) StampNode(s, static_cast<size_t>(i));
+}
+
+// Stamps what an applied event changed beyond what RefreshNode stamps (every job event that
+// changes a node's jobs or allocations refreshes the node): the nodes a node event names, the
+// nodes of a running job whose record an update replaced (its time limit says when they free
+// up). A partition's change renews the lineage.
+void StampChanges(ClusterState* s, const v1::Event& event) {
+  switch (event.change_case()) {
+    case v1::Event::kNodeRegistered:
+      StampNode(s, event.node_registered().node());
+      break;
+    case v1::Event::kNodeStateChanged:
+      for (const std::string& name : event.node_state_changed().nodes()) StampNode(s, name);
+      break;
+    case v1::Event::kNodeLost:
+      StampNode(s, event.node_lost().node());
+      break;
+    case v1::Event::kJobUpdated:
+      if (const v1::Job* job = s->FindJob(event.job_updated().job_id())) {
+        for (const std::string& name : job->nodes()) StampNode(s, name);
+      }
+      break;
+    case v1::Event::kPartitionUpdated:
+      s->lineage.Renew();
+      break;
+    default:
+      break;
+  }
+}
+
 // Every change to a job record goes through here (or adds a record): changed_jobs hears of it.
 v1::Job* MutableJob(ClusterState* s, uint32_t id) {
   const auto it = s->jobs.find(id);
@@ -152,6 +190,7 @@ void AssignGpus(const ClusterState& s, const std::vector<uint32_t>& indexes, v1:
 // UNKNOWN and FUTURE nodes keep their base state. Also sums the GRES its running jobs (and the
 // jobs preemption suspended) asked for per node into alloc_gres ("gpu:4").
 void RefreshNode(ClusterState* s, v1::Node* node) {
+  StampNode(s, static_cast<size_t>(node - s->nodes.data()));
   bool active = false;
   bool completing = false;
   std::vector<text::GresSpec> gres;
@@ -197,6 +236,7 @@ void RemoveJobId(v1::Node* node, uint32_t id) {
 void ReleaseShares(ClusterState* s, const v1::Job& job, bool cpus, bool mem) {
   const NodeShares shares = SharesOf(*s, job);
   for (size_t k = 0; k < shares.nodes.size(); ++k) {
+    StampNode(s, shares.nodes[k]);
     v1::Node& node = s->nodes[shares.nodes[k]];
     if (cpus) {
       node.set_alloc_cpus(static_cast<uint32_t>(
@@ -1018,7 +1058,10 @@ Status ApplyEvent(ClusterState* state, const v1::Event& event) {
 
 Status Apply(ClusterState* state, const v1::Event& event) {
   Status applied = ApplyEvent(state, event);
-  if (applied.ok()) ++state->events_applied;
+  if (applied.ok()) {
+    ++state->events_applied;
+    StampChanges(state, event);
+  }
   return applied;
 }
 

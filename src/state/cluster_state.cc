@@ -1,6 +1,7 @@
 #include "state/cluster_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 
@@ -69,7 +70,14 @@ const v1::Job* ClusterState::FindJob(uint32_t id) const {
   return it == jobs.end() ? nullptr : &it->second;
 }
 
+uint64_t Lineage::Next() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 void RebuildIndexes(ClusterState* state) {
+  state->lineage.Renew();
+  state->node_stamps.assign(state->nodes.size(), 0);
   state->node_index.clear();
   for (size_t i = 0; i < state->nodes.size(); ++i) {
     state->node_index.emplace(state->nodes[i].name(), static_cast<uint32_t>(i));

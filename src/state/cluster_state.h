@@ -102,6 +102,24 @@ struct PendingKey {
 
 PendingKey PendingKeyOf(const v1::Job& job);
 
+// A value unique in the process, drawn anew by every copy and assignment (see
+// ClusterState::lineage).
+class Lineage {
+ public:
+  Lineage() : id_(Next()) {}
+  Lineage(const Lineage& /*other*/) : id_(Next()) {}
+  Lineage& operator=(const Lineage& /*other*/) {
+    id_ = Next();
+    return *this;
+  }
+  uint64_t id() const { return id_; }
+  void Renew() { id_ = Next(); }
+
+ private:
+  static uint64_t Next();
+  uint64_t id_;
+};
+
 struct ClusterState {
   uint32_t next_job_id = 1;                              // ids never reused
   std::map<uint32_t, v1::Job> jobs;                      // every job the controller still keeps
@@ -153,6 +171,16 @@ struct ClusterState {
   // How many events Apply applied since the cluster began (the snapshot keeps the count): an
   // order for what records note of it (Job.node_releases).
   uint64_t events_applied = 0;
+  // For tables derived from the nodes and kept between scheduling passes (sched::NodeTables):
+  // per node (as `nodes`), the value of node_clock when an event last changed the node or a
+  // job running there (RebuildIndexes sizes it, all 0). A node stamped after a table's last
+  // look is looked at again.
+  std::vector<uint64_t> node_stamps;
+  uint64_t node_clock = 0;
+  // Which state, and which node definitions and partitions, such tables were built from: a new
+  // value whenever the state is copied or assigned (a copy goes its own way), its indexes are
+  // rebuilt (ConfigLoaded, FromSnapshot, direct edits) or a partition changes.
+  Lineage lineage;
 
   const v1::Node* FindNode(std::string_view name) const;
   const v1::Partition* FindPartition(std::string_view name) const;
@@ -178,7 +206,7 @@ void SetPendingPriorities(ClusterState* state,
                           const std::function<std::optional<uint32_t>(const v1::Job&)>& priority);
 
 // Recomputes node_index, partition_nodes, pending, preempted and arrays from jobs, nodes and
-// partitions.
+// partitions; renews the lineage and stamps no node.
 void RebuildIndexes(ClusterState* state);
 
 // Applies one event (see the file comment). On error the state is unchanged.
