@@ -109,7 +109,7 @@ void Used::Remove(uint64_t less_cpus, uint64_t less_mem,
 void NodeTables::Refresh(const ClusterState& s, int64_t now, bool whole_nodes) {
   const bool stamped = s.node_stamps.size() == s.nodes.size();
   if (!built_ || !stamped || lineage_ != s.lineage.id() || whole_nodes != whole_nodes_ ||
-      s.node_clock < clock_ || capacity.size() != s.nodes.size()) {
+      s.node_clock < clock_ || slots.size() != s.nodes.size()) {
     whole_nodes_ = whole_nodes;
     Build(s);
     // Without stamps (a state whose indexes were never built) nothing says what changed.
@@ -134,7 +134,6 @@ void NodeTables::Restore(const ClusterState& s, uint32_t i) { Load(s, i); }
 
 void NodeTables::Load(const ClusterState& s, uint32_t i) {
   const v1::Node& node = s.nodes[i];
-  capacity[i] = state::CapacityOf(node);
   used[i] = UsedOn(node);
   slots[i] = InitialSlot(node, capacity[i], whole_nodes_);
   if (slots[i] == Slot::kFree) {
@@ -147,14 +146,17 @@ void NodeTables::Load(const ClusterState& s, uint32_t i) {
 
 void NodeTables::Build(const ClusterState& s) {
   const size_t n = s.nodes.size();
-  capacity.assign(n, {});
+  state::NodeConfigs scratch;
+  const state::NodeConfigs& configs = state::ConfigsOf(s, &scratch);
+  capacity.configs_ = &configs == s.node_configs.get()
+                          ? s.node_configs
+                          : std::make_shared<const state::NodeConfigs>(std::move(scratch));
   used.assign(n, {});
   slots.assign(n, Slot::kDown);
   free_now.clear();
   std::vector<int64_t> free_at(n);
   for (uint32_t i = 0; i < n; ++i) {
     const v1::Node& node = s.nodes[i];
-    capacity[i] = state::CapacityOf(node);
     used[i] = UsedOn(node);
     slots[i] = InitialSlot(node, capacity[i], whole_nodes_);
     free_at[i] = FreeAt(s, node, slots[i]);

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -57,8 +58,19 @@ class NodeTables {
   // Node i as the state has it, after a pass changed it.
   void Restore(const state::ClusterState& state, uint32_t i);
 
-  // Per node (as ClusterState::nodes).
-  std::vector<state::NodeCapacity> capacity;
+  // Per node (as ClusterState::nodes): what its definition offers.
+  class Capacities {
+   public:
+    const state::NodeCapacity& operator[](uint32_t i) const { return configs_->Of(i); }
+
+   private:
+    friend class NodeTables;
+    std::shared_ptr<const state::NodeConfigs> configs_ =
+        std::make_shared<const state::NodeConfigs>();
+  };
+  Capacities capacity;
+  const state::NodeConfigs& configs() const { return *capacity.configs_; }
+  // Per node.
   std::vector<Slot> slots;
   std::vector<Used> used;
   std::set<uint32_t> free_now;  // the nodes in Slot::kFree

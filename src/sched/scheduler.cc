@@ -1194,8 +1194,12 @@ class Pass {
     }
     const std::vector<uint32_t>& members = s_.partition_nodes[p];
     e.member.assign(s_.nodes.size(), false);
+    // Whether one node's share fits, by definition (a cluster has few).
+    const state::NodeConfigs& configs = t_.configs();
+    std::vector<bool> fits(configs.capacities.size());
+    for (uint32_t k : configs.of_partition[p]) fits[k] = state::Fits(configs.capacities[k], e.need);
     for (uint32_t i : members) {
-      if (Contains(excluded, i) || !state::Fits(capacity_[i], e.need)) continue;
+      if (Contains(excluded, i) || !fits[configs.of_node[i]]) continue;
       e.nodes.push_back(i);
       e.member[i] = true;
       if (slots_[i] != Slot::kDown) ++e.up;
@@ -1221,7 +1225,7 @@ class Pass {
   // The nodes as the pass sees them (see NodeTables): the pass changes them and notes each node
   // it changed in touched_, and the destructor gives those back.
   NodeTables& t_;
-  std::vector<NodeCapacity>& capacity_ = t_.capacity;
+  const NodeTables::Capacities& capacity_ = t_.capacity;
   std::vector<Slot>& slots_ = t_.slots;
   std::vector<Used>& used_ = t_.used;  // per node: what its jobs hold, this pass's starts included
   const std::vector<bool>& in_index_order_ = t_.in_index_order;

@@ -229,8 +229,7 @@ struct Candidate {
 Result<Candidate> CheckPartition(const ClusterState& state, size_t p, const v1::JobRequest& in,
                                  const Caller& caller, const AccountingChoice& accounting,
                                  const std::vector<uint32_t>& req, const std::vector<uint32_t>& exc,
-                                 const std::vector<NodeCapacity>& capacity,
-                                 const AdmitOptions& options) {
+                                 const NodeConfigs& configs, const AdmitOptions& options) {
   const v1::Partition& part = state.partitions[p];
   const std::vector<uint32_t>& members = state.partition_nodes[p];
   const bool root = caller.uid == 0;
@@ -267,8 +266,14 @@ Result<Candidate> CheckPartition(const ClusterState& state, size_t p, const v1::
       nodes = std::max(nodes, (r.num_tasks() + r.ntasks_per_node() - 1) / r.ntasks_per_node());
     }
     uint32_t largest = 0;
-    for (uint32_t i : members) {
-      if (!Contains(exc, i)) largest = std::max(largest, capacity[i].cpus);
+    if (exc.empty()) {
+      for (uint32_t k : configs.of_partition[p]) {
+        largest = std::max(largest, configs.capacities[k].cpus);
+      }
+    } else {
+      for (uint32_t i : members) {
+        if (!Contains(exc, i)) largest = std::max(largest, configs.Of(i).cpus);
+      }
     }
     if (r.num_tasks() > 0 && largest > 0) {
       const uint64_t total = uint64_t{r.num_tasks()} * CpusPerTaskOf(r);
@@ -302,10 +307,15 @@ Result<Candidate> CheckPartition(const ClusterState& state, size_t p, const v1::
   auto need = NodeRequestOf(r);
   if (!need.ok()) return need.status();
   for (uint32_t i : req) {
-    if (!Fits(capacity[i], *need)) return InvalidArgument(kNodeConfig);
+    if (!Fits(configs.Of(i), *need)) return InvalidArgument(kNodeConfig);
   }
-  const bool any_fits = std::ranges::any_of(
-      members, [&](uint32_t i) { return !Contains(exc, i) && Fits(capacity[i], *need); });
+  const bool any_fits =
+      exc.empty()
+          ? std::ranges::any_of(configs.of_partition[p],
+                                [&](uint32_t k) { return Fits(configs.capacities[k], *need); })
+          : std::ranges::any_of(members, [&](uint32_t i) {
+              return !Contains(exc, i) && Fits(configs.Of(i), *need);
+            });
   if (!any_fits) return InvalidArgument(kNodeConfig);
 
   // Time limit.
@@ -549,10 +559,9 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
 
   // GRES and features must at least exist somewhere before sizes matter.
   GANTRY_ASSIGN_OR_RETURN(const NodeRequest need, NodeRequestOf(request));
-  std::vector<NodeCapacity> capacity;
-  capacity.reserve(state.nodes.size());
-  for (const v1::Node& node : state.nodes) capacity.push_back(CapacityOf(node));
-  if (!need.gres.empty() && std::ranges::none_of(capacity, [&](const NodeCapacity& c) {
+  NodeConfigs scratch;
+  const NodeConfigs& configs = ConfigsOf(state, &scratch);
+  if (!need.gres.empty() && std::ranges::none_of(configs.capacities, [&](const NodeCapacity& c) {
         return HasGresNames(c, need.gres);
       })) {
     return InvalidArgument(kInvalidGres);
@@ -560,8 +569,9 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   for (const std::vector<std::string>& all : need.features.alternatives) {
     for (const std::string& feature : all) {
       const bool known = std::ranges::any_of(parts, [&](size_t p) {
-        return std::ranges::any_of(state.partition_nodes[p], [&](uint32_t i) {
-          return std::ranges::find(capacity[i].features, feature) != capacity[i].features.end();
+        return std::ranges::any_of(configs.of_partition[p], [&](uint32_t k) {
+          const std::vector<std::string>& features = configs.capacities[k].features;
+          return std::ranges::find(features, feature) != features.end();
         });
       });
       if (!known) return InvalidArgument(kInvalidFeature);
@@ -575,7 +585,7 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   bool found = false;
   for (size_t p : parts) {
     auto candidate =
-        CheckPartition(state, p, request, caller, accounting, req, exc, capacity, options);
+        CheckPartition(state, p, request, caller, accounting, req, exc, configs, options);
     if (candidate.ok()) {
       chosen = std::move(candidate).value();
       chosen_part = p;

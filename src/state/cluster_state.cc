@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string_view>
+#include <tuple>
 
 #include "state/records.h"
 #include "text/hostlist.h"
@@ -75,6 +78,42 @@ uint64_t Lineage::Next() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+
+NodeConfigs BuildNodeConfigs(const std::vector<v1::Node>& nodes,
+                             const std::vector<std::vector<uint32_t>>& partition_nodes) {
+  NodeConfigs out;
+  out.of_node.reserve(nodes.size());
+  std::map<std::tuple<uint32_t, uint64_t, std::string_view, std::string_view>, uint32_t> seen;
+  for (const v1::Node& node : nodes) {
+    const auto key =
+        std::make_tuple(node.cpus(), node.real_memory_mb(), std::string_view(node.gres()),
+                        std::string_view(node.features()));
+    auto [it, added] = seen.try_emplace(key, static_cast<uint32_t>(out.capacities.size()));
+    if (added) out.capacities.push_back(CapacityOf(node));
+    out.of_node.push_back(it->second);
+  }
+  out.of_partition.reserve(partition_nodes.size());
+  for (const std::vector<uint32_t>& members : partition_nodes) {
+    std::set<uint32_t> configs;
+    for (uint32_t i : members) configs.insert(out.of_node[i]);
+    out.of_partition.emplace_back(configs.begin(), configs.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+const NodeConfigs& ConfigsOf(const ClusterState& state, NodeConfigs* scratch) {
+  const NodeConfigs& kept = *state.node_configs;
+  if (kept.of_node.size() == state.nodes.size() &&
+      kept.of_partition.size() == state.partition_nodes.size()) {
+    return kept;
+  }
+  *scratch = BuildNodeConfigs(state.nodes, state.partition_nodes);
+  return *scratch;
+}
+
 void RebuildIndexes(ClusterState* state) {
   state->lineage.Renew();
   state->node_stamps.assign(state->nodes.size(), 0);
@@ -89,6 +128,8 @@ void RebuildIndexes(ClusterState* state) {
       if (it != state->node_index.end()) state->partition_nodes[p].push_back(it->second);
     }
   }
+  state->node_configs =
+      std::make_shared<const NodeConfigs>(BuildNodeConfigs(state->nodes, state->partition_nodes));
   state->pending.clear();
   state->active.clear();
   state->preempted.clear();

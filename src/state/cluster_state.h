@@ -67,6 +67,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -79,6 +80,7 @@
 #include "gantry/v1/node.pb.h"
 #include "spec/effective_config.h"
 #include "state/accounting.h"
+#include "state/resources.h"
 
 namespace gantry::state {
 
@@ -120,6 +122,18 @@ class Lineage {
   uint64_t id_;
 };
 
+// The nodes' definitions grouped: what each distinct definition offers (CPUs, memory, Gres,
+// features) and which one each node has. Derived from `nodes` by RebuildIndexes (definitions
+// change only with ConfigLoaded, which rebuilds the indexes) and shared by copies.
+struct NodeConfigs {
+  std::vector<NodeCapacity> capacities;  // one per distinct definition
+  std::vector<uint32_t> of_node;         // per node: its definition's index in `capacities`
+  // Per partition: the definitions its nodes have, ascending.
+  std::vector<std::vector<uint32_t>> of_partition;
+
+  const NodeCapacity& Of(uint32_t node) const { return capacities[of_node[node]]; }
+};
+
 struct ClusterState {
   uint32_t next_job_id = 1;                              // ids never reused
   std::map<uint32_t, v1::Job> jobs;                      // every job the controller still keeps
@@ -148,6 +162,8 @@ struct ClusterState {
   // Per partition (same order as `partitions`): indexes in `nodes` of its nodes, in the
   // partition's order; unknown names are left out.
   std::vector<std::vector<uint32_t>> partition_nodes;
+  // The nodes' definitions (never null; current once RebuildIndexes ran: see ConfigsOf).
+  std::shared_ptr<const NodeConfigs> node_configs = std::make_shared<const NodeConfigs>();
   // Every PENDING job, in scheduling order (held jobs, priority 0, last).
   std::set<PendingKey> pending;
   // Every RUNNING or SUSPENDED job: what the time limits look at, without a walk of the nodes.
@@ -205,8 +221,12 @@ void SetJobPriority(ClusterState* state, uint32_t job_id, uint32_t priority);
 void SetPendingPriorities(ClusterState* state,
                           const std::function<std::optional<uint32_t>(const v1::Job&)>& priority);
 
-// Recomputes node_index, partition_nodes, pending, preempted and arrays from jobs, nodes and
-// partitions; renews the lineage and stamps no node.
+// The state's node_configs when they match its nodes, else (a state whose indexes were never
+// built) `scratch` filled from the nodes.
+const NodeConfigs& ConfigsOf(const ClusterState& state, NodeConfigs* scratch);
+
+// Recomputes node_index, partition_nodes, node_configs, pending, preempted and arrays from jobs,
+// nodes and partitions; renews the lineage and stamps no node.
 void RebuildIndexes(ClusterState* state);
 
 // Applies one event (see the file comment). On error the state is unchanged.
