@@ -383,9 +383,7 @@ Effects PrologStage(const Context& ctx, const std::vector<uint32_t>& started) {
     const v1::Job* job = ctx.state.FindJob(id);
     if (job == nullptr || !IsActive(*job)) continue;
     ctx.memory.prologs[id] = std::set<std::string>(job->nodes().begin(), job->nodes().end());
-    for (int i = 0; i < job->nodes_size(); ++i) {
-      PrepareOnNode(ctx, *job, job->nodes(i), static_cast<uint32_t>(i), &out);
-    }
+    PrepareOnNodes(ctx, *job, &out);
   }
   return out;
 }

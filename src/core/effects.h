@@ -6,6 +6,7 @@
 #define GANTRY_CORE_EFFECTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@ struct AgentAction {
     kSignal,       // SignalJob: `signal` to the processes `scope` names
   };
   Kind kind = Kind::kPrepare;
-  v1::Job job;
+  // The job's record when the action was decided, one copy shared by the actions one call
+  // makes (SignalJob's names the job only).
+  std::shared_ptr<const v1::Job> job;
   std::string node;
   uint32_t node_index = 0;
   uint64_t epoch = 0;

@@ -1,6 +1,7 @@
 #include "core/job_actions.h"
 
 #include <csignal>
+#include <memory>
 #include <utility>
 
 #include "model/job_state.h"
@@ -117,15 +118,11 @@ void RequeueOrFail(const Context& ctx, const v1::Job& job, const std::string& no
   out->events.push_back(std::move(released));
 }
 
-void TerminateOnNodes(const Context& ctx, const v1::Job& job, Effects* out, uint32_t grace_sec) {
-  for (int i = 0; i < job.nodes_size(); ++i) {
-    TerminateOnNode(ctx, job, job.nodes(i), static_cast<uint32_t>(i), job.agent_epoch(), grace_sec,
-                    out);
-  }
-}
+namespace {
 
-void TerminateOnNode(const Context& ctx, const v1::Job& job, const std::string& node,
-                     uint32_t index, uint64_t epoch, uint32_t grace_sec, Effects* out) {
+void AddTerminate(const Context& ctx, const std::shared_ptr<const v1::Job>& job,
+                  const std::string& node, uint32_t index, uint64_t epoch, uint32_t grace_sec,
+                  Effects* out) {
   if (ctx.state.FindNode(node) == nullptr) return;
   AgentAction& a = out->actions.emplace_back();
   a.kind = AgentAction::Kind::kTerminate;
@@ -136,22 +133,49 @@ void TerminateOnNode(const Context& ctx, const v1::Job& job, const std::string& 
   a.kill_wait_sec = ctx.config.kill_wait_sec + grace_sec;
 }
 
-void PrepareOnNode(const Context& ctx, const v1::Job& job, const std::string& node, uint32_t index,
-                   Effects* out) {
+void AddPrepare(const Context& ctx, const std::shared_ptr<const v1::Job>& job,
+                const std::string& node, uint32_t index, Effects* out) {
   if (ctx.state.FindNode(node) == nullptr) return;
   AgentAction& a = out->actions.emplace_back();
   a.kind = AgentAction::Kind::kPrepare;
   a.job = job;
   a.node = node;
   a.node_index = index;
-  a.epoch = job.agent_epoch();
+  a.epoch = job->agent_epoch();
+}
+
+}  // namespace
+
+void TerminateOnNodes(const Context& ctx, const v1::Job& job, Effects* out, uint32_t grace_sec) {
+  const auto shared = std::make_shared<const v1::Job>(job);
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    AddTerminate(ctx, shared, job.nodes(i), static_cast<uint32_t>(i), job.agent_epoch(), grace_sec,
+                 out);
+  }
+}
+
+void TerminateOnNode(const Context& ctx, const v1::Job& job, const std::string& node,
+                     uint32_t index, uint64_t epoch, uint32_t grace_sec, Effects* out) {
+  AddTerminate(ctx, std::make_shared<const v1::Job>(job), node, index, epoch, grace_sec, out);
+}
+
+void PrepareOnNode(const Context& ctx, const v1::Job& job, const std::string& node, uint32_t index,
+                   Effects* out) {
+  AddPrepare(ctx, std::make_shared<const v1::Job>(job), node, index, out);
+}
+
+void PrepareOnNodes(const Context& ctx, const v1::Job& job, Effects* out) {
+  const auto shared = std::make_shared<const v1::Job>(job);
+  for (int i = 0; i < job.nodes_size(); ++i) {
+    AddPrepare(ctx, shared, job.nodes(i), static_cast<uint32_t>(i), out);
+  }
 }
 
 void LaunchBatch(const Context& ctx, const v1::Job& job, uint32_t state_flags, Effects* out) {
   if (job.nodes_size() == 0 || ctx.state.FindNode(job.nodes(0)) == nullptr) return;
   AgentAction& a = out->actions.emplace_back();
   a.kind = AgentAction::Kind::kLaunchBatch;
-  a.job = job;
+  a.job = std::make_shared<const v1::Job>(job);
   a.node = job.nodes(0);
   a.epoch = job.agent_epoch();
   a.state_flags = state_flags;
@@ -159,13 +183,16 @@ void LaunchBatch(const Context& ctx, const v1::Job& job, uint32_t state_flags, E
 
 void SignalOnNodes(const Context& ctx, const v1::Job& job, int sig, v1::SignalScope scope,
                    Effects* out, const std::string& only_node) {
+  auto named = std::make_shared<v1::Job>();  // the call names the job and its launch only
+  named->set_job_id(job.job_id());
+  const std::shared_ptr<const v1::Job> shared = std::move(named);
   for (const std::string& name : job.nodes()) {
     if (!only_node.empty() && name != only_node) continue;
     if (scope == v1::SIGNAL_BATCH && name != job.nodes(0)) continue;
     if (ctx.state.FindNode(name) == nullptr) continue;
     AgentAction& a = out->actions.emplace_back();
     a.kind = AgentAction::Kind::kSignal;
-    a.job.set_job_id(job.job_id());  // the call names the job and its launch only
+    a.job = shared;
     a.node = name;
     a.epoch = job.agent_epoch();
     a.signal = sig;

@@ -59,6 +59,8 @@ void TerminateOnNode(const Context& ctx, const v1::Job& job, const std::string& 
 // PrepareJob (the prologs) to `node`, the job's node number `index`.
 void PrepareOnNode(const Context& ctx, const v1::Job& job, const std::string& node, uint32_t index,
                    Effects* out);
+// PrepareJob to each of the job's nodes.
+void PrepareOnNodes(const Context& ctx, const v1::Job& job, Effects* out);
 // LaunchBatch to the job's first node, with `state_flags` in its context.
 void LaunchBatch(const Context& ctx, const v1::Job& job, uint32_t state_flags, Effects* out);
 // `sig` to the processes `scope` names on each of the job's nodes, or only `only_node`

@@ -161,7 +161,7 @@ void Controller::CallAgentLocked(const core::AgentAction& action, AfterCommit* a
   switch (action.kind) {
     case core::AgentAction::Kind::kPrepare: {
       v1::PrepareJobRequest request;
-      *request.mutable_context() = ContextLocked(action.job, action.node_index);
+      *request.mutable_context() = ContextLocked(*action.job, action.node_index);
       after->push_back(
           [this, name = node->name(), address = node->address(), request = std::move(request)] {
             agents_->PrepareJob(name, address, request);
@@ -171,9 +171,9 @@ void Controller::CallAgentLocked(const core::AgentAction& action, AfterCommit* a
     case core::AgentAction::Kind::kLaunchBatch: {
       // The batch script's payload is read from the store once the start is durable.
       v1::LaunchBatchRequest launch;
-      *launch.mutable_context() = ContextLocked(action.job, 0);
+      *launch.mutable_context() = ContextLocked(*action.job, 0);
       launch.mutable_context()->mutable_job()->set_state_flags(action.state_flags);
-      after->push_back([this, payload_key = PayloadKeyOf(action.job), name = node->name(),
+      after->push_back([this, payload_key = PayloadKeyOf(*action.job), name = node->name(),
                         address = node->address(), launch = std::move(launch)]() mutable {
         Result<std::optional<std::string>> payload = store_->Get(payload_key);
         if (payload.ok() && payload->has_value()) {
@@ -185,10 +185,10 @@ void Controller::CallAgentLocked(const core::AgentAction& action, AfterCommit* a
     }
     case core::AgentAction::Kind::kTerminate: {
       v1::TerminateJobRequest request;
-      request.set_job_id(action.job.job_id());
+      request.set_job_id(action.job->job_id());
       request.set_epoch(action.epoch);
       request.set_kill_wait_sec(action.kill_wait_sec);
-      *request.mutable_context() = ContextLocked(action.job, action.node_index);
+      *request.mutable_context() = ContextLocked(*action.job, action.node_index);
       request.mutable_context()->set_epoch(action.epoch);
       after->push_back(
           [this, name = node->name(), address = node->address(), request = std::move(request)] {
@@ -198,7 +198,7 @@ void Controller::CallAgentLocked(const core::AgentAction& action, AfterCommit* a
     }
     case core::AgentAction::Kind::kSignal: {
       v1::SignalJobOnNodeRequest call;
-      call.set_job_id(action.job.job_id());
+      call.set_job_id(action.job->job_id());
       call.set_epoch(action.epoch);
       call.set_signal(action.signal);
       call.set_scope(action.scope);

@@ -127,6 +127,7 @@ void NodeTables::Refresh(const ClusterState& s, int64_t now, bool whole_nodes) {
     }
   }
   clock_ = s.node_clock;
+  if (shapes.size() > kShapes) shapes.clear();
   plans.SetNow(now);
 }
 
@@ -135,7 +136,9 @@ void NodeTables::Restore(const ClusterState& s, uint32_t i) { Load(s, i); }
 void NodeTables::Load(const ClusterState& s, uint32_t i) {
   const v1::Node& node = s.nodes[i];
   used[i] = UsedOn(node);
+  const bool was_down = slots[i] == Slot::kDown;
   slots[i] = InitialSlot(node, capacity[i], whole_nodes_);
+  if (was_down != (slots[i] == Slot::kDown)) ++down_changes_;
   if (slots[i] == Slot::kFree) {
     free_now.insert(i);
   } else {
@@ -153,6 +156,8 @@ void NodeTables::Build(const ClusterState& s) {
                           : std::make_shared<const state::NodeConfigs>(std::move(scratch));
   used.assign(n, {});
   slots.assign(n, Slot::kDown);
+  shapes.clear();
+  ++down_changes_;
   free_now.clear();
   std::vector<int64_t> free_at(n);
   for (uint32_t i = 0; i < n; ++i) {

@@ -14,8 +14,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "gantry/v1/node.pb.h"
@@ -48,6 +51,30 @@ struct Used {
   void Add(uint64_t more_cpus, uint64_t more_mem, const std::vector<text::GresSpec>& more_gres);
   // Takes back what a job held (a preemption victim's share).
   void Remove(uint64_t less_cpus, uint64_t less_mem, const std::vector<text::GresSpec>& less_gres);
+};
+
+// The nodes of a partition that could ever hold one node's share of a job.
+struct Eligibility {
+  bool valid = true;  // the request parsed
+  state::NodeRequest need;
+  std::vector<uint32_t> nodes;  // node indexes, partition order
+  std::vector<bool> member;     // by node index: in `nodes`
+  uint32_t up = 0;              // how many of them are up
+  uint64_t up_as_of = 0;        // NodeTables::down_changes() when `up` was counted
+};
+
+// A request shape: the partition and the per-node request of a job without -w/-x.
+struct ShapeKey {
+  uint32_t partition = 0;
+  uint32_t cpus = 0;
+  uint64_t mem = 0;
+  std::string gres;
+  std::string features;
+
+  friend bool operator<(const ShapeKey& a, const ShapeKey& b) {
+    return std::tie(a.partition, a.cpus, a.mem, a.gres, a.features) <
+           std::tie(b.partition, b.cpus, b.mem, b.gres, b.features);
+  }
 };
 
 class NodeTables {
@@ -83,6 +110,12 @@ class NodeTables {
   std::vector<std::vector<uint32_t>> order;
   std::vector<std::vector<uint32_t>> position;
   std::vector<bool> in_index_order;
+  // Eligibility by request shape: it depends on the definitions and partitions only (the
+  // tables are built anew when they change), but for `up`, counted again once a node went down
+  // or came up since (down_changes). At most kShapes are kept (all dropped beyond).
+  static constexpr size_t kShapes = 256;
+  std::map<ShapeKey, Eligibility> shapes;
+  uint64_t down_changes() const { return down_changes_; }
 
   // How many nodes the last Refresh read (all of them when it built the tables anew).
   size_t last_refreshed() const { return last_refreshed_; }
@@ -97,6 +130,7 @@ class NodeTables {
   uint64_t clock_ = 0;  // the state's node_clock at the last Refresh
   bool whole_nodes_ = false;
   size_t last_refreshed_ = 0;
+  uint64_t down_changes_ = 0;
 };
 
 // Whether the node may take jobs at all: up (not DOWN, UNKNOWN, FUTURE, ERROR) and not drained,

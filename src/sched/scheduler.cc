@@ -39,31 +39,8 @@ using state::NodeRequest;
 constexpr char kResources[] = "Resources";
 constexpr char kPriority[] = "Priority";
 
-// The nodes of a partition that could ever hold one node's share of a job.
-struct Eligibility {
-  bool valid = true;  // the request parsed
-  NodeRequest need;
-  std::vector<uint32_t> nodes;  // node indexes, partition order
-  std::vector<bool> member;     // by node index: in `nodes`
-  uint32_t up = 0;              // how many of them are up
-};
-
 // A partition's limits, read once per pass.
 using PartitionInfo = PartitionLimits;
-
-// Cache key for jobs without -w/-x: the partition and the per-node request.
-struct ShapeKey {
-  uint32_t partition;
-  uint32_t cpus;
-  uint64_t mem;
-  std::string_view gres;
-  std::string_view features;
-
-  friend bool operator<(const ShapeKey& a, const ShapeKey& b) {
-    return std::tie(a.partition, a.cpus, a.mem, a.gres, a.features) <
-           std::tie(b.partition, b.cpus, b.mem, b.gres, b.features);
-  }
-};
 
 constexpr int64_t kNoTime = NodePlans::kNever;  // never free, no end
 
@@ -1164,17 +1141,25 @@ class Pass {
   }
 
   // Eligibility for a job without -w/-x, cached by partition and per-node request.
+  // Kept in the tables from pass to pass; `up` is counted again after a node went down or up.
   const Eligibility& Shape(uint32_t p, const v1::JobRequest& r) {
-    const ShapeKey key{p, state::CpusPerNodeOf(r), state::MemPerNodeOf(r), r.gres(), r.features()};
-    auto it = shapes_.find(key);
-    if (it == shapes_.end()) it = shapes_.emplace(key, Compute(p, r, nullptr)).first;
-    return it->second;
+    ShapeKey key{p, state::CpusPerNodeOf(r), state::MemPerNodeOf(r), r.gres(), r.features()};
+    auto it = t_.shapes.find(key);
+    if (it == t_.shapes.end()) it = t_.shapes.emplace(std::move(key), Compute(p, r, nullptr)).first;
+    Eligibility& e = it->second;
+    if (e.up_as_of != t_.down_changes()) {
+      e.up = static_cast<uint32_t>(
+          std::ranges::count_if(e.nodes, [this](uint32_t i) { return slots_[i] != Slot::kDown; }));
+      e.up_as_of = t_.down_changes();
+    }
+    return e;
   }
 
   // The partition's nodes that fit the request, without -x nodes; *required gets the -w nodes
   // (a -w node outside the partition or not fitting makes the job impossible there).
   Eligibility Compute(uint32_t p, const v1::JobRequest& r, std::vector<uint32_t>* required) {
     Eligibility e;
+    e.up_as_of = t_.down_changes();
     auto need = state::NodeRequestOf(r);
     if (!need.ok()) {
       e.valid = false;
@@ -1246,7 +1231,6 @@ class Pass {
   std::vector<bool> blocked_;
   AssocLimits limits_;
   std::vector<PartitionInfo> parts_;
-  std::map<ShapeKey, Eligibility> shapes_;
   std::deque<std::string> dynamic_;  // reasons built in this pass (ReqNodeNotAvail, ...)
   std::set<uint32_t> reported_;      // jobs whose dependency status this pass gave
   std::set<uint32_t> victims_;       // jobs this pass preempted

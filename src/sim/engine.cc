@@ -65,7 +65,7 @@ void Engine::StopBatch(uint32_t job_id, UnixTime now) {
 }
 
 void Engine::Act(const core::AgentAction& action, UnixTime now) {
-  const uint32_t id = action.job.job_id();
+  const uint32_t id = action.job->job_id();
   v1::JobReport report;
   report.set_node(action.node);
   report.set_job_id(id);
@@ -79,7 +79,7 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
       StopBatch(id, now);
       BatchRun& run = batches_[id];
       run = BatchRun{action.epoch, std::nullopt, -1};
-      if (const std::optional<Timed> run_time = run_time_(action.job)) {
+      if (const std::optional<Timed> run_time = run_time_(*action.job)) {
         report.set_kind(v1::JobReport::BATCH_ENDED);
         run.end = Queue(now + run_time->sec, std::move(report), run_time->order);
       }
@@ -93,7 +93,7 @@ void Engine::Act(const core::AgentAction& action, UnixTime now) {
       }
       report.set_kind(v1::JobReport::EPILOG_OK);
       const std::optional<Timed> own =
-          epilog_time_ ? epilog_time_(action.job, action.node, now) : std::nullopt;
+          epilog_time_ ? epilog_time_(*action.job, action.node, now) : std::nullopt;
       if (own) {
         Queue(now + own->sec, std::move(report), own->order);
       } else {
