@@ -61,6 +61,9 @@ struct Memory {
   std::map<uint32_t, std::set<std::string>> prologs;
   // node -> when it was last heard from, monotonic ms (a restart hears them anew).
   std::map<std::string, int64_t> last_heard;
+  // (job, node) -> since when, monotonic ms, the node's agent owes a reply to a call (or when
+  // it was last sent again): OnHeartbeat sends it again once overdue (a restart waits anew).
+  std::map<std::pair<uint32_t, std::string>, int64_t> missing_since;
   // A running job's time limit counts monotonic time: job -> (the wall time its running time
   // counts from, the monotonic ms that stood for it when first seen). After a restart the wall
   // clock anchors it again.

@@ -89,7 +89,6 @@ Result<ControllerConfig> ControllerConfigFromSpec(const spec::EffectiveConfig& c
   if (out.prolog_epilog_timeout_sec == 0 || out.prolog_epilog_timeout_sec >= 65534) {
     out.prolog_epilog_timeout_sec = 0;  // no limit
   }
-  out.heartbeat_interval_sec = std::clamp<uint32_t>(out.core.node_timeout_sec / 3, 1, 30);
   out.admit = state::AdmitOptionsFromConfig(config);
   GANTRY_ASSIGN_OR_RETURN(out.acct_gather_frequency_sec, TaskSampling(config));
   if (config.Get("AccountingStorageType") == "accounting_storage/postgresql") {

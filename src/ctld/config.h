@@ -24,7 +24,6 @@ struct ControllerConfig {
   // scheduler's and priority's settings, ReturnToService, PriorityDecayHalfLife...).
   core::Config core;
   uint32_t acct_gather_frequency_sec = 30;  // JobAcctGatherFrequency (task=); 0 = no sampling
-  uint32_t heartbeat_interval_sec = 10;     // what agents are told (SlurmdTimeout / 3, 1..30)
   uint32_t min_job_age_sec = 300;           // MinJobAge: finished jobs kept in memory this long
   bool job_requeue = true;                  // JobRequeue
   state::AdmitOptions admit;

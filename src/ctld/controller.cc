@@ -16,6 +16,7 @@
 #include "core/cycle.h"
 #include "core/job_actions.h"
 #include "core/reactions.h"
+#include "core/registration.h"
 #include "core/submit.h"
 #include "ctld/log.h"
 #include "model/job_brief.h"
@@ -658,102 +659,10 @@ v1::JobContext Controller::ContextLocked(const v1::Job& job, uint32_t node_index
   return context;
 }
 
-void Controller::LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after) {
-  core::Effects effects;
-  core::LaunchBatch(CoreLocked(), job, state_flags, &effects);
-  CarryOutLocked(std::move(effects), nullptr, after);
-}
-
-void Controller::ReconcileLocked(const v1::Node& node, const v1::HeartbeatRequest& request,
-                                 AfterCommit* after) {
-  const int64_t now = clock_->MonotonicMs();
-  // Long enough for a call in flight and its retries to land, and for the next heartbeat to
-  // show it: no call goes twice while the first may still arrive (each is idempotent anyway).
-  const int64_t resend_after =
-      (int64_t{config_.core.kill_wait_sec} + 2 * int64_t{config_.heartbeat_interval_sec} + 5) *
-      1000;
-  const std::set<uint32_t> held(request.job_ids().begin(), request.job_ids().end());
-  const std::set<uint32_t> launched(request.launched_job_ids().begin(),
-                                    request.launched_job_ids().end());
-  const std::set<uint32_t> ending(request.ending_job_ids().begin(), request.ending_job_ids().end());
-  std::set<uint32_t> missing;
-  for (uint32_t job_id : node.job_ids()) {
-    const v1::Job* job = state_.FindJob(job_id);
-    if (job == nullptr) continue;
-    // Still owed by this node: the epilog of an ended job (TerminateJob dropped), the prolog of
-    // a configuring one the agent does not hold (PrepareJob dropped, or queued when gantryd
-    // died), or the batch script of a running one whose prologs all ran (LaunchBatch dropped).
-    // (An agent already ending the job owes nothing more than patience: its epilog may be long.)
-    // An agent may also hold an earlier launch of the job (a PrepareJob that arrived after the
-    // job was requeued): that one is ended first, and the current one is owed once it is gone.
-    const auto held_epoch = request.epochs().find(job_id);
-    const uint64_t old_epoch =
-        IsActive(*job) && held.contains(job_id) && held_epoch != request.epochs().end() &&
-                held_epoch->second < job->agent_epoch() && !ending.contains(job_id)
-            ? held_epoch->second
-            : 0;
-    const bool owes_epilog =
-        !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting) && !ending.contains(job_id);
-    const auto prolog = memory_.prologs.find(job_id);
-    const bool owes_prolog = IsActive(*job) && prolog != memory_.prologs.end() &&
-                             prolog->second.contains(node.name()) && !held.contains(job_id);
-    const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
-                             !job->request().allocation_only() && job->nodes_size() > 0 &&
-                             job->nodes(0) == node.name() && !memory_.prologs.contains(job_id) &&
-                             held.contains(job_id) && !launched.contains(job_id) && old_epoch == 0;
-    if (!owes_epilog && !owes_launch && !owes_prolog && old_epoch == 0) continue;
-    missing.insert(job_id);
-    auto [it, first] = missing_since_.try_emplace({job_id, node.name()}, now);
-    // A call owed goes again once it stays owed past resend_after; nothing in flight can end an
-    // earlier launch, so that goes at once.
-    const bool due = first ? old_epoch != 0 : now - it->second >= resend_after;
-    if (!due) continue;
-    it->second = now;
-    if (old_epoch != 0) {
-      Log("job " + std::to_string(job_id) + ": " + node.name() + " holds its earlier launch " +
-          std::to_string(old_epoch) + ": ending it");
-      TerminateOnNodeLocked(*job, node, core::NodeIndexOf(*job, node.name()), old_epoch, 0, after);
-      continue;
-    }
-    Log("job " + std::to_string(job_id) + ": " + node.name() + " missed its " +
-        (owes_epilog   ? "TerminateJob"
-         : owes_prolog ? "PrepareJob"
-                       : "LaunchBatch") +
-        ": sending it again");
-    if (owes_launch) {
-      LaunchBatchLocked(*job, job->state_flags(), after);
-      continue;
-    }
-    if (owes_prolog) {
-      PrepareOnNodeLocked(*job, node, core::NodeIndexOf(*job, node.name()), after);
-    } else {
-      TerminateOnNodeLocked(*job, node, core::NodeIndexOf(*job, node.name()), job->agent_epoch(), 0,
-                            after);
-    }
-  }
-  std::erase_if(missing_since_, [&](const auto& entry) {
-    return entry.first.second == node.name() && !missing.contains(entry.first.first);
-  });
-}
-
 void Controller::TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after,
                                         uint32_t grace_sec) {
   core::Effects effects;
   core::TerminateOnNodes(CoreLocked(), job, &effects, grace_sec);
-  CarryOutLocked(std::move(effects), nullptr, after);
-}
-
-void Controller::TerminateOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
-                                       uint64_t epoch, uint32_t grace_sec, AfterCommit* after) {
-  core::Effects effects;
-  core::TerminateOnNode(CoreLocked(), job, node.name(), index, epoch, grace_sec, &effects);
-  CarryOutLocked(std::move(effects), nullptr, after);
-}
-
-void Controller::PrepareOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
-                                     AfterCommit* after) {
-  core::Effects effects;
-  core::PrepareOnNode(CoreLocked(), job, node.name(), index, &effects);
   CarryOutLocked(std::move(effects), nullptr, after);
 }
 
@@ -1638,68 +1547,17 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
                                                const v1::RegisterRequest& request) {
   if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may register");
   std::unique_lock lock(mu_);
-  const v1::Node* node = state_.FindNode(request.node());
-  if (node == nullptr) return NotFound("Invalid node name specified: " + request.node());
-  std::set<uint32_t> held(request.running_job_ids().begin(), request.running_job_ids().end());
+  Result<core::Registration> registration = core::OnRegister(CoreLocked(), request);
+  if (!registration.ok()) return registration.status();
   std::vector<v1::Event> events;
   AfterCommit after;
-  v1::RegisterReply reply;
-
-  v1::Event registered = NewEvent();
-  v1::NodeRegistered* r = registered.mutable_node_registered();
-  r->set_node(request.node());
-  r->set_address(request.address());
-  r->set_hostname(request.hostname());
-  r->set_boot_time(request.boot_time());
-  r->set_version(request.version());
-  r->set_os(request.os());
-  events.push_back(std::move(registered));
-
-  // Reconcile: jobs this node should be running but the agent does not hold are lost.
-  const std::vector<uint32_t> job_ids(node->job_ids().begin(), node->job_ids().end());
-  std::set<uint32_t> active_here;
-  for (uint32_t job_id : job_ids) {
-    const v1::Job* job = state_.FindJob(job_id);
-    if (job == nullptr) continue;
-    if (IsActive(*job)) {
-      active_here.insert(job_id);
-      if (!held.contains(job_id) && !HasFlag(*job, JobFlag::kConfiguring)) {
-        RequeueOrFailLocked(*job, request.node(),
-                            "node " + request.node() + " restarted without the job", &events,
-                            &after);
-      }
-    }
-  }
-  // Stale: what this node is not part of. A job completing here stays: the agent that took it
-  // over from its predecessor runs its epilog when the TerminateJob below comes (killed as
-  // stale, it would end without the epilog report the job waits for).
-  const std::set<uint32_t> on_node(job_ids.begin(), job_ids.end());
-  for (uint32_t job_id : held) {
-    if (!on_node.contains(job_id)) reply.add_stale_job_ids(job_id);
-  }
-  memory_.last_heard[request.node()] = clock_->MonotonicMs();
+  CarryOutLocked(std::move(registration->effects), &events, &after);
   auto pending = CommitLocked(std::move(events));
+  CarryOutLocked(core::AfterRegister(CoreLocked(), request), nullptr, &after);
 
-  // Work the agent missed: prologs to (re)run, epilogs still owed.
   const v1::Node* updated = state_.FindNode(request.node());
-  for (uint32_t job_id : updated->job_ids()) {
-    const v1::Job* job = state_.FindJob(job_id);
-    if (job == nullptr) continue;
-    const uint32_t index = core::NodeIndexOf(*job, request.node());
-    auto prolog = memory_.prologs.find(job_id);
-    if (IsActive(*job) && prolog != memory_.prologs.end() &&
-        prolog->second.contains(request.node())) {
-      PrepareOnNodeLocked(*job, *updated, index, &after);
-    } else if (!IsActive(*job) && HasFlag(*job, JobFlag::kCompleting)) {
-      TerminateOnNodeLocked(*job, *updated, index, job->agent_epoch(), 0, &after);
-    }
-    // A suspended job stays stopped: the agent may have missed the suspend while away (after a
-    // prolog asked again, so that the agent holds the job by then).
-    if (Base(*job) == JobBaseState::kSuspended &&
-        (held.contains(job_id) || prolog != memory_.prologs.end())) {
-      SignalOnNodesLocked(*job, SIGSTOP, v1::SIGNAL_SUSPEND, &after, request.node());
-    }
-  }
+  v1::RegisterReply reply;
+  for (uint32_t id : registration->stale_job_ids) reply.add_stale_job_ids(id);
   reply.set_cluster_name(config_.cluster_name);
   reply.set_cpus(updated->cpus());
   reply.set_real_memory_mb(updated->real_memory_mb());
@@ -1707,7 +1565,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   for (const std::string& s : config_.prolog) reply.add_prolog(s);
   for (const std::string& s : config_.epilog) reply.add_epilog(s);
   reply.set_kill_wait_sec(config_.core.kill_wait_sec);
-  reply.set_heartbeat_interval_sec(config_.heartbeat_interval_sec);
+  reply.set_heartbeat_interval_sec(core::HeartbeatIntervalSec(config_.core));
   reply.set_fence_after_sec(config_.core.node_timeout_sec);
   reply.set_prolog_epilog_timeout_sec(config_.prolog_epilog_timeout_sec);
   reply.set_acct_gather_frequency_sec(config_.acct_gather_frequency_sec);
@@ -1724,22 +1582,13 @@ Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
                                                  const v1::HeartbeatRequest& request) {
   if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may heartbeat");
   std::unique_lock lock(mu_);
+  Result<core::HeartbeatReaction> reaction = core::OnHeartbeat(CoreLocked(), request);
+  if (!reaction.ok()) return reaction.status();
   v1::HeartbeatReply reply;
-  const v1::Node* node = state_.FindNode(request.node());
-  if (node == nullptr) return NotFound("Invalid node name specified: " + request.node());
-  const bool not_responding =
-      (node->state_flags() & static_cast<uint32_t>(model::NodeFlag::kNoRespond)) != 0;
-  if (node->address().empty() || not_responding || node->boot_time() != request.boot_time()) {
-    reply.set_reregister(true);
-    return reply;
-  }
-  memory_.last_heard[request.node()] = clock_->MonotonicMs();
-  std::set<uint32_t> here(node->job_ids().begin(), node->job_ids().end());
-  for (uint32_t job_id : request.job_ids()) {
-    if (!here.contains(job_id)) reply.add_stale_job_ids(job_id);
-  }
+  reply.set_reregister(reaction->reregister);
+  for (uint32_t id : reaction->stale_job_ids) reply.add_stale_job_ids(id);
   AfterCommit after;
-  ReconcileLocked(*node, request, &after);
+  CarryOutLocked(std::move(reaction->effects), nullptr, &after);
   lock.unlock();
   for (auto& action : after) action();
   return reply;

@@ -219,17 +219,6 @@ class Controller {
                     const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after,
                     uint32_t grace_sec = 0);
   void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0);
-  // core::TerminateOnNode: launch `epoch` (its agent_epoch, or an earlier one an agent still
-  // holds) ended on `node`.
-  void TerminateOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
-                             uint64_t epoch, uint32_t grace_sec, AfterCommit* after);
-  void PrepareOnNodeLocked(const v1::Job& job, const v1::Node& node, uint32_t index,
-                           AfterCommit* after);
-  void LaunchBatchLocked(const v1::Job& job, uint32_t state_flags, AfterCommit* after);
-  // Delivery until confirmed: what a heartbeat shows the node still owes (the epilog of an ended
-  // job, the batch script of a running one) is sent again once it stays owed for a while.
-  void ReconcileLocked(const v1::Node& node, const v1::HeartbeatRequest& request,
-                       AfterCommit* after);
   void RequeueOrFailLocked(const v1::Job& job, const std::string& node, const std::string& why,
                            std::vector<v1::Event>* events, AfterCommit* after);
   v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
@@ -267,10 +256,6 @@ class Controller {
   core::Memory memory_;
   // The cycles a replay must run where they ran (core/pass_log.h), guarded by mu_.
   core::PassLogWriter pass_log_;
-  // Calls an agent has not acted on, by (job, node): when the heartbeats first showed it
-  // missing (monotonic ms). Heartbeat sends the call again once it stays missing for
-  // ResendAfterMs(); see ReconcileLocked.
-  std::map<std::pair<uint32_t, std::string>, int64_t> missing_since_;
   // Whether a partition restricts AllowGroups: set by Recover (partitions come only from the
   // spec's ConfigLoaded), before requests are served.
   bool group_lists_needed_ = false;
