@@ -10,6 +10,7 @@
 
 #include "core/job_actions.h"
 #include "model/job_state.h"
+#include "model/pending_reason.h"
 #include "sched/preempt.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
@@ -339,7 +340,8 @@ Effects ScheduleStage(const Context& ctx) {
     const v1::Job* job = ctx.state.FindJob(id);
     if (job == nullptr) continue;
     EndJob(ctx, *job, JobBaseState::kCancelled, 0, "dependency never satisfied", &out);
-    out.events.back().mutable_job_ended()->set_reason("DependencyNeverSatisfied");
+    out.events.back().mutable_job_ended()->set_reason(
+        std::string(model::PendingReasonName(model::PendingReason::kDependencyNeverSatisfied)));
   }
   for (const sched::Preemption& p : decisions.preemptions) Preempt(ctx, p, &out);
   // Array tasks split off their array's record first; ids are given in order of start, and the

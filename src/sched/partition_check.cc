@@ -1,5 +1,6 @@
 #include "sched/partition_check.h"
 
+#include "model/pending_reason.h"
 #include "state/resources.h"
 #include "text/ascii.h"
 
@@ -23,14 +24,14 @@ uint32_t TimeLimitIn(const PartitionLimits& limits, const v1::Job& job) {
 }
 
 std::string_view PartitionRefusal(const PartitionLimits& limits, const v1::Job& job) {
-  if (limits.down) return "PartitionDown";
-  if (limits.inactive) return "PartitionInactive";
+  if (limits.down) return model::PendingReasonName(model::PendingReason::kPartitionDown);
+  if (limits.inactive) return model::PendingReasonName(model::PendingReason::kPartitionInactive);
   const v1::JobRequest& r = job.request();
   if (state::MinNodesOf(r) > limits.max_nodes || state::MaxNodesOf(r) < limits.min_nodes) {
-    return "PartitionNodeLimit";
+    return model::PendingReasonName(model::PendingReason::kPartitionNodeLimit);
   }
   if (limits.max_time != 0xFFFFFFFFu && TimeLimitIn(limits, job) > limits.max_time) {
-    return "PartitionTimeLimit";
+    return model::PendingReasonName(model::PendingReason::kPartitionTimeLimit);
   }
   return "";
 }

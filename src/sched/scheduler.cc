@@ -15,6 +15,7 @@
 
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "model/pending_reason.h"
 #include "sched/assoc_limits.h"
 #include "sched/node_plans.h"
 #include "sched/node_tables.h"
@@ -36,8 +37,12 @@ using state::kUnlimited;
 using state::NodeCapacity;
 using state::NodeRequest;
 
-constexpr char kResources[] = "Resources";
-constexpr char kPriority[] = "Priority";
+using model::PendingReason;
+
+// A reason's name (model/pending_reason.h: the one table).
+constexpr std::string_view Name(PendingReason reason) { return model::PendingReasonName(reason); }
+constexpr std::string_view kResources = Name(PendingReason::kResources);
+constexpr std::string_view kPriority = Name(PendingReason::kPriority);
 
 // A partition's limits, read once per pass.
 using PartitionInfo = PartitionLimits;
@@ -76,7 +81,7 @@ class Pass {
       if (yielded_ && (!state::IsPendingJob(*job) || job->priority() == 0)) continue;
       if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
       if (job->request().begin_time() > now_) {
-        SetReason(*job, "BeginTime");
+        SetReason(*job, Name(PendingReason::kBeginTime));
         continue;
       }
       if (IsArrayRecord(*job)) {
@@ -90,8 +95,7 @@ class Pass {
           continue;
         }
         if (dep != DependencyState::kSatisfied) {
-          SetReason(*job,
-                    dep == DependencyState::kWaiting ? "Dependency" : "DependencyNeverSatisfied");
+          SetReason(*job, DependencyReason(dep));
           continue;
         }
       }
@@ -350,7 +354,7 @@ class Pass {
     std::string_view dependency_reason;
     for (uint32_t task : job.array_pending_tasks()) {
       if (throttle != 0 && running >= throttle) {
-        SetReason(job, "JobArrayTaskLimit");
+        SetReason(job, Name(PendingReason::kJobArrayTaskLimit));
         return;
       }
       if (has_dependency) {
@@ -360,10 +364,7 @@ class Pass {
           return;
         }
         if (dep != DependencyState::kSatisfied) {
-          if (dependency_reason.empty()) {
-            dependency_reason =
-                dep == DependencyState::kWaiting ? "Dependency" : "DependencyNeverSatisfied";
-          }
+          if (dependency_reason.empty()) dependency_reason = DependencyReason(dep);
           continue;
         }
       }
@@ -374,6 +375,11 @@ class Pass {
       ++running;
     }
     if (!dependency_reason.empty()) SetReason(job, dependency_reason);
+  }
+
+  static std::string_view DependencyReason(DependencyState dep) {
+    return Name(dep == DependencyState::kWaiting ? PendingReason::kDependency
+                                                 : PendingReason::kDependencyNeverSatisfied);
   }
 
   void SetReason(const v1::Job& job, std::string_view reason) {
@@ -409,7 +415,7 @@ class Pass {
   // Starts the job in partition `name` (returns ""), or returns why it cannot.
   std::string_view TryPartition(const v1::Job& job, std::string_view name) {
     const int p = PartitionOf(name);
-    if (p < 0) return "PartitionConfig";
+    if (p < 0) return Name(PendingReason::kPartitionConfig);
     const PartitionInfo& info = parts_[p];
     if (const std::string_view why = PartitionRefusal(info, job); !why.empty()) return why;
     const v1::JobRequest& r = job.request();
@@ -431,8 +437,8 @@ class Pass {
       own = Compute(static_cast<uint32_t>(p), r, &required);
       elig = &*own;
     }
-    if (!elig->valid) return "BadConstraints";
-    if (elig->nodes.size() < min_nodes) return "PartitionConfig";
+    if (!elig->valid) return Name(PendingReason::kBadConstraints);
+    if (elig->nodes.size() < min_nodes) return Name(PendingReason::kPartitionConfig);
     std::vector<uint32_t> unavailable;
     for (uint32_t i : required) {
       if (slots_[i] == Slot::kDown) unavailable.push_back(i);
@@ -443,7 +449,8 @@ class Pass {
           if (slots_[i] == Slot::kDown) unavailable.push_back(i);
         }
       }
-      return dynamic_.emplace_back("ReqNodeNotAvail, UNAVAILABLE:" + HostList(unavailable));
+      return dynamic_.emplace_back(std::string(Name(PendingReason::kReqNodeNotAvail)) +
+                                   ", UNAVAILABLE:" + HostList(unavailable));
     }
 
     // Required nodes first, then the partition's eligible nodes in order: free now and not

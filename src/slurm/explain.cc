@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "model/pending_reason.h"
 #include "slurm_view/job_view.h"
 #include "text/ascii.h"
 #include "text/dependency.h"
@@ -15,6 +17,9 @@
 
 namespace gantry::slurm {
 namespace {
+
+using model::PendingReason;
+constexpr std::string_view Name(PendingReason reason) { return model::PendingReasonName(reason); }
 
 constexpr uint32_t kUnlimited = 0xFFFFFFFFu;
 
@@ -100,43 +105,63 @@ class Explainer {
       Item("It was preempted at " + Time(job_.preempt_time()) +
            " and requeued: it starts again from the beginning when it is scheduled.");
     }
-    const std::string_view code = job_.reason();
-    if (code == "JobHeldUser") {
-      Item(
-          "Its owner held it (sbatch -H or scontrol hold). It runs once released: scontrol "
-          "release " +
-          Id(job_) + ".");
-    } else if (code == "JobHeldAdmin") {
-      Item(
-          "An operator held it (or it was requeued held). Only an operator can release it: "
-          "scontrol release " +
-          Id(job_) + ".");
-    } else if (code == "BeginTime") {
-      const UnixTime begin =
-          job_.request().begin_time() != 0 ? job_.request().begin_time() : job_.start_time();
-      Item("It may not start before " + Time(begin) +
-           " (--begin). To allow it now: scontrol update JobId=" + Id(job_) + " StartTime=now.");
-    } else if (code == "Dependency" || code == "DependencyNeverSatisfied") {
-      Dependencies(code == "DependencyNeverSatisfied");
-    } else if (code == "JobArrayTaskLimit") {
-      ArrayThrottle();
-    } else if (code == "PartitionDown" || code == "PartitionInactive") {
-      Item("Partition " + job_.partition() + " is " +
-           (code == "PartitionDown" ? "DOWN" : "INACTIVE") +
-           ": nothing starts there until an operator sets it UP (scontrol update PartitionName=" +
-           job_.partition() + " State=UP), or move the job: scontrol update JobId=" + Id(job_) +
-           " Partition=OTHER.");
-    } else if (code == "PartitionTimeLimit" || code == "PartitionNodeLimit" ||
-               code == "PartitionConfig") {
-      Limits(code);
-    } else if (reason.starts_with("ReqNodeNotAvail")) {
-      Unavailable();
-    } else if (code == "Resources" || code == "Priority") {
-      Waiting(code == "Priority");
-    } else if (code == "None") {
-      Item(
-          "The scheduler has not looked at it yet; it runs every few seconds and after each "
-          "submission.");
+    const std::optional<PendingReason> code = model::ParsePendingReason(job_.reason());
+    if (!code) return;  // a limit's or an operator's reason: the line above says it
+    switch (*code) {
+      case PendingReason::kJobHeldUser:
+        Item(
+            "Its owner held it (sbatch -H or scontrol hold). It runs once released: scontrol "
+            "release " +
+            Id(job_) + ".");
+        break;
+      case PendingReason::kJobHeldAdmin:
+        Item(
+            "An operator held it (or it was requeued held). Only an operator can release it: "
+            "scontrol release " +
+            Id(job_) + ".");
+        break;
+      case PendingReason::kBeginTime: {
+        const UnixTime begin =
+            job_.request().begin_time() != 0 ? job_.request().begin_time() : job_.start_time();
+        Item("It may not start before " + Time(begin) +
+             " (--begin). To allow it now: scontrol update JobId=" + Id(job_) + " StartTime=now.");
+        break;
+      }
+      case PendingReason::kDependency:
+      case PendingReason::kDependencyNeverSatisfied:
+        Dependencies(*code == PendingReason::kDependencyNeverSatisfied);
+        break;
+      case PendingReason::kJobArrayTaskLimit:
+        ArrayThrottle();
+        break;
+      case PendingReason::kPartitionDown:
+      case PendingReason::kPartitionInactive:
+        Item("Partition " + job_.partition() + " is " +
+             (*code == PendingReason::kPartitionDown ? "DOWN" : "INACTIVE") +
+             ": nothing starts there until an operator sets it UP (scontrol update "
+             "PartitionName=" +
+             job_.partition() + " State=UP), or move the job: scontrol update JobId=" + Id(job_) +
+             " Partition=OTHER.");
+        break;
+      case PendingReason::kPartitionTimeLimit:
+      case PendingReason::kPartitionNodeLimit:
+      case PendingReason::kPartitionConfig:
+        Limits(*code);
+        break;
+      case PendingReason::kReqNodeNotAvail:
+        Unavailable();
+        break;
+      case PendingReason::kResources:
+      case PendingReason::kPriority:
+        Waiting(*code == PendingReason::kPriority);
+        break;
+      case PendingReason::kNone:
+        Item(
+            "The scheduler has not looked at it yet; it runs every few seconds and after each "
+            "submission.");
+        break;
+      default:
+        break;  // an association's or QOS's limit: the reason says which
     }
   }
 
@@ -193,15 +218,15 @@ class Explainer {
          ". Its next task starts when one of them ends.");
   }
 
-  void Limits(std::string_view code) {
+  void Limits(PendingReason code) {
     const v1::Partition* part = Partition(job_.partition());
     if (part == nullptr) return;
     const v1::JobRequest& r = job_.request();
-    if (code == "PartitionTimeLimit") {
+    if (code == PendingReason::kPartitionTimeLimit) {
       Item("Its time limit " + Minutes(job_.time_limit_min()) + " is above the partition's " +
            "MaxTime " + Minutes(part->max_time_min()) + ". Lower it: scontrol update JobId=" +
            Id(job_) + " TimeLimit=" + Minutes(part->max_time_min()) + ".");
-    } else if (code == "PartitionNodeLimit") {
+    } else if (code == PendingReason::kPartitionNodeLimit) {
       Item("It asks for " + std::to_string(NodeCount(job_)) + " nodes; the partition allows " +
            (part->max_nodes() == kUnlimited || part->max_nodes() == 0
                 ? std::string("any number")
@@ -278,7 +303,8 @@ class Explainer {
       const std::string& why = other->reason();
       if (other->job_id() == job_.job_id() || !IsPendingJob(*other) ||
           other->partition() != job_.partition() || other->priority() == 0 ||
-          (why != "Resources" && why != "Priority" && why != "None")) {
+          (why != Name(PendingReason::kResources) && why != Name(PendingReason::kPriority) &&
+           why != Name(PendingReason::kNone))) {
         continue;
       }
       if (other->priority() > job_.priority() ||

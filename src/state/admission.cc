@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/job_state.h"
+#include "model/pending_reason.h"
 #include "state/job_limits.h"
 #include "state/priority.h"
 #include "state/resources.h"
@@ -612,7 +613,9 @@ Result<v1::Job> AdmitJob(const ClusterState& state, const v1::JobRequest& reques
   const bool held = r.hold();
   const bool later = r.begin_time() > now;
   job.set_priority(held ? 0 : PriorityFromNice(r.nice()));
-  job.set_reason(held ? "JobHeldUser" : (later ? "BeginTime" : "None"));
+  job.set_reason(std::string(model::PendingReasonName(
+      held ? model::PendingReason::kJobHeldUser
+           : (later ? model::PendingReason::kBeginTime : model::PendingReason::kNone))));
   job.set_batch_flag(!r.allocation_only());
   job.set_exit_status(-1);
   job.set_submit_time(now);

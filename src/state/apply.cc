@@ -15,6 +15,7 @@
 #include "model/billing.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "model/pending_reason.h"
 #include "state/cluster_state.h"
 #include "state/gpus.h"
 #include "state/partition_settings.h"
@@ -34,8 +35,9 @@ using model::NodeBaseState;
 using model::NodeFlag;
 
 constexpr char kNotResponding[] = "Not responding";
-constexpr char kHeldUser[] = "JobHeldUser";
-constexpr char kHeldAdmin[] = "JobHeldAdmin";
+constexpr std::string_view kHeldUser = model::PendingReasonName(model::PendingReason::kJobHeldUser);
+constexpr std::string_view kHeldAdmin =
+    model::PendingReasonName(model::PendingReason::kJobHeldAdmin);
 
 Status UnknownJob(uint32_t id) { return NotFound("unknown job " + std::to_string(id)); }
 Status UnknownNode(std::string_view name) {
@@ -565,16 +567,16 @@ Status ApplyJobRequeued(ClusterState* s, const v1::JobRequeued& e, int64_t time)
   if (e.begin_time() > 0) job->mutable_request()->set_begin_time(e.begin_time());
   if (e.hold()) {
     job->set_priority(0);
-    const std::string reason = e.reason().empty() ? kHeldAdmin : e.reason();
+    const std::string reason = e.reason().empty() ? std::string(kHeldAdmin) : e.reason();
     job->set_held_by_admin(reason != kHeldUser);
     job->set_reason(reason);
     job->set_eligible_time(0);
     job->set_accrue_time(0);
   } else if (job->priority() == 0) {
     // Held while it ran: it stays held.
-    job->set_reason(job->held_by_admin() ? kHeldAdmin : kHeldUser);
-  } else if (e.begin_time() > time) {
-    job->set_reason("BeginTime");  // the requeue delay
+    job->set_reason(std::string(job->held_by_admin() ? kHeldAdmin : kHeldUser));
+  } else if (e.begin_time() > time) {  // the requeue delay
+    job->set_reason(std::string(model::PendingReasonName(model::PendingReason::kBeginTime)));
     job->set_eligible_time(e.begin_time());
     job->set_accrue_time(e.begin_time());
   } else {
@@ -596,7 +598,7 @@ Status ApplyJobHoldChanged(ClusterState* s, const v1::JobHoldChanged& e, int64_t
   if (e.held()) {
     job->set_priority(0);
     job->set_held_by_admin(e.by_admin());
-    job->set_reason(e.by_admin() ? kHeldAdmin : kHeldUser);
+    job->set_reason(std::string(e.by_admin() ? kHeldAdmin : kHeldUser));
   } else {
     if (job->priority() == 0) job->set_priority(PriorityFromNice(job->request().nice()));
     if (job->reason() == kHeldUser || job->reason() == kHeldAdmin) job->set_reason("None");

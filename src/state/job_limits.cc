@@ -4,10 +4,14 @@
 #include <cmath>
 #include <limits>
 
+#include "model/pending_reason.h"
 #include "text/tres.h"
 
 namespace gantry::state {
 namespace {
+
+using model::PendingReason;
+constexpr std::string_view Reason(PendingReason reason) { return model::PendingReasonName(reason); }
 
 constexpr uint32_t kUnlimitedTime = 0xFFFFFFFF;
 constexpr double kInfinite = std::numeric_limits<double>::infinity();
@@ -206,7 +210,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     const Parsed& q = *qos_limits;
     const InUse& in_qos = find(u.qos, job.qos);
     if (qos->has_max_wall_min() && job.time_limit_min > qos->max_wall_min()) {
-      return "QOSMaxWallDurationPerJobLimit";
+      return Reason(PendingReason::kQosMaxWallDurationPerJobLimit);
     }
     for (TresLimitKind kind :
          {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
@@ -217,20 +221,21 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
         db_.qos_usage, job.qos, qos_tallies_,
         qos->has_grp_wall_min() || !q[static_cast<size_t>(TresLimitKind::kGrpMins)].empty());
     if (!alone && qos->has_grp_wall_min() && wall_over(in_qos, t, qos->grp_wall_min())) {
-      return "QOSGrpWallLimit";
+      return Reason(PendingReason::kQosGrpWallLimit);
     }
     for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
       const std::string* tres = broken(kind, q[static_cast<size_t>(kind)], in_qos, t);
       if (tres != nullptr) return TresLimitReason(true, kind, *tres);
     }
-    if (!alone && qos->has_grp_jobs() && in_qos.jobs >= qos->grp_jobs()) return "QOSGrpJobsLimit";
+    if (!alone && qos->has_grp_jobs() && in_qos.jobs >= qos->grp_jobs())
+      return Reason(PendingReason::kQosGrpJobsLimit);
     const auto grp = static_cast<size_t>(TresLimitKind::kGrp);
     if (const std::string* tres = broken(TresLimitKind::kGrp, q[grp], in_qos, nullptr)) {
       return TresLimitReason(true, TresLimitKind::kGrp, *tres);
     }
     const InUse& mine = find(u.qos_user, LimitUse::QosUserKey(job.qos, job.user));
     if (!alone && qos->has_max_jobs_per_user() && mine.jobs >= qos->max_jobs_per_user()) {
-      return "QOSMaxJobsPerUserLimit";
+      return Reason(PendingReason::kQosMaxJobsPerUserLimit);
     }
     const auto per_user = static_cast<size_t>(TresLimitKind::kMaxPerUser);
     if (const std::string* tres = broken(TresLimitKind::kMaxPerUser, q[per_user], mine, nullptr)) {
@@ -242,7 +247,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     const Effective& max = EffectiveOf(*job.association);
     if (max.counts.max_wall_min && !(qos != nullptr && qos->has_max_wall_min()) &&
         job.time_limit_min > *max.counts.max_wall_min) {
-      return "AssocMaxWallDurationPerJobLimit";
+      return Reason(PendingReason::kAssocMaxWallDurationPerJobLimit);
     }
     for (TresLimitKind kind :
          {TresLimitKind::kMaxPerJob, TresLimitKind::kMaxPerNode, TresLimitKind::kMaxMinsPerJob}) {
@@ -253,7 +258,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
     if (!alone && max.counts.max_jobs && !(qos != nullptr && qos->has_max_jobs_per_user())) {
       const auto it = u.association_jobs.find(job.association->id());
       if (it != u.association_jobs.end() && it->second >= *max.counts.max_jobs) {
-        return "AssocMaxJobsLimit";
+        return Reason(PendingReason::kAssocMaxJobsLimit);
       }
     }
     for (const v1::Association* up : ChainOf(job.account)) {
@@ -264,7 +269,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
           up->has_grp_wall_min() || !limits[static_cast<size_t>(TresLimitKind::kGrpMins)].empty());
       if (!alone && up->has_grp_wall_min() && !(qos != nullptr && qos->has_grp_wall_min()) &&
           wall_over(in, t, up->grp_wall_min())) {
-        return "AssocGrpWallLimit";
+        return Reason(PendingReason::kAssocGrpWallLimit);
       }
       for (TresLimitKind kind : {TresLimitKind::kGrpMins, TresLimitKind::kGrpRunMins}) {
         const std::string* tres = broken(kind, limits[static_cast<size_t>(kind)], in, t, true);
@@ -272,7 +277,7 @@ std::string_view JobLimits::Evaluate(const LimitedJob& job, const LimitUse* use,
       }
       if (!alone && up->has_grp_jobs() && !(qos != nullptr && qos->has_grp_jobs()) &&
           in.jobs >= up->grp_jobs()) {
-        return "AssocGrpJobsLimit";
+        return Reason(PendingReason::kAssocGrpJobsLimit);
       }
       const std::string* tres = broken(
           TresLimitKind::kGrp, limits[static_cast<size_t>(TresLimitKind::kGrp)], in, nullptr, true);
