@@ -50,6 +50,7 @@ N_SLURM_E2E=${N_SLURM_E2E:-$N_E2E}
 WITH_SLURM=${WITH_SLURM:-auto}
 anchor=$root/../shared/anchors/slurm
 . "$here/anchor.sh"
+. "$here/process_floor.sh"
 
 work=$(mktemp -d /tmp/gantry-bench-XXXXXX)
 chmod 1777 "$work"
@@ -164,19 +165,7 @@ echo "# gantry: end to end, $N_E2E trivial jobs" >&2
 G[e2e_trivial]=$(e2e "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-e2e)
 
 echo "# the process floor of a trivial job, $N_E2E jobs" >&2
-floor_loop() {
-  for ((i = 0; i < $1; i++)); do
-    "$BIN/sbatch" --version
-    bash -c "echo prolog >> $work/floor.log"
-    sh -c true
-    bash -c "echo epilog >> $work/floor.log"
-  done >/dev/null 2>&1
-}
-t0=$(now)
-floor_loop $((N_E2E / 2)) &
-floor_loop $((N_E2E / 2))
-wait
-G[e2e_process_floor]=$(calc "$((N_E2E / 2 * 2)) / ($(now) - $t0)")
+G[e2e_process_floor]=$(process_floor "$N_E2E" "$BIN" "$work")
 
 echo "# gantry: queue of $N_QUEUE held jobs" >&2
 "$BIN/gantry" down --state-dir "$state" >/dev/null

@@ -15,6 +15,7 @@
 set -u
 n=${1:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/process_floor.sh"
 BIN=$(cd "${2:-$here/../build/bin}" && pwd)
 work=$(mktemp -d /tmp/gantry-e2e-account.XXXXXX)
 state=$work/state
@@ -62,21 +63,8 @@ times >"$work/times"
 child=$(tail -1 "$work/times" | awk '{
   split($1, u, /[ms]/); split($2, s, /[ms]/); print (u[1] * 60 + u[2]) + (s[1] * 60 + s[2]) }')
 
-# The process floor in the same run: the processes such a job needs and nothing else, from 2
-# loops (as bench/cluster_bench.sh's e2e_process_floor).
-floor_loop() {
-  for ((i = 0; i < $1; i++)); do
-    "$BIN/sbatch" --version
-    bash -c "echo prolog >> $work/floor.log"
-    sh -c true
-    bash -c "echo epilog >> $work/floor.log"
-  done >/dev/null 2>&1
-}
-f0=$(now)
-floor_loop $((n / 2)) &
-floor_loop $((n / 2))
-wait
-floor=$(calc "$((n / 2 * 2)) / ($(now) - $f0)")
+# The process floor in the same run.
+floor=$(process_floor "$n" "$BIN" "$work")
 
 ms_per_job() { calc "$1 * 1000.0 / $hz / $n"; }
 echo "jobs $n"

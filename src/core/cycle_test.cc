@@ -11,6 +11,7 @@
 
 #include "core/job_actions.h"
 #include "core/reactions.h"
+#include "core/testing.h"
 #include "model/job_state.h"
 #include "state/records.h"
 #include "state/testing.h"
@@ -22,22 +23,8 @@ namespace {
 using model::JobBaseState;
 using namespace state::testing;  // NOLINT(google-build-using-namespace): the state builders
 
-class CoreTest : public ::testing::Test {
+class CoreTest : public testing::CoreFixture {
  protected:
-  CoreTest() : s_(MakeCluster(4)) {}
-
-  Context At(int64_t now) { return Context{s_, config_, memory_, now, now * 1000}; }
-
-  // Applies `effects` as a shell does; returns them for a look at the actions.
-  Effects Carry(Effects effects, int64_t now) {
-    for (const v1::Event& e : effects.events) {
-      MustApply(&s_, e);
-      NoteApplied(At(now), e);
-    }
-    state::ApplyVolatile(&s_, effects.volatile_updates);
-    return effects;
-  }
-
   // One schedule stage at `now`, carried out: the started jobs with their array task ids (-1:
   // not a task).
   std::map<uint32_t, int64_t> ScheduleAt(int64_t now) {
@@ -69,10 +56,6 @@ class CoreTest : public ::testing::Test {
   }
 
   JobBaseState Base(uint32_t id) { return state::JobStateOf(*s_.FindJob(id)).base; }
-
-  state::ClusterState s_;
-  Config config_;
-  Memory memory_;
 };
 
 // Carries each stage out and keeps the pass marks the cycle leaves.

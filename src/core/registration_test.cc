@@ -8,6 +8,7 @@
 #include "core/cycle.h"
 #include "core/job_actions.h"
 #include "core/reactions.h"
+#include "core/testing.h"
 #include "model/job_state.h"
 #include "state/records.h"
 #include "state/testing.h"
@@ -19,21 +20,8 @@ namespace {
 using model::JobBaseState;
 using namespace state::testing;  // NOLINT(google-build-using-namespace): the state builders
 
-class RegistrationTest : public ::testing::Test {
+class RegistrationTest : public testing::CoreFixture {
  protected:
-  RegistrationTest() : s_(MakeCluster(4)) {}
-
-  Context At(int64_t now) { return Context{s_, config_, memory_, now, now * 1000}; }
-
-  Effects Carry(Effects effects, int64_t now) {
-    for (const v1::Event& e : effects.events) {
-      MustApply(&s_, e);
-      NoteApplied(At(now), e);
-    }
-    state::ApplyVolatile(&s_, effects.volatile_updates);
-    return effects;
-  }
-
   // Job `id` (one node) starts at kNow on n1; its prolog is done unless `configuring`.
   void Start(uint32_t id, bool configuring = false) {
     MustApply(&s_, SubmitEvent(PendingJob(id)));
@@ -70,10 +58,6 @@ class RegistrationTest : public ::testing::Test {
   }
 
   JobBaseState Base(uint32_t id) { return state::JobStateOf(*s_.FindJob(id)).base; }
-
-  state::ClusterState s_;
-  Config config_;
-  Memory memory_;
 };
 
 TEST_F(RegistrationTest, ANodeBackWithoutItsJobRequeuesItAndNamesTheJobsItMustEnd) {
