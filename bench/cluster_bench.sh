@@ -12,6 +12,8 @@
 #                     sbatch start-up, a bash prolog, `sh -c true`, a bash epilog (no
 #                     daemon involved): the most any system can reach here    jobs/s
 #   ctld_kib_per_job  controller RSS growth per queued (held) job                   KiB
+#   ctld_kib_listed   the same once the queue was listed (squeue, sacct, scontrol, sinfo below):
+#                     the caches of listings and wire records included                 KiB
 #   ctld_rss_queue    controller RSS with the queue filled (Gantry 100k, Slurm N_SLURM_QUEUE) MiB
 #   squeue_queue      `squeue >/dev/null` with that queue                            ms
 #   squeue_long       `squeue -l >/dev/null` (two more columns, the state spelled out)  ms
@@ -190,6 +192,7 @@ G[sacct_queue]=$(median_ms "$BIN/sacct")
 G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
 G[scontrol_job]=$(median_ms "$BIN/scontrol" show job "$((N_QUEUE / 2))")
 G[sinfo_queue]=$(median_ms "$BIN/sinfo")
+G[ctld_kib_listed]=$(calc "($(rss_kib "$gpid") - $before) / $N_QUEUE")
 until [ "$("$BIN/sinfo" -h -N -t idle -o %N | wc -l)" = 4 ]; do sleep 0.2; done
 echo "# gantry: end to end with that queue, $N_E2E trivial jobs, then with 4 pollers" >&2
 G[e2e_queue]=$(e2e "$BIN/sbatch" "$BIN/squeue" "$N_E2E" bench-eq)
@@ -229,6 +232,7 @@ if [ "$slurm_ok" = 1 ]; then
   S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
   S[scontrol_job]=$(median_ms /usr/bin/scontrol show job "$(/usr/bin/squeue -h -n bench-q -o %i | head -1)")
   S[sinfo_queue]=$(median_ms /usr/bin/sinfo)
+  S[ctld_kib_listed]=$(calc "($(rss_kib "$spid") - $before) / $N_SLURM_QUEUE")
   echo "# slurm: end to end with that queue, $N_SLURM_E2E trivial jobs, then with 4 pollers" >&2
   S[e2e_queue]=$(e2e /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-eq)
   S[e2e_queue_polled]=$(e2e_polled /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-ep)
@@ -240,13 +244,13 @@ fi
 echo "# $(date -u +%FT%TZ) $(nproc) cores; gantry queue $N_QUEUE jobs, slurm queue $N_SLURM_QUEUE jobs"
 printf '%-18s %12s %12s %-8s %s\n' figure gantry slurm unit ratio
 for f in sbatch_1_client sbatch_4_clients e2e_trivial e2e_process_floor ctld_kib_per_job \
-  ctld_rss_queue squeue_queue squeue_long squeue_resorted squeue_changed squeue_new_view sacct_queue squeue_user scontrol_job \
+  ctld_kib_listed ctld_rss_queue squeue_queue squeue_long squeue_resorted squeue_changed squeue_new_view sacct_queue squeue_user scontrol_job \
   sinfo_queue e2e_queue e2e_queue_polled e2e_queue_busy; do
   g=${G[$f]:-n/a}
   s=${S[$f]:-n/a}
   case $f in
     sbatch_*|e2e_*) unit=jobs/s; better=higher ;;
-    ctld_kib_per_job) unit=KiB; better=lower ;;
+    ctld_kib_*) unit=KiB; better=lower ;;
     ctld_rss_queue) unit=MiB; better=lower ;;
     squeue_*|sacct_queue|scontrol_job|sinfo_queue) unit=ms; better=lower ;;
   esac
