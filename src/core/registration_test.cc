@@ -36,7 +36,8 @@ class RegistrationTest : public testing::CoreFixture {
     Carry(*OnReport(At(kNow), report), kNow);
   }
 
-  v1::RegisterRequest Registering(const std::string& node, std::vector<uint32_t> running) {
+  static v1::RegisterRequest Registering(const std::string& node,
+                                         const std::vector<uint32_t>& running) {
     v1::RegisterRequest r;
     r.set_node(node);
     r.set_address("127.0.0.1:7001");
@@ -46,7 +47,7 @@ class RegistrationTest : public testing::CoreFixture {
     return r;
   }
 
-  v1::HeartbeatRequest Beat(const std::string& node, std::vector<uint32_t> held) {
+  v1::HeartbeatRequest Beat(const std::string& node, const std::vector<uint32_t>& held) {
     v1::HeartbeatRequest h;
     h.set_node(node);
     h.set_boot_time(s_.FindNode(node)->boot_time());
@@ -115,7 +116,8 @@ TEST_F(RegistrationTest, ALostLaunchGoesAgainOnceOverdue) {
   ASSERT_TRUE(first.ok());
   EXPECT_FALSE(first->reregister);
   EXPECT_TRUE(first->effects.actions.empty());
-  const int64_t overdue = kNow + 1 + config_.kill_wait_sec + 2 * HeartbeatIntervalSec(config_) + 5;
+  const int64_t overdue =
+      kNow + 1 + config_.kill_wait_sec + int64_t{2} * HeartbeatIntervalSec(config_) + 5;
   EXPECT_TRUE(OnHeartbeat(At(overdue - 1), Beat("n1", {1}))->effects.actions.empty());
   Result<HeartbeatReaction> again = OnHeartbeat(At(overdue), Beat("n1", {1}));
   ASSERT_EQ(again->effects.actions.size(), 1u);

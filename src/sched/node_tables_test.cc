@@ -35,11 +35,13 @@ std::string Describe(const Decisions& d) {
     for (const std::string& n : s.nodes) out << " " << n;
     out << "\n";
   }
-  for (const ExpectedStart& e : d.expected_starts)
+  for (const ExpectedStart& e : d.expected_starts) {
     out << "plan " << e.job_id << " " << e.time << "\n";
+  }
   for (const ReasonChange& r : d.reasons) out << "reason " << r.job_id << " " << r.reason << "\n";
-  for (const DependencyChange& c : d.dependencies)
+  for (const DependencyChange& c : d.dependencies) {
     out << "dep " << c.job_id << " " << c.status << "\n";
+  }
   for (uint32_t id : d.cancels) out << "cancel " << id << "\n";
   const PassStats& st = d.stats;
   out << "stats " << st.queue_length << " " << st.depth << " " << st.backfilled << " "
@@ -106,7 +108,7 @@ TEST(NodeTablesTest, KeptTablesDecideAsFreshOnesThroughARandomLife) {
             v1::Job job = PendingJob(next_id++, small ? "small" : "batch", 1 + pick(4), now);
             v1::JobRequest& r = *job.mutable_request();
             r.set_cpus_per_task(1 + pick(8));
-            if (pick(3) == 0) r.set_mem_per_node_mb(1000 * (1 + pick(20)));
+            if (pick(3) == 0) r.set_mem_per_node_mb(uint64_t{1000} * (1 + pick(20)));
             if (pick(8) == 0) r.set_gres("gpu:1");
             if (pick(10) == 0) r.set_exclusive(true);
             if (pick(12) == 0) r.set_req_nodes(names[pick(6)]);

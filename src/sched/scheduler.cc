@@ -126,8 +126,9 @@ class Pass {
     auto touched = [&jobs](uint32_t id) { return jobs.contains(id); };
     std::set<uint32_t> dropped;  // preemptors whose start goes
     for (const Preemption& p : out_.preemptions) {
-      if (changed.capacity || touched(p.victim) || touched(p.preemptor))
+      if (changed.capacity || touched(p.victim) || touched(p.preemptor)) {
         dropped.insert(p.preemptor);
+      }
     }
     for (const Start& start : out_.starts) {
       if (changed.capacity || touched(start.job_id)) dropped.insert(start.job_id);
@@ -979,7 +980,8 @@ class Pass {
     auto next_in_order = order.begin();
     auto next_open = plans_.by_open().begin();
     const auto open_end = plans_.by_open().end();
-    std::vector<uint32_t> in_order, open;
+    std::vector<uint32_t> in_order;
+    std::vector<uint32_t> open;
     while (true) {
       if (next_in_order == order.end()) return in_order;
       if (usable(*next_in_order)) {

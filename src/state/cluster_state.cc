@@ -84,11 +84,10 @@ NodeConfigs BuildNodeConfigs(const std::vector<v1::Node>& nodes,
                              const std::vector<std::vector<uint32_t>>& partition_nodes) {
   NodeConfigs out;
   out.of_node.reserve(nodes.size());
-  std::map<std::tuple<uint32_t, uint64_t, std::string_view, std::string_view>, uint32_t> seen;
+  using Definition = std::tuple<uint32_t, uint64_t, std::string_view, std::string_view>;
+  std::map<Definition, uint32_t> seen;
   for (const v1::Node& node : nodes) {
-    const auto key =
-        std::make_tuple(node.cpus(), node.real_memory_mb(), std::string_view(node.gres()),
-                        std::string_view(node.features()));
+    const Definition key{node.cpus(), node.real_memory_mb(), node.gres(), node.features()};
     auto [it, added] = seen.try_emplace(key, static_cast<uint32_t>(out.capacities.size()));
     if (added) out.capacities.push_back(CapacityOf(node));
     out.of_node.push_back(it->second);
