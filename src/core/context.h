@@ -78,6 +78,12 @@ struct Memory {
   // the next timer pass looks at every running job. Lost in a restart: the same.
   std::set<std::pair<int64_t, uint32_t>> time_limit_due;
   std::map<uint32_t, int64_t> time_limit_due_of;
+  void ForgetTimeLimit(uint32_t job) {
+    const auto due = time_limit_due_of.find(job);
+    if (due == time_limit_due_of.end()) return;
+    time_limit_due.erase({due->second, job});
+    time_limit_due_of.erase(due);
+  }
   std::set<uint32_t> time_limit_touched;
   uint64_t noted_through = 0;
   uint64_t noted_lineage = 0;

@@ -26,10 +26,6 @@ using model::JobFlag;
 constexpr uint32_t kUnlimited = 0xFFFFFFFFu;
 
 JobBaseState Base(const v1::Job& job) { return static_cast<JobBaseState>(job.state()); }
-bool IsActive(const v1::Job& job) {
-  const JobBaseState b = Base(job);
-  return b == JobBaseState::kRunning || b == JobBaseState::kSuspended;
-}
 bool HasFlag(const v1::Job& job, JobFlag flag) {
   return (job.state_flags() & static_cast<uint32_t>(flag)) != 0;
 }
@@ -86,10 +82,7 @@ std::vector<uint32_t> TimersToLook(const Context& ctx) {
 void TimeLimits(const Context& ctx, Effects* out) {
   Memory& m = ctx.memory;
   for (uint32_t id : TimersToLook(ctx)) {
-    if (const auto due = m.time_limit_due_of.find(id); due != m.time_limit_due_of.end()) {
-      m.time_limit_due.erase({due->second, id});
-      m.time_limit_due_of.erase(due);
-    }
+    m.ForgetTimeLimit(id);
     const v1::Job* job = ctx.state.FindJob(id);
     if (job == nullptr || Base(*job) != JobBaseState::kRunning ||
         job->time_limit_min() == kUnlimited || job->time_limit_min() == 0) {
@@ -175,7 +168,7 @@ void SilentNodes(const Context& ctx, Effects* out) {
     for (uint32_t job_id : node.job_ids()) {
       const v1::Job* job = ctx.state.FindJob(job_id);
       if (job == nullptr) continue;
-      if (IsActive(*job)) {
+      if (state::IsActiveJob(*job)) {
         RequeueOrFail(ctx, *job, node.name(), "node " + node.name() + " failed", out);
       } else if (HasFlag(*job, JobFlag::kCompleting)) {
         v1::Event released = NewEvent(ctx);
@@ -383,7 +376,7 @@ Effects PrologStage(const Context& ctx, const std::vector<uint32_t>& started) {
   Effects out;
   for (uint32_t id : started) {
     const v1::Job* job = ctx.state.FindJob(id);
-    if (job == nullptr || !IsActive(*job)) continue;
+    if (job == nullptr || !state::IsActiveJob(*job)) continue;
     ctx.memory.prologs[id] = std::set<std::string>(job->nodes().begin(), job->nodes().end());
     PrepareOnNodes(ctx, *job, &out);
   }

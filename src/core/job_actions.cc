@@ -73,10 +73,7 @@ void NoteApplied(const Context& ctx, const v1::Event& event) {
                                                    : 0;
   if (left != 0) {
     ctx.memory.run_anchors.erase(left);
-    if (const auto due = m.time_limit_due_of.find(left); due != m.time_limit_due_of.end()) {
-      m.time_limit_due.erase({due->second, left});
-      m.time_limit_due_of.erase(due);
-    }
+    m.ForgetTimeLimit(left);
     auto& warned = ctx.memory.warned;
     warned.erase(warned.lower_bound({left, 0}), warned.lower_bound({left + 1, 0}));
   }

@@ -9,16 +9,8 @@
 #include "state/records.h"
 
 namespace gantry::core {
-namespace {
 
 using model::JobBaseState;
-
-bool IsActive(const v1::Job& job) {
-  const JobBaseState b = state::JobStateOf(job).base;
-  return b == JobBaseState::kRunning || b == JobBaseState::kSuspended;
-}
-
-}  // namespace
 
 Result<Effects> OnReport(const Context& ctx, const v1::JobReport& report) {
   Effects out;
@@ -28,7 +20,7 @@ Result<Effects> OnReport(const Context& ctx, const v1::JobReport& report) {
   switch (report.kind()) {
     case v1::JobReport::PROLOG_OK: {
       auto it = ctx.memory.prologs.find(id);
-      if (!IsActive(*job) || it == ctx.memory.prologs.end()) break;
+      if (!state::IsActiveJob(*job) || it == ctx.memory.prologs.end()) break;
       it->second.erase(report.node());
       if (!it->second.empty()) break;
       ctx.memory.prologs.erase(it);
@@ -40,7 +32,7 @@ Result<Effects> OnReport(const Context& ctx, const v1::JobReport& report) {
       break;
     }
     case v1::JobReport::PROLOG_FAILED: {
-      if (!IsActive(*job)) break;
+      if (!state::IsActiveJob(*job)) break;
       out.log.push_back("job " + std::to_string(id) + ": prolog failed on " + report.node() + ": " +
                         report.message());
       v1::Event drain = NewEvent(ctx);
@@ -61,7 +53,7 @@ Result<Effects> OnReport(const Context& ctx, const v1::JobReport& report) {
       break;
     }
     case v1::JobReport::BATCH_ENDED: {
-      if (!IsActive(*job)) break;  // already cancelled, timed out...
+      if (!state::IsActiveJob(*job)) break;  // already cancelled, timed out...
       const int status = report.wait_status();
       EndJob(ctx, *job, model::EndStateOfBatch(status), status, "", &out);
       if (report.has_usage()) {  // EndJob's JobEnded comes first
@@ -72,7 +64,7 @@ Result<Effects> OnReport(const Context& ctx, const v1::JobReport& report) {
       break;
     }
     case v1::JobReport::LAUNCH_FAILED: {
-      if (!IsActive(*job)) break;
+      if (!state::IsActiveJob(*job)) break;
       out.log.push_back("job " + std::to_string(id) + ": launch failed on " + report.node() + ": " +
                         report.message());
       EndJob(ctx, *job, JobBaseState::kFailed, 1 << 8, report.message(), &out);

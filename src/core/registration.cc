@@ -18,10 +18,6 @@ using model::JobBaseState;
 using model::JobFlag;
 
 JobBaseState Base(const v1::Job& job) { return state::JobStateOf(job).base; }
-bool IsActive(const v1::Job& job) {
-  const JobBaseState b = Base(job);
-  return b == JobBaseState::kRunning || b == JobBaseState::kSuspended;
-}
 bool HasFlag(const v1::Job& job, JobFlag flag) { return state::JobStateOf(job).Has(flag); }
 
 Status UnknownNode(const std::string& name) {
@@ -31,7 +27,8 @@ Status UnknownNode(const std::string& name) {
 // Whether the controller still waits for this node's prolog of the job.
 bool OwesProlog(const Context& ctx, const v1::Job& job, const std::string& node) {
   const auto prolog = ctx.memory.prologs.find(job.job_id());
-  return IsActive(job) && prolog != ctx.memory.prologs.end() && prolog->second.contains(node);
+  return state::IsActiveJob(job) && prolog != ctx.memory.prologs.end() &&
+         prolog->second.contains(node);
 }
 
 }  // namespace
@@ -56,7 +53,7 @@ Result<Registration> OnRegister(const Context& ctx, const v1::RegisterRequest& r
   out.effects.events.push_back(std::move(registered));
   for (uint32_t job_id : node->job_ids()) {
     const v1::Job* job = ctx.state.FindJob(job_id);
-    if (job == nullptr || !IsActive(*job)) continue;
+    if (job == nullptr || !state::IsActiveJob(*job)) continue;
     if (!held.contains(job_id) && !HasFlag(*job, JobFlag::kConfiguring)) {
       RequeueOrFail(ctx, *job, request.node(),
                     "node " + request.node() + " restarted without the job", &out.effects);
@@ -82,7 +79,7 @@ Effects AfterRegister(const Context& ctx, const v1::RegisterRequest& request) {
     const bool prolog = OwesProlog(ctx, *job, request.node());
     if (prolog) {
       PrepareOnNode(ctx, *job, request.node(), index, &out);
-    } else if (!IsActive(*job) && HasFlag(*job, JobFlag::kCompleting)) {
+    } else if (!state::IsActiveJob(*job) && HasFlag(*job, JobFlag::kCompleting)) {
       TerminateOnNode(ctx, *job, request.node(), index, job->agent_epoch(), 0, &out);
     }
     if (Base(*job) == JobBaseState::kSuspended &&
@@ -127,12 +124,12 @@ Result<HeartbeatReaction> OnHeartbeat(const Context& ctx, const v1::HeartbeatReq
     // first; the current one is owed once it is gone.
     const auto held_epoch = request.epochs().find(job_id);
     const uint64_t old_epoch =
-        IsActive(*job) && held.contains(job_id) && held_epoch != request.epochs().end() &&
+        state::IsActiveJob(*job) && held.contains(job_id) && held_epoch != request.epochs().end() &&
                 held_epoch->second < job->agent_epoch() && !ending.contains(job_id)
             ? held_epoch->second
             : 0;
-    const bool owes_epilog =
-        !IsActive(*job) && HasFlag(*job, JobFlag::kCompleting) && !ending.contains(job_id);
+    const bool owes_epilog = !state::IsActiveJob(*job) && HasFlag(*job, JobFlag::kCompleting) &&
+                             !ending.contains(job_id);
     const bool owes_prolog = OwesProlog(ctx, *job, name) && !held.contains(job_id);
     const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
                              !job->request().allocation_only() && job->nodes_size() > 0 &&

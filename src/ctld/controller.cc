@@ -29,6 +29,7 @@
 #include "state/events.h"
 #include "state/job_ids.h"
 #include "state/job_update.h"
+#include "state/records.h"
 #include "state/step_plan.h"
 #include "state/volatile_updates.h"
 #include "sys/system_time.h"
@@ -94,9 +95,6 @@ std::string PayloadKeyOf(const v1::Job& job) {
 
 JobBaseState Base(const v1::Job& job) { return static_cast<JobBaseState>(job.state()); }
 bool IsPending(const v1::Job& job) { return Base(job) == JobBaseState::kPending; }
-bool IsActive(const v1::Job& job) {
-  return Base(job) == JobBaseState::kRunning || Base(job) == JobBaseState::kSuspended;
-}
 bool HasFlag(const v1::Job& job, JobFlag flag) {
   return (job.state_flags() & static_cast<uint32_t>(flag)) != 0;
 }
@@ -409,7 +407,9 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   // existed gets them before the purge forgets them.
   std::vector<store::ArchivedJob> ended;
   for (const auto& [id, job] : state_.jobs) {
-    if (job.end_time() > 0 && !IsPending(job) && !IsActive(job)) ended.push_back(ArchiveEntry(job));
+    if (job.end_time() > 0 && !IsPending(job) && !state::IsActiveJob(job)) {
+      ended.push_back(ArchiveEntry(job));
+    }
   }
   auto pending = CommitLocked(std::move(events), {}, {}, std::move(ended));
   // Every node gets a grace period of one timeout to (re)register; jobs waiting for a prolog
@@ -417,7 +417,7 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
   const int64_t mono = clock_->MonotonicMs();
   for (const v1::Node& node : state_.nodes) memory_.last_heard[node.name()] = mono;
   for (const auto& [id, job] : state_.jobs) {
-    if (IsActive(job) && HasFlag(job, JobFlag::kConfiguring)) {
+    if (state::IsActiveJob(job) && HasFlag(job, JobFlag::kConfiguring)) {
       memory_.prologs[id] = std::set<std::string>(job.nodes().begin(), job.nodes().end());
     }
   }
@@ -612,7 +612,7 @@ void Controller::PurgeLocked(UnixTime now) {
   std::vector<std::string> erases;
   std::set<uint32_t> arrays;  // arrays that lose records
   for (const auto& [id, job] : state_.jobs) {
-    if (!IsPending(job) && !IsActive(job) && !HasFlag(job, JobFlag::kCompleting) &&
+    if (!IsPending(job) && !state::IsActiveJob(job) && !HasFlag(job, JobFlag::kCompleting) &&
         job.end_time() < ended_before) {
       if (job.array_job_id() != 0) {
         arrays.insert(job.array_job_id());
@@ -792,7 +792,7 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
   std::set<uint32_t> seen;
   if (request.job_ids().empty()) {
     for (const auto& [id, job] : state_.jobs) {
-      if ((IsPending(job) || IsActive(job)) && matches(job) &&
+      if ((IsPending(job) || state::IsActiveJob(job)) && matches(job) &&
           (op || job.user_id() == caller.uid)) {
         targets.push_back(&job);
       }
@@ -819,7 +819,7 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
           break;
         }
         if (!matches(*job)) continue;
-        if (!IsPending(*job) && !IsActive(*job)) {
+        if (!IsPending(*job) && !state::IsActiveJob(*job)) {
           if (!several) fail("Job/step already completing or completed", 9);
           continue;
         }
@@ -1130,7 +1130,7 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     if (!job.request().allocation_only()) {
       return JobRefusal{"Only an allocation without a batch script (salloc) can be completed", 2};
     }
-    if (!IsActive(job)) return JobRefusal{"Job/step already completing or completed", 11};
+    if (!state::IsActiveJob(job)) return JobRefusal{"Job/step already completing or completed", 11};
     const int32_t status = request.exit_status();
     EndJobLocked(job, status == 0 ? JobBaseState::kCompleted : JobBaseState::kFailed, status, "",
                  events, after);
@@ -1144,7 +1144,7 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     requeued->set_hold(hold);
     requeued->set_reason(hold ? "job requeued in held state" : "None");
     events->push_back(std::move(event));
-    if (IsActive(job)) {  // its processes end on every node, with the epilog
+    if (state::IsActiveJob(job)) {  // its processes end on every node, with the epilog
       memory_.prologs.erase(id);
       TerminateOnNodesLocked(job, after);
     }
@@ -1509,7 +1509,7 @@ Status Controller::UpdateNode(const Caller& caller, const v1::UpdateNodeRequest&
     for (const std::string& name : *names) {
       for (uint32_t job_id : state_.FindNode(name)->job_ids()) {
         const v1::Job* job = state_.FindJob(job_id);
-        if (job != nullptr && IsActive(*job)) {
+        if (job != nullptr && state::IsActiveJob(*job)) {
           RequeueOrFailLocked(*job, name, "node " + name + " set DOWN", &events, &after);
         }
       }

@@ -42,13 +42,6 @@ void NodePlans::Restore(uint32_t i, int64_t t) {
   Rekey(i);
 }
 
-void NodePlans::Add(int64_t t) {
-  free_at_.push_back(t);
-  open_at_.push_back(kNever);
-  kept_.emplace_back();
-  Rekey(static_cast<uint32_t>(free_at_.size() - 1));
-}
-
 void NodePlans::FreeNoEarlierThan(uint32_t i, int64_t t) {
   free_at_[i] = std::max(free_at_[i], t);
   Rekey(i);

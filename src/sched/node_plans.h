@@ -35,9 +35,6 @@ class NodePlans {
   void SetNow(int64_t now);
   // Node i is free at `t` and keeps nothing (its state, after a pass changed it).
   void Restore(uint32_t i, int64_t t);
-  // Adds node i, free at `t` (the tables grow with the cluster).
-  void Add(int64_t t);
-  size_t size() const { return free_at_.size(); }
 
   int64_t free_at(uint32_t i) const { return free_at_[i]; }
   // A job that started on node i in this pass: the node is free from `t` at the earliest.

@@ -121,7 +121,7 @@ void NodeTables::Refresh(const ClusterState& s, int64_t now, bool whole_nodes) {
     if (s.node_clock != clock_) {
       for (uint32_t i = 0; i < s.nodes.size(); ++i) {
         if (s.node_stamps[i] <= clock_) continue;
-        Load(s, i);
+        Restore(s, i);
         ++last_refreshed_;
       }
     }
@@ -131,9 +131,7 @@ void NodeTables::Refresh(const ClusterState& s, int64_t now, bool whole_nodes) {
   plans.SetNow(now);
 }
 
-void NodeTables::Restore(const ClusterState& s, uint32_t i) { Load(s, i); }
-
-void NodeTables::Load(const ClusterState& s, uint32_t i) {
+void NodeTables::Restore(const ClusterState& s, uint32_t i) {
   const v1::Node& node = s.nodes[i];
   used[i] = UsedOn(node);
   const bool was_down = slots[i] == Slot::kDown;
@@ -159,15 +157,8 @@ void NodeTables::Build(const ClusterState& s) {
   shapes.clear();
   ++down_changes_;
   free_now.clear();
-  std::vector<int64_t> free_at(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    const v1::Node& node = s.nodes[i];
-    used[i] = UsedOn(node);
-    slots[i] = InitialSlot(node, capacity[i], whole_nodes_);
-    free_at[i] = FreeAt(s, node, slots[i]);
-    if (slots[i] == Slot::kFree) free_now.insert(free_now.end(), i);  // in order
-  }
-  plans = NodePlans(std::move(free_at));
+  plans = NodePlans(std::vector<int64_t>(n, NodePlans::kNever));
+  for (uint32_t i = 0; i < n; ++i) Restore(s, i);
   in_index_order.assign(s.partitions.size(), true);
   position.assign(s.partitions.size(), std::vector<uint32_t>(n, UINT32_MAX));
   order.assign(s.partitions.size(), {});

@@ -82,7 +82,7 @@ class NodeTables {
   // Brings the tables to `state` for a pass at `now` (see the file comment). `whole_nodes`:
   // SelectType=select/linear (a node with jobs is never free).
   void Refresh(const state::ClusterState& state, int64_t now, bool whole_nodes);
-  // Node i as the state has it, after a pass changed it.
+  // Reads node i as the state has it (after an event or a pass changed it).
   void Restore(const state::ClusterState& state, uint32_t i);
 
   // Per node (as ClusterState::nodes): what its definition offers.
@@ -122,8 +122,6 @@ class NodeTables {
 
  private:
   void Build(const state::ClusterState& state);
-  // Reads node i's state into the tables.
-  void Load(const state::ClusterState& state, uint32_t i);
 
   bool built_ = false;
   uint64_t lineage_ = 0;

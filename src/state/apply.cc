@@ -57,7 +57,7 @@ void StampNode(ClusterState* s, std::string_view name) {
 // Stamps what an applied event changed beyond what RefreshNode stamps (every job event that
 // changes a node's jobs or allocations refreshes the node): the nodes a node event names, the
 // nodes of a running job whose record an update replaced (its time limit says when they free
-// up). A partition's change renews the lineage.
+// up). A partition's new nodes rebuild the indexes, which renews the lineage.
 void StampChanges(ClusterState* s, const v1::Event& event) {
   switch (event.change_case()) {
     case v1::Event::kNodeRegistered:
@@ -73,9 +73,6 @@ void StampChanges(ClusterState* s, const v1::Event& event) {
       if (const v1::Job* job = s->FindJob(event.job_updated().job_id())) {
         for (const std::string& name : job->nodes()) StampNode(s, name);
       }
-      break;
-    case v1::Event::kPartitionUpdated:
-      s->lineage.Renew();
       break;
     default:
       break;
@@ -238,7 +235,6 @@ void RemoveJobId(v1::Node* node, uint32_t id) {
 void ReleaseShares(ClusterState* s, const v1::Job& job, bool cpus, bool mem) {
   const NodeShares shares = SharesOf(*s, job);
   for (size_t k = 0; k < shares.nodes.size(); ++k) {
-    StampNode(s, shares.nodes[k]);
     v1::Node& node = s->nodes[shares.nodes[k]];
     if (cpus) {
       node.set_alloc_cpus(static_cast<uint32_t>(

@@ -194,8 +194,8 @@ struct ClusterState {
   std::vector<uint64_t> node_stamps;
   uint64_t node_clock = 0;
   // Which state, and which node definitions and partitions, such tables were built from: a new
-  // value whenever the state is copied or assigned (a copy goes its own way), its indexes are
-  // rebuilt (ConfigLoaded, FromSnapshot, direct edits) or a partition changes.
+  // value whenever the state is copied or assigned (a copy goes its own way) or its indexes are
+  // rebuilt (ConfigLoaded, a partition's Nodes=, FromSnapshot, direct edits).
   Lineage lineage;
 
   const v1::Node* FindNode(std::string_view name) const;

@@ -24,6 +24,9 @@ inline bool IsPendingJob(const v1::Job& job) {
   return job.state() == static_cast<uint32_t>(model::JobBaseState::kPending);
 }
 
+// RUNNING or SUSPENDED: the job holds its nodes.
+inline bool IsActiveJob(const v1::Job& job) { return model::IsActive(JobStateOf(job).base); }
+
 inline model::NodeState NodeStateOf(const v1::Node& node) {
   return model::NodeState{static_cast<model::NodeBaseState>(node.state()), node.state_flags()};
 }
