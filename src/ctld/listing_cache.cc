@@ -1,5 +1,7 @@
 #include "ctld/listing_cache.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -61,14 +63,30 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
   std::lock_guard lock(mu_);
   auto it = std::find_if(views_.begin(), views_.end(),
                          [&key](const auto& entry) { return entry.first == key; });
-  if (it == views_.end()) {
-    GANTRY_ASSIGN_OR_RETURN(slurm::SqueueQuery query, CheckedQueryOf(request));
-    views_.emplace_front(std::move(key), View{std::move(query), {}, {}, 0, 0, nullptr, 0});
-  } else {
+  if (it != views_.end()) {
     views_.splice(views_.begin(), views_, it);
+    return Refresh(&views_.front().second, blocks, now, cluster, /*keep=*/true);
   }
-  View& view = views_.front().second;
+  GANTRY_ASSIGN_OR_RETURN(slurm::SqueueQuery query, CheckedQueryOf(request));
+  const uint64_t hash = std::hash<std::string>{}(key);
+  if (std::find(seen_.begin(), seen_.end(), hash) == seen_.end()) {  // asked once so far
+    seen_[seen_next_++ % seen_.size()] = hash;
+    std::shared_ptr<const Listing> listing;
+    {
+      View once{std::move(query)};
+      GANTRY_ASSIGN_OR_RETURN(listing, Refresh(&once, blocks, now, cluster, /*keep=*/false));
+    }
+    malloc_trim(0);  // the pieces' text, freed in holes of the heap, goes back to the system
+    return listing;
+  }
+  views_.emplace_front(std::move(key), View{std::move(query)});
+  return Refresh(&views_.front().second, blocks, now, cluster, /*keep=*/true);
+}
 
+Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
+    View* view_ptr, std::span<const std::shared_ptr<const RecordCache::Block>> blocks, UnixTime now,
+    std::string_view cluster, bool keep) {
+  View& view = *view_ptr;
   const bool same_blocks = view.listed.size() == blocks.size() &&
                            std::equal(blocks.begin(), blocks.end(), view.listed.begin(),
                                       [](const auto& block, const RecordCache::Block* listed) {
@@ -131,6 +149,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     view.stale_at = std::min(view.stale_at, piece.stale_at);
   }
   view.listing = Join(pieces);
+  if (!keep) return view.listing;  // its pieces go with `view`
   bytes_ -= view.bytes;
   view.bytes = 2 * view.listing->fields.size() + 64 * size_t{view.listing->lines};
   bytes_ += view.bytes;

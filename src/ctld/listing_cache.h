@@ -5,7 +5,8 @@
 // (squeue_listing.h), one piece per block. A piece is made again only when its block was (a job
 // in it changed) or when `now` reached a time its lines or keys depend on (a running job's TIME,
 // say); the pieces are then put in order, and the listing's text is kept as a whole until a
-// piece changes. Views are kept while there are at most kViews and their text takes at most
+// piece changes. A view is kept from the second time it is asked for (a one-off format leaves
+// nothing behind), while there are at most kViews and their text takes at most
 // kViewBytes (a 100k-job listing takes about 20 MB), the least recently used one dropped first.
 //
 // Thread-safe: a listing is made under the cache's lock (requests for the same listing wait for
@@ -14,6 +15,7 @@
 #ifndef GANTRY_CTLD_LISTING_CACHE_H_
 #define GANTRY_CTLD_LISTING_CACHE_H_
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <list>
@@ -37,6 +39,7 @@ namespace gantry::ctld {
 class ListingCache {
  public:
   static constexpr size_t kViews = 16;
+  static constexpr size_t kSeen = 64;
   static constexpr size_t kViewBytes = size_t{96} << 20;
   // Pieces are made on up to this many threads (no more than the machine's cores).
   static constexpr size_t kMakers = 4;
@@ -73,6 +76,7 @@ class ListingCache {
     slurm::ListingPiece piece;
   };
   struct View {
+    explicit View(slurm::SqueueQuery q) : query(std::move(q)) {}
     slurm::SqueueQuery query;
     std::unordered_map<const RecordCache::Block*, Piece> pieces;
     std::vector<const RecordCache::Block*> listed;  // the blocks of `listing`, in order
@@ -82,6 +86,12 @@ class ListingCache {
     size_t bytes = 0;  // about what the view's text takes (pieces and listing)
   };
 
+  // `view`'s listing over `blocks` at `now`: the one it holds while its blocks are the same and
+  // `now` changes none of its lines, else made again from the pieces it can keep. `keep`: the
+  // view stays in views_ (its bytes are counted and the least recently used views dropped).
+  Result<std::shared_ptr<const Listing>> Refresh(
+      View* view, std::span<const std::shared_ptr<const RecordCache::Block>> blocks, UnixTime now,
+      std::string_view cluster, bool keep);
   // The piece of one block: its records decoded (with `decoder`, made for the query's
   // record form) and added (slurm::AddRecord) at `now`. `listed_bytes` counts the text of the
   // listing's pieces: ResourceExhausted when this piece would take it past kMaxListingBytes.
@@ -96,6 +106,10 @@ class ListingCache {
   std::mutex mu_;
   std::list<std::pair<std::string, View>> views_;  // most recently used first; by serialized view
   size_t bytes_ = 0;                               // the views' bytes
+  // The hashes of the last views asked for that were not kept (a ring): a view is kept from
+  // its second request on, so that one-off formats leave no text behind.
+  std::array<uint64_t, kSeen> seen_{};
+  size_t seen_next_ = 0;
 };
 
 }  // namespace gantry::ctld

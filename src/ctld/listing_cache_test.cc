@@ -115,6 +115,7 @@ TEST(ListingCacheTest, AListingIsKeptUntilAJobChangesOrTimeChangesALine) {
   pending.set_states("PD");
   const v1::SqueueView all = View(slurm::kSqueueDefaultFormat);
 
+  f.Make(pending, now);  // asked once: not kept
   const auto first = f.Make(pending, now);
   EXPECT_EQ(f.Make(pending, now), first);
   // Pending jobs' lines do not change with time until an expected start passes (the BeginTime
@@ -122,6 +123,7 @@ TEST(ListingCacheTest, AListingIsKeptUntilAJobChangesOrTimeChangesALine) {
   EXPECT_EQ(f.Make(pending, now + 60), first);
   EXPECT_NE(f.Make(pending, now + 3600), first);
   // Running jobs' TIME does.
+  f.Make(all, now);
   const auto running = f.Make(all, now);
   EXPECT_EQ(f.Make(all, now), running);
   const auto later = f.Make(all, now + 5);
@@ -150,11 +152,26 @@ TEST(ListingCacheTest, ManyViewsAreServedAndTheOldestDropped) {
   }
   std::vector<std::shared_ptr<const ListingCache::Listing>> made;
   for (const v1::SqueueView& view : views) {
+    f.Make(view, AnchorQueueNow());
     made.push_back(f.Make(view, AnchorQueueNow()));
     EXPECT_EQ(Text(*made.back()), OnePiece(view, f.jobs, AnchorQueueNow()));
   }
   EXPECT_EQ(f.Make(views.back(), AnchorQueueNow()), made.back());    // used last: kept
   EXPECT_NE(f.Make(views.front(), AnchorQueueNow()), made.front());  // dropped: made again
+}
+
+TEST(ListingCacheTest, AViewIsKeptFromItsSecondRequestOn) {
+  Fixture f;
+  const v1::SqueueView view = View("%i %9j");
+  const auto once = f.Make(view, AnchorQueueNow());
+  const auto twice = f.Make(view, AnchorQueueNow());
+  EXPECT_NE(twice, once);  // the first was not kept: made again
+  EXPECT_EQ(Text(*twice), Text(*once));
+  EXPECT_EQ(f.Make(view, AnchorQueueNow()), twice);
+  // Views asked once in between do not push it out, however many.
+  for (int i = 0; i < 40; ++i)
+    f.Make(View("%i %" + std::to_string(i + 10) + "j"), AnchorQueueNow());
+  EXPECT_EQ(f.Make(view, AnchorQueueNow()), twice);
 }
 
 TEST(ListingCacheTest, ABadViewIsRefusedNamingTheField) {
