@@ -63,53 +63,6 @@ Result<PreemptOptions> PreemptOptions::FromConfig(std::string_view type, std::st
   return o;
 }
 
-std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
-                                          const PreemptOptions& options, const v1::Job& preemptor,
-                                          const v1::Partition& partition, const v1::Job& victim,
-                                          const v1::Partition& victim_partition, int64_t now) {
-  const auto qos_of = [&state](const v1::Job& job) -> const v1::Qos* {
-    const auto it = state.accounting.qos.find(job.request().qos());
-    return it == state.accounting.qos.end() ? nullptr : &it->second;
-  };
-  const v1::Qos* victim_qos = qos_of(victim);
-  const auto has = [](std::string_view mode, std::string_view word) {
-    return text::AsciiToUpper(mode).find(word) != std::string::npos;
-  };
-  bool by_priority = options.priority;
-  PreemptAction action = PreemptAction::kOff;
-  switch (options.type) {
-    case PreemptType::kNone:
-      return std::nullopt;
-    case PreemptType::kPartitionPrio:
-      if (partition.priority_tier() <= victim_partition.priority_tier()) return std::nullopt;
-      action = ActionOfMode(victim_partition.preempt_mode(), options.action);
-      by_priority = by_priority || has(victim_partition.preempt_mode(), "PRIORITY");
-      break;
-    case PreemptType::kQos: {
-      const v1::Qos* qos = qos_of(preemptor);
-      if (qos == nullptr || victim_qos == nullptr) return std::nullopt;
-      const std::string_view mode = victim_qos->preempt_mode();
-      const bool listed =
-          std::ranges::find(qos->preempt(), victim_qos->name()) != qos->preempt().end();
-      const bool within = qos == victim_qos && (options.within || has(mode, "WITHIN"));
-      if (!listed && !within) return std::nullopt;
-      if (within && !listed && victim.priority() >= preemptor.priority()) return std::nullopt;
-      by_priority = by_priority || has(mode, "PRIORITY");
-      action = ActionOfMode(mode == "cluster" ? "" : mode, options.action);
-      if (action == PreemptAction::kSuspend && partition.name() != victim_partition.name() &&
-          partition.priority_tier() <= victim_partition.priority_tier()) {
-        return std::nullopt;
-      }
-      break;
-    }
-  }
-  if (action == PreemptAction::kOff) return std::nullopt;
-  if (by_priority && victim.priority() > preemptor.priority()) return std::nullopt;
-  const int64_t exempt = state::PreemptExemptSeconds(state.accounting, victim, options.exempt_sec);
-  if (victim.start_time() + exempt > now) return std::nullopt;
-  return action;
-}
-
 namespace {
 
 // The jobs preemption or time-slicing suspended (the state's index of them), longest suspended

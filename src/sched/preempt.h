@@ -1,7 +1,8 @@
 // Preemption rules (slurm.conf PreemptType, PreemptMode, PreemptExemptTime; partitions'
 // PreemptMode; QOS Preempt, PreemptMode, PreemptExemptTime): which running jobs a pending job
-// may preempt, and what preempting each one does. The scheduler pass (sched/scheduler.h) places
-// the preemptor and picks the victims among these candidates.
+// may preempt, and what preempting each one does. sched/preemptor.h implements them behind one
+// interface; the scheduler pass (sched/scheduler.h) places the preemptor and picks the victims
+// among the candidates it allows.
 //
 //   preempt/partition_prio  a job preempts running jobs of partitions with a lower PriorityTier
 //                           whose PreemptMode (the partition's, else the cluster's) is not OFF.
@@ -49,13 +50,6 @@ struct PreemptOptions {
 // The base action of a PreemptMode value ("SUSPEND,GANG" -> kSuspend; "" -> `fallback`; "OFF",
 // "GANG" -> kOff).
 PreemptAction ActionOfMode(std::string_view mode, PreemptAction fallback);
-
-// What preempting `victim` (running, in partition `victim_partition`) for `preemptor` (pending,
-// to start in `partition`) would do; nullopt when it may not be preempted for it at `now`.
-std::optional<PreemptAction> PreemptionOf(const state::ClusterState& state,
-                                          const PreemptOptions& options, const v1::Job& preemptor,
-                                          const v1::Partition& partition, const v1::Job& victim,
-                                          const v1::Partition& victim_partition, int64_t now);
 
 // The jobs preemption suspended (Job.preempted_by) whose CPUs are free again on every node of
 // theirs, the longest suspended first; each one's CPUs count as taken for the ones after it.

@@ -20,6 +20,7 @@
 #include "sched/node_plans.h"
 #include "sched/node_tables.h"
 #include "sched/partition_check.h"
+#include "sched/preemptor.h"
 #include "state/records.h"
 #include "state/resources.h"
 #include "state/shares.h"
@@ -53,7 +54,13 @@ class Pass {
  public:
   Pass(const ClusterState& s, int64_t now, const SchedulerOptions& options, PassYield* yield,
        NodeTables& tables)
-      : s_(s), now_(now), options_(options), yield_(yield), t_(tables), limits_(s, now) {
+      : s_(s),
+        now_(now),
+        options_(options),
+        yield_(yield),
+        t_(tables),
+        limits_(s, now),
+        preemptor_(MakePreemptor(s, options.preempt, options.time_slice_sec)) {
     t_.Refresh(s, now, options.whole_nodes);
     blocked_.assign(s.partitions.size(), false);
     parts_.reserve(s.partitions.size());
@@ -503,7 +510,7 @@ class Pass {
       return "";
     }
 
-    if ((options_.preempt.type != PreemptType::kNone || options_.preempt.gang) &&
+    if (preemptor_->MayPreempt(job, static_cast<uint32_t>(p)) &&
         Preempt(job, static_cast<uint32_t>(p), *elig, whole, required, min_nodes, limit)) {
       return "";
     }
@@ -550,15 +557,8 @@ class Pass {
       }
       const v1::Partition* vp = s_.FindPartition(v->partition());
       if (vp == nullptr) continue;
-      if (vp == &part && TimeSliced(options_.preempt, part)) {
-        // Time-slicing: a job of the same partition that had its slice.
-        if (now_ - ActiveSince(*v) >= options_.time_slice_sec) {
-          out.push_back({v, PreemptAction::kSuspend});
-        }
-        continue;
-      }
       if (const std::optional<PreemptAction> action =
-              PreemptionOf(s_, options_.preempt, job, part, *v, *vp, now_)) {
+              preemptor_->ActionOn(job, part, *v, *vp, now_)) {
         out.push_back({v, *action});
       }
     }
@@ -588,34 +588,6 @@ class Pass {
     }
   }
 
-  // Whether jobs of partition p (`job` among them) may preempt anyone at all: under
-  // partition_prio a partition of a lower tier whose PreemptMode preempts; under qos a QOS
-  // Preempt list for the job's QOS.
-  bool MayPreempt(uint32_t p, const v1::Job& job) {
-    const PreemptOptions& o = options_.preempt;
-    if (TimeSliced(o, s_.partitions[p])) return true;
-    if (o.type == PreemptType::kNone) return false;
-    if (o.type == PreemptType::kQos) {
-      const auto qos = s_.accounting.qos.find(job.request().qos());
-      return qos != s_.accounting.qos.end() && !qos->second.preempt().empty();
-    }
-    if (may_preempt_.empty()) {
-      may_preempt_.assign(s_.partitions.size(), false);
-      suspend_only_ = true;
-      for (size_t a = 0; a < s_.partitions.size(); ++a) {
-        for (const v1::Partition& b : s_.partitions) {
-          const PreemptAction action = ActionOfMode(b.preempt_mode(), o.action);
-          if (b.priority_tier() < s_.partitions[a].priority_tier() &&
-              action != PreemptAction::kOff) {
-            may_preempt_[a] = true;
-            suspend_only_ = suspend_only_ && action == PreemptAction::kSuspend;
-          }
-        }
-      }
-    }
-    return may_preempt_[p];
-  }
-
   // Whether node i has room for the job's memory and GRES with what it holds now (victims that
   // are suspended keep theirs).
   bool MemoryAndGresFit(uint32_t i, const NodeRequest& need, bool whole) const {
@@ -636,7 +608,9 @@ class Pass {
     if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || plans_.Kept(i, now_, end)) {
       return std::nullopt;
     }
-    if (suspend_only_ && !MemoryAndGresFit(i, elig.need, whole)) return std::nullopt;
+    if (preemptor_->SuspendsOnly() && !MemoryAndGresFit(i, elig.need, whole)) {
+      return std::nullopt;
+    }
     NodeChoice choice;
     choice.completing = state::NodeStateOf(s_.nodes[i]).Has(NodeFlag::kCompleting);
     if (FitsIn(used_[i], i, elig.need, whole)) return choice;
@@ -695,7 +669,7 @@ class Pass {
     for (size_t k = 0; k < order.size(); ++k) {
       const uint32_t i = order[k];
       if (slots_[i] == Slot::kDown || slots_[i] == Slot::kReserved || plans_.Kept(i, now_, end) ||
-          (suspend_only_ && !MemoryAndGresFit(i, elig.need, whole))) {
+          (preemptor_->SuspendsOnly() && !MemoryAndGresFit(i, elig.need, whole))) {
         continue;
       }
       position[i] = static_cast<uint32_t>(k);
@@ -703,18 +677,9 @@ class Pass {
         if (seen.insert(v.job->job_id()).second) candidates.push_back(v);
       }
     }
-    auto key = [&](const Victim& v) {
-      if (options_.preempt.type == PreemptType::kQos) {
-        const auto qos = s_.accounting.qos.find(v.job->request().qos());
-        return std::pair<uint64_t, uint64_t>(
-            qos == s_.accounting.qos.end() ? 0 : qos->second.priority(), 0);
-      }
-      const v1::Partition* vp = s_.FindPartition(v.job->partition());
-      return std::pair<uint64_t, uint64_t>(vp == nullptr ? 0 : vp->priority_tier(),
-                                           std::min(v.job->nodes_size(), 0xffff));
-    };
-    std::ranges::stable_sort(candidates,
-                             [&](const Victim& a, const Victim& b) { return key(a) < key(b); });
+    std::ranges::stable_sort(candidates, [&](const Victim& a, const Victim& b) {
+      return preemptor_->CandidateRank(*a.job) < preemptor_->CandidateRank(*b.job);
+    });
     std::map<uint32_t, Used> as_if;  // node -> what it holds once the taken candidates are gone
     std::set<uint32_t> fitting;      // positions of usable nodes where the job fits that way
     for (uint32_t i : order) {
@@ -767,7 +732,6 @@ class Pass {
   bool Preempt(const v1::Job& job, uint32_t p, const Eligibility& elig, bool whole,
                const std::vector<uint32_t>& required, uint32_t min_nodes, uint32_t limit) {
     const v1::Partition& part = s_.partitions[p];
-    if (!MayPreempt(p, job)) return false;
     // A placement that found too few nodes stays impossible for the rest of the pass (the
     // candidates only become fewer).
     const auto shape =
@@ -1239,12 +1203,11 @@ class Pass {
   std::map<uint32_t, uint32_t> planned_by_partition_;  // partition index -> jobs planned
   std::vector<bool> blocked_;
   AssocLimits limits_;
+  const std::unique_ptr<const Preemptor> preemptor_;
   std::vector<PartitionInfo> parts_;
   std::deque<std::string> dynamic_;  // reasons built in this pass (ReqNodeNotAvail, ...)
   std::set<uint32_t> reported_;      // jobs whose dependency status this pass gave
   std::set<uint32_t> victims_;       // jobs this pass preempted
-  std::vector<bool> may_preempt_;    // per partition (MayPreempt), filled at the first use
-  bool suspend_only_ = false;        // partition_prio: every victim would be suspended
   // Preemptor shapes (eligibility, whole nodes, min nodes, QOS) that found too few nodes.
   std::set<std::tuple<const Eligibility*, bool, uint32_t, std::string_view>> no_victims_;
   Decisions out_;
