@@ -262,12 +262,10 @@ bool Controller::IsOperator(const Caller& caller) const {
   return caller.uid == 0 || caller.uid == config_.slurm_user_uid;
 }
 
-Status Controller::CommitOneAndUnlock(v1::Event event, std::unique_lock<WaitedMutex>& lock) {
+std::vector<v1::Event> Controller::OneEvent(v1::Event event) {
   std::vector<v1::Event> events;
   events.push_back(std::move(event));
-  auto pending = CommitLocked(std::move(events));
-  lock.unlock();
-  return Finish(std::move(pending), {});
+  return events;
 }
 
 v1::AccountingChange Controller::DefaultAccountingLocked() const {
@@ -342,7 +340,7 @@ Status Controller::Finish(std::unique_ptr<store::PendingWrite> pending, AfterCom
 // ---- recovery and the loop -------------------------------------------------------------------
 
 Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   group_lists_needed_ = std::any_of(
       nodes_and_partitions.partitions().begin(), nodes_and_partitions.partitions().end(),
       [](const v1::Partition& p) {
@@ -389,7 +387,10 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
     Log("recovery: WARNING: " + std::to_string(not_applied) +
         " record(s) did not apply (listed above)");
   }
-  for (RecordCache& cache : record_caches_) cache.Clear();
+  {
+    MutexLock records(records_mu_);
+    for (RecordCache& cache : record_caches_) cache.Clear();
+  }
   state_.changed_jobs.clear();
   Log("recovered " + std::to_string(state_.jobs.size()) + " jobs (snapshot seq " +
       std::to_string(after) + ", " + std::to_string(replayed) + " events replayed); next job id " +
@@ -429,8 +430,9 @@ void Controller::Start() {
   loop_ = std::thread([this] {
     for (;;) {
       {
-        std::unique_lock<std::mutex> lock(loop_mu_);
-        loop_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_ || kicked_; });
+        MutexLock lock(loop_mu_);
+        loop_cv_.wait_for(lock, std::chrono::seconds(1),
+                          [this]() GANTRY_REQUIRES(loop_mu_) { return stopping_ || kicked_; });
         if (stopping_) return;
         kicked_ = false;
       }
@@ -440,17 +442,17 @@ void Controller::Start() {
       // A pass holds the writer lock: leave at least as long again to the requests, so that a
       // stream of kicks (submissions) cannot keep the scheduler running back to back.
       const auto spent = std::chrono::steady_clock::now() - start;
-      std::unique_lock<std::mutex> lock(loop_mu_);
+      MutexLock lock(loop_mu_);
       loop_cv_.wait_for(
           lock, std::max<std::chrono::steady_clock::duration>(spent, std::chrono::milliseconds(2)),
-          [this] { return stopping_; });
+          [this]() GANTRY_REQUIRES(loop_mu_) { return stopping_; });
     }
   });
 }
 
 void Controller::Stop() {
   {
-    std::lock_guard<std::mutex> lock(loop_mu_);
+    MutexLock lock(loop_mu_);
     if (stopping_) return;
     stopping_ = true;
   }
@@ -460,7 +462,7 @@ void Controller::Stop() {
 
 void Controller::Kick() {
   {
-    std::lock_guard<std::mutex> lock(loop_mu_);
+    MutexLock lock(loop_mu_);
     kicked_ = true;
   }
   loop_cv_.notify_one();
@@ -471,9 +473,10 @@ void Controller::RunOnce() {
   // one waits, the lock goes for at most bf_yield_sleep, while this records what they change.
   class GiveWay final : public sched::PassYield {
    public:
-    GiveWay(Controller* c, std::unique_lock<WaitedMutex>* lock)
+    GiveWay(Controller* c, WriterLock* lock)
         : c_(c), lock_(lock), last_(std::chrono::steady_clock::now()) {}
-    bool Due() override {
+    // The pass calls these (through core::RunCycle) with the lock held.
+    bool Due() override GANTRY_REQUIRES(c_->mu_) {
       const sched::SchedulerOptions& o = c_->core_config_.scheduler;
       if (o.bf_yield_interval_us == 0 || ++calls_ % 16 != 0 || c_->mu_.waiting() == 0) {
         return false;
@@ -481,21 +484,24 @@ void Controller::RunOnce() {
       return std::chrono::steady_clock::now() - last_ >=
              std::chrono::microseconds(o.bf_yield_interval_us);
     }
-    void Yield() override {
+    void Yield() override GANTRY_REQUIRES(c_->mu_) {
       c_->interference_ = &interference_;
       Release();
       c_->interference_ = nullptr;
     }
     const sched::Interference& interference() const override { return interference_; }
     // Between stages (no pass under way): lets waiting requests go first.
-    void Between() {
+    // Shell::Commit calls it with the lock held (through its own path to the controller, which
+    // the analysis cannot tie to c_).
+    void Between() GANTRY_NO_THREAD_SAFETY_ANALYSIS {
       if (c_->core_config_.scheduler.bf_yield_interval_us == 0 || c_->mu_.waiting() == 0) return;
       Release();
     }
 
    private:
-    // Unlocks until no request waits (at most bf_yield_sleep), then locks again.
-    void Release() {
+    // Unlocks until no request waits (at most bf_yield_sleep), then locks again: held on return
+    // as on entry, through `lock_`, which the analysis cannot tie to the mutex.
+    void Release() GANTRY_REQUIRES(c_->mu_) GANTRY_NO_THREAD_SAFETY_ANALYSIS {
       lock_->unlock();
       const auto until = std::chrono::steady_clock::now() +
                          std::chrono::microseconds(c_->core_config_.scheduler.bf_yield_sleep_us);
@@ -507,7 +513,7 @@ void Controller::RunOnce() {
     }
 
     Controller* c_;
-    std::unique_lock<WaitedMutex>* lock_;
+    WriterLock* lock_;
     std::chrono::steady_clock::time_point last_;
     uint32_t calls_ = 0;
     sched::Interference interference_;
@@ -517,7 +523,8 @@ void Controller::RunOnce() {
   class Shell final : public core::CycleShell {
    public:
     explicit Shell(Controller* c) : c_(c) {}
-    void Commit(core::Stage stage, core::Effects effects) override {
+    // core::RunCycle calls it with the lock held.
+    void Commit(core::Stage stage, core::Effects effects) override GANTRY_REQUIRES(c_->mu_) {
       if (effects.pass) {  // sdiag: the pass's time counts its priorities and decisions
         const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
             std::chrono::steady_clock::now() - pass_start_);
@@ -558,7 +565,7 @@ void Controller::RunOnce() {
     AfterCommit after_;
   };
   Shell shell(this);
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   GiveWay yield(this, &lock);
   shell.give_way = &yield;
   core::Context ctx = CoreLocked();
@@ -570,7 +577,7 @@ void Controller::RunOnce() {
 }
 
 void Controller::set_controller_address(const std::string& address) {
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   controller_address_ = address;
 }
 
@@ -579,7 +586,7 @@ void Controller::SaveSnapshotNow() { MaybeSnapshot(/*force=*/true); }
 void Controller::MaybeSnapshot(bool force) {
   // Shared: listings go on meanwhile; no commit can come between the state read here and the
   // marker queued below (commits hold mu_ exclusively).
-  std::shared_lock lock(mu_);
+  ReaderLock lock(mu_);
   if (!force && events_since_snapshot_ < config_.snapshot_every) return;
   events_since_snapshot_ = 0;
   Result<std::string> encoded = state::EncodeSnapshot(state::ToSnapshot(state_));
@@ -696,7 +703,7 @@ Result<v1::SubmitJobReply> Controller::Submit(const Caller& caller,
     return size;
   }
 
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   const core::Context ctx = CoreLocked();
   Result<v1::Event> submitted = core::SubmitEvent(ctx, request.request(), who, options);
   if (!submitted.ok()) {
@@ -762,7 +769,7 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
   }
 
   v1::SignalJobReply reply;
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   std::vector<const v1::Job*> targets;
   auto matches = [&](const v1::Job& job) {
     if (filter_uid && job.user_id() != *filter_uid) return false;
@@ -915,7 +922,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
     return InvalidArgument("Unsupported job update: " + action);
   }
   v1::UpdateJobReply reply;
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   std::vector<v1::Event> events;
   std::vector<std::unique_ptr<store::PendingWrite>> commits;
   AfterCommit after;
@@ -987,7 +994,7 @@ Result<v1::GetJobScriptReply> Controller::GetJobScript(
     const Caller& caller, const v1::GetJobScriptRequest& request) const {
   std::string payload_key;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(mu_);
     const v1::Job* job = state_.FindJob(request.job_id());
     if (job == nullptr) return NotFound("Invalid job id specified");
     // As slurmctld: anyone else is told the user id is wrong, and learns nothing more.
@@ -1008,7 +1015,7 @@ Result<v1::GetJobScriptReply> Controller::GetJobScript(
 
 Result<v1::JobStepReply> Controller::JobStep(const Caller& caller,
                                              const v1::JobStepRequest& request) {
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   const v1::Job* job = state_.FindJob(request.job_id());
   if (job == nullptr) return InvalidArgument("Invalid job id specified");
   if (!IsOperator(caller) && job->user_id() != caller.uid) {
@@ -1201,7 +1208,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> Controller::SqueueListing(
   GANTRY_ASSIGN_OR_RETURN(const model::JobRecordForm form, ListingCache::FormOf(request.squeue()));
   std::vector<std::shared_ptr<const RecordCache::Block>> blocks;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(mu_);
     *now = clock_->Now();
     blocks = RecordBlocksLocked(form);
   }
@@ -1231,7 +1238,7 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
   auto add = [&](const v1::Job& job) {
     model::CopyJobInForm(job, FormOf(request), reply->add_jobs());
   };
-  std::shared_lock lock(mu_);
+  ReaderLock lock(mu_);
   reply->set_now(clock_->Now());
   if (request.shards() > 1 && request.job_ids().empty()) {  // the jobs of the shard's blocks
     reply->set_shards(request.shards());
@@ -1296,7 +1303,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
     out->Append(std::move(head));
     return Status::Ok();
   }
-  std::shared_lock lock(mu_);
+  ReaderLock lock(mu_);
   if (!request.job_ids().empty()) {  // a few named jobs: written now
     std::string jobs;
     size_t count = 0;
@@ -1353,6 +1360,7 @@ std::vector<std::shared_ptr<const RecordCache::Block>> Controller::ShardOf(
 }
 
 void Controller::ForgetChangedRecordsLocked() {
+  MutexLock records(records_mu_);  // never waits: readers take it only with mu_ shared
   for (uint32_t id : state_.changed_jobs) {
     for (RecordCache& cache : record_caches_) cache.Forget(id);
   }
@@ -1361,7 +1369,7 @@ void Controller::ForgetChangedRecordsLocked() {
 
 std::vector<std::shared_ptr<const RecordCache::Block>> Controller::RecordBlocksLocked(
     model::JobRecordForm form) const {
-  std::lock_guard records(records_mu_);
+  MutexLock records(records_mu_);
   return record_caches_[static_cast<size_t>(form)].Blocks(state_.jobs, state_.changed_jobs);
 }
 
@@ -1395,7 +1403,7 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
   std::vector<uint32_t> live;  // ascending (the state's map order)
   std::vector<std::pair<uint32_t, std::string>> current;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(mu_);
     *now = clock_->Now();
     live.reserve(state_.jobs.size());
     // The kept records hold the jobs in the same order as the state's map.
@@ -1460,7 +1468,7 @@ Status Controller::GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsR
 }
 
 void Controller::GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply* reply) const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(mu_);
   reply->set_now(clock_->Now());
   std::set<std::string> wanted(request.names().begin(), request.names().end());
   for (const v1::Node& node : state_.nodes) {
@@ -1491,7 +1499,7 @@ Status Controller::UpdateNode(const Caller& caller, const v1::UpdateNodeRequest&
   Result<std::vector<std::string>> names = text::ExpandHostlist(request.names());
   if (!names.ok() || names->empty()) return InvalidArgument("Invalid node name specified");
 
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   for (const std::string& name : *names) {
     if (state_.FindNode(name) == nullptr) return NotFound("Invalid node name specified");
   }
@@ -1531,7 +1539,7 @@ void Controller::GetConfig(v1::GetConfigReply* reply) const {
   input.boot_time = text::FormatIsoTime(boot_time_, tz);
   if (!config_.conf_path.empty()) input.slurm_conf = config_.conf_path;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(mu_);
     input.next_job_id = state_.next_job_id;
   }
   for (auto& [key, value] : spec::ShowConfigEntries(input)) {
@@ -1546,7 +1554,7 @@ void Controller::GetConfig(v1::GetConfigReply* reply) const {
 Result<v1::RegisterReply> Controller::Register(const Caller& caller,
                                                const v1::RegisterRequest& request) {
   if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may register");
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   Result<core::Registration> registration = core::OnRegister(CoreLocked(), request);
   if (!registration.ok()) return registration.status();
   std::vector<v1::Event> events;
@@ -1581,7 +1589,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
 Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
                                                  const v1::HeartbeatRequest& request) {
   if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may heartbeat");
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   Result<core::HeartbeatReaction> reaction = core::OnHeartbeat(CoreLocked(), request);
   if (!reaction.ok()) return reaction.status();
   v1::HeartbeatReply reply;
@@ -1596,7 +1604,7 @@ Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
 
 Status Controller::Report(const Caller& caller, const v1::JobReport& report) {
   if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may report");
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   const v1::Node* node = state_.FindNode(report.node());
   if (node == nullptr) return NotFound("Invalid node name specified: " + report.node());
   memory_.last_heard[report.node()] = clock_->MonotonicMs();

@@ -20,16 +20,16 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 #include "base/time.h"
 #include "core/context.h"
 #include "core/effects.h"
@@ -155,12 +155,12 @@ class Controller {
   // queues them with `puts`/`erases` to the store. Call with mu_ held exclusively.
   std::unique_ptr<store::PendingWrite> CommitLocked(
       std::vector<v1::Event> events, std::vector<std::pair<std::string, std::string>> puts = {},
-      std::vector<std::string> erases = {}, std::vector<store::ArchivedJob> archive = {});
+      std::vector<std::string> erases = {}, std::vector<store::ArchivedJob> archive = {})
+      GANTRY_REQUIRES(mu_);
   // Waits for `pending` (no lock held), then runs `after`. Returns the commit's status.
   Status Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after);
-  // Commits one event (mu_ held exclusively through `lock`), releases the lock and waits until
-  // the event is durable.
-  Status CommitOneAndUnlock(v1::Event event, std::unique_lock<WaitedMutex>& lock);
+  // `event` alone, for CommitLocked.
+  static std::vector<v1::Event> OneEvent(v1::Event event);
   Status GetJobHistory(const v1::GetJobsRequest& request, v1::GetJobsReply* reply) const;
   // The jobs a history request selects (live ones, then the archive for the rest), as
   // (id, serialized v1::Job) in id order; *now = the controller's clock.
@@ -169,7 +169,8 @@ class Controller {
   // Calls fn for each live job the request selects (ids, an array's id naming all its records,
   // user_ids). Call with mu_ held (shared is enough).
   void VisitLiveJobsLocked(const v1::GetJobsRequest& request,
-                           const std::function<void(const v1::Job&)>& fn) const;
+                           const std::function<void(const v1::Job&)>& fn) const
+      GANTRY_REQUIRES_SHARED(mu_);
   // Why one job of an UpdateJob request was not changed: Slurm's text and error number.
   struct JobRefusal {
     std::string message;
@@ -179,32 +180,35 @@ class Controller {
   std::optional<JobRefusal> UpdateOneJobLocked(const Caller& caller,
                                                const v1::UpdateJobRequest& request,
                                                const v1::Job& job, std::vector<v1::Event>* events,
-                                               AfterCommit* after);
+                                               AfterCommit* after) GANTRY_REQUIRES(mu_);
 
   // Under mu_: scontrol suspend/resume of one job id as typed (controller_suspend.cc).
   std::optional<JobRefusal> SuspendOneJobLocked(const Caller& caller, bool suspend,
                                                 const std::string& text,
-                                                std::vector<v1::Event>* events, AfterCommit* after);
+                                                std::vector<v1::Event>* events, AfterCommit* after)
+      GANTRY_REQUIRES(mu_);
   // Under mu_: `sig` to the job's processes that `scope` names on each of its nodes (or
   // `only_node`) once the change is durable (SIGNAL_BATCH: the first node only).
   void SignalOnNodesLocked(const v1::Job& job, int sig, v1::SignalScope scope, AfterCommit* after,
-                           const std::string& only_node = "");
+                           const std::string& only_node = "") GANTRY_REQUIRES(mu_);
 
   v1::Event NewEvent() const;
   // core::RequeueEvent at the clock's now.
-  v1::Event RequeueEvent(const v1::Job& job);
+  v1::Event RequeueEvent(const v1::Job& job) GANTRY_REQUIRES(mu_);
   // The core's view of this call (core/context.h): the state, its settings, the controller's
   // memory and the clocks now. Call with mu_ held exclusively (the core may update memory_).
-  core::Context CoreLocked();
+  core::Context CoreLocked() GANTRY_REQUIRES(mu_);
   // The shell's part of the core's effects: log lines logged, volatile updates applied, events
   // appended to `events` (committed by the caller; none are expected where it is null), agent
   // calls queued in `after`.
-  void CarryOutLocked(core::Effects effects, std::vector<v1::Event>* events, AfterCommit* after);
+  void CarryOutLocked(core::Effects effects, std::vector<v1::Event>* events, AfterCommit* after)
+      GANTRY_REQUIRES(mu_);
   // Queues (in `after`) the agent call `action` names.
-  void CallAgentLocked(const core::AgentAction& action, AfterCommit* after);
+  void CallAgentLocked(const core::AgentAction& action, AfterCommit* after)
+      GANTRY_REQUIRES_SHARED(mu_);
   std::string UserName(uid_t uid) const;
   // The accounting database a new cluster starts with.
-  v1::AccountingChange DefaultAccountingLocked() const;
+  v1::AccountingChange DefaultAccountingLocked() const GANTRY_REQUIRES_SHARED(mu_);
   std::string GroupName(gid_t gid) const;
   // Who `uid` (primary group `gid`) is for admission: names, whether an operator, and every
   // group (getgrouplist) when a partition has AllowGroups (group_lists_needed_; the group
@@ -217,27 +221,31 @@ class Controller {
   // events and agent calls. `grace_sec` (a preempted job's GraceTime) goes before the KillWait.
   void EndJobLocked(const v1::Job& job, model::JobBaseState state, int32_t exit_status,
                     const std::string& cause, std::vector<v1::Event>* events, AfterCommit* after,
-                    uint32_t grace_sec = 0);
-  void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0);
+                    uint32_t grace_sec = 0) GANTRY_REQUIRES(mu_);
+  void TerminateOnNodesLocked(const v1::Job& job, AfterCommit* after, uint32_t grace_sec = 0)
+      GANTRY_REQUIRES(mu_);
   void RequeueOrFailLocked(const v1::Job& job, const std::string& node, const std::string& why,
-                           std::vector<v1::Event>* events, AfterCommit* after);
-  v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const;
+                           std::vector<v1::Event>* events, AfterCommit* after) GANTRY_REQUIRES(mu_);
+  v1::JobContext ContextLocked(const v1::Job& job, uint32_t node_index) const
+      GANTRY_REQUIRES_SHARED(mu_);
   // After the step's commit: each step node's agent starts its tasks (LaunchTasks).
   void LaunchStepLocked(const v1::Job& job, const v1::JobStep& step,
                         const state::StepPlacement& placement, const v1::StepLaunch& launch,
-                        AfterCommit* after) const;
+                        AfterCommit* after) const GANTRY_REQUIRES_SHARED(mu_);
   // sshare's TRESRunMins: per association (and every account above), the TRES x minutes left
   // of the time limits of its running jobs. Call with mu_ held.
-  std::map<uint32_t, state::TresAmounts> TresRunMinutesLocked(UnixTime now) const;
+  std::map<uint32_t, state::TresAmounts> TresRunMinutesLocked(UnixTime now) const
+      GANTRY_REQUIRES_SHARED(mu_);
   void MaybeSnapshot(bool force = false);
-  void PurgeLocked(UnixTime now);
+  void PurgeLocked(UnixTime now) GANTRY_REQUIRES(mu_);
   // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
   // mu_ held exclusively after changing job records.
-  void ForgetChangedRecordsLocked();
+  void ForgetChangedRecordsLocked() GANTRY_REQUIRES(mu_);
   // Every kept block of wire records in `form`, up to date. Call with mu_ held (shared is
   // enough).
   std::vector<std::shared_ptr<const RecordCache::Block>> RecordBlocksLocked(
-      model::JobRecordForm form = model::JobRecordForm::kFull) const;
+      model::JobRecordForm form = model::JobRecordForm::kFull) const GANTRY_REQUIRES_SHARED(mu_)
+      GANTRY_EXCLUDES(records_mu_);
 
   const ControllerConfig config_;
   store::Store* const store_;
@@ -246,16 +254,16 @@ class Controller {
 
   // The pass holds it exclusively, giving way to waiting requests (RunOnce's PassYield).
   mutable WaitedMutex mu_;
-  state::ClusterState state_;  // guarded by mu_
+  state::ClusterState state_ GANTRY_GUARDED_BY(mu_);
   // While the scheduling pass gives way: what the commits of others change (CommitLocked
   // records it), for the pass to drop its decisions about it. Guarded by mu_.
-  sched::Interference* interference_ = nullptr;
+  sched::Interference* interference_ GANTRY_GUARDED_BY(mu_) = nullptr;
   // The core's settings (from config_; boot_time set by Recover) and the controller's memory
   // between calls (core/context.h), guarded by mu_.
-  core::Config core_config_;
-  core::Memory memory_;
+  core::Config core_config_ GANTRY_GUARDED_BY(mu_);
+  core::Memory memory_ GANTRY_GUARDED_BY(mu_);
   // The cycles a replay must run where they ran (core/pass_log.h), guarded by mu_.
-  core::PassLogWriter pass_log_;
+  core::PassLogWriter pass_log_ GANTRY_GUARDED_BY(mu_);
   // Whether a partition restricts AllowGroups: set by Recover (partitions come only from the
   // spec's ConfigLoaded), before requests are served.
   bool group_lists_needed_ = false;
@@ -263,26 +271,26 @@ class Controller {
   std::atomic<uint64_t> events_since_snapshot_{0};
   std::atomic<uint64_t> events_applied_{0};
   UnixTime boot_time_ = 0;
-  UnixTime last_purge_ = 0;         // guarded by mu_
-  std::string controller_address_;  // guarded by mu_
+  UnixTime last_purge_ GANTRY_GUARDED_BY(mu_) = 0;
+  std::string controller_address_ GANTRY_GUARDED_BY(mu_);
   // Each job's record in its wire form, for listings: made when first listed, made again when
   // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or
   // with mu_ held exclusively.
-  mutable std::mutex records_mu_;
+  mutable Mutex records_mu_;
   // One cache per model::JobRecordForm, in its order; a form's blocks are made when a listing
   // first asks for it.
-  mutable std::array<RecordCache, 3> record_caches_{RecordCache(model::JobRecordForm::kFull),
-                                                    RecordCache(model::JobRecordForm::kBrief),
-                                                    RecordCache(model::JobRecordForm::kSlim)};
+  mutable std::array<RecordCache, 3> record_caches_ GANTRY_GUARDED_BY(records_mu_){
+      RecordCache(model::JobRecordForm::kFull), RecordCache(model::JobRecordForm::kBrief),
+      RecordCache(model::JobRecordForm::kSlim)};
   // squeue listings made here (GetJobsRequest.squeue), from record_caches_' blocks.
   mutable ListingCache listings_;
 
   DiagStats stats_;
 
-  std::mutex loop_mu_;
-  std::condition_variable loop_cv_;
-  bool kicked_ = false;  // guarded by loop_mu_
-  bool stopping_ = false;
+  Mutex loop_mu_;
+  std::condition_variable_any loop_cv_;
+  bool kicked_ GANTRY_GUARDED_BY(loop_mu_) = false;
+  bool stopping_ GANTRY_GUARDED_BY(loop_mu_) = false;
   std::thread loop_;
 };
 

@@ -13,14 +13,14 @@
 namespace gantry::ctld {
 
 v1::AccountingDb Controller::GetAccounting() const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(mu_);
   return state::ToProto(state_.accounting);
 }
 
 Result<v1::UpdateAccountingReply> Controller::UpdateAccounting(
     const Caller& caller, const v1::UpdateAccountingRequest& request) {
   const std::string who = UserName(caller.uid);
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   const state::AccountingDb& db = state_.accounting;
   if (!IsOperator(caller)) {
     const auto user = db.users.find(who);
@@ -54,7 +54,9 @@ Result<v1::UpdateAccountingReply> Controller::UpdateAccounting(
 
   v1::Event event = NewEvent();
   *event.mutable_accounting_changed()->mutable_change() = request.change();
-  GANTRY_RETURN_IF_ERROR(CommitOneAndUnlock(std::move(event), lock));
+  std::unique_ptr<store::PendingWrite> pending = CommitLocked(OneEvent(std::move(event)));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
   Log("accounting changed by uid " + std::to_string(caller.uid) + " (version " +
       std::to_string(next.version) + ")");
   v1::UpdateAccountingReply reply;

@@ -48,7 +48,7 @@ std::map<uint32_t, state::TresAmounts> Controller::TresRunMinutesLocked(UnixTime
 
 v1::GetPrioritiesReply Controller::GetPriorities(const v1::GetPrioritiesRequest& request) const {
   const UnixTime now = clock_->Now();
-  std::shared_lock lock(mu_);
+  ReaderLock lock(mu_);
   const sched::PriorityConfig& config = config_.core.priority;
   v1::GetPrioritiesReply reply;
   reply.set_now(now);

@@ -42,7 +42,7 @@ Result<v1::GetStatsReply> Controller::GetStats(const Caller& caller,
   uint32_t pending = 0;
   uint32_t running = 0;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(mu_);
     for (const auto& [id, job] : state_.jobs) {
       const auto base = static_cast<model::JobBaseState>(job.state());
       pending += base == model::JobBaseState::kPending ? 1 : 0;

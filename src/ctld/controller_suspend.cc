@@ -106,7 +106,7 @@ Status Controller::UpdatePartition(const Caller& caller,
     (*update.mutable_settings())[canonical] = value;
   }
 
-  std::unique_lock lock(mu_);
+  WriterLock lock(mu_);
   if (state_.FindPartition(request.name()) == nullptr) {
     return NotFound("Invalid partition name specified");
   }
@@ -116,7 +116,9 @@ Status Controller::UpdatePartition(const Caller& caller,
   }
   v1::Event event = NewEvent();
   *event.mutable_partition_updated() = std::move(update);
-  GANTRY_RETURN_IF_ERROR(CommitOneAndUnlock(std::move(event), lock));
+  std::unique_ptr<store::PendingWrite> pending = CommitLocked(OneEvent(std::move(event)));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), {}));
   Log("partition " + request.name() + " updated by uid " + std::to_string(caller.uid));
   Kick();
   return Status::Ok();

@@ -11,12 +11,12 @@ DiagStats::Call::Call(DiagStats* stats, model::RpcType type, uint32_t uid)
       type_(static_cast<uint32_t>(type)),
       uid_(uid),
       start_(std::chrono::steady_clock::now()) {
-  std::lock_guard lock(stats_->mu_);
+  MutexLock lock(stats_->mu_);
   ++stats_->in_progress_[type_];
 }
 
 void DiagStats::Call::set_type(model::RpcType type) {
-  std::lock_guard lock(stats_->mu_);
+  MutexLock lock(stats_->mu_);
   auto it = stats_->in_progress_.find(type_);
   if (it != stats_->in_progress_.end() && --it->second == 0) stats_->in_progress_.erase(it);
   type_ = static_cast<uint32_t>(type);
@@ -27,7 +27,7 @@ DiagStats::Call::~Call() {
   const auto usec = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                               std::chrono::steady_clock::now() - start_)
                                               .count());
-  std::lock_guard lock(stats_->mu_);
+  MutexLock lock(stats_->mu_);
   auto it = stats_->in_progress_.find(type_);
   if (it != stats_->in_progress_.end() && --it->second == 0) stats_->in_progress_.erase(it);
   Tally& type = stats_->by_type_[type_];
@@ -40,7 +40,7 @@ DiagStats::Call::~Call() {
 
 void DiagStats::CountEvent(const v1::Event& event) {
   using model::JobBaseState;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (event.has_job_submitted()) {
     counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
   } else if (event.has_job_started()) {
@@ -62,7 +62,7 @@ void DiagStats::CountEvent(const v1::Event& event) {
 
 void DiagStats::CountPass(const sched::PassStats& pass, uint64_t usec, int64_t now) {
   const auto cycle = static_cast<uint32_t>(std::min<uint64_t>(usec, UINT32_MAX));
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   v1::GetStatsReply& c = counters_;
   c.set_schedule_cycle_last(cycle);
   c.set_schedule_cycle_max(std::max(c.schedule_cycle_max(), cycle));
@@ -89,7 +89,7 @@ void DiagStats::CountPass(const sched::PassStats& pass, uint64_t usec, int64_t n
 }
 
 void DiagStats::Reset(int64_t now) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   since_ = now;
   by_type_.clear();
   by_user_.clear();
@@ -97,7 +97,7 @@ void DiagStats::Reset(int64_t now) {
 }
 
 void DiagStats::Fill(const Call* self, v1::GetStatsReply* reply) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   reply->MergeFrom(counters_);
   reply->set_since(since_);
   reply->set_bf_backfilled_jobs(backfilled_since_start_);

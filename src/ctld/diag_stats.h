@@ -14,8 +14,9 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <mutex>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
 #include "model/rpc_type.h"
@@ -63,13 +64,13 @@ class DiagStats {
     uint64_t usec = 0;
   };
 
-  mutable std::mutex mu_;
-  int64_t since_;
-  std::map<uint32_t, Tally> by_type_;
-  std::map<uint32_t, Tally> by_user_;
-  std::map<uint32_t, uint32_t> in_progress_;  // type -> calls
-  v1::GetStatsReply counters_;                // jobs_*, schedule_*, bf_* fields
-  uint32_t backfilled_since_start_ = 0;
+  mutable Mutex mu_;
+  int64_t since_ GANTRY_GUARDED_BY(mu_);
+  std::map<uint32_t, Tally> by_type_ GANTRY_GUARDED_BY(mu_);
+  std::map<uint32_t, Tally> by_user_ GANTRY_GUARDED_BY(mu_);
+  std::map<uint32_t, uint32_t> in_progress_ GANTRY_GUARDED_BY(mu_);  // type -> calls
+  v1::GetStatsReply counters_ GANTRY_GUARDED_BY(mu_);  // jobs_*, schedule_*, bf_* fields
+  uint32_t backfilled_since_start_ GANTRY_GUARDED_BY(mu_) = 0;
 };
 
 // The message type a request counts as (sdiag's names: one job, one user's or all jobs...).

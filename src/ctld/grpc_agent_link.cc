@@ -21,7 +21,7 @@ GrpcAgentLink::GrpcAgentLink(tls::Identity identity, int threads,
 
 GrpcAgentLink::~GrpcAgentLink() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
   cv_.notify_all();
@@ -38,14 +38,14 @@ void GrpcAgentLink::Enqueue(const std::string& node, const std::string& address,
   task.what = std::move(what);
   task.attempt = std::move(attempt);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     tasks_.push(std::move(task));
   }
   cv_.notify_one();
 }
 
 v1::Agent::Stub* GrpcAgentLink::StubFor(const std::string& node, const std::string& address) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::unique_ptr<v1::Agent::Stub>& stub = stubs_[{node, address}];
   if (!stub) {
     grpc::ChannelArguments args;
@@ -59,7 +59,7 @@ AgentLink::Load GrpcAgentLink::CurrentLoad() const {
   Load load;
   load.active = active_.load();
   load.threads = static_cast<uint32_t>(threads_.size());
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   load.queued = static_cast<uint32_t>(tasks_.size());
   return load;
 }
@@ -68,7 +68,7 @@ void GrpcAgentLink::Worker() {
   for (;;) {
     Task task;
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       for (;;) {
         if (stopping_) return;
         if (!tasks_.empty() && tasks_.top().due <= Clock::now()) break;
@@ -112,7 +112,7 @@ void GrpcAgentLink::Worker() {
     const bool retryable = status.error_code() == grpc::StatusCode::UNAVAILABLE ||
                            status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       NodeHealth& health = health_[task.node];
       --health.in_flight;
       health.unreachable = retryable;
@@ -128,7 +128,7 @@ void GrpcAgentLink::Worker() {
     }
     task.due = Clock::now() + backoff;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       tasks_.push(std::move(task));
     }
     cv_.notify_one();

@@ -17,12 +17,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <queue>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 #include "ctld/agent_link.h"
 #include "gantry/v1/agent.grpc.pb.h"
 #include "tls/cluster_tls.h"
@@ -68,19 +69,19 @@ class GrpcAgentLink final : public AgentLink {
   const tls::Identity identity_;
   const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   const std::chrono::seconds give_up_after_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::atomic<uint32_t> active_{0};                                     // calls in progress
-  std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::condition_variable_any cv_;
+  std::atomic<uint32_t> active_{0};  // calls in progress
+  std::priority_queue<Task, std::vector<Task>, std::greater<>> tasks_ GANTRY_GUARDED_BY(mu_);
   // By node and address.
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<v1::Agent::Stub>>
-      stubs_;  // guarded by mu_
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<v1::Agent::Stub>> stubs_
+      GANTRY_GUARDED_BY(mu_);
   struct NodeHealth {
     bool unreachable = false;  // its last attempt failed UNAVAILABLE or DEADLINE_EXCEEDED
     int in_flight = 0;
   };
-  std::map<std::string, NodeHealth> health_;  // by node; guarded by mu_
-  bool stopping_ = false;
+  std::map<std::string, NodeHealth> health_ GANTRY_GUARDED_BY(mu_);  // by node
+  bool stopping_ GANTRY_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 

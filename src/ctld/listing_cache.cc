@@ -60,7 +60,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
     std::span<const std::shared_ptr<const RecordCache::Block>> blocks, UnixTime now,
     std::string_view cluster) {
   std::string key = request.SerializeAsString();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = std::find_if(views_.begin(), views_.end(),
                          [&key](const auto& entry) { return entry.first == key; });
   if (it != views_.end()) {

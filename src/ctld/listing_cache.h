@@ -20,14 +20,15 @@
 #include <cstdint>
 #include <list>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status.h"
+#include "base/thread_annotations.h"
 #include "base/time.h"
 #include "ctld/record_cache.h"
 #include "gantry/v1/controller.pb.h"
@@ -91,7 +92,7 @@ class ListingCache {
   // view stays in views_ (its bytes are counted and the least recently used views dropped).
   Result<std::shared_ptr<const Listing>> Refresh(
       View* view, std::span<const std::shared_ptr<const RecordCache::Block>> blocks, UnixTime now,
-      std::string_view cluster, bool keep);
+      std::string_view cluster, bool keep) GANTRY_REQUIRES(mu_);
   // The piece of one block: its records decoded (with `decoder`, made for the query's
   // record form) and added (slurm::AddRecord) at `now`. `listed_bytes` counts the text of the
   // listing's pieces: ResourceExhausted when this piece would take it past kMaxListingBytes.
@@ -103,13 +104,14 @@ class ListingCache {
   // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields.
   static std::shared_ptr<const Listing> Join(std::span<const slurm::ListingPiece* const> pieces);
 
-  std::mutex mu_;
-  std::list<std::pair<std::string, View>> views_;  // most recently used first; by serialized view
-  size_t bytes_ = 0;                               // the views' bytes
+  Mutex mu_;
+  // Most recently used first; by serialized view.
+  std::list<std::pair<std::string, View>> views_ GANTRY_GUARDED_BY(mu_);
+  size_t bytes_ GANTRY_GUARDED_BY(mu_) = 0;  // the views' bytes
   // The hashes of the last views asked for that were not kept (a ring): a view is kept from
   // its second request on, so that one-off formats leave no text behind.
-  std::array<uint64_t, kSeen> seen_{};
-  size_t seen_next_ = 0;
+  std::array<uint64_t, kSeen> seen_ GANTRY_GUARDED_BY(mu_){};
+  size_t seen_next_ GANTRY_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace gantry::ctld

@@ -10,7 +10,7 @@
 namespace gantry::ctld {
 
 bool LogBudget::Allow(int64_t now_ms, uint64_t* dropped) {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (window_start_ms_ == INT64_MIN || now_ms - window_start_ms_ >= window_ms_) {
     window_start_ms_ = now_ms;
     used_ = 0;

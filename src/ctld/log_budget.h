@@ -7,7 +7,9 @@
 #define GANTRY_CTLD_LOG_BUDGET_H_
 
 #include <cstdint>
-#include <mutex>
+
+#include "base/mutex.h"
+#include "base/thread_annotations.h"
 
 namespace gantry::ctld {
 
@@ -23,10 +25,10 @@ class LogBudget {
  private:
   const uint32_t per_window_;
   const int64_t window_ms_;
-  std::mutex mu_;
-  int64_t window_start_ms_ = INT64_MIN;
-  uint32_t used_ = 0;
-  uint64_t dropped_ = 0;
+  Mutex mu_;
+  int64_t window_start_ms_ GANTRY_GUARDED_BY(mu_) = INT64_MIN;
+  uint32_t used_ GANTRY_GUARDED_BY(mu_) = 0;
+  uint64_t dropped_ GANTRY_GUARDED_BY(mu_) = 0;
 };
 
 // Sends protobuf's log lines to gantryd's log through a budget of 10 lines a minute.

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <mutex>
-#include <shared_mutex>
 #include <thread>
 
 namespace gantry::ctld {
@@ -17,10 +15,10 @@ void AwaitWaiters(const WaitedMutex& mu, int n) {
 TEST(WaitedMutexTest, CountsTheThreadsBlockedOnItWritersAndReaders) {
   WaitedMutex mu;
   EXPECT_EQ(mu.waiting(), 0);
-  std::unique_lock holder(mu);
-  std::thread writer([&mu] { std::unique_lock lock(mu); });
+  WriterLock holder(mu);
+  std::thread writer([&mu] { WriterLock lock(mu); });
   AwaitWaiters(mu, 1);
-  std::thread reader([&mu] { std::shared_lock lock(mu); });
+  std::thread reader([&mu] { ReaderLock lock(mu); });
   AwaitWaiters(mu, 2);
   holder.unlock();
   writer.join();
@@ -30,10 +28,32 @@ TEST(WaitedMutexTest, CountsTheThreadsBlockedOnItWritersAndReaders) {
 
 TEST(WaitedMutexTest, ReadersShareItWithoutWaiting) {
   WaitedMutex mu;
-  std::shared_lock first(mu);
-  std::shared_lock second(mu);
+  ReaderLock first(mu);
+  ReaderLock second(mu);
   EXPECT_EQ(mu.waiting(), 0);
   EXPECT_FALSE(mu.try_lock());
+}
+
+TEST(WaitedMutexTest, AScopedLockGivesItBackEarlyOnceAndTakesItAgain) {
+  WaitedMutex mu;
+  {
+    WriterLock lock(mu);
+    EXPECT_FALSE(mu.try_lock_shared());
+    lock.unlock();
+    EXPECT_TRUE(mu.try_lock_shared());  // given back: others may take it
+    mu.unlock_shared();
+    lock.lock();
+    EXPECT_FALSE(mu.try_lock_shared());
+  }
+  {
+    ReaderLock lock(mu);
+    EXPECT_FALSE(mu.try_lock());
+    lock.unlock();
+    EXPECT_TRUE(mu.try_lock());
+    mu.unlock();
+  }  // unlocked already: the destructor leaves it alone
+  EXPECT_TRUE(mu.try_lock());
+  mu.unlock();
 }
 
 }  // namespace
