@@ -952,7 +952,7 @@ Result<v1::UpdateJobReply> Controller::UpdateJob(const Caller& caller,
         // The task leaves the array's record first, in its own commit after what this request
         // changed so far (a JobUpdated of the record built before the split must not undo it).
         if (!IsOperator(caller) && job->user_id() != caller.uid) {
-          refused = JobRefusal{"Access/permission denied", 7};
+          refused = NotTheirs(request.action());
           continue;
         }
         const uint32_t new_id =
@@ -1102,6 +1102,13 @@ void Controller::LaunchStepLocked(const v1::Job& job, const v1::JobStep& step,
   }
 }
 
+Controller::JobRefusal Controller::NotTheirs(const std::string& action) {
+  if (action == "requeue" || action == "requeuehold" || action == "complete") {
+    return {"Access/permission denied", 7};
+  }
+  return {"Invalid user id", 7};  // slurmctld's update_job: ESLURM_USER_ID_MISSING
+}
+
 std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     const Caller& caller, const v1::UpdateJobRequest& request, const v1::Job& job,
     std::vector<v1::Event>* events, AfterCommit* after) {
@@ -1132,7 +1139,7 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
     events->push_back(std::move(event));
     return std::nullopt;
   }
-  if (!op && job.user_id() != caller.uid) return JobRefusal{"Access/permission denied", 7};
+  if (!op && job.user_id() != caller.uid) return NotTheirs(action);
   if (action == "complete") {  // salloc's (or srun's own) allocation is released
     if (!job.request().allocation_only()) {
       return JobRefusal{"Only an allocation without a batch script (salloc) can be completed", 2};

@@ -176,6 +176,10 @@ class Controller {
     std::string message;
     int code;
   };
+  // An UpdateJob `action` refused to a caller who neither owns the job nor operates the
+  // cluster, in Slurm's words: "Invalid user id" for a change or a hold (slurmctld's update_job),
+  // "Access/permission denied" for a requeue or an allocation's completion.
+  static JobRefusal NotTheirs(const std::string& action);
   // Under mu_: the events (and agent calls) for one job of an UpdateJob request.
   std::optional<JobRefusal> UpdateOneJobLocked(const Caller& caller,
                                                const v1::UpdateJobRequest& request,

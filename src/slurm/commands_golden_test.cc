@@ -13,163 +13,22 @@
 
 #include "slurm/commands.h"
 #include "slurm/fake_controller_test_util.h"
+#include "slurm/transcript_test_util.h"
 #include "slurm_remote/grpc_transport.h"
 #include "tests/testing/spec_files.h"
 
 namespace gantry::slurm {
 namespace {
 
+using testing::Case;
+using testing::CheckGolden;
 using testing::FakeController;
-
-struct Case {
-  Case(std::string u, std::string l, std::string in = "")
-      : user(std::move(u)), line(std::move(l)), stdin_text(std::move(in)) {}
-  std::string user;  // root, alice or bob
-  std::string line;  // [VAR=value ...] command args...; $DIR is the fake's temp dir
-  std::string stdin_text;
-};
-
-const std::map<std::string, uint32_t>& Users() {
-  static const std::map<std::string, uint32_t> users = {
-      {"root", 0}, {"alice", 1001}, {"bob", 1002}, {"carol", 1003}, {"slurm", 64030}};
-  return users;
-}
-
-// Splits like a shell for the simple lines used here: spaces separate, single quotes group.
-std::vector<std::string> Words(const std::string& line) {
-  std::vector<std::string> words;
-  std::string current;
-  bool quoted = false;
-  bool have = false;
-  for (char c : line) {
-    if (c == '\'') {
-      quoted = !quoted;
-      have = true;
-    } else if (c == ' ' && !quoted) {
-      if (have) words.push_back(current);
-      current.clear();
-      have = false;
-    } else {
-      current += c;
-      have = true;
-    }
-  }
-  if (have) words.push_back(current);
-  return words;
-}
-
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
-    s.replace(pos, from.size(), to);
-  }
-  return s;
-}
-
-std::string Transcript(FakeController& fake, const std::vector<Case>& cases,
-                       UnixTime now = testing::AnchorQueueNow()) {
-  std::string out;
-  for (const Case& c : cases) {
-    std::vector<std::string> words = Words(Replace(c.line, "$DIR", fake.dir()));
-    std::vector<std::string> env = {"GANTRY_CONF=" + fake.conf_path(), "HOME=/root"};
-    while (!words.empty() && words[0].find('=') != std::string::npos) {
-      const std::string key = words[0].substr(0, words[0].find('=') + 1);
-      env.erase(std::remove_if(env.begin(), env.end(),
-                               [&](const std::string& e) { return e.rfind(key, 0) == 0; }),
-                env.end());
-      env.push_back(words[0]);
-      words.erase(words.begin());
-    }
-    const std::string command = words[0];
-    words.erase(words.begin());
-
-    std::istringstream in(c.stdin_text);
-    std::ostringstream stdout_text;
-    std::ostringstream stderr_text;
-    CommandContext ctx;
-    ctx.argv0 = command;
-    ctx.in = &in;
-    ctx.out = &stdout_text;
-    ctx.err = &stderr_text;
-    ctx.environment = env;
-    ctx.cwd = "/tmp/anchor-verify";
-    ctx.hostname = "vm";
-    ctx.uid = Users().at(c.user);
-    ctx.gid = ctx.uid;
-    ctx.sid = 2742;
-    ctx.now = now;
-    ctx.time_zone = &TimeZone::Utc();
-    ctx.uid_of = [](std::string_view name) -> std::optional<uint32_t> {
-      auto it = Users().find(std::string(name));
-      if (it == Users().end()) return std::nullopt;
-      return it->second;
-    };
-    ctx.user_name = [](uint32_t uid) -> std::optional<std::string> {
-      for (const auto& [name, id] : Users()) {
-        if (id == uid) return name;
-      }
-      return std::nullopt;
-    };
-    ctx.group_name = ctx.user_name;
-    ctx.user_comment = [](std::string_view name) -> std::optional<std::string> {
-      if (!Users().contains(std::string(name))) return std::nullopt;
-      return name == "root" ? "root" : "";  // the reference machine's passwd comments
-    };
-    ctx.connect = [&ctx]() -> Result<std::unique_ptr<ControllerClient>> {
-      std::string conf = *ctx.GetEnv("GANTRY_CONF");
-      GANTRY_ASSIGN_OR_RETURN(ClientConfig config, LoadClientConfig(conf));
-      return ControllerClient::Connect(config);
-    };
-    fake.caller_uid = ctx.uid;
-    const int rc = RunSlurmCommand(command, words, ctx);
-    std::string shown = c.line;
-    if (!c.stdin_text.empty()) {
-      shown += " <<< '" + Replace(Replace(c.stdin_text, "\r", "\\r"), "\n", "\\n") + "'";
-    }
-    out += "### as " + c.user + ": " + shown + "\n--- stdout:\n" + stdout_text.str() +
-           "--- stderr:\n" + stderr_text.str() + "--- exit code: " + std::to_string(rc) + "\n\n";
-  }
-  return Replace(out, fake.dir(), "$DIR");
-}
-
-void CheckGolden(const std::string& name, const std::string& actual) {
-  const char* update = std::getenv("GANTRY_UPDATE_GOLDEN");
-  if (update != nullptr && *update != '\0') {
-    std::ofstream(::gantry::testing::SourceRoot() / "tests" / "golden" / name) << actual;
-    return;
-  }
-  EXPECT_EQ(actual, ::gantry::testing::ReadGolden(name));
-}
-
-std::vector<Case> SqueueCases() {
-  return {
-      {"root", "squeue"},
-      {"root", "squeue -l"},
-      {"alice", "squeue --me"},
-      {"root", "squeue -u alice -t R"},
-      {"root", "squeue -j 21442"},
-      {"root", "squeue -j21442,21441 -h"},
-      {"root", "squeue -j 999999999"},
-      {"root", "squeue -j 21444_4 -h"},
-      {"root", "squeue -o '%i %j %T %l' -p high -h"},
-      {"root", "squeue --start"},
-      {"root", "squeue -S -i -h -o %i"},
-      {"root", "SQUEUE_FORMAT=%i|%u squeue -n sweep,NIGHTLY"},
-      {"root", "squeue -o '%i %Z'"},
-      {"root", "squeue -t foo"},
-      {"root", "squeue -j abc"},
-      {"root", "squeue --foo"},
-      {"root", "squeue -l -o %i"},
-      {"root", "squeue extra"},
-      {"root", "squeue -u nosuchuser"},
-      {"root", "squeue --json"},
-      {"root", "squeue -O JobID:10,Name:.20,UserName,State,ReasonList"},
-      {"root", "squeue -O jobid,name:5,Foo,state:.3X,reasonlist:0 -h"},
-      {"root", "SQUEUE_FORMAT2=jobid:8,cluster:.8 squeue -t R"},
-      {"root", "squeue -o %i -O jobid"},
-      {"root", "squeue -O jobid -o %i"},
-      {"root", "squeue -V"},
-  };
-}
+using testing::Replace;
+using testing::ScancelCases;
+using testing::ScontrolCases;
+using testing::SinfoCases;
+using testing::SqueueCases;
+using testing::Transcript;
 
 TEST(CommandsGoldenTest, Squeue) {
   FakeController fake;
@@ -197,69 +56,23 @@ TEST(CommandsGoldenTest, SqueueMadeInTheCommandIsTheSame) {
 
 TEST(CommandsGoldenTest, Sinfo) {
   FakeController fake;
-  CheckGolden("cmd-sinfo.txt",
-              Transcript(fake, {
-                                   {"root", "sinfo"},
-                                   {"root", "sinfo -s"},
-                                   {"root", "sinfo -N -l"},
-                                   {"root", "sinfo -N"},
-                                   {"root", "sinfo -l"},
-                                   {"root", "sinfo -p high -h"},
-                                   {"root", "sinfo -t idle"},
-                                   {"root", "sinfo -n gpu[2-3] -o '%N %c %m %G'"},
-                                   {"root", "sinfo -o '%P %Q'"},
-                                   {"root", "sinfo -t foo"},
-                                   {"root", "sinfo --foo"},
-                                   {"root", "sinfo -O 'partition:.5X,Foo:7,nodelist:3,cpus:.4|'"},
-                                   {"root", "sinfo -O nodes -o '%P %D'"},
-                                   {"root", "sinfo --json -p high -o %P"},
-                               }));
+  CheckGolden("cmd-sinfo.txt", Transcript(fake, SinfoCases()));
 }
 
 TEST(CommandsGoldenTest, Scontrol) {
   FakeController fake;
-  CheckGolden(
-      "cmd-scontrol.txt",
-      Transcript(fake,
-                 {
-                     {"root", "scontrol show job 21441"},
-                     {"root", "scontrol show -d job 21437"},
-                     {"root", "scontrol -o show job 21445"},
-                     {"root", "scontrol show job 999999999"},
-                     {"root", "scontrol show job abc"},
-                     {"root", "scontrol show node gpu1"},
-                     {"root", "scontrol show node nosuch"},
-                     {"root", "scontrol show partition high"},
-                     {"root", "scontrol show config"},
-                     {"root", "scontrol ping"},
-                     {"root", "scontrol update NodeName=gpu2 State=DRAIN"},
-                     {"root", "scontrol update NodeName=gpu2 State=BOGUS Reason=x"},
-                     {"root", "scontrol update NodeName=gpu2"},
-                     {"root", "scontrol update NodeName=gpu2 State=DRAIN 'Reason=disk errors'"},
-                     {"root", "scontrol show node gpu2"},
-                     {"root", "sinfo -R"},
-                     {"root", "sinfo"},
-                     {"root", "scontrol update NodeName=gpu2 State=RESUME"},
-                     {"root", "scontrol update NodeName=nosuch State=RESUME"},
-                     {"root", "scontrol update foo=bar"},
-                     {"root", "scontrol hold 21442"},
-                     {"alice", "scontrol hold 21443"},
-                     {"alice", "scontrol update jobid=21443 TimeLimit=10"},
-                     {"root", "scontrol hold abc"},
-                     {"root", "scontrol requeue 999"},
-                     {"root", "scontrol show hostnames gpu[1-3]"},
-                     {"root", "scontrol show hostlist gpu1,gpu2,gpu3"},
-                     {"root", "scontrol foo"},
-                     {"root", "scontrol show"},
-                     {"root", "scontrol show foo"},
-                     {"root", "scontrol -V"},
-                     {"root", "scontrol --foo"},
-                 }));
+  CheckGolden("cmd-scontrol.txt", Transcript(fake, ScontrolCases()));
   const std::vector<v1::UpdateJobRequest> updates = fake.update_jobs();
   ASSERT_GE(updates.size(), 2u);
   EXPECT_EQ(updates[0].action(), "hold");
   EXPECT_EQ(updates[2].action(), "update");
   EXPECT_EQ(updates[2].fields().at("TimeLimit"), "10");
+}
+
+// The fake's configuration as scontrol prints it (gantryd's own is in cmd-anchor-show-config).
+TEST(CommandsGoldenTest, ScontrolShowConfig) {
+  FakeController fake;
+  CheckGolden("cmd-scontrol-config.txt", Transcript(fake, {{"root", "scontrol show config"}}));
 }
 
 // scontrol suspend/resume and update PartitionName=: the texts and exit codes were taken from
@@ -404,21 +217,7 @@ TEST(CommandsGoldenTest, SbatchSendsWhatTheScriptAsks) {
 
 TEST(CommandsGoldenTest, Scancel) {
   FakeController fake;
-  CheckGolden("cmd-scancel.txt", Transcript(fake, {
-                                                      {"root", "scancel 21442"},
-                                                      {"root", "scancel 999999999"},
-                                                      {"root", "scancel -v 999999999"},
-                                                      {"root", "scancel -s USR1 999999999"},
-                                                      {"alice", "scancel 21441"},
-                                                      {"alice", "scancel -s KILL 21441 21442"},
-                                                      {"root", "scancel -u alice -t PD"},
-                                                      {"root", "scancel"},
-                                                      {"root", "scancel abc"},
-                                                      {"root", "scancel -s FOO 5"},
-                                                      {"root", "scancel -t foo"},
-                                                      {"root", "scancel -u nosuchuser"},
-                                                      {"root", "scancel --foo"},
-                                                  }));
+  CheckGolden("cmd-scancel.txt", Transcript(fake, ScancelCases()));
   const v1::SignalJobRequest last = fake.last_signal();
   EXPECT_EQ(last.user(), "1001");
   ASSERT_EQ(last.states_size(), 1);

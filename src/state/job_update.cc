@@ -73,7 +73,7 @@ Result<v1::Job> UpdateJobFields(const ClusterState& state, const v1::Job& job,
                                 const std::map<std::string, std::string>& fields,
                                 const JobUpdateContext& context) {
   if (!context.operator_caller && !context.caller_owns_job) {
-    return PermissionDenied("Access/permission denied");
+    return PermissionDenied("Invalid user id");  // slurmctld's update_job
   }
   const auto base = static_cast<model::JobBaseState>(job.state());
   const bool pending = base == model::JobBaseState::kPending;

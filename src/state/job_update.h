@@ -5,7 +5,8 @@
 // Rules (Slurm 22.05's, as the anchor shows them): the job's owner or an operator may update;
 // a negative Nice needs an operator; a running job's TimeLimit may only be lowered by its owner
 // (an operator may raise it); pending-only keys on a started job fail with "Job is no longer
-// pending execution". Errors are Slurm's texts: "Access/permission denied", "Invalid partition
+// pending execution". Errors are Slurm's texts: "Invalid user id" (neither owner nor operator),
+// "Access/permission denied" (a negative Nice, a raised limit), "Invalid partition
 // name specified", "Invalid time limit specified", "Invalid nice value", "Job dependency
 // problem", "Invalid node count specified", "Update of this parameter is not supported: K=V".
 // The job's texts afterwards follow a submission's rules (admission.h: CheckRequestLengths,
