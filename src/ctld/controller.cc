@@ -1238,7 +1238,9 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
                             SqueueListing(request, &now));
     reply->set_now(now);
     reply->set_jobs_at_most(listing->lines);
-    if (!reply->MergeFromString(listing->fields)) return Internal("squeue listing: bad lines");
+    if (!reply->MergeFromString(listing->Flatten())) {
+      return Internal("squeue listing: bad lines");
+    }
     return Status::Ok();
   }
   if (request.history()) return GetJobHistory(request, reply);
@@ -1293,7 +1295,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
                             SqueueListing(request, &now));
     put_head(now, listing->lines);
     out->Append(std::move(head));
-    out->parts.push_back(listing->fields);
+    out->parts.insert(out->parts.end(), listing->fields.begin(), listing->fields.end());
     out->owners.push_back(listing);
     return Status::Ok();
   }
@@ -1413,22 +1415,11 @@ Status Controller::HistoryRecords(const v1::GetJobsRequest& request, UnixTime* n
     ReaderLock lock(mu_);
     *now = clock_->Now();
     live.reserve(state_.jobs.size());
-    // The kept records hold the jobs in the same order as the state's map.
-    const std::vector<std::shared_ptr<const RecordCache::Block>> blocks = RecordBlocksLocked();
-    auto block = blocks.begin();
-    size_t entry = 0;
+    // Only the selected jobs are serialized: a history request usually selects few of the live
+    // jobs, and making every record's wire form for it would keep a copy of the queue.
     for (const auto& [id, job] : state_.jobs) {
       live.push_back(id);
-      while (block != blocks.end() && entry == (*block)->entries.size()) {
-        ++block;
-        entry = 0;
-      }
-      const bool kept = block != blocks.end() && (*block)->entries[entry].job_id == id;
-      if (wanted(job) && eligible(job)) {
-        current.emplace_back(id, kept ? std::string((*block)->Record((*block)->entries[entry]))
-                                      : job.SerializeAsString());
-      }
-      if (kept) ++entry;
+      if (wanted(job) && eligible(job)) current.emplace_back(id, job.SerializeAsString());
     }
   }
   // Jobs still held in memory are newer than their archived copy.

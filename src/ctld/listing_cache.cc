@@ -71,13 +71,20 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
   const uint64_t hash = std::hash<std::string>{}(key);
   if (std::find(seen_.begin(), seen_.end(), hash) == seen_.end()) {  // asked once so far
     seen_[seen_next_++ % seen_.size()] = hash;
-    std::shared_ptr<const Listing> listing;
+    auto listing = std::make_shared<Listing>();
     {
       View once{std::move(query)};
-      GANTRY_ASSIGN_OR_RETURN(listing, Refresh(&once, blocks, now, cluster, /*keep=*/false));
+      GANTRY_ASSIGN_OR_RETURN(const std::shared_ptr<const Listing> made,
+                              Refresh(&once, blocks, now, cluster, /*keep=*/false));
+      // Its text in one block of its own, so that the pieces go now.
+      auto text = std::make_shared<const std::string>(made->Flatten());
+      listing->fields = {*text};
+      listing->owners = {text};
+      listing->lines = made->lines;
+      listing->bytes = made->bytes;
     }
     malloc_trim(0);  // the pieces' text, freed in holes of the heap, goes back to the system
-    return listing;
+    return std::shared_ptr<const Listing>(std::move(listing));
   }
   views_.emplace_front(std::move(key), View{std::move(query)});
   return Refresh(&views_.front().second, blocks, now, cluster, /*keep=*/true);
@@ -104,7 +111,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
     const std::shared_ptr<const RecordCache::Block>& block = blocks[b];
     auto found = view.pieces.find(block.get());
     const bool fresh = found != view.pieces.end() &&
-                       FreshAt(found->second.made_at, found->second.piece.stale_at, now);
+                       FreshAt(found->second.made_at, found->second.piece->stale_at, now);
     if (fresh) {
       kept.emplace(block.get(), std::move(found->second));
     } else {
@@ -114,7 +121,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
   std::vector<std::optional<Result<slurm::ListingPiece>>> made(to_make.size());
   std::atomic<size_t> next{0};
   std::atomic<size_t> listed_bytes{0};  // of the listing's pieces, as far as they are known
-  for (const auto& [block, piece] : kept) listed_bytes += piece.piece.lines.bytes();
+  for (const auto& [block, piece] : kept) listed_bytes += piece.piece->lines.bytes();
   auto make = [&] {  // one decoder per thread, reused for its pieces
     slurm::RecordDecoder decoder(slurm::RecordFormOf(view.query) == model::JobRecordForm::kSlim);
     for (size_t i = next++; i < to_make.size(); i = next++) {
@@ -135,23 +142,26 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
       return made[i]->status();
     }
     const std::shared_ptr<const RecordCache::Block>& block = blocks[to_make[i]];
-    kept.emplace(block.get(), Piece{block, now, std::move(*made[i]).value()});
+    kept.emplace(block.get(),
+                 Piece{block, now,
+                       std::make_shared<const slurm::ListingPiece>(std::move(*made[i]).value())});
   }
   view.pieces = std::move(kept);
   view.listed.clear();
   view.made_at = now;
   view.stale_at = slurm::kNeverStale;
-  std::vector<const slurm::ListingPiece*> pieces;
+  std::vector<std::shared_ptr<const slurm::ListingPiece>> pieces;
   for (const std::shared_ptr<const RecordCache::Block>& block : blocks) {
-    const slurm::ListingPiece& piece = view.pieces.at(block.get()).piece;
-    pieces.push_back(&piece);
+    pieces.push_back(view.pieces.at(block.get()).piece);
     view.listed.push_back(block.get());
-    view.stale_at = std::min(view.stale_at, piece.stale_at);
+    view.stale_at = std::min(view.stale_at, pieces.back()->stale_at);
   }
   view.listing = Join(pieces);
-  if (!keep) return view.listing;  // its pieces go with `view`
+  if (!keep) return view.listing;  // its pieces go with the listing
   bytes_ -= view.bytes;
-  view.bytes = 2 * view.listing->fields.size() + 64 * size_t{view.listing->lines};
+  // The text once, its slices, and the rows' keys.
+  view.bytes =
+      view.listing->bytes + 16 * view.listing->fields.size() + 48 * size_t{view.listing->lines};
   bytes_ += view.bytes;
   while (views_.size() > 1 && (views_.size() > kViews || bytes_ > kViewBytes)) {
     bytes_ -= views_.back().second.bytes;
@@ -187,22 +197,54 @@ Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& qu
 }
 
 std::shared_ptr<const ListingCache::Listing> ListingCache::Join(
-    std::span<const slurm::ListingPiece* const> pieces) {
+    std::span<const std::shared_ptr<const slurm::ListingPiece>> pieces) {
   auto listing = std::make_shared<Listing>();
-  const std::vector<slurm::ListingRow> order = slurm::OrderPieces(pieces);
-  auto line = [&](size_t i) { return pieces[order[i].part]->lines.Piece(order[i].row); };
-  size_t bytes = 0;
-  for (const slurm::ListingPiece* piece : pieces) bytes += piece->lines.bytes();
-  listing->fields.reserve(bytes + (bytes / kLinesFieldBytes + 1) * 4);
-  // Each field's length first (the lines up to kLinesFieldBytes), then its lines.
+  std::vector<const slurm::ListingPiece*> parts;
+  for (const std::shared_ptr<const slurm::ListingPiece>& piece : pieces) {
+    parts.push_back(piece.get());
+    listing->owners.push_back(piece);
+  }
+  const std::vector<slurm::ListingRow> order = slurm::OrderPieces(parts);
+  auto line = [&](size_t i) { return parts[order[i].part]->lines.Piece(order[i].row); };
+  // The fields: each one's lines up to kLinesFieldBytes, its head (tag and length) before them.
+  struct Field {
+    size_t begin, end, head;  // lines [begin, end); the head's offset in `heads`
+  };
+  std::vector<Field> fields;
+  auto heads = std::make_shared<std::string>();
   for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
     size_t length = 0;
     for (; end < order.size() && length < kLinesFieldBytes; ++end) length += line(end).size();
-    AppendLinesHead(length, &listing->fields);
-    for (size_t i = begin; i < end; ++i) listing->fields.append(line(i));
+    fields.push_back({begin, end, heads->size()});
+    AppendLinesHead(length, heads.get());
   }
+  const std::string_view all_heads = *heads;
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const size_t head_end = f + 1 < fields.size() ? fields[f + 1].head : all_heads.size();
+    listing->fields.push_back(all_heads.substr(fields[f].head, head_end - fields[f].head));
+    bool after_head = true;
+    for (size_t i = fields[f].begin; i < fields[f].end; ++i) {
+      const std::string_view text = line(i);
+      std::string_view& last = listing->fields.back();
+      if (!after_head && last.data() + last.size() == text.data()) {
+        last = std::string_view(last.data(), last.size() + text.size());  // the same run
+      } else {
+        listing->fields.push_back(text);
+      }
+      after_head = false;
+    }
+  }
+  for (std::string_view part : listing->fields) listing->bytes += part.size();
+  listing->owners.push_back(std::move(heads));
   listing->lines = static_cast<uint32_t>(order.size());
   return listing;
+}
+
+std::string ListingCache::Listing::Flatten() const {
+  std::string out;
+  out.reserve(bytes);
+  for (std::string_view part : fields) out.append(part);
+  return out;
 }
 
 }  // namespace gantry::ctld

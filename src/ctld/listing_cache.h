@@ -4,10 +4,11 @@
 // A listing is made from the record cache's blocks (record_cache.h) with slurm_view's functions
 // (squeue_listing.h), one piece per block. A piece is made again only when its block was (a job
 // in it changed) or when `now` reached a time its lines or keys depend on (a running job's TIME,
-// say); the pieces are then put in order, and the listing's text is kept as a whole until a
-// piece changes. A view is kept from the second time it is asked for (a one-off format leaves
-// nothing behind), while there are at most kViews and their text takes at most
-// kViewBytes (a 100k-job listing takes about 20 MB), the least recently used one dropped first.
+// say); the pieces are then put in order, and the listing (slices of the pieces' text in that
+// order) is kept until a piece changes. A view is kept from the second time it is asked for (a
+// one-off format leaves nothing behind), while there are at most kViews and their text takes at
+// most kViewBytes (a 100k-job listing takes about 20 MB), the least recently used one dropped
+// first.
 //
 // Thread-safe: a listing is made under the cache's lock (requests for the same listing wait for
 // it and share it), without any of the controller's locks; many pieces to make are made on a
@@ -52,10 +53,15 @@ class ListingCache {
   // bounded by slurm::kMaxControllerLineBytes, so it takes a queue far past MaxJobCount).
   static constexpr size_t kMaxListingBytes = size_t{256} << 20;
 
-  // A listing: its lines as GetJobsReply `lines` fields (tag, length, text), in order.
+  // A listing: its lines as GetJobsReply `lines` fields (tag, length, text), in order, as
+  // slices: the fields' heads, and runs of lines in the pieces' own text (no copy of it).
   struct Listing {
-    std::string fields;
+    std::vector<std::string_view> fields;
+    std::vector<std::shared_ptr<const void>> owners;  // what `fields` point into
     uint32_t lines = 0;
+    size_t bytes = 0;  // of `fields` together
+    // The fields in one string.
+    std::string Flatten() const;
   };
 
   // The record form a view's listing is made from (the blocks Make wants). Errors as
@@ -74,7 +80,7 @@ class ListingCache {
   struct Piece {
     std::shared_ptr<const RecordCache::Block> block;  // what it was made from
     UnixTime made_at = 0;
-    slurm::ListingPiece piece;
+    std::shared_ptr<const slurm::ListingPiece> piece;  // shared with the listings made of it
   };
   struct View {
     explicit View(slurm::SqueueQuery q) : query(std::move(q)) {}
@@ -102,7 +108,8 @@ class ListingCache {
                                                slurm::RecordDecoder* decoder,
                                                std::atomic<size_t>* listed_bytes);
   // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields.
-  static std::shared_ptr<const Listing> Join(std::span<const slurm::ListingPiece* const> pieces);
+  static std::shared_ptr<const Listing> Join(
+      std::span<const std::shared_ptr<const slurm::ListingPiece>> pieces);
 
   Mutex mu_;
   // Most recently used first; by serialized view.

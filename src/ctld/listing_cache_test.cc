@@ -56,7 +56,7 @@ std::string OnePiece(const v1::SqueueView& view, const RecordCache::Jobs& jobs, 
 // A listing's lines, from its fields.
 std::string Text(const ListingCache::Listing& listing) {
   v1::GetJobsReply reply;
-  EXPECT_TRUE(reply.ParseFromString(listing.fields));
+  EXPECT_TRUE(reply.ParseFromString(listing.Flatten()));
   std::string text;
   for (const std::string& lines : reply.lines()) {
     EXPECT_EQ(lines.back(), '\n');
@@ -172,6 +172,21 @@ TEST(ListingCacheTest, AViewIsKeptFromItsSecondRequestOn) {
   for (int i = 0; i < 40; ++i)
     f.Make(View("%i %" + std::to_string(i + 10) + "j"), AnchorQueueNow());
   EXPECT_EQ(f.Make(view, AnchorQueueNow()), twice);
+}
+
+TEST(ListingCacheTest, AKeptListingIsSlicesOfItsPiecesText) {
+  Fixture f;
+  const v1::SqueueView by_id = View("%i %j", "i");
+  f.Make(by_id, AnchorQueueNow());
+  const auto listing = f.Make(by_id, AnchorQueueNow());
+  EXPECT_EQ(Text(*listing), OnePiece(by_id, f.jobs, AnchorQueueNow()));
+  // In id order a piece's lines mostly follow one another in its text (an array's tasks may
+  // come apart from their record): a few slices per piece beside the fields' heads, however
+  // many lines.
+  const size_t blocks = f.records.Blocks(f.jobs, {}).size();
+  const size_t fields = listing->Flatten().size() / ListingCache::kLinesFieldBytes + 1;
+  EXPECT_LE(listing->fields.size(), fields + 2 * blocks);
+  EXPECT_LT(10 * listing->fields.size(), listing->lines);
 }
 
 TEST(ListingCacheTest, ABadViewIsRefusedNamingTheField) {
