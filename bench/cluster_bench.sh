@@ -192,6 +192,7 @@ G[sacct_queue]=$(median_ms "$BIN/sacct")
 G[squeue_user]=$(median_ms "$BIN/squeue" -u nobody)
 G[scontrol_job]=$(median_ms "$BIN/scontrol" show job "$((N_QUEUE / 2))")
 G[sinfo_queue]=$(median_ms "$BIN/sinfo")
+sleep 6  # what the listings freed goes back to the system (gantryd: at most every 5 s)
 G[ctld_kib_listed]=$(calc "($(rss_kib "$gpid") - $before) / $N_QUEUE")
 until [ "$("$BIN/sinfo" -h -N -t idle -o %N | wc -l)" = 4 ]; do sleep 0.2; done
 echo "# gantry: end to end with that queue, $N_E2E trivial jobs, then with 4 pollers" >&2
@@ -232,6 +233,7 @@ if [ "$slurm_ok" = 1 ]; then
   S[squeue_user]=$(median_ms /usr/bin/squeue -u nobody)
   S[scontrol_job]=$(median_ms /usr/bin/scontrol show job "$(/usr/bin/squeue -h -n bench-q -o %i | head -1)")
   S[sinfo_queue]=$(median_ms /usr/bin/sinfo)
+  sleep 6
   S[ctld_kib_listed]=$(calc "($(rss_kib "$spid") - $before) / $N_SLURM_QUEUE")
   echo "# slurm: end to end with that queue, $N_SLURM_E2E trivial jobs, then with 4 pollers" >&2
   S[e2e_queue]=$(e2e /usr/bin/sbatch /usr/bin/squeue "$N_SLURM_E2E" bench-eq)

@@ -1,6 +1,6 @@
-// A mutex the thread-safety analysis knows (base/thread_annotations.h), and its scoped lock.
-// Mutex meets Lockable; MutexLock meets BasicLockable, so std::condition_variable_any waits on
-// it.
+// A mutex the thread-safety analysis knows (base/thread_annotations.h), and scoped locks.
+// Mutex meets Lockable; ExclusiveLock meets BasicLockable, so std::condition_variable_any waits
+// on it.
 #ifndef GANTRY_BASE_MUTEX_H_
 #define GANTRY_BASE_MUTEX_H_
 
@@ -20,15 +20,17 @@ class GANTRY_CAPABILITY("mutex") Mutex {
   std::mutex mu_;
 };
 
-// Holds `mu` from construction to destruction, less where unlock() gave it back.
-class GANTRY_SCOPED_CAPABILITY MutexLock {
+// Holds `mu` (any lock the analysis knows, with lock() and unlock()) exclusively from
+// construction to destruction, less where unlock() gave it back.
+template <typename M>
+class GANTRY_SCOPED_CAPABILITY ExclusiveLock {
  public:
-  explicit MutexLock(Mutex& mu) GANTRY_ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
-  ~MutexLock() GANTRY_RELEASE() {
+  explicit ExclusiveLock(M& mu) GANTRY_ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
+  ~ExclusiveLock() GANTRY_RELEASE() {
     if (held_) mu_.unlock();
   }
-  MutexLock(const MutexLock&) = delete;
-  MutexLock& operator=(const MutexLock&) = delete;
+  ExclusiveLock(const ExclusiveLock&) = delete;
+  ExclusiveLock& operator=(const ExclusiveLock&) = delete;
 
   void lock() GANTRY_ACQUIRE() {
     mu_.lock();
@@ -40,9 +42,11 @@ class GANTRY_SCOPED_CAPABILITY MutexLock {
   }
 
  private:
-  Mutex& mu_;
+  M& mu_;
   bool held_ = true;
 };
+
+using MutexLock = ExclusiveLock<Mutex>;
 
 }  // namespace gantry
 

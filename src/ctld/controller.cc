@@ -439,6 +439,7 @@ void Controller::Start() {
       const auto start = std::chrono::steady_clock::now();
       RunOnce();
       MaybeSnapshot();
+      CollectListings();
       // A pass holds the writer lock: leave at least as long again to the requests, so that a
       // stream of kicks (submissions) cannot keep the scheduler running back to back.
       const auto spent = std::chrono::steady_clock::now() - start;
@@ -466,6 +467,19 @@ void Controller::Kick() {
     kicked_ = true;
   }
   loop_cv_.notify_one();
+}
+
+void Controller::CollectListings() {
+  // What listings made once left behind is freed here, not in their requests; the heap's free
+  // pages go back to the system at most every few seconds (malloc_trim holds the allocator's
+  // locks while it walks the heap).
+  if (listings_.Collect()) trim_wanted_ = true;
+  const auto now = std::chrono::steady_clock::now();
+  if (trim_wanted_ && now - last_trim_ >= std::chrono::seconds(5)) {
+    malloc_trim(0);
+    trim_wanted_ = false;
+    last_trim_ = now;
+  }
 }
 
 void Controller::RunOnce() {

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -241,6 +242,8 @@ class Controller {
   std::map<uint32_t, state::TresAmounts> TresRunMinutesLocked(UnixTime now) const
       GANTRY_REQUIRES_SHARED(mu_);
   void MaybeSnapshot(bool force = false);
+  // The loop's: frees the listings' dropped views, and gives the heap's free pages back.
+  void CollectListings();
   void PurgeLocked(UnixTime now) GANTRY_REQUIRES(mu_);
   // Drops the serialized records of the jobs state_.changed_jobs names, and clears it. Call with
   // mu_ held exclusively after changing job records.
@@ -295,6 +298,9 @@ class Controller {
   std::condition_variable_any loop_cv_;
   bool kicked_ GANTRY_GUARDED_BY(loop_mu_) = false;
   bool stopping_ GANTRY_GUARDED_BY(loop_mu_) = false;
+  // CollectListings' (the loop thread's alone).
+  bool trim_wanted_ = false;
+  std::chrono::steady_clock::time_point last_trim_;
   std::thread loop_;
 };
 

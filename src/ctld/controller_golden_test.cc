@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ctld/command_socket.h"
 #include "ctld/controller.h"
@@ -104,25 +105,23 @@ class AnchorController {
   std::unique_ptr<wire::FrameServer> frames_;
 };
 
-TEST(ControllerGoldenTest, SqueueTranscriptIsTheOneTheFakeControllerGives) {
+struct Transcripted {
+  const char* golden;
+  std::vector<slurm::testing::Case> (*cases)();
+};
+
+class ControllerGoldenTest : public ::testing::TestWithParam<Transcripted> {};
+
+TEST_P(ControllerGoldenTest, TranscriptIsTheOneTheFakeControllerGives) {
   AnchorController controller;
-  CheckGolden("cmd-squeue.txt", Transcript(controller, SqueueCases()));
+  CheckGolden(GetParam().golden, Transcript(controller, GetParam().cases()));
 }
 
-TEST(ControllerGoldenTest, SinfoTranscriptIsTheOneTheFakeControllerGives) {
-  AnchorController controller;
-  CheckGolden("cmd-sinfo.txt", Transcript(controller, SinfoCases()));
-}
-
-TEST(ControllerGoldenTest, ScontrolTranscriptIsTheOneTheFakeControllerGives) {
-  AnchorController controller;
-  CheckGolden("cmd-scontrol.txt", Transcript(controller, ScontrolCases()));
-}
-
-TEST(ControllerGoldenTest, ScancelTranscriptIsTheOneTheFakeControllerGives) {
-  AnchorController controller;
-  CheckGolden("cmd-scancel.txt", Transcript(controller, ScancelCases()));
-}
+INSTANTIATE_TEST_SUITE_P(Commands, ControllerGoldenTest,
+                         ::testing::Values(Transcripted{"cmd-squeue.txt", SqueueCases},
+                                           Transcripted{"cmd-sinfo.txt", SinfoCases},
+                                           Transcripted{"cmd-scontrol.txt", ScontrolCases},
+                                           Transcripted{"cmd-scancel.txt", ScancelCases}));
 
 }  // namespace
 }  // namespace gantry::ctld

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
-#include <malloc.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -81,9 +80,6 @@ int RunGantryd(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gantryd: --state-dir is required\n%s", kUsage);
     return 2;
   }
-  // Blocks of 4 MiB and more (a listing's text, a snapshot) are mapped on their own and given
-  // back to the system when freed, rather than left in the heap at the size of the largest.
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
 
   // What gantryd creates (state.db and its WAL: every job's script and environment) is its
   // owner's alone; the sockets and the address file get their public modes explicitly.

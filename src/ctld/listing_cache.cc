@@ -1,7 +1,5 @@
 #include "ctld/listing_cache.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -71,20 +69,9 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Make(
   const uint64_t hash = std::hash<std::string>{}(key);
   if (std::find(seen_.begin(), seen_.end(), hash) == seen_.end()) {  // asked once so far
     seen_[seen_next_++ % seen_.size()] = hash;
-    auto listing = std::make_shared<Listing>();
-    {
-      View once{std::move(query)};
-      GANTRY_ASSIGN_OR_RETURN(const std::shared_ptr<const Listing> made,
-                              Refresh(&once, blocks, now, cluster, /*keep=*/false));
-      // Its text in one block of its own, so that the pieces go now.
-      auto text = std::make_shared<const std::string>(made->Flatten());
-      listing->fields = {*text};
-      listing->owners = {text};
-      listing->lines = made->lines;
-      listing->bytes = made->bytes;
-    }
-    malloc_trim(0);  // the pieces' text, freed in holes of the heap, goes back to the system
-    return std::shared_ptr<const Listing>(std::move(listing));
+    // Its text is one block of its own (Join): its pieces go to dropped_.
+    dropped_.emplace_back(std::move(query));
+    return Refresh(&dropped_.back(), blocks, now, cluster, /*keep=*/false);
   }
   views_.emplace_front(std::move(key), View{std::move(query)});
   return Refresh(&views_.front().second, blocks, now, cluster, /*keep=*/true);
@@ -156,8 +143,8 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
     view.listed.push_back(block.get());
     view.stale_at = std::min(view.stale_at, pieces.back()->stale_at);
   }
-  view.listing = Join(pieces);
-  if (!keep) return view.listing;  // its pieces go with the listing
+  view.listing = Join(pieces, /*one_copy=*/!keep);
+  if (!keep) return view.listing;
   bytes_ -= view.bytes;
   // The text once, its slices, and the rows' keys.
   view.bytes =
@@ -165,6 +152,7 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
   bytes_ += view.bytes;
   while (views_.size() > 1 && (views_.size() > kViews || bytes_ > kViewBytes)) {
     bytes_ -= views_.back().second.bytes;
+    dropped_.push_back(std::move(views_.back().second));
     views_.pop_back();
   }
   return view.listing;
@@ -197,47 +185,79 @@ Result<slurm::ListingPiece> ListingCache::MakePiece(const slurm::SqueueQuery& qu
 }
 
 std::shared_ptr<const ListingCache::Listing> ListingCache::Join(
-    std::span<const std::shared_ptr<const slurm::ListingPiece>> pieces) {
+    std::span<const std::shared_ptr<const slurm::ListingPiece>> pieces, bool one_copy) {
   auto listing = std::make_shared<Listing>();
   std::vector<const slurm::ListingPiece*> parts;
   for (const std::shared_ptr<const slurm::ListingPiece>& piece : pieces) {
     parts.push_back(piece.get());
-    listing->owners.push_back(piece);
   }
   const std::vector<slurm::ListingRow> order = slurm::OrderPieces(parts);
   auto line = [&](size_t i) { return parts[order[i].part]->lines.Piece(order[i].row); };
-  // The fields: each one's lines up to kLinesFieldBytes, its head (tag and length) before them.
+  // The fields: each one's lines up to kLinesFieldBytes, its head (tag and length) before
+  // them; and how many runs of lines that follow one another in a piece's text they hold.
   struct Field {
     size_t begin, end, head;  // lines [begin, end); the head's offset in `heads`
   };
   std::vector<Field> fields;
   auto heads = std::make_shared<std::string>();
+  size_t text_bytes = 0;
+  size_t runs = 0;
   for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
     size_t length = 0;
-    for (; end < order.size() && length < kLinesFieldBytes; ++end) length += line(end).size();
+    for (; end < order.size() && length < kLinesFieldBytes; ++end) {
+      const std::string_view text = line(end);
+      if (end == begin || line(end - 1).data() + line(end - 1).size() != text.data()) ++runs;
+      length += text.size();
+    }
     fields.push_back({begin, end, heads->size()});
     AppendLinesHead(length, heads.get());
+    text_bytes += length;
   }
   const std::string_view all_heads = *heads;
-  for (size_t f = 0; f < fields.size(); ++f) {
+  auto head = [&](size_t f) {
     const size_t head_end = f + 1 < fields.size() ? fields[f + 1].head : all_heads.size();
-    listing->fields.push_back(all_heads.substr(fields[f].head, head_end - fields[f].head));
-    bool after_head = true;
+    return all_heads.substr(fields[f].head, head_end - fields[f].head);
+  };
+  listing->lines = static_cast<uint32_t>(order.size());
+  listing->bytes = all_heads.size() + text_bytes;
+  if (one_copy || runs > kSlicedLines + order.size() / kSlicedLines) {
+    // One copy of the text, which holds none of the pieces: asked for, or the order
+    // interleaves them (-S -i: every line its own run) and a slice per line would cost more.
+    auto text = std::make_shared<std::string>();
+    text->reserve(listing->bytes);
+    for (size_t f = 0; f < fields.size(); ++f) {
+      text->append(head(f));
+      for (size_t i = fields[f].begin; i < fields[f].end; ++i) text->append(line(i));
+    }
+    listing->fields = {*text};
+    listing->owners = {std::move(text)};
+    return listing;
+  }
+  listing->fields.reserve(fields.size() + runs);
+  for (size_t f = 0; f < fields.size(); ++f) {
+    listing->fields.push_back(head(f));
     for (size_t i = fields[f].begin; i < fields[f].end; ++i) {
       const std::string_view text = line(i);
       std::string_view& last = listing->fields.back();
-      if (!after_head && last.data() + last.size() == text.data()) {
+      if (i > fields[f].begin && last.data() + last.size() == text.data()) {
         last = std::string_view(last.data(), last.size() + text.size());  // the same run
       } else {
         listing->fields.push_back(text);
       }
-      after_head = false;
     }
   }
-  for (std::string_view part : listing->fields) listing->bytes += part.size();
+  listing->owners.assign(pieces.begin(), pieces.end());
   listing->owners.push_back(std::move(heads));
-  listing->lines = static_cast<uint32_t>(order.size());
   return listing;
+}
+
+bool ListingCache::Collect() {
+  std::list<View> dropped;
+  {
+    MutexLock lock(mu_);
+    dropped.swap(dropped_);
+  }
+  return !dropped.empty();  // freed on the way out, without the lock
 }
 
 std::string ListingCache::Listing::Flatten() const {

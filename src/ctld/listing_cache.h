@@ -49,6 +49,9 @@ class ListingCache {
   static constexpr size_t kLinesFieldBytes = 64 << 10;
   // A view (its filters and formats) takes at most this many bytes.
   static constexpr size_t kMaxViewBytes = 64 << 10;
+  // A listing is kept as slices of its pieces' text while its lines run on in them by at least
+  // this many on average; a listing whose order interleaves them is one copy of its text.
+  static constexpr size_t kSlicedLines = 8;
   // A listing takes at most this many bytes of text (ResourceExhausted beyond: lines are
   // bounded by slurm::kMaxControllerLineBytes, so it takes a queue far past MaxJobCount).
   static constexpr size_t kMaxListingBytes = size_t{256} << 20;
@@ -63,6 +66,10 @@ class ListingCache {
     // The fields in one string.
     std::string Flatten() const;
   };
+
+  // Frees the views dropped since the last call (those asked once, those pushed out), away from
+  // any request; true when there were any: memory the caller may give back to the system.
+  bool Collect();
 
   // The record form a view's listing is made from (the blocks Make wants). Errors as
   // slurm::QueryOf.
@@ -107,9 +114,11 @@ class ListingCache {
                                                std::string_view cluster,
                                                slurm::RecordDecoder* decoder,
                                                std::atomic<size_t>* listed_bytes);
-  // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields.
+  // The pieces' lines in the listing's order (slurm::OrderPieces), as `lines` fields: slices
+  // of the pieces' text, or with `one_copy` (or an order that interleaves them) one copy of it
+  // that holds none of the pieces.
   static std::shared_ptr<const Listing> Join(
-      std::span<const std::shared_ptr<const slurm::ListingPiece>> pieces);
+      std::span<const std::shared_ptr<const slurm::ListingPiece>> pieces, bool one_copy);
 
   Mutex mu_;
   // Most recently used first; by serialized view.
@@ -118,6 +127,7 @@ class ListingCache {
   // The hashes of the last views asked for that were not kept (a ring): a view is kept from
   // its second request on, so that one-off formats leave no text behind.
   std::array<uint64_t, kSeen> seen_ GANTRY_GUARDED_BY(mu_){};
+  std::list<View> dropped_ GANTRY_GUARDED_BY(mu_);  // for Collect to free
   size_t seen_next_ GANTRY_GUARDED_BY(mu_) = 0;
 };
 

@@ -189,6 +189,26 @@ TEST(ListingCacheTest, AKeptListingIsSlicesOfItsPiecesText) {
   EXPECT_LT(10 * listing->fields.size(), listing->lines);
 }
 
+TEST(ListingCacheTest, AListingThatInterleavesItsPiecesIsOneCopyOfItsText) {
+  Fixture f;
+  const v1::SqueueView backwards = View("%i %j", "-i");  // every line its own run
+  f.Make(backwards, AnchorQueueNow());
+  const auto listing = f.Make(backwards, AnchorQueueNow());
+  EXPECT_EQ(Text(*listing), OnePiece(backwards, f.jobs, AnchorQueueNow()));
+  EXPECT_EQ(listing->fields.size(), 1u);
+}
+
+TEST(ListingCacheTest, AOneOffViewIsFreedByCollectNotByItsRequest) {
+  Fixture f;
+  EXPECT_FALSE(f.listings.Collect());
+  const auto once = f.Make(View("%i %5j"), AnchorQueueNow());
+  EXPECT_TRUE(f.listings.Collect());
+  EXPECT_FALSE(f.listings.Collect());
+  EXPECT_EQ(Text(*once), OnePiece(View("%i %5j"), f.jobs, AnchorQueueNow()));  // its own text
+  f.Make(View("%i %5j"), AnchorQueueNow());  // kept from now on: nothing to free
+  EXPECT_FALSE(f.listings.Collect());
+}
+
 TEST(ListingCacheTest, ABadViewIsRefusedNamingTheField) {
   ListingCache listings;
   Result<model::JobRecordForm> bad_sort = ListingCache::FormOf(View("%i", "x"));

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <shared_mutex>
 
+#include "base/mutex.h"
 #include "base/thread_annotations.h"
 
 namespace gantry::ctld {
@@ -38,29 +39,7 @@ class GANTRY_CAPABILITY("mutex") WaitedMutex {
   std::atomic<int> waiting_{0};
 };
 
-// Holds `mu` exclusively from construction to destruction, less where unlock() gave it back.
-class GANTRY_SCOPED_CAPABILITY WriterLock {
- public:
-  explicit WriterLock(WaitedMutex& mu) GANTRY_ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
-  ~WriterLock() GANTRY_RELEASE() {
-    if (held_) mu_.unlock();
-  }
-  WriterLock(const WriterLock&) = delete;
-  WriterLock& operator=(const WriterLock&) = delete;
-
-  void lock() GANTRY_ACQUIRE() {
-    mu_.lock();
-    held_ = true;
-  }
-  void unlock() GANTRY_RELEASE() {
-    held_ = false;
-    mu_.unlock();
-  }
-
- private:
-  WaitedMutex& mu_;
-  bool held_ = true;
-};
+using WriterLock = ExclusiveLock<WaitedMutex>;  // holds it exclusively
 
 // Holds `mu` shared from construction to destruction, less where unlock() gave it back.
 class GANTRY_SCOPED_CAPABILITY ReaderLock {
