@@ -4,9 +4,9 @@
 // restart reads), served on a command socket in this process as gantryd serves it. A transcript
 // that differs names a place where the fake says what gantryd does not.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>

@@ -35,21 +35,24 @@ class FakeAgents final : public AgentLink {
     int signal = 0;
     std::string script;  // Launch: the script; Tasks: the ranks ("0,1")
   };
-  void PrepareJob(const std::string& node, const std::string&, v1::PrepareJobRequest r) override {
+  void PrepareJob(const std::string& node, const std::string& /*address*/,
+                  v1::PrepareJobRequest r) override {
     Add({"Prepare", node, r.context().job().job_id(), r.context().epoch(), 0, ""});
   }
-  void LaunchBatch(const std::string& node, const std::string&, v1::LaunchBatchRequest r) override {
+  void LaunchBatch(const std::string& node, const std::string& /*address*/,
+                   v1::LaunchBatchRequest r) override {
     Add({"Launch", node, r.context().job().job_id(), r.context().epoch(), 0, r.payload().script()});
   }
-  void SignalJob(const std::string& node, const std::string&,
+  void SignalJob(const std::string& node, const std::string& /*address*/,
                  v1::SignalJobOnNodeRequest r) override {
     Add({"Signal", node, r.job_id(), r.epoch(), r.signal(), ""});
   }
-  void TerminateJob(const std::string& node, const std::string&,
+  void TerminateJob(const std::string& node, const std::string& /*address*/,
                     v1::TerminateJobRequest r) override {
     Add({"Terminate", node, r.job_id(), r.epoch(), 0, ""});
   }
-  void LaunchTasks(const std::string& node, const std::string&, v1::LaunchTasksRequest r) override {
+  void LaunchTasks(const std::string& node, const std::string& /*address*/,
+                   v1::LaunchTasksRequest r) override {
     std::string ranks;
     for (uint32_t t : r.task_ids()) ranks += (ranks.empty() ? "" : ",") + std::to_string(t);
     Add({"Tasks", node, r.context().job().job_id(), r.context().epoch(), 0, ranks});
@@ -57,8 +60,9 @@ class FakeAgents final : public AgentLink {
   std::vector<std::string> Take() {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::string> out;
-    for (const Call& c : calls_)
+    for (const Call& c : calls_) {
       out.push_back(c.what + " " + c.node + " " + std::to_string(c.job_id));
+    }
     calls_.clear();
     return out;
   }
