@@ -1252,7 +1252,7 @@ Status Controller::GetJobs(const v1::GetJobsRequest& request, v1::GetJobsReply* 
                             SqueueListing(request, &now));
     reply->set_now(now);
     reply->set_jobs_at_most(listing->lines);
-    if (!reply->MergeFromString(listing->Flatten())) {
+    if (!reply->MergeFromString(listing->fields.Flatten())) {
       return Internal("squeue listing: bad lines");
     }
     return Status::Ok();
@@ -1309,7 +1309,7 @@ Status Controller::GetJobsSerialized(const v1::GetJobsRequest& request, wire::Sl
                             SqueueListing(request, &now));
     put_head(now, listing->lines);
     out->Append(std::move(head));
-    out->parts.insert(out->parts.end(), listing->fields.begin(), listing->fields.end());
+    out->parts.insert(out->parts.end(), listing->fields.parts.begin(), listing->fields.parts.end());
     out->owners.push_back(listing);
     return Status::Ok();
   }

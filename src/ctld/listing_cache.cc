@@ -147,8 +147,8 @@ Result<std::shared_ptr<const ListingCache::Listing>> ListingCache::Refresh(
   if (!keep) return view.listing;
   bytes_ -= view.bytes;
   // The text once, its slices, and the rows' keys.
-  view.bytes =
-      view.listing->bytes + 16 * view.listing->fields.size() + 48 * size_t{view.listing->lines};
+  view.bytes = view.listing->fields.size() + 16 * view.listing->fields.parts.size() +
+               48 * size_t{view.listing->lines};
   bytes_ += view.bytes;
   while (views_.size() > 1 && (views_.size() > kViews || bytes_ > kViewBytes)) {
     bytes_ -= views_.back().second.bytes;
@@ -219,35 +219,34 @@ std::shared_ptr<const ListingCache::Listing> ListingCache::Join(
     return all_heads.substr(fields[f].head, head_end - fields[f].head);
   };
   listing->lines = static_cast<uint32_t>(order.size());
-  listing->bytes = all_heads.size() + text_bytes;
   if (one_copy || runs > kSlicedLines + order.size() / kSlicedLines) {
     // One copy of the text, which holds none of the pieces: asked for, or the order
     // interleaves them (-S -i: every line its own run) and a slice per line would cost more.
-    auto text = std::make_shared<std::string>();
-    text->reserve(listing->bytes);
+    std::string text;
+    text.reserve(all_heads.size() + text_bytes);
     for (size_t f = 0; f < fields.size(); ++f) {
-      text->append(head(f));
-      for (size_t i = fields[f].begin; i < fields[f].end; ++i) text->append(line(i));
+      text.append(head(f));
+      for (size_t i = fields[f].begin; i < fields[f].end; ++i) text.append(line(i));
     }
-    listing->fields = {*text};
-    listing->owners = {std::move(text)};
+    listing->fields = wire::Slices::Of(std::move(text));
     return listing;
   }
-  listing->fields.reserve(fields.size() + runs);
+  std::vector<std::string_view>& parts_out = listing->fields.parts;
+  parts_out.reserve(fields.size() + runs);
   for (size_t f = 0; f < fields.size(); ++f) {
-    listing->fields.push_back(head(f));
+    parts_out.push_back(head(f));
     for (size_t i = fields[f].begin; i < fields[f].end; ++i) {
       const std::string_view text = line(i);
-      std::string_view& last = listing->fields.back();
+      std::string_view& last = parts_out.back();
       if (i > fields[f].begin && last.data() + last.size() == text.data()) {
         last = std::string_view(last.data(), last.size() + text.size());  // the same run
       } else {
-        listing->fields.push_back(text);
+        parts_out.push_back(text);
       }
     }
   }
-  listing->owners.assign(pieces.begin(), pieces.end());
-  listing->owners.push_back(std::move(heads));
+  listing->fields.owners.assign(pieces.begin(), pieces.end());
+  listing->fields.owners.push_back(std::move(heads));
   return listing;
 }
 
@@ -258,13 +257,6 @@ bool ListingCache::Collect() {
     dropped.swap(dropped_);
   }
   return !dropped.empty();  // freed on the way out, without the lock
-}
-
-std::string ListingCache::Listing::Flatten() const {
-  std::string out;
-  out.reserve(bytes);
-  for (std::string_view part : fields) out.append(part);
-  return out;
 }
 
 }  // namespace gantry::ctld

@@ -35,6 +35,7 @@
 #include "gantry/v1/controller.pb.h"
 #include "slurm_view/jobs_reply_reader.h"
 #include "slurm_view/squeue_listing.h"
+#include "wire/frame.h"
 
 namespace gantry::ctld {
 
@@ -59,12 +60,8 @@ class ListingCache {
   // A listing: its lines as GetJobsReply `lines` fields (tag, length, text), in order, as
   // slices: the fields' heads, and runs of lines in the pieces' own text (no copy of it).
   struct Listing {
-    std::vector<std::string_view> fields;
-    std::vector<std::shared_ptr<const void>> owners;  // what `fields` point into
+    wire::Slices fields;
     uint32_t lines = 0;
-    size_t bytes = 0;  // of `fields` together
-    // The fields in one string.
-    std::string Flatten() const;
   };
 
   // Frees the views dropped since the last call (those asked once, those pushed out), away from

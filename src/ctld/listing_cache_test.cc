@@ -56,7 +56,7 @@ std::string OnePiece(const v1::SqueueView& view, const RecordCache::Jobs& jobs, 
 // A listing's lines, from its fields.
 std::string Text(const ListingCache::Listing& listing) {
   v1::GetJobsReply reply;
-  EXPECT_TRUE(reply.ParseFromString(listing.Flatten()));
+  EXPECT_TRUE(reply.ParseFromString(listing.fields.Flatten()));
   std::string text;
   for (const std::string& lines : reply.lines()) {
     EXPECT_EQ(lines.back(), '\n');
@@ -184,9 +184,9 @@ TEST(ListingCacheTest, AKeptListingIsSlicesOfItsPiecesText) {
   // come apart from their record): a few slices per piece beside the fields' heads, however
   // many lines.
   const size_t blocks = f.records.Blocks(f.jobs, {}).size();
-  const size_t fields = listing->Flatten().size() / ListingCache::kLinesFieldBytes + 1;
-  EXPECT_LE(listing->fields.size(), fields + 2 * blocks);
-  EXPECT_LT(10 * listing->fields.size(), listing->lines);
+  const size_t fields = listing->fields.Flatten().size() / ListingCache::kLinesFieldBytes + 1;
+  EXPECT_LE(listing->fields.parts.size(), fields + 2 * blocks);
+  EXPECT_LT(10 * listing->fields.parts.size(), listing->lines);
 }
 
 TEST(ListingCacheTest, AListingThatInterleavesItsPiecesIsOneCopyOfItsText) {
@@ -195,7 +195,7 @@ TEST(ListingCacheTest, AListingThatInterleavesItsPiecesIsOneCopyOfItsText) {
   f.Make(backwards, AnchorQueueNow());
   const auto listing = f.Make(backwards, AnchorQueueNow());
   EXPECT_EQ(Text(*listing), OnePiece(backwards, f.jobs, AnchorQueueNow()));
-  EXPECT_EQ(listing->fields.size(), 1u);
+  EXPECT_EQ(listing->fields.parts.size(), 1u);
 }
 
 TEST(ListingCacheTest, AOneOffViewIsFreedByCollectNotByItsRequest) {
