@@ -61,12 +61,17 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records,
     for (const v1::Job* part : parts) submitted = std::min(submitted, FirstSubmitOf(*part));
     w.submit_s = submitted - first;
     w.run_s = RunTimeOf(job);
+    w.earlier_runs = static_cast<uint32_t>(job.earlier_runs_size());
     w.submit_order = job.submit_order();
     w.end_order = job.end_order();
     w.releases = ReleasesOf(job, first);
     for (const v1::Job* task : parts) {
       if (!task->has_array_task_id()) continue;
       w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
+      if (task->earlier_runs_size() > 0) {
+        w.task_earlier_runs[task->array_task_id()] =
+            static_cast<uint32_t>(task->earlier_runs_size());
+      }
       w.task_end_order[task->array_task_id()] = task->end_order();
       w.task_releases[task->array_task_id()] = ReleasesOf(*task, first);
       w.task_job_ids[task->array_task_id()] = task->job_id();

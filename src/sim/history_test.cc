@@ -125,6 +125,7 @@ TEST(WorkloadFromHistoryTest, ARequeuedJobIsSubmittedAsItFirstCame) {
   EXPECT_EQ(w.jobs[0].submit_s, 0);
   EXPECT_EQ(w.jobs[0].request->begin_time(), 10);  // from the workload's start
   EXPECT_EQ(w.jobs[0].run_s, 10);                  // its last run
+  EXPECT_EQ(w.jobs[0].earlier_runs, 1u);           // a requeue ended the one before
 }
 
 }  // namespace

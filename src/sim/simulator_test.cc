@@ -211,5 +211,40 @@ TEST(SimulateTest, ReplayRunsCyclesOnlyWhereTheRecordedOnesRan) {
   EXPECT_EQ(Of(*r, 3).start, 104);
 }
 
+// Job 1's first run was preempted in the history, so its record's run time is its last run's: a
+// replay runs the first until something ends it, as it really ran, and does not end it early.
+TEST(SimulateTest, ARunARequeueEndedRunsUntilSomethingEndsIt) {
+  SimulationInput in = Cluster();
+  v1::Partition& lo = *in.cluster.mutable_partitions(0);
+  lo.set_priority_tier(1);
+  v1::Partition hi = lo;
+  hi.set_name("hi");
+  hi.set_is_default(false);
+  hi.set_priority_tier(10);
+  *in.cluster.add_partitions() = hi;
+  Result<sched::PreemptOptions> preempt =
+      sched::PreemptOptions::FromConfig("preempt/partition_prio", "REQUEUE", "");
+  ASSERT_TRUE(preempt.ok()) << preempt.status().ToString();
+  in.config.scheduler.preempt = *preempt;
+  WorkloadJob requeued = Job(1, 0, 5, 2, 8);
+  requeued.time_limit_s = 600;
+  requeued.earlier_runs = 1;
+  WorkloadJob preemptor = Job(2, 10, 10, 2, 8);
+  preemptor.partition = "hi";
+  in.workload.jobs = {requeued, preemptor};
+  Result<SimulationResult> r = Simulate(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Of(*r, 2).start, 10);
+  EXPECT_EQ(Of(*r, 1).preemptions, 1u);
+  EXPECT_GE(Of(*r, 1).start, 20);  // its last run, after job 2's
+
+  in.workload.jobs[0].earlier_runs = 0;  // a job that ran once: its run time is its own
+  r = Simulate(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Of(*r, 1).end, 5);
+  EXPECT_EQ(Of(*r, 1).preemptions, 0u);
+  EXPECT_EQ(Of(*r, 2).start, 10);
+}
+
 }  // namespace
 }  // namespace gantry::sim

@@ -58,6 +58,11 @@ struct WorkloadJob {
   std::optional<v1::JobRequest> request;
   uint32_t uid = 0;
   std::map<uint32_t, int64_t> task_run_s;
+  // How many of its runs a requeue ended (Job.earlier_runs), and each array task's where it has
+  // any: something from outside ended them (a preemption, a node's failure), so a replay runs
+  // them until something ends them too; run_s is the last run's.
+  uint32_t earlier_runs = 0;
+  std::map<uint32_t, uint32_t> task_earlier_runs;
   // Where its submission and its (last) end came among the events of their seconds
   // (Job.submit_order, Job.end_order; 0: not known), and each array task's end.
   uint64_t submit_order = 0;
