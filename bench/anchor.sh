@@ -19,3 +19,21 @@ start_anchor() {
   . "$anchor/env.sh"
   export SLURM_CONF=$SLURM_ETC/slurm.conf
 }
+
+# restart_slurmctld: stops the anchor's slurmctld and starts it again (its saved state kept), so
+# that a figure of its memory is not made of memory freed by the jobs before (a fresh process,
+# as Gantry's is for the same figure); sets spid. Returns 1 when it does not come back.
+restart_slurmctld() {
+  local pid
+  pid=$(cat "$RUN_DIR/slurmctld.pid") || return 1
+  kill "$pid" 2>/dev/null
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  start_anchor || return 1
+  spid=$(cat "$RUN_DIR/slurmctld.pid")
+  local tries=0
+  until /usr/bin/sinfo >/dev/null 2>&1; do
+    tries=$((tries + 1))
+    [ "$tries" -lt 150 ] || return 1
+    sleep 0.2
+  done
+}
