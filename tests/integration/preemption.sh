@@ -19,6 +19,9 @@ start_cluster
 cd "$WORK"
 
 counter() { echo "i=0; while true; do i=\$((i+1)); echo \$i > $WORK/$1; sleep 0.1; done"; }
+# A script that runs until the test touches $WORK/NAME.go: a preemptor that must still run
+# while the test reads its victims' states (a fixed sleep may end first on a loaded machine).
+until_go() { echo "until [ -e $WORK/$1.go ]; do sleep 0.1; done"; }
 # submit PARTITION NAME [sbatch options]: a whole-node (8 CPUs) counter job.
 submit() {
   local p=$1 name=$2
@@ -66,7 +69,8 @@ r=$(sbatch --parsable -p rq -n 8 --mem=100 -t 10 -o /dev/null \
 wait_state "$r" RUNNING
 f=$(submit lo f)
 wait_state "$f" RUNNING
-h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 3') || fail "sbatch hi"
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap "$(until_go h1)") ||
+  fail "sbatch hi"
 wait_state "$h" RUNNING 30
 expect "hi job's node (the requeued job's)" "$first" "$(node_of "$h")"
 expect "filler" RUNNING "$(job_state "$f")"
@@ -78,6 +82,7 @@ grep -q 'PreemptTime=20' "$WORK/why.0" || fail "the job saw $(cat "$WORK/why.0")
 # requeue (its new SubmitTime), waiting meanwhile with the reason BeginTime.
 delay=$(($(date -d "$(job_field "$r" EligibleTime)" +%s) - $(date -d "$(job_field "$r" SubmitTime)" +%s)))
 expect "the requeue delay" 6 "$delay"
+touch "$WORK/h1.go"
 wait_state "$h" COMPLETED 30
 wait_state "$r" RUNNING 30
 wait_until 10 '[ "$(wc -l < "$WORK/restarts")" = 2 ]' || fail "the job did not run again"
@@ -110,7 +115,8 @@ wait_state "$k" RUNNING
 l=$(submit lo l)
 wait_state "$l" RUNNING
 expect "exempt job's node" "$first" "$(node_of "$k")"
-h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 2') || fail "sbatch hi"
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap "$(until_go h3)") ||
+  fail "sbatch hi"
 wait_state "$h" RUNNING 20
 expect "exempt job" RUNNING "$(job_state "$k")"
 expect "victim" SUSPENDED "$(job_state "$l")"
@@ -147,10 +153,12 @@ wait_state "$x2" RUNNING
 y=$(submit lo y)
 wait_state "$y" RUNNING
 expect "x1 and x2 share the first node" "$first $first" "$(node_of "$x1") $(node_of "$x2")"
-h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap 'sleep 2') || fail "sbatch hi"
+h=$(sbatch --parsable -p hi -n 8 --mem=100 -t 5 -o /dev/null --wrap "$(until_go h4)") ||
+  fail "sbatch hi"
 wait_state "$h" RUNNING 20
 expect "one victim" "SUSPENDED RUNNING RUNNING" \
   "$(job_state "$y") $(job_state "$x1") $(job_state "$x2")"
+touch "$WORK/h4.go"
 wait_state "$h" COMPLETED 30
 wait_state "$y" RUNNING 20
 scancel "$x1" "$x2" "$y"
