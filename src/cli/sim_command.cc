@@ -250,6 +250,13 @@ Status Run(const Options& o, std::ostream& out) {
   if (workload.never_ran > 0) out << " (" << workload.never_ran << " that never ran left out)";
   if (!workload.passes.empty()) {
     out << "; its " << workload.passes.size() << " recorded scheduling cycles replayed as they ran";
+    const auto gave_way = std::count_if(workload.passes.begin(), workload.passes.end(),
+                                        [](const v1::PassMark& m) { return m.gave_way(); });
+    if (gave_way > 0) {
+      out << " (" << gave_way
+          << " of them gave way to requests midway: the replay, which sees those requests only "
+             "after the cycle, may decide otherwise there)";
+    }
   }
   out << "\n";
   GANTRY_ASSIGN_OR_RETURN(sim::SimulationInput in, InputFor(effective, o.set, o, workload));

@@ -369,6 +369,7 @@ Effects ScheduleStage(const Context& ctx) {
   out.mark.emplace();
   out.mark->set_time(now);
   out.mark->set_backfill(backfill);
+  out.mark->set_gave_way(decisions.stats.yields > 0);
   return out;
 }
 

@@ -86,10 +86,34 @@ TEST_F(CoreTest, ACycleThatDecidesSomethingLeavesAPassMark) {
   EXPECT_EQ(first.marks[0].time(), kNow);
   EXPECT_EQ(first.marks[0].seen(), seen);  // the submission, not the start it made
   EXPECT_TRUE(first.marks[0].backfill());
+  EXPECT_FALSE(first.marks[0].gave_way());
   // Nothing waits, nothing to decide: no mark.
   MarkRecorder idle(&s_, At(kNow + 1));
   RunCycle(At(kNow + 1), &idle);
   EXPECT_TRUE(idle.marks.empty());
+}
+
+// A pass that gave way to requests midway says so in its mark: a replay cannot see what they
+// changed meanwhile.
+TEST_F(CoreTest, APassThatGaveWaySaysSoInItsMark) {
+  class GiveWayOnce final : public sched::PassYield {
+   public:
+    bool Due() override { return !yielded; }
+    void Yield() override { yielded = true; }
+    const sched::Interference& interference() const override { return nothing_; }
+    bool yielded = false;
+
+   private:
+    sched::Interference nothing_;
+  };
+  for (uint32_t id = 1; id <= 4; ++id) Submit(PendingJob(id));
+  GiveWayOnce yield;
+  Context ctx = At(kNow);
+  ctx.yield = &yield;
+  const Effects effects = ScheduleStage(ctx);
+  EXPECT_TRUE(yield.yielded);
+  EXPECT_TRUE(effects.mark->gave_way());
+  EXPECT_EQ(effects.pass->yields, 1u);
 }
 
 TEST_F(CoreTest, AReplayedCycleBackfillsAsItsRecordSays) {

@@ -122,6 +122,7 @@ class Pass {
     if (yield_ == nullptr || !yield_->Due()) return false;
     yield_->Yield();
     yielded_ = true;
+    ++out_.stats.yields;
     return true;
   }
   bool CapacityGone() const { return yielded_ && yield_->interference().capacity; }

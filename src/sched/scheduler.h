@@ -128,6 +128,7 @@ struct PassStats {
   uint32_t bf_tried = 0;         // waiting jobs backfill tried to plan
   uint32_t bf_planned = 0;       // of them, the ones it planned a start for
   uint32_t bf_reservations = 0;  // node reservations (node, from, to) at the end of the pass
+  uint32_t yields = 0;           // times it gave way to others midway (PassYield)
 };
 
 // A running job to preempt for a pending one (sched/preempt.h). SUSPEND victims are suspended

@@ -344,6 +344,7 @@ TEST(ScheduleTest, APassThatGivesWayDropsWhatChangedMeanwhile) {
   });
   const Decisions d = Schedule(s, kNow, SchedulerOptions(), &yield);
   EXPECT_EQ(yield.yields, 1);
+  EXPECT_EQ(d.stats.yields, 1u);
   // Job 2 no longer waits: skipped. Job 3's start goes (the next pass decides it again).
   EXPECT_EQ(Started(d), (std::map<uint32_t, std::vector<std::string>>{{1, {"n1"}}, {4, {"n3"}}}));
 }
