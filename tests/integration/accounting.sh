@@ -110,7 +110,7 @@ expect "MaxSubmitJobs" "sbatch: error: AssocMaxSubmitJobLimit
 sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)" "$out"
 scancel "$h1" "$h2"
 sacctmgr -i modify user "$u" set MaxSubmitJobs=-1 MaxJobs=1 >/dev/null || fail "MaxJobs=1"
-r1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first running job"
+r1=$(as sbatch --parsable -p debug --wrap 'sleep 300') || fail "first running job"
 r2=$(as sbatch --parsable -p debug --wrap true 2>"$WORK/r2.err") || fail "second job: $(cat "$WORK/r2.err")"
 wait_state "$r1" RUNNING
 reason_is() { [ "$(squeue -h -j "$1" -o %r)" = "$2" ]; }
@@ -125,7 +125,7 @@ node_cpus=$(sinfo -h -N -o %c | head -1 | tr -d ' ')
 out=$(sacctmgr -i modify account research set GrpTRES=cpu="$cpus")
 expect "GrpTRES" " Modified account associations...
   C = acct       A = research of root" "$out"
-g1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first job under GrpTRES"
+g1=$(as sbatch --parsable -p debug --wrap 'sleep 300') || fail "first job under GrpTRES"
 g2=$(as sbatch --parsable -p debug --wrap true) || fail "second job under GrpTRES"
 wait_state "$g1" RUNNING
 wait_for 20 reason_is "$g2" AssocGrpCpuLimit || fail "reason $(squeue -h -j "$g2" -o %r)"
@@ -143,7 +143,7 @@ scancel "$q2"
 # Per-user limits of a QOS.
 sacctmgr -i modify qos short set MaxJobsPU=1 MaxSubmitPU=2 >/dev/null || fail "QOS per-user limits"
 expect "list qos" "1|2" "$(sacctmgr -nP list qos short format=maxjobspu,maxsubmitpu)"
-p1=$(as sbatch --parsable -p debug --qos=short -t 5 --wrap 'sleep 30') || fail "first short job"
+p1=$(as sbatch --parsable -p debug --qos=short -t 5 --wrap 'sleep 300') || fail "first short job"
 p2=$(as sbatch --parsable -p debug --qos=short -t 5 --wrap true) || fail "second short job"
 out=$(as sbatch -p debug --qos=short -t 5 --wrap true 2>&1) && fail "third past MaxSubmitPU=2"
 expect "MaxSubmitPU" "sbatch: error: QOSMaxSubmitJobPerUserLimit
@@ -175,7 +175,7 @@ expect "add qos lim" " Adding QOS(s)
   Description    = lim
   MaxTRESPerUser           = cpu=$cpus" "$out"
 sacctmgr -i modify user "$u" set QOS+=lim >/dev/null || fail "grant lim"
-l1=$(as sbatch --parsable -p debug -q lim -t 10 --wrap 'sleep 30') || fail "first lim job"
+l1=$(as sbatch --parsable -p debug -q lim -t 10 --wrap 'sleep 300') || fail "first lim job"
 l2=$(as sbatch --parsable -p debug -q lim -t 10 --wrap true) || fail "second lim job"
 wait_state "$l1" RUNNING
 wait_for 20 reason_is "$l2" QOSMaxCpuPerUserLimit || fail "reason $(squeue -h -j "$l2" -o %r)"
@@ -207,7 +207,7 @@ wait_state "$m2" COMPLETED
 sacctmgr -i modify account research set GrpTRESMins=cpu=-1 >/dev/null || fail "clear GrpTRESMins"
 # GrpJobs and GrpSubmitJobs on the account.
 sacctmgr -i modify account research set GrpJobs=1 GrpSubmitJobs=2 >/dev/null || fail "GrpJobs"
-j1=$(as sbatch --parsable -p debug --wrap 'sleep 30') || fail "first job under GrpJobs"
+j1=$(as sbatch --parsable -p debug --wrap 'sleep 300') || fail "first job under GrpJobs"
 j2=$(as sbatch --parsable -p debug --wrap true) || fail "second job under GrpJobs"
 out=$(as sbatch -p debug --wrap true 2>&1) && fail "third job past GrpSubmitJobs=2"
 expect "GrpSubmitJobs" "sbatch: error: AssocGrpSubmitJobsLimit
@@ -298,7 +298,7 @@ with open(sys.argv[1] + ".data", "wb") as f:
     f.write(b"x" * (32 << 20))
     f.flush()
     os.fsync(f.fileno())
-time.sleep(1.5)  # a sample after the write
+time.sleep(4)  # samples (1 s apart) after the write, even on a slow machine
 used = os.times()
 with open(sys.argv[1], "w") as f:
     f.write("%d %d\n" % ((used.user + used.system) * 1000,

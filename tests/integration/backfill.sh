@@ -13,11 +13,11 @@ reason() { squeue -h -j "$1" -o %r; }
 busy=$(sbatch --parsable -N 2 --exclusive -t 10 -o /dev/null --wrap 'sleep 600') || fail "sbatch busy"
 wait_state "$busy" RUNNING 30
 wide=$(sbatch --parsable -N 3 --exclusive -t 10 -o /dev/null --wrap 'sleep 1') || fail "sbatch wide"
-wait_until 10 '[ "$(reason "$wide")" = Resources ]' || fail "wide: $(reason "$wide")"
+wait_until 30 '[ "$(reason "$wide")" = Resources ]' || fail "wide: $(reason "$wide")"
 short=$(sbatch --parsable -N 1 --exclusive -t 5 -o /dev/null --wrap 'sleep 600') || fail "sbatch short"
 long=$(sbatch --parsable -N 2 --exclusive -t 30 -o /dev/null --wrap 'sleep 1') || fail "sbatch long"
 wait_state "$short" RUNNING 30
-wait_until 10 '[ "$(reason "$long")" = Priority ]' || fail "long: $(reason "$long")"
+wait_until 30 '[ "$(reason "$long")" = Priority ]' || fail "long: $(reason "$long")"
 expect "wide still waits" "PENDING" "$(job_state "$wide")"
 
 # The wide job's expected start: when the busy job's 10 minutes are over (on the minute grid).

@@ -42,7 +42,7 @@ expect "step in sacct" "$a.0|$job_nodes|2|4|COMPLETED" \
 # squeue -s: the batch step and the running srun steps.
 st=$(sbatch --parsable -p gpu -N 2 -o /dev/null --wrap 'srun -N 2 -J nap sleep 600') || fail "sbatch st"
 wait_state "$st" RUNNING 30
-wait_for 10 bash -c "squeue -s -h | grep -q '^ *$st\.0 '" || fail "no step in squeue -s"
+wait_for 30 bash -c "squeue -s -h | grep -q '^ *$st\.0 '" || fail "no step in squeue -s"
 expect "squeue -s" "$st.0 nap gpu 2 $(squeue -h -j "$st" -o %N)
 $st.batch batch gpu 1 $first" "$(squeue -s -h -o '%i %j %P %A %N' | grep "^$st\.")"
 scancel "$st"
@@ -55,7 +55,7 @@ c=$(sbatch --parsable -p gpu -w "$first" -n 1 --gpus-per-node=4 -o "$WORK/c.out"
   fail "sbatch c"
 wait_state "$b" RUNNING 30
 wait_state "$c" RUNNING 30
-wait_for 10 test -s "$WORK/c.out" || fail "c printed nothing"
+wait_for 30 test -s "$WORK/c.out" || fail "c printed nothing"
 expect "c's GPUs" "3,4,5,6 3,4,5,6 4" "$(cat "$WORK/c.out")"
 expect "b's GRES" "  Nodes=$first Mem=$(scontrol show job -d "$b" | sed -n 's/.*Nodes=[^ ]* Mem=\([0-9]*\).*/\1/p') GRES=gpu:b200:3(IDX:0-2)" \
   "$(scontrol show job -d "$b" | grep ' Nodes=' | sed 's/^ *Nodes/  Nodes/')"

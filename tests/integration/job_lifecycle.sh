@@ -49,8 +49,8 @@ touch "$WORK/go"
 wait_state "$id" COMPLETED
 wait_state "$id3" COMPLETED
 [ "$(grep -c "^$id " "$WORK/prolog.log")" = 2 ] || fail "prolog ran $(grep -c "^$id " "$WORK/prolog.log") times"
-wait_for 10 test -f "$WORK/epilog.log" || fail "no epilog"
-wait_for 10 bash -c "[ \$(grep -c '^$id ' '$WORK/epilog.log') = 2 ]" || fail "epilog count"
+wait_for 30 test -f "$WORK/epilog.log" || fail "no epilog"
+wait_for 30 bash -c "[ \$(grep -c '^$id ' '$WORK/epilog.log') = 2 ]" || fail "epilog count"
 pair=$(awk -v id="$id" '$1 == id {print $2}' "$WORK/prolog.log" | sort -u | wc -l)
 [ "$pair" = 2 ] || fail "the 2-node job did not get 2 distinct nodes"
 
@@ -67,7 +67,7 @@ id=$(sbatch --parsable -o "$WORK/tree-%j.out" --wrap \
   'setsid bash -c "trap \"\" TERM; echo \$\$ > '"$WORK"'/escapee.pid; exec sleep 300" & sleep 300') ||
   fail "sbatch tree"
 wait_state "$id" RUNNING
-wait_for 10 test -s "$WORK/escapee.pid" || fail "escapee did not start"
+wait_for 30 test -s "$WORK/escapee.pid" || fail "escapee did not start"
 escapee=$(cat "$WORK/escapee.pid")
 kill -0 "$escapee" || fail "escapee not running"
 scancel "$id" || fail "scancel"
@@ -75,11 +75,13 @@ wait_state "$id" CANCELLED
 wait_for 15 bash -c "! kill -0 $escapee 2>/dev/null" || fail "process $escapee survived scancel"
 
 # 6. scancel -s USR1 reaches the job's steps only (none here: the script goes on, as in Slurm);
-# with -f (--full) it reaches the script too.
+# with -f (--full) it reaches the script too. The script says when its trap is set: a signal
+# sent before that would kill it, however long the test slept first.
 id=$(sbatch --parsable -o "$WORK/sig-%j.out" --wrap \
-  'trap "echo got-usr1; exit 0" USR1; for i in $(seq 300); do sleep 0.1; done') || fail "sbatch sig"
+  'trap "echo got-usr1; exit 0" USR1; touch '"$WORK"'/sig.ready
+  for i in $(seq 300); do sleep 0.1; done') || fail "sbatch sig"
 wait_state "$id" RUNNING
-sleep 0.5
+wait_for 30 test -e "$WORK/sig.ready" || fail "the job did not set its USR1 trap"
 scancel -s USR1 "$id" || fail "scancel -s USR1"
 sleep 1
 [ "$(job_state "$id")" = RUNNING ] && [ ! -s "$WORK/sig-$id.out" ] ||
@@ -107,10 +109,11 @@ rc=$?
 [ "$rc" = 1 ] && grep -qx "sbatch: error: Could not open user environment file $WORK/missing" \
   "$WORK/ef.err" || fail "--export-file missing: rc $rc, $(cat "$WORK/ef.err")"
 
-# 8. --signal=B:USR1@57 with a 1-minute limit: the batch shell hears USR1 ~3 s after the start.
-id=$(sbatch --parsable -t 1 --signal=B:USR1@57 -o "$WORK/warn-%j.out" --wrap \
+# 8. --signal=B:USR1@45 with a 1-minute limit: the batch shell hears USR1 ~15 s after the start
+# (not sooner: a slow launch must have set the trap by then), long before the limit.
+id=$(sbatch --parsable -t 1 --signal=B:USR1@45 -o "$WORK/warn-%j.out" --wrap \
   'trap "echo warned; exit 0" USR1; for i in $(seq 600); do sleep 0.1; done') || fail "sbatch --signal"
-wait_state "$id" COMPLETED 30
+wait_state "$id" COMPLETED 45
 grep -qx warned "$WORK/warn-$id.out" || fail "no --signal warning: $(cat "$WORK/warn-$id.out")"
 sbatch --signal=USR1@x --wrap true 2>"$WORK/sig.err"
 rc=$?
@@ -146,7 +149,8 @@ wait_state "$id" CANCELLED
 
 # 11. squeue -i N lists again every N seconds, each time after a date line and before a blank one.
 id=$(sbatch --parsable -H --wrap true) || fail "sbatch -H"
-out=$(timeout 2.5 squeue -i 1 -j "$id")
+# 5.5 s, not 2.5: a slow squeue still lists twice.
+out=$(timeout 5.5 squeue -i 1 -j "$id")
 [ "$(grep -c "^ *$id " <<<"$out")" -ge 2 ] || fail "squeue -i listed: $out"
 [ "$(grep -c '^[A-Z][a-z][a-z] [A-Z][a-z][a-z] [ 0-9][0-9] ' <<<"$out")" -ge 2 ] || fail "no date lines: $out"
 squeue -i 0 2>"$WORK/it.err"

@@ -20,7 +20,7 @@ expect "MaxTime" "00:30:00" "$(show MaxTime)"
 expect "sinfo's nodes" "itest-cpu-[0-1]" "$(sinfo -h -p cpu -o %N)"
 # Placement follows the new node list: three nodes no longer fit (pending, as with -N 5 before).
 big=$(sbatch --parsable -N 3 -p cpu -o /dev/null --wrap true) || fail "sbatch -N 3"
-wait_for 10 bash -c "[ \"\$(squeue -h -j $big -o %r)\" = PartitionConfig ]" ||
+wait_for 30 bash -c "[ \"\$(squeue -h -j $big -o %r)\" = PartitionConfig ]" ||
   fail "the 3-node job: $(squeue -h -j "$big" -o '%T %r')"
 scancel "$big"
 id=$(sbatch --parsable -N 2 -p cpu -o /dev/null --wrap true) || fail "sbatch -N 2"

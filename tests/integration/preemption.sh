@@ -9,7 +9,7 @@
 #    the victim runs again with SLURM_RESTART_COUNT=1.
 #  - CANCEL: the victim ends PREEMPTED (sacct).
 #  - A job within its QOS's PreemptExemptTime is not chosen: the job on the other node is.
-#  - Gang time-slicing (ts: OverSubscribe=FORCE:2, SchedulerTimeSlice=5): two jobs on one node
+#  - Gang time-slicing (ts: OverSubscribe=FORCE:2, SchedulerTimeSlice=15): two jobs on one node
 #    take turns, each counting only while the other is suspended.
 #  - With SchedulerParameters=gantry_minimal_victims (a second cluster), the hi job takes the
 #    node where one job is in its way, not the first node with two.
@@ -60,7 +60,8 @@ scancel "$a" "$b"
 wait_for 30 gone "$a" && wait_for 30 gone "$b" || fail "a and b did not end"
 wait_for 30 nodes_idle || fail "nodes not idle"
 
-# --- REQUEUE (rq's GraceTime 1 s)
+# --- REQUEUE (rq's GraceTime 10 s: SIGKILL follows SIGTERM after 12 s, time for the trap's
+# scontrol on a slow machine)
 # The job tells preemption from a time-out on SIGTERM: scontrol shows its PreemptTime.
 why="scontrol show job \$SLURM_JOB_ID > $WORK/why.\${SLURM_RESTART_COUNT:-0} 2>&1"
 r=$(sbatch --parsable -p rq -n 8 --mem=100 -t 10 -o /dev/null \
@@ -85,7 +86,7 @@ expect "the requeue delay" 6 "$delay"
 touch "$WORK/h1.go"
 wait_state "$h" COMPLETED 30
 wait_state "$r" RUNNING 30
-wait_until 10 '[ "$(wc -l < "$WORK/restarts")" = 2 ]' || fail "the job did not run again"
+wait_until 30 '[ "$(wc -l < "$WORK/restarts")" = 2 ]' || fail "the job did not run again"
 expect "SLURM_RESTART_COUNT (unset at first, as Slurm)" "unset
 1" "$(cat "$WORK/restarts")"
 expect "sacct -D: the preempted run, then this one" "PREEMPTED
@@ -123,17 +124,18 @@ expect "victim" SUSPENDED "$(job_state "$l")"
 [ "$(node_of "$h")" != "$first" ] || fail "the hi job went on the exempt job's node"
 scancel "$k" "$l" "$h"
 
-# --- Gang time-slicing: two whole-node jobs on the first node take 5 s turns.
+# --- Gang time-slicing: two whole-node jobs on the first node take 15 s turns (the checks in
+# a turn must fit in it on a slow machine; a flip may take a turn and a slow cycle).
 t1=$(sbatch --parsable -p ts -w "$first" -n 8 --mem=100 -t 10 -o /dev/null \
   --wrap "$(counter t1)") || fail "t1"
 wait_state "$t1" RUNNING
 t2=$(sbatch --parsable -p ts -w "$first" -n 8 --mem=100 -t 10 -o /dev/null \
   --wrap "$(counter t2)") || fail "t2"
-wait_state "$t2" RUNNING 20
+wait_state "$t2" RUNNING 40
 expect "t1 after its turn" SUSPENDED "$(job_state "$t1")"
 stopped t1 || fail "t1 counts while t2 has its turn"
 advancing t2 || fail "t2 does not count in its turn"
-wait_state "$t1" RUNNING 20
+wait_state "$t1" RUNNING 40
 expect "t2 after its turn" SUSPENDED "$(job_state "$t2")"
 advancing t1 || fail "t1 does not count in its second turn"
 scancel "$t1" "$t2"

@@ -10,6 +10,13 @@
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$2/tests/integration/specs/priority.json"
 start_cluster
 me=$(id -un)
+# same_priority ID: squeue shows the priority the last scheduler cycle gave the job, sprio the one
+# it has now; they agree once a cycle ran after the submission (which may take long when slow).
+same_priority() {
+  local q
+  q=$(squeue -h -j "$1" -o '%Q')
+  [ -n "$q" ] && [ "$q" = "$(sprio -h -j "$1" -o '%Y' | tr -d ' ')" ]
+}
 
 sacctmgr -i add account research prod >/dev/null || fail "add accounts"
 sacctmgr -i add user "$me" Account=research,prod >/dev/null || fail "add associations"
@@ -22,7 +29,8 @@ wait_state "$ran" COMPLETED 60
 r=$(sbatch --parsable -A research --begin=now+1hour -n 2 -o /dev/null --wrap true) || fail "r"
 p=$(sbatch --parsable -A prod --begin=now+1hour -N 2 -o /dev/null --wrap true) || fail "p"
 two=$(sbatch --parsable -A prod -p a4,high --begin=now+1hour -o /dev/null --wrap true) || fail "two"
-sleep 1
+wait_for 20 same_priority "$r" && wait_for 20 same_priority "$p" ||
+  fail "squeue's priority of $r or $p is not sprio's"
 
 expect "sprio -w" "          JOBID PARTITION   PRIORITY       SITE        AGE      ASSOC  FAIRSHARE    JOBSIZE  PARTITION        QOS                 TRES
         Weights                               1       1000       1000      10000       1000       1000       1000      cpu=100,mem=150" "$(sprio -w)"
@@ -65,7 +73,8 @@ expect "sacctmgr Priority" "research|$me|100|" \
   "$(sacctmgr -n -p show assoc account=research user="$me" format=account,user,priority)"
 r2=$(sbatch --parsable -A research --begin=now+1hour -o /dev/null --wrap true) || fail "r2"
 p2=$(sbatch --parsable -A prod --begin=now+1hour -o /dev/null --wrap true) || fail "p2"
-sleep 1
+wait_for 20 same_priority "$r2" && wait_for 20 same_priority "$p2" ||
+  fail "squeue's priority of $r2 or $p2 is not sprio's"
 expect "research ASSOC" "1000" "$(sprio -h -j "$r2" -o '%B' | tr -d ' ')"
 expect "prod ASSOC" "0" "$(sprio -h -j "$p2" -o '%B' | tr -d ' ')"
 

@@ -21,8 +21,9 @@ advancing counter || fail "the job does not count"
 scontrol suspend "$id" || fail "scontrol suspend"
 [ "$(job_state "$id")" = SUSPENDED ] || fail "state $(job_state "$id") after suspend"
 [ "$(squeue -h -j "$id" -o %t)" = S ] || fail "squeue ST $(squeue -h -j "$id" -o %t)"
-stopped counter || fail "the script still runs while suspended"
-stopped child || fail "the script's setsid child still runs while suspended"
+# The agent sends SIGSTOP after scontrol returns: give a slow one time.
+wait_for 10 stopped counter || fail "the script still runs while suspended"
+wait_for 10 stopped child || fail "the script's setsid child still runs while suspended"
 run1=$(job_field "$id" RunTime)
 sleep 1.2
 [ "$(job_field "$id" RunTime)" = "$run1" ] || fail "RunTime moves while suspended"
@@ -45,6 +46,8 @@ err=$(scontrol resume "$id" 2>&1) && fail "resume of a running job succeeded"
 
 # Suspended across a controller crash: still suspended, still stopped; resume works after.
 scontrol suspend "$id" || fail "suspend before the crash"
+# Crash the controller only once the job is stopped (it sends SIGSTOP after scontrol returns).
+wait_for 10 stopped counter || fail "not stopped before the crash"
 kill -9 "$(cat "$STATE/run/gantryd.pid")"
 sleep 1
 "$BIN/gantry" up --state-dir "$STATE" >"$WORK/up2.out" 2>&1 || { cat "$WORK/up2.out"; fail "up"; }
@@ -55,11 +58,12 @@ advancing counter || fail "no progress after resume following the restart"
 
 # scancel of a suspended job ends it: every process goes (SIGCONT before SIGTERM).
 scontrol suspend "$id" || fail "suspend before scancel"
-stopped counter || fail "not stopped before scancel"
+wait_for 10 stopped counter || fail "not stopped before scancel"
 scancel "$id" || fail "scancel"
 wait_state "$id" CANCELLED
-stopped counter || fail "the script survived scancel"
-stopped child || fail "the child survived scancel"
+# CANCELLED may come before the agent killed the processes (KillWait): a survivor counts on.
+wait_for 15 stopped counter || fail "the script survived scancel"
+wait_for 15 stopped child || fail "the child survived scancel"
 
 # Partitions: DRAIN refuses new jobs, DOWN queues them with PartitionDown, UP runs them.
 scontrol update PartitionName=cpu State=DRAIN || fail "State=DRAIN"

@@ -21,7 +21,8 @@ as() {
   runuser -u "$user" -- env PATH="$PATH" GANTRY_CONF="$GANTRY_CONF" "$@"
 }
 
-id1=$(cd "$WORK/$u1" && as "$u1" sbatch --parsable --wrap 'id -un; sleep 30') || fail "sbatch as $u1"
+id1=$(cd "$WORK/$u1" && as "$u1" sbatch --parsable --wrap 'id -un; sleep 300') ||
+  fail "sbatch as $u1"
 wait_state "$id1" RUNNING
 [ "$(job_field "$id1" UserId)" = "$u1($(id -u "$u1"))" ] || fail "UserId $(job_field "$id1" UserId)"
 out=$(as "$u2" scancel "$id1" 2>&1) && fail "$u2 cancelled $u1's job"

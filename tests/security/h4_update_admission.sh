@@ -58,10 +58,10 @@ expect "unknown QOS" "Invalid qos specification" "$(update_error "$ALICE" "$id" 
 [ "$(job_field "$id" Account)" = research ] || fail "account $(job_field "$id" Account)"
 
 # The limit the review escaped: alice's MaxJobs=1 holds her second job, whatever she updates.
-first=$(as "$ALICE" sbatch --parsable -A research --wrap 'sleep 30') || fail "sbatch"
+first=$(as "$ALICE" sbatch --parsable -A research --wrap 'sleep 300') || fail "sbatch"
 wait_state "$first" RUNNING
 as "$ALICE" scontrol release "$id" || fail "release"
-wait_until 10 '[ "$(job_field "$id" Reason)" = AssocMaxJobsLimit ]' ||
+wait_until 30 '[ "$(job_field "$id" Reason)" = AssocMaxJobsLimit ]' ||
   fail "reason $(job_field "$id" Reason)"
 update_error "$ALICE" "$id" Account=zzz >/dev/null
 update_error "$ALICE" "$id" QOS=zzz >/dev/null

@@ -11,7 +11,8 @@ ln -s "$ALICE/counter" "$WORK/counter"
 advancing counter || fail "the job does not run"
 scontrol suspend "$id" || fail "scontrol suspend"
 wait_state "$id" SUSPENDED
-stopped counter || fail "suspend did not stop the job"
+# The agent sends SIGSTOP after the state changed: give a slow one time.
+wait_for 10 stopped counter || fail "suspend did not stop the job"
 for sig in CONT USR1 STOP TERM; do
   out=$(as "$ALICE" scancel -s "$sig" "$id" 2>&1) && fail "scancel -s $sig of a suspended job succeeded"
   expect "scancel -s $sig" \

@@ -13,7 +13,7 @@ srun -N 2 -n 2 bash -c 'trap \"echo task-\$SLURM_PROCID >> $d/tasks.got\" USR1
 echo srun-exit=\$?") || fail "sbatch"
 wait_for 30 test -e "$d/ready.0" -a -e "$d/ready.1" || { cat "$d/job.out"; fail "tasks did not start"; }
 as "$ALICE" scancel -s USR1 "$id" || fail "scancel -s USR1"
-wait_until 10 '[ "$(wc -l <"$d/tasks.got" 2>/dev/null)" = 2 ]' || fail "tasks got: $(cat "$d/tasks.got")"
+wait_until 30 '[ "$(wc -l <"$d/tasks.got" 2>/dev/null)" = 2 ]' || fail "tasks got: $(cat "$d/tasks.got")"
 sleep 1  # a second delivery (srun passing the signal on) would land by now
 expect "tasks' USR1" "task-0
 task-1" "$(sort "$d/tasks.got")"
