@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/job_state.h"
 #include "sim/workload.h"
 #include "state/resources.h"
 
@@ -26,6 +27,14 @@ WorkloadJob::Releases ReleasesOf(const v1::Job& job, int64_t first) {
     out[r.node()].push_back(WorkloadJob::Release{r.time() - first, r.order()});
   }
   return out;
+}
+
+// How many of its runs a preemption ended and requeued.
+uint32_t PreemptedRunsOf(const v1::Job& job) {
+  return static_cast<uint32_t>(
+      std::count_if(job.earlier_runs().begin(), job.earlier_runs().end(), [](const v1::JobRun& r) {
+        return r.state() == static_cast<uint32_t>(model::JobBaseState::kPreempted);
+      }));
 }
 
 // When the job was submitted first (a requeue sets its submit time anew).
@@ -61,16 +70,15 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records,
     for (const v1::Job* part : parts) submitted = std::min(submitted, FirstSubmitOf(*part));
     w.submit_s = submitted - first;
     w.run_s = RunTimeOf(job);
-    w.earlier_runs = static_cast<uint32_t>(job.earlier_runs_size());
+    w.earlier_runs = PreemptedRunsOf(job);
     w.submit_order = job.submit_order();
     w.end_order = job.end_order();
     w.releases = ReleasesOf(job, first);
     for (const v1::Job* task : parts) {
       if (!task->has_array_task_id()) continue;
       w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
-      if (task->earlier_runs_size() > 0) {
-        w.task_earlier_runs[task->array_task_id()] =
-            static_cast<uint32_t>(task->earlier_runs_size());
+      if (const uint32_t preempted = PreemptedRunsOf(*task); preempted > 0) {
+        w.task_earlier_runs[task->array_task_id()] = preempted;
       }
       w.task_end_order[task->array_task_id()] = task->end_order();
       w.task_releases[task->array_task_id()] = ReleasesOf(*task, first);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/job_state.h"
 #include "sim/report.h"
 #include "sim/simulator.h"
 #include "sim/workload.h"
@@ -119,13 +120,18 @@ TEST(WorkloadFromHistoryTest, ARequeuedJobIsSubmittedAsItFirstCame) {
   first_run.set_begin_time(kNow + 20);
   first_run.set_start_time(kNow + 20);
   first_run.set_end_time(kNow + 40);
+  first_run.set_state(static_cast<uint32_t>(model::JobBaseState::kPreempted));
   const Workload w = WorkloadFromHistory({requeued});
   ASSERT_EQ(w.jobs.size(), 1u);
   EXPECT_EQ(w.start_time, kNow + 10);
   EXPECT_EQ(w.jobs[0].submit_s, 0);
   EXPECT_EQ(w.jobs[0].request->begin_time(), 10);  // from the workload's start
   EXPECT_EQ(w.jobs[0].run_s, 10);                  // its last run
-  EXPECT_EQ(w.jobs[0].earlier_runs, 1u);           // a requeue ended the one before
+  EXPECT_EQ(w.jobs[0].earlier_runs, 1u);           // a preemption ended the one before
+  // A run that a node's failure ended is not replayed as one: not counted.
+  requeued.mutable_earlier_runs(0)->set_state(
+      static_cast<uint32_t>(model::JobBaseState::kNodeFail));
+  EXPECT_EQ(WorkloadFromHistory({requeued}).jobs[0].earlier_runs, 0u);
 }
 
 }  // namespace

@@ -393,7 +393,7 @@ class Run final : public EngineObserver {
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
     const WorkloadJob& w = in_.workload.jobs[it->second];
-    // A run that a requeue ended in the history was ended from outside: none of its own end.
+    // A run that a preemption ended in the history was ended from outside: none of its own end.
     uint32_t earlier_runs = w.earlier_runs;
     if (job.has_array_task_id()) {
       const auto runs = w.task_earlier_runs.find(job.array_task_id());

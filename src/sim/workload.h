@@ -58,9 +58,10 @@ struct WorkloadJob {
   std::optional<v1::JobRequest> request;
   uint32_t uid = 0;
   std::map<uint32_t, int64_t> task_run_s;
-  // How many of its runs a requeue ended (Job.earlier_runs), and each array task's where it has
-  // any: something from outside ended them (a preemption, a node's failure), so a replay runs
-  // them until something ends them too; run_s is the last run's.
+  // How many of its runs a preemption ended and requeued (Job.earlier_runs), and each array
+  // task's where it has any: a replay, which preempts as the cluster did, runs those until
+  // something ends them too; run_s is the last run's. Runs a node's failure or `scontrol
+  // requeue` ended are not counted: a replay does neither.
   uint32_t earlier_runs = 0;
   std::map<uint32_t, uint32_t> task_earlier_runs;
   // Where its submission and its (last) end came among the events of their seconds
