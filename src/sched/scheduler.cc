@@ -85,7 +85,7 @@ class Pass {
       if (CapacityGone()) break;
       // After giving way, a job may no longer wait (ended, held, started by no one else: only
       // passes start jobs); what changed about the others is dropped at the end.
-      if (yielded_ && (!state::IsPendingJob(*job) || job->priority() == 0)) continue;
+      if (Yielded() && (!state::IsPendingJob(*job) || job->priority() == 0)) continue;
       if (state::JobStateOf(*job).Has(model::JobFlag::kCompleting)) continue;
       if (job->request().begin_time() > now_) {
         SetReason(*job, Name(PendingReason::kBeginTime));
@@ -110,7 +110,7 @@ class Pass {
     }
     out_.stats.bf_planned = planned_jobs_;
     out_.stats.bf_reservations = static_cast<uint32_t>(plans_.keeps());
-    if (yielded_) DropInterfered(yield_->interference());
+    if (Yielded()) DropInterfered(yield_->interference());
     return std::move(out_);
   }
 
@@ -121,11 +121,11 @@ class Pass {
   bool GiveWay() {
     if (yield_ == nullptr || !yield_->Due()) return false;
     yield_->Yield();
-    yielded_ = true;
     ++out_.stats.yields;
     return true;
   }
-  bool CapacityGone() const { return yielded_ && yield_->interference().capacity; }
+  bool Yielded() const { return out_.stats.yields > 0; }
+  bool CapacityGone() const { return Yielded() && yield_->interference().capacity; }
 
   // PassYield's contract: decisions about jobs changed while the pass gave way go, and so do
   // starts and preemptions when capacity may have gone.
@@ -1180,7 +1180,6 @@ class Pass {
   const int64_t now_;
   const SchedulerOptions& options_;
   PassYield* const yield_;
-  bool yielded_ = false;  // the pass gave way at least once
   // The nodes as the pass sees them (see NodeTables): the pass changes them and notes each node
   // it changed in touched_, and the destructor gives those back.
   NodeTables& t_;
