@@ -70,7 +70,7 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records,
     for (const v1::Job* part : parts) submitted = std::min(submitted, FirstSubmitOf(*part));
     w.submit_s = submitted - first;
     w.run_s = RunTimeOf(job);
-    w.earlier_runs = PreemptedRunsOf(job);
+    w.preempted_runs = PreemptedRunsOf(job);
     w.submit_order = job.submit_order();
     w.end_order = job.end_order();
     w.releases = ReleasesOf(job, first);
@@ -78,7 +78,7 @@ Workload WorkloadFromHistory(const std::vector<v1::Job>& records,
       if (!task->has_array_task_id()) continue;
       w.task_run_s[task->array_task_id()] = RunTimeOf(*task);
       if (const uint32_t preempted = PreemptedRunsOf(*task); preempted > 0) {
-        w.task_earlier_runs[task->array_task_id()] = preempted;
+        w.task_preempted_runs[task->array_task_id()] = preempted;
       }
       w.task_end_order[task->array_task_id()] = task->end_order();
       w.task_releases[task->array_task_id()] = ReleasesOf(*task, first);

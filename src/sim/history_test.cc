@@ -127,11 +127,11 @@ TEST(WorkloadFromHistoryTest, ARequeuedJobIsSubmittedAsItFirstCame) {
   EXPECT_EQ(w.jobs[0].submit_s, 0);
   EXPECT_EQ(w.jobs[0].request->begin_time(), 10);  // from the workload's start
   EXPECT_EQ(w.jobs[0].run_s, 10);                  // its last run
-  EXPECT_EQ(w.jobs[0].earlier_runs, 1u);           // a preemption ended the one before
+  EXPECT_EQ(w.jobs[0].preempted_runs, 1u);         // a preemption ended the one before
   // A run that a node's failure ended is not replayed as one: not counted.
   requeued.mutable_earlier_runs(0)->set_state(
       static_cast<uint32_t>(model::JobBaseState::kNodeFail));
-  EXPECT_EQ(WorkloadFromHistory({requeued}).jobs[0].earlier_runs, 0u);
+  EXPECT_EQ(WorkloadFromHistory({requeued}).jobs[0].preempted_runs, 0u);
 }
 
 }  // namespace

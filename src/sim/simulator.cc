@@ -393,13 +393,14 @@ class Run final : public EngineObserver {
     const auto it = workload_of_job_.find(id);
     if (it == workload_of_job_.end()) return std::nullopt;
     const WorkloadJob& w = in_.workload.jobs[it->second];
-    // A run that a preemption ended in the history was ended from outside: none of its own end.
-    uint32_t earlier_runs = w.earlier_runs;
+    // A run that a preemption ended in the history was ended from outside: none of its own end
+    // (the replay's own requeues are its preemptions).
+    uint32_t preempted = w.preempted_runs;
     if (job.has_array_task_id()) {
-      const auto runs = w.task_earlier_runs.find(job.array_task_id());
-      earlier_runs = runs == w.task_earlier_runs.end() ? 0 : runs->second;
+      const auto runs = w.task_preempted_runs.find(job.array_task_id());
+      preempted = runs == w.task_preempted_runs.end() ? 0 : runs->second;
     }
-    if (static_cast<uint32_t>(job.earlier_runs_size()) < earlier_runs) return std::nullopt;
+    if (static_cast<uint32_t>(job.earlier_runs_size()) < preempted) return std::nullopt;
     if (job.has_array_task_id()) {
       const auto task = w.task_run_s.find(job.array_task_id());
       if (task != w.task_run_s.end()) {

@@ -213,7 +213,7 @@ TEST(SimulateTest, ReplayRunsCyclesOnlyWhereTheRecordedOnesRan) {
 
 // Job 1's first run was preempted in the history, so its record's run time is its last run's: a
 // replay runs the first until something ends it, as it really ran, and does not end it early.
-TEST(SimulateTest, ARunARequeueEndedRunsUntilSomethingEndsIt) {
+TEST(SimulateTest, ARunAPreemptionEndedRunsUntilSomethingEndsIt) {
   SimulationInput in = Cluster();
   v1::Partition& lo = *in.cluster.mutable_partitions(0);
   lo.set_priority_tier(1);
@@ -228,7 +228,7 @@ TEST(SimulateTest, ARunARequeueEndedRunsUntilSomethingEndsIt) {
   in.config.scheduler.preempt = *preempt;
   WorkloadJob requeued = Job(1, 0, 5, 2, 8);
   requeued.time_limit_s = 600;
-  requeued.earlier_runs = 1;
+  requeued.preempted_runs = 1;
   WorkloadJob preemptor = Job(2, 10, 10, 2, 8);
   preemptor.partition = "hi";
   in.workload.jobs = {requeued, preemptor};
@@ -238,7 +238,7 @@ TEST(SimulateTest, ARunARequeueEndedRunsUntilSomethingEndsIt) {
   EXPECT_EQ(Of(*r, 1).preemptions, 1u);
   EXPECT_GE(Of(*r, 1).start, 20);  // its last run, after job 2's
 
-  in.workload.jobs[0].earlier_runs = 0;  // a job that ran once: its run time is its own
+  in.workload.jobs[0].preempted_runs = 0;  // a job that ran once: its run time is its own
   r = Simulate(in);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(Of(*r, 1).end, 5);

@@ -32,8 +32,8 @@ bool operator==(const WorkloadJob& a, const WorkloadJob& b) {
   auto fields = [](const WorkloadJob& j) {
     return std::tie(j.id, j.submit_s, j.run_s, j.time_limit_s, j.nodes, j.cpus, j.user, j.account,
                     j.partition, j.qos, j.array, j.exclusive, j.after, j.after_delay_s, j.uid,
-                    j.task_run_s, j.earlier_runs, j.task_earlier_runs, j.submit_order, j.end_order,
-                    j.task_end_order, j.releases, j.task_releases, j.task_job_ids);
+                    j.task_run_s, j.preempted_runs, j.task_preempted_runs, j.submit_order,
+                    j.end_order, j.task_end_order, j.releases, j.task_releases, j.task_job_ids);
   };
   if (fields(a) != fields(b) || a.request.has_value() != b.request.has_value()) return false;
   return !a.request || a.request->SerializeAsString() == b.request->SerializeAsString();

@@ -62,8 +62,8 @@ struct WorkloadJob {
   // task's where it has any: a replay, which preempts as the cluster did, runs those until
   // something ends them too; run_s is the last run's. Runs a node's failure or `scontrol
   // requeue` ended are not counted: a replay does neither.
-  uint32_t earlier_runs = 0;
-  std::map<uint32_t, uint32_t> task_earlier_runs;
+  uint32_t preempted_runs = 0;
+  std::map<uint32_t, uint32_t> task_preempted_runs;
   // Where its submission and its (last) end came among the events of their seconds
   // (Job.submit_order, Job.end_order; 0: not known), and each array task's end.
   uint64_t submit_order = 0;
