@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "state/anchor_accounting_test_util.h"
 #include "state/testing.h"
 
 namespace gantry::sched {
@@ -18,8 +19,8 @@ using state::testing::MakePartition;
 using state::testing::MustApply;
 
 // The reference cluster (../shared/anchors/slurm): gpu[1-4] with 64 CPUs, 256000 MB and 8 GPUs
-// each; partitions a4 (PriorityTier 1, default) and high (PriorityTier 10); root in root and
-// prod, alice in research, bob in prod, users with one association per partition.
+// each; partitions a4 (PriorityTier 1, default) and high (PriorityTier 10); its accounting and
+// usage when sprio was captured (state/anchor_accounting_test_util.h).
 state::ClusterState AnchorCluster() {
   state::ClusterState s;
   const std::vector<std::string> names = {"gpu1", "gpu2", "gpu3", "gpu4"};
@@ -28,47 +29,7 @@ state::ClusterState AnchorCluster() {
   v1::Partition high = MakePartition("high", names);
   high.set_priority_tier(10);
   MustApply(&s, state::testing::ConfigEvent(nodes, {MakePartition("a4", names, true), high}));
-  state::AccountingDb& db = s.accounting;
-  uint32_t next = 1;
-  auto association = [&](const std::string& account, const std::string& user,
-                         const std::string& partition) {
-    v1::Association a;
-    a.set_id(next++);
-    a.set_account(account);
-    a.set_user(user);
-    a.set_partition(partition);
-    a.set_shares(1);
-    db.associations[a.id()] = a;
-    return a.id();
-  };
-  for (const auto& [name, parent] : std::vector<std::pair<std::string, std::string>>{
-           {"root", ""}, {"research", "root"}, {"prod", "root"}}) {
-    db.accounts[name].set_name(name);
-    db.accounts[name].set_parent(parent);
-    association(name, "", "");
-  }
-  const uint32_t root_root = association("root", "root", "");
-  std::map<std::string, uint32_t> ids;
-  for (const char* p : {"a4", "high"}) {
-    ids[std::string("root/") + p] = association("prod", "root", p);
-    ids[std::string("alice/") + p] = association("research", "alice", p);
-    ids[std::string("bob/") + p] = association("prod", "bob", p);
-  }
-  db.qos["normal"].set_name("normal");
-  // Usage as sshare -a showed it when sprio was captured.
-  auto use = [&db](uint32_t id, double billing_sec) {
-    for (const v1::Association* a : state::AccountChain(db, db.associations.at(id).account())) {
-      (*db.association_usage[a->id()].mutable_tres_sec())["billing"] += billing_sec;
-      db.association_usage[a->id()].set_as_of(kNow);
-    }
-    (*db.association_usage[id].mutable_tres_sec())["billing"] += billing_sec;
-    db.association_usage[id].set_as_of(kNow);
-  };
-  use(root_root, 77845);
-  use(ids["bob/high"], 19260);
-  use(ids["bob/a4"], 1336);
-  use(ids["root/a4"], 226);
-  use(ids["alice/a4"], 173878);
+  s.accounting = state::testing::AnchorAccounting(kNow);
   return s;
 }
 
@@ -87,11 +48,7 @@ v1::Job Job(uint32_t id, const std::string& user, const std::string& account,
 }
 
 PriorityConfig AnchorWeights() {
-  const std::map<std::string, std::string> conf = {
-      {"PriorityType", "priority/multifactor"},  {"PriorityWeightAge", "1000"},
-      {"PriorityWeightFairshare", "10000"},      {"PriorityWeightJobSize", "1000"},
-      {"PriorityWeightPartition", "1000"},       {"PriorityWeightQOS", "1000"},
-      {"PriorityWeightTRES", "cpu=100,mem=150"}, {"PriorityMaxAge", "7-0"}};
+  const std::map<std::string, std::string> conf = state::testing::AnchorPriorityKeys();
   Result<PriorityConfig> c = PriorityConfig::FromKeys([&conf](std::string_view key) {
     const auto it = conf.find(std::string(key));
     return it == conf.end() ? std::nullopt : std::optional<std::string>(it->second);
@@ -105,6 +62,7 @@ TEST(PriorityTest, MatchesTheReferenceClustersSprio) {
   const state::ClusterState s = AnchorCluster();
   const PriorityConfig config = AnchorWeights();
   const PriorityCalculator calc(config, s, kNow);
+  const std::vector<v1::Job> jobs = state::testing::AnchorSprioJobs(kNow);
   struct Case {
     v1::Job job;
     uint32_t priority;
@@ -114,9 +72,9 @@ TEST(PriorityTest, MatchesTheReferenceClustersSprio) {
     double mem;
   };
   const Case cases[] = {
-      {Job(21442, "alice", "research", "a4", 1, 32), 2637, 1.0 / 7, 0.1875, 0.125, 0.0625},
-      {Job(21448, "alice", "research", "a4", 2, 128), 3016, 1.0 / 7, 0.5, 0.5, 0.25},
-      {Job(21449, "root", "root", "high", 1, 64), 5579, 3.0 / 7, 0.25, 0.25, 0.125},
+      {jobs[0], 2637, 1.0 / 7, 0.1875, 0.125, 0.0625},
+      {jobs[1], 3016, 1.0 / 7, 0.5, 0.5, 0.25},
+      {jobs[2], 5579, 3.0 / 7, 0.25, 0.25, 0.125},
   };
   for (const Case& c : cases) {
     const std::vector<PriorityFactors> f = calc.FactorsOf(c.job);

@@ -24,10 +24,12 @@ using testing::Case;
 using testing::CheckGolden;
 using testing::FakeController;
 using testing::Replace;
+using testing::SacctCases;
 using testing::ScancelCases;
 using testing::ScontrolCases;
 using testing::SinfoCases;
 using testing::SqueueCases;
+using testing::StdoutOf;
 using testing::Transcript;
 
 TEST(CommandsGoldenTest, Squeue) {
@@ -276,148 +278,12 @@ TEST(CommandsGoldenTest, GrpcOnlyControllerNeedsTheRemoteTransport) {
       << out;
 }
 
-// Jobs mirroring nine that ran on the Slurm 22.05 reference cluster (2026-12-03, captured at
-// 06:48:36 while 26304 and 26306 still ran), moved to the fake's clock: 06:48:36 there is
-// AnchorQueueNow() (11:46:47) here, so every time is 19:01:49 earlier. Their sacct transcripts in
-// tests/golden/cmd-sacct.txt are what the real sacct printed, with the times moved likewise.
-void AddSacctHistory(FakeController& fake) {
-  using S = model::JobBaseState;
-  struct Spec {
-    uint32_t id;
-    const char* name;
-    uint32_t uid;
-    S state;
-    int32_t exit_status;
-    const char* eligible;
-    const char* start;
-    const char* end;
-    uint32_t limit;
-    uint32_t priority;
-    const char* reason;
-    bool cancelled;
-  };
-  const char* t0 = "2026-12-02T11:46:30";
-  const char* t1 = "2026-12-02T11:46:31";
-  const char* cancel = "2026-12-02T11:46:38";
-  const Spec specs[] = {
-      {26301, "ok", 1001, S::kCompleted, 0, t0, t0, t1, 0, 11127, "None", false},
-      {26302, "bad-exit", 1001, S::kFailed, 3 << 8, t0, t0, t1, 0, 11127, "None", false},
-      {26303, "to-cancel", 1001, S::kCancelled, 15, t0, t0, cancel, 0, 11127, "None", true},
-      {26304, "timeout", 1001, S::kRunning, -1, t0, t0, "2026-12-02T11:47:30", 1, 11127, "None",
-       false},
-      {26305, "killed", 1001, S::kFailed, 9, t0, t0, t1, 0, 11127, "None", false},
-      {26306, "long-run", 1001, S::kRunning, -1, t0, t0, "", 0, 11127, "None", false},
-      {26307, "held", 1001, S::kPending, -1, "", "", "", 0, 0, "JobHeldUser", false},
-      {26308, "pend-cancel", 1001, S::kCancelled, -1, "2026-12-02T12:46:30", "", cancel, 0, 11127,
-       "BeginTime", true},
-      {26309, "two-nodes", 0, S::kCompleted, 0, t0, t0, "2026-12-02T11:46:33", 0, 2683, "None",
-       false},
-  };
-  for (const Spec& s : specs) {
-    const bool two = s.id == 26309;
-    v1::Job job;
-    job.set_job_id(s.id);
-    v1::JobRequest* r = job.mutable_request();
-    r->set_name(s.name);
-    r->set_account(s.uid == 0 ? "root" : "research");
-    r->set_qos("normal");
-    r->add_partitions("a4");
-    r->set_min_nodes(two ? 2 : 1);
-    r->set_mem_per_cpu_mb(2000);
-    r->set_work_dir("/tmp/sacct-anchor");
-    r->set_time_limit_min(s.limit);
-    job.set_user_id(s.uid);
-    job.set_group_id(s.uid);
-    job.set_user_name(s.uid == 0 ? "root" : "alice");
-    job.set_group_name(s.uid == 0 ? "root" : "alice");
-    job.set_state(static_cast<uint32_t>(s.state));
-    job.set_batch_flag(true);
-    job.set_exit_status(s.exit_status);
-    job.set_submit_time(testing::At(t0));
-    if (*s.eligible) job.set_eligible_time(testing::At(s.eligible));
-    if (*s.start) {
-      job.set_start_time(testing::At(s.start));
-      job.add_nodes("gpu1");
-      if (two) job.add_nodes("gpu2");
-      job.set_num_cpus(two ? 2 : 1);
-      job.set_alloc_mem_mb(two ? 4000 : 2000);
-      job.set_time_limit_min(s.limit == 0 ? testing::kUnlimited : s.limit);
-    }
-    if (*s.end) job.set_end_time(testing::At(s.end));
-    job.set_partition("a4");
-    job.set_priority(s.priority);
-    job.set_reason(s.reason);
-    if (s.cancelled) job.set_cancelled_by_uid(1001);
-    fake.AddHistoryJob(job);
-  }
-}
-
 TEST(CommandsGoldenTest, Sacct) {
   FakeController fake;
-  AddSacctHistory(fake);
+  for (const v1::Job& job : testing::AnchorSacctHistory()) fake.AddHistoryJob(job);
   std::ofstream(fake.dir() + "/down.conf")
       << "ClusterName=anchor\nControllerSocket=" << fake.dir() << "/nosuch.sock\n";
-  const std::string ids = "26301,26302,26303,26304,26305,26306,26307,26308,26309";
-  const std::string f1 =
-      "JobID,JobIDRaw,JobName,Partition,Account,AllocCPUS,State,ExitCode,Elapsed,ElapsedRaw,"
-      "Start,End,Submit,Eligible";
-  const std::string f2 =
-      "JobID,User,UID,Group,GID,NodeList,NNodes,NCPUS,Timelimit,TimelimitRaw,WorkDir,Reason,"
-      "Priority,QOS,Comment,ReqCPUS,ReqMem,ReqNodes,Cluster,DerivedExitCode,AllocTRES,ReqTRES";
-  CheckGolden(
-      "cmd-sacct.txt",
-      Transcript(fake, {
-                           {"root", "sacct -j " + ids},
-                           {"root", "sacct -j " + ids + " -P"},
-                           {"root", "sacct -j " + ids + " -p"},
-                           {"root", "sacct -j " + ids + " -X -n"},
-                           {"root", "sacct -j " + ids + " --format=" + f1 + " -P"},
-                           {"root", "sacct -j " + ids + " --format=" + f2 + ",AllocNodes -P"},
-                           {"root", "sacct -j " + ids + " --format=" + f1},
-                           {"root", "sacct -j " + ids + " --format=" + f2},
-                           {"root", "sacct -j " + ids + " -b"},
-                           {"root", "sacct -j " + ids + " -l"},
-                           {"alice", "sacct -X -n"},
-                           {"alice", "sacct -j 26309 -X -n"},
-                           {"alice", "sacct -u root -X -n -o jobid,user,state"},
-                           {"bob", "sacct -X -n"},
-                           {"root", "sacct -s R -X -o jobid,jobname,state,start,end"},
-                           {"root", "sacct -s CA -S 11:46 -E now -X -o jobid,state"},
-                           {"root", "sacct --name=ok,bad-exit -X -n"},
-                           {"root", "sacct -j 26301.batch -P"},
-                           {"root", "sacct -j 26301.batch -X -P"},
-                           {"root", "sacct -j 26301,26301.batch -P"},
-                           {"root", "sacct -j 26301.batch,26302 -P"},
-                           {"root", "sacct -j 26301.extern -P"},
-                           {"root", "sacct -j 99999999 -P"},
-                           {"root", "sacct -j 26303 -o jobid%5,jobname%-15,state%20,exitcode%3"},
-                           {"root", "SACCT_FORMAT=jobid,state sacct -j 26303 -P"},
-                           {"root", "sacct -j 26301.foo"},
-                           {"root", "sacct -j abc"},
-                           {"root", "sacct -j 26301+"},
-                           {"root", "sacct -S 11:30 -E 11:00 -n"},
-                           {"root", "sacct -S garbage -n"},
-                           {"root", "sacct -E 25:99 -n"},
-                           {"root", "sacct -u nosuchuser -n"},
-                           {"root", "sacct -u alice,nosuch -n"},
-                           {"root", "sacct -u '' -n"},
-                           {"root", "sacct -s foo -n"},
-                           {"root", "sacct -s cg -n"},
-                           {"root", "sacct -o foo -n"},
-                           {"root", "sacct -o AllocGRES"},
-                           {"root", "sacct -l -o jobid"},
-                           {"root", "sacct extra -X"},
-                           {"root", "sacct --foo"},
-                           {"root", "sacct -Z"},
-                           {"root", "sacct -j"},
-                           {"root", "sacct --n"},
-                           {"root", "sacct --json"},
-                           {"root", "sacct -V"},
-                           {"root", "sacct --usage"},
-                           {"root", "sacct --helpformat"},
-                           {"root", "sacct --help"},
-                           {"root", "GANTRY_CONF=$DIR/down.conf sacct -j 26301"},
-                       }));
+  CheckGolden("cmd-sacct.txt", Transcript(fake, SacctCases()));
   const v1::GetJobsRequest last = fake.last_get_jobs();
   EXPECT_TRUE(last.history());
   EXPECT_EQ(last.user_ids_size(), 0);
@@ -582,13 +448,6 @@ TEST(CommandsGoldenTest, SreportMatchesTheReference) {
 namespace gantry::slurm {
 namespace {
 
-// What one command printed on stdout (from a Transcript of that command alone).
-std::string StdoutOf(FakeController& fake, const std::string& user, const std::string& line) {
-  const std::string t = Transcript(fake, {{user, line}});
-  const size_t begin = t.find("--- stdout:\n") + 12;
-  return t.substr(begin, t.find("--- stderr:") - begin);
-}
-
 // The reference cluster's weights and its three pending jobs' factors when sprio was captured
 // (sched/priority_test.cc computes the same factors from that cluster's state).
 v1::GetPrioritiesReply AnchorPriorities() {
@@ -666,15 +525,11 @@ v1::GetPrioritiesReply AnchorPriorities() {
 TEST(CommandsGoldenTest, SprioAndSshareMatchTheReferenceCluster) {
   FakeController fake;
   fake.SetPriorities(AnchorPriorities());
-  EXPECT_EQ(StdoutOf(fake, "root", "sprio"), ::gantry::testing::ReadGolden("cmd-anchor-sprio.txt"));
-  EXPECT_EQ(StdoutOf(fake, "root", "sprio -l"),
-            ::gantry::testing::ReadGolden("cmd-anchor-sprio-l.txt"));
-  EXPECT_EQ(StdoutOf(fake, "root", "sprio -w"),
-            ::gantry::testing::ReadGolden("cmd-anchor-sprio-w.txt"));
-  EXPECT_EQ(StdoutOf(fake, "root", "sshare -a"),
-            ::gantry::testing::ReadGolden("cmd-anchor-sshare-a.txt"));
-  EXPECT_EQ(StdoutOf(fake, "alice", "sshare"),
-            ::gantry::testing::ReadGolden("cmd-anchor-sshare.txt"));
+  for (const testing::Captured& c : testing::SprioAndSshareCaptures()) {
+    EXPECT_EQ(StdoutOf(fake, c.command.user, c.command.line),
+              ::gantry::testing::ReadGolden(c.golden))
+        << c.command.line;
+  }
   // Filters, sorting and errors.
   EXPECT_EQ(StdoutOf(fake, "root", "sprio -h -u root -o '%i %u %Y'"), "21449 root 5579\n");
   EXPECT_EQ(StdoutOf(fake, "root", "sprio -h -S -y -o %i"), "21449\n21448\n21442\n");
@@ -803,14 +658,7 @@ TEST(CommandsGoldenTest, SdiagSortsResetsAndReportsErrors) {
                 .find("Pending RPC statistics\n\tREQUEST_SUBMIT_BATCH_JOB                ( 4003) "
                       "count:2     \n"),
             std::string::npos);
-  CheckGolden("cmd-sdiag.txt", Transcript(fake, {
-                                                    {"root", "sdiag -r"},
-                                                    {"alice", "sdiag -r"},
-                                                    {"root", "sdiag --usage"},
-                                                    {"root", "sdiag --help"},
-                                                    {"root", "sdiag -V"},
-                                                    {"root", "sdiag -z"},
-                                                }));
+  CheckGolden("cmd-sdiag.txt", Transcript(fake, testing::SdiagCases()));
   EXPECT_EQ(fake.stats_resets(), 1);
 }
 

@@ -141,6 +141,14 @@ std::string Transcript(Controller& fake, const std::vector<Case>& cases,
   return Replace(out, fake.dir(), "$DIR");
 }
 
+// What one command printed on stdout (from a Transcript of that command alone).
+template <typename Controller>
+std::string StdoutOf(Controller& controller, const std::string& user, const std::string& line) {
+  const std::string t = Transcript(controller, {{user, line}});
+  const size_t begin = t.find("--- stdout:\n") + 12;
+  return t.substr(begin, t.find("--- stderr:") - begin);
+}
+
 inline void CheckGolden(const std::string& name, const std::string& actual) {
   const char* update = std::getenv("GANTRY_UPDATE_GOLDEN");
   if (update != nullptr && *update != '\0') {
@@ -253,6 +261,90 @@ inline std::vector<Case> ScancelCases() {
       {"root", "scancel -u nosuchuser"},
       {"root", "scancel --foo"},
   };
+}
+
+// sacct on AnchorSacctHistory() (and AnchorQueue()); the last case reads $DIR/down.conf, a
+// configuration naming a controller socket that does not exist.
+inline std::vector<Case> SacctCases() {
+  const std::string ids = "26301,26302,26303,26304,26305,26306,26307,26308,26309";
+  const std::string f1 =
+      "JobID,JobIDRaw,JobName,Partition,Account,AllocCPUS,State,ExitCode,Elapsed,ElapsedRaw,"
+      "Start,End,Submit,Eligible";
+  const std::string f2 =
+      "JobID,User,UID,Group,GID,NodeList,NNodes,NCPUS,Timelimit,TimelimitRaw,WorkDir,Reason,"
+      "Priority,QOS,Comment,ReqCPUS,ReqMem,ReqNodes,Cluster,DerivedExitCode,AllocTRES,ReqTRES";
+  return {
+      {"root", "sacct -j " + ids},
+      {"root", "sacct -j " + ids + " -P"},
+      {"root", "sacct -j " + ids + " -p"},
+      {"root", "sacct -j " + ids + " -X -n"},
+      {"root", "sacct -j " + ids + " --format=" + f1 + " -P"},
+      {"root", "sacct -j " + ids + " --format=" + f2 + ",AllocNodes -P"},
+      {"root", "sacct -j " + ids + " --format=" + f1},
+      {"root", "sacct -j " + ids + " --format=" + f2},
+      {"root", "sacct -j " + ids + " -b"},
+      {"root", "sacct -j " + ids + " -l"},
+      {"alice", "sacct -X -n"},
+      {"alice", "sacct -j 26309 -X -n"},
+      {"alice", "sacct -u root -X -n -o jobid,user,state"},
+      {"bob", "sacct -X -n"},
+      {"root", "sacct -s R -X -o jobid,jobname,state,start,end"},
+      {"root", "sacct -s CA -S 11:46 -E now -X -o jobid,state"},
+      {"root", "sacct --name=ok,bad-exit -X -n"},
+      {"root", "sacct -j 26301.batch -P"},
+      {"root", "sacct -j 26301.batch -X -P"},
+      {"root", "sacct -j 26301,26301.batch -P"},
+      {"root", "sacct -j 26301.batch,26302 -P"},
+      {"root", "sacct -j 26301.extern -P"},
+      {"root", "sacct -j 99999999 -P"},
+      {"root", "sacct -j 26303 -o jobid%5,jobname%-15,state%20,exitcode%3"},
+      {"root", "SACCT_FORMAT=jobid,state sacct -j 26303 -P"},
+      {"root", "sacct -j 26301.foo"},
+      {"root", "sacct -j abc"},
+      {"root", "sacct -j 26301+"},
+      {"root", "sacct -S 11:30 -E 11:00 -n"},
+      {"root", "sacct -S garbage -n"},
+      {"root", "sacct -E 25:99 -n"},
+      {"root", "sacct -u nosuchuser -n"},
+      {"root", "sacct -u alice,nosuch -n"},
+      {"root", "sacct -u '' -n"},
+      {"root", "sacct -s foo -n"},
+      {"root", "sacct -s cg -n"},
+      {"root", "sacct -o foo -n"},
+      {"root", "sacct -o AllocGRES"},
+      {"root", "sacct -l -o jobid"},
+      {"root", "sacct extra -X"},
+      {"root", "sacct --foo"},
+      {"root", "sacct -Z"},
+      {"root", "sacct -j"},
+      {"root", "sacct --n"},
+      {"root", "sacct --json"},
+      {"root", "sacct -V"},
+      {"root", "sacct --usage"},
+      {"root", "sacct --helpformat"},
+      {"root", "sacct --help"},
+      {"root", "GANTRY_CONF=$DIR/down.conf sacct -j 26301"},
+  };
+}
+
+// Commands whose stdout is a capture from the reference cluster (tests/golden/cmd-anchor-*.txt),
+// for its priorities and shares when those were captured.
+struct Captured {
+  Case command;
+  const char* golden;
+};
+inline std::vector<Captured> SprioAndSshareCaptures() {
+  return {{{"root", "sprio"}, "cmd-anchor-sprio.txt"},
+          {{"root", "sprio -l"}, "cmd-anchor-sprio-l.txt"},
+          {{"root", "sprio -w"}, "cmd-anchor-sprio-w.txt"},
+          {{"root", "sshare -a"}, "cmd-anchor-sshare-a.txt"},
+          {{"alice", "sshare"}, "cmd-anchor-sshare.txt"}};
+}
+
+// sdiag's reset, its permission, and what it prints without asking the controller.
+inline std::vector<Case> SdiagCases() {
+  return {{"root", "sdiag -r"},     {"alice", "sdiag -r"}, {"root", "sdiag --usage"},
+          {"root", "sdiag --help"}, {"root", "sdiag -V"},  {"root", "sdiag -z"}};
 }
 
 }  // namespace gantry::slurm::testing

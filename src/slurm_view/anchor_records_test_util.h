@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/time.h"
@@ -513,6 +514,85 @@ inline std::vector<v1::Partition> AnchorPartitions() {
     p.set_oversubscribe("NO");
   }
   return parts;
+}
+
+// Jobs mirroring nine that ran on the Slurm 22.05 reference cluster (2026-12-03, captured at
+// 06:48:36 while 26304 and 26306 still ran), moved to the fake's clock: 06:48:36 there is
+// AnchorQueueNow() (11:46:47) here, so every time is 19:01:49 earlier. Their sacct transcripts in
+// tests/golden/cmd-sacct.txt are what the real sacct printed, with the times moved likewise
+// (SacctCases in slurm/transcript_test_util.h).
+inline std::vector<v1::Job> AnchorSacctHistory() {
+  std::vector<v1::Job> jobs;
+  using S = model::JobBaseState;
+  struct Spec {
+    uint32_t id;
+    const char* name;
+    uint32_t uid;
+    S state;
+    int32_t exit_status;
+    const char* eligible;
+    const char* start;
+    const char* end;
+    uint32_t limit;
+    uint32_t priority;
+    const char* reason;
+    bool cancelled;
+  };
+  const char* t0 = "2026-12-02T11:46:30";
+  const char* t1 = "2026-12-02T11:46:31";
+  const char* cancel = "2026-12-02T11:46:38";
+  const Spec specs[] = {
+      {26301, "ok", 1001, S::kCompleted, 0, t0, t0, t1, 0, 11127, "None", false},
+      {26302, "bad-exit", 1001, S::kFailed, 3 << 8, t0, t0, t1, 0, 11127, "None", false},
+      {26303, "to-cancel", 1001, S::kCancelled, 15, t0, t0, cancel, 0, 11127, "None", true},
+      {26304, "timeout", 1001, S::kRunning, -1, t0, t0, "2026-12-02T11:47:30", 1, 11127, "None",
+       false},
+      {26305, "killed", 1001, S::kFailed, 9, t0, t0, t1, 0, 11127, "None", false},
+      {26306, "long-run", 1001, S::kRunning, -1, t0, t0, "", 0, 11127, "None", false},
+      {26307, "held", 1001, S::kPending, -1, "", "", "", 0, 0, "JobHeldUser", false},
+      {26308, "pend-cancel", 1001, S::kCancelled, -1, "2026-12-02T12:46:30", "", cancel, 0, 11127,
+       "BeginTime", true},
+      {26309, "two-nodes", 0, S::kCompleted, 0, t0, t0, "2026-12-02T11:46:33", 0, 2683, "None",
+       false},
+  };
+  for (const Spec& s : specs) {
+    const bool two = s.id == 26309;
+    v1::Job job;
+    job.set_job_id(s.id);
+    v1::JobRequest* r = job.mutable_request();
+    r->set_name(s.name);
+    r->set_account(s.uid == 0 ? "root" : "research");
+    r->set_qos("normal");
+    r->add_partitions("a4");
+    r->set_min_nodes(two ? 2 : 1);
+    r->set_mem_per_cpu_mb(2000);
+    r->set_work_dir("/tmp/sacct-anchor");
+    r->set_time_limit_min(s.limit);
+    job.set_user_id(s.uid);
+    job.set_group_id(s.uid);
+    job.set_user_name(s.uid == 0 ? "root" : "alice");
+    job.set_group_name(s.uid == 0 ? "root" : "alice");
+    job.set_state(static_cast<uint32_t>(s.state));
+    job.set_batch_flag(true);
+    job.set_exit_status(s.exit_status);
+    job.set_submit_time(At(t0));
+    if (*s.eligible) job.set_eligible_time(At(s.eligible));
+    if (*s.start) {
+      job.set_start_time(At(s.start));
+      job.add_nodes("gpu1");
+      if (two) job.add_nodes("gpu2");
+      job.set_num_cpus(two ? 2 : 1);
+      job.set_alloc_mem_mb(two ? 4000 : 2000);
+      job.set_time_limit_min(s.limit == 0 ? kUnlimited : s.limit);
+    }
+    if (*s.end) job.set_end_time(At(s.end));
+    job.set_partition("a4");
+    job.set_priority(s.priority);
+    job.set_reason(s.reason);
+    if (s.cancelled) job.set_cancelled_by_uid(1001);
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
 }
 
 }  // namespace gantry::slurm::testing
