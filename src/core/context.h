@@ -85,6 +85,10 @@ struct Memory {
     time_limit_due_of.erase(due);
   }
   std::set<uint32_t> time_limit_touched;
+  // Pending jobs' begin times still to come, as (begin, job), for the timers (core/timers.h);
+  // entries may outlive their job's wait (harmless: a cycle with nothing to do). Noted anew
+  // with the time limits after a restart.
+  std::set<std::pair<UnixTime, uint32_t>> begin_due;
   uint64_t noted_through = 0;
   uint64_t noted_lineage = 0;
   // The wall and monotonic clocks at the last timer pass, to notice a step of the wall clock.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/job_actions.h"
+#include "core/timers.h"
 #include "model/job_state.h"
 #include "model/pending_reason.h"
 #include "sched/preempt.h"
@@ -63,6 +64,7 @@ std::vector<uint32_t> TimersToLook(const Context& ctx) {
     m.time_limit_touched.clear();
     m.noted_through = ctx.state.events_applied;
     m.noted_lineage = ctx.state.lineage.id();
+    NoteEveryBeginTime(ctx);
     return {ctx.state.active.begin(), ctx.state.active.end()};
   }
   look.assign(m.time_limit_touched.begin(), m.time_limit_touched.end());

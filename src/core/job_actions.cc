@@ -4,6 +4,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/timers.h"
 #include "model/job_state.h"
 #include "state/records.h"
 
@@ -77,6 +78,7 @@ void NoteApplied(const Context& ctx, const v1::Event& event) {
     auto& warned = ctx.memory.warned;
     warned.erase(warned.lower_bound({left, 0}), warned.lower_bound({left + 1, 0}));
   }
+  NoteBeginTime(ctx, event);
 }
 
 void EndJob(const Context& ctx, const v1::Job& job, JobBaseState end_state, int32_t exit_status,

@@ -18,6 +18,7 @@
 #include "core/reactions.h"
 #include "core/registration.h"
 #include "core/submit.h"
+#include "core/timers.h"
 #include "ctld/log.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
@@ -428,16 +429,20 @@ Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {
 
 void Controller::Start() {
   loop_ = std::thread([this] {
+    // The loop passes when kicked (a request or a report changed something), when one of the
+    // core's timers is due, and at least every second.
+    std::chrono::milliseconds wait(1000);
     for (;;) {
       {
         MutexLock lock(loop_mu_);
-        loop_cv_.wait_for(lock, std::chrono::seconds(1),
+        loop_cv_.wait_for(lock, wait,
                           [this]() GANTRY_REQUIRES(loop_mu_) { return stopping_ || kicked_; });
         if (stopping_) return;
         kicked_ = false;
       }
       const auto start = std::chrono::steady_clock::now();
-      RunOnce();
+      const std::optional<int64_t> due = RunOnce();
+      wait = std::chrono::milliseconds(std::min<int64_t>(due.value_or(1000), 1000));
       MaybeSnapshot();
       CollectListings();
       // A pass holds the writer lock: leave at least as long again to the requests, so that a
@@ -482,7 +487,7 @@ void Controller::CollectListings() {
   }
 }
 
-void Controller::RunOnce() {
+std::optional<int64_t> Controller::RunOnce() {
   // The pass gives way to waiting requests (sched::PassYield): every bf_yield_interval, when
   // one waits, the lock goes for at most bf_yield_sleep, while this records what they change.
   class GiveWay final : public sched::PassYield {
@@ -586,8 +591,10 @@ void Controller::RunOnce() {
   ctx.yield = &yield;
   core::RunCycle(ctx, &shell);
   PurgeLocked(ctx.now);
+  const std::optional<int64_t> due = core::MsUntilDue(CoreLocked());
   lock.unlock();
   shell.Finish();
+  return due;
 }
 
 void Controller::set_controller_address(const std::string& address) {

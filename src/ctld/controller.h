@@ -140,8 +140,9 @@ class Controller {
   // Saves a snapshot of the whole state now (at a clean stop, so the next start replays little).
   void SaveSnapshotNow();
 
-  // One pass of the background loop at the clock's now (tests drive it directly).
-  void RunOnce();
+  // One pass of the background loop at the clock's now (tests drive it directly). Returns the
+  // milliseconds until one of the core's timers is due (core/timers.h; nullopt: none is set).
+  std::optional<int64_t> RunOnce();
   // Wakes the background loop early (after a submit or a node freed).
   void Kick();
 

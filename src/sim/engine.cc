@@ -5,6 +5,7 @@
 
 #include "core/job_actions.h"
 #include "core/reactions.h"
+#include "core/timers.h"
 #include "state/volatile_updates.h"
 
 namespace gantry::sim {
@@ -182,6 +183,12 @@ Status Engine::Cycle(UnixTime now) {
     GANTRY_RETURN_IF_ERROR(Deliver(now, true));
   } while (released_);
   return Status::Ok();
+}
+
+std::optional<UnixTime> Engine::NextDue(UnixTime now) {
+  const std::optional<int64_t> ms = core::MsUntilDue(ContextAt(now));
+  if (!ms) return std::nullopt;
+  return now + (*ms + 999) / 1000;
 }
 
 std::optional<UnixTime> Engine::NextReport() const {

@@ -93,6 +93,9 @@ class Engine {
   Status ReplayCycle(UnixTime now, const v1::PassMark& mark);
   // When the next agent report is due (none: nothing is on its way).
   std::optional<UnixTime> NextReport() const;
+  // When the core's timers (core/timers.h) are next due after a cycle at `now`: the second
+  // they fall in, later than `now` (none: no timer is set).
+  std::optional<UnixTime> NextDue(UnixTime now);
   // The batch script of job `job_id` ends now with `wait_status`, as its agent reports it.
   Status EndBatch(uint32_t job_id, int wait_status, UnixTime now);
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <queue>
 #include <set>
 #include <utility>
 
@@ -17,7 +16,6 @@
 namespace gantry::sim {
 namespace {
 
-constexpr uint32_t kUnlimited = 0xFFFFFFFFu;
 constexpr int64_t kPurgeEverySec = 60;
 
 // The input's configuration, the controller started at the workload's start.
@@ -54,9 +52,8 @@ class Run final : public EngineObserver {
         if (next_pass_ < in_.workload.passes.size()) {
           consider(in_.workload.passes[next_pass_].time());
         }
-      } else {
-        while (!wakeups_.empty() && wakeups_.top() <= t) wakeups_.pop();
-        if (!wakeups_.empty()) consider(wakeups_.top());
+      } else if (const std::optional<UnixTime> due = engine_.NextDue(epoch_ + t)) {
+        consider(*due - epoch_);  // the core's timers (core/timers.h)
       }
       if (!next) break;
       t = std::max(t, *next);
@@ -69,7 +66,6 @@ class Run final : public EngineObserver {
           GANTRY_RETURN_IF_ERROR(engine_.Cycle(epoch_ + t));
           ++result_.cycles;
         } while (!submits_.empty() && submits_.begin()->first.first <= t);
-        AfterCycle(t);
       }
       if (t - last_purge >= kPurgeEverySec) {
         state::PurgeFinishedJobs(engine_.mutable_state(),
@@ -106,7 +102,7 @@ class Run final : public EngineObserver {
   // ---- EngineObserver --------------------------------------------------------------------
 
   void Applied(std::optional<core::Stage>, const v1::Event& e,
-               const state::ClusterState& state) override {
+               const state::ClusterState& /*state*/) override {
     const int64_t t = e.time() - epoch_;
     if (e.has_job_array_split()) {
       const v1::JobArraySplit& split = e.job_array_split();
@@ -114,7 +110,6 @@ class Run final : public EngineObserver {
       if (task != array_tasks_.end()) outcome_of_job_[split.new_job_id()] = task->second;
     } else if (e.has_job_started()) {
       const v1::JobStarted& s = e.job_started();
-      const v1::Job* job = state.FindJob(s.job_id());
       if (JobOutcome* o = OutcomeOf(s.job_id())) {
         o->start = t;
         o->end = -1;
@@ -126,7 +121,6 @@ class Run final : public EngineObserver {
       ++running_;
       busy_cpus_ += s.num_cpus();
       cpus_of_[s.job_id()] = s.num_cpus();
-      if (job != nullptr) WakeAtTimeLimit(*job, t);
     } else if (e.has_job_suspended()) {
       if (JobOutcome* o = OutcomeOf(e.job_suspended().job_id());
           o != nullptr && e.job_suspended().preemptor() != 0) {
@@ -138,16 +132,11 @@ class Run final : public EngineObserver {
     } else if (e.has_job_resumed()) {
       const uint32_t id = e.job_resumed().job_id();
       if (suspended_.erase(id) > 0) busy_cpus_ += cpus_of_[id];
-      if (const v1::Job* job = state.FindJob(id)) {
-        const int64_t since = job->suspend_time() - job->pre_suspend_secs() - epoch_;
-        WakeAtTimeLimit(*job, job->suspend_time() != 0 ? since : t);
-      }
     } else if (e.has_job_requeued()) {
       const v1::JobRequeued& r = e.job_requeued();
       if (JobOutcome* o = OutcomeOf(r.job_id()); o != nullptr && r.preempted()) ++o->preemptions;
       LeaveRunning(r.job_id());
       ++pending_;
-      if (r.begin_time() > 0) wakeups_.push(r.begin_time() - epoch_);
     } else if (e.has_job_ended()) {
       const v1::JobEnded& end = e.job_ended();
       if (!LeaveRunning(end.job_id())) --pending_;
@@ -361,9 +350,6 @@ class Run final : public EngineObserver {
       outcome_of_job_[job.job_id()] = AddOutcome(index, base);
       ++pending_;
     }
-    if (job.request().begin_time() > epoch_ + t) {
-      wakeups_.push(job.request().begin_time() - epoch_);
-    }
     // Cannot fail: admission checked the job against this state.
     (void)engine_.Apply(*submitted);
   }
@@ -469,20 +455,6 @@ class Run final : public EngineObserver {
     return true;
   }
 
-  void WakeAtTimeLimit(const v1::Job& job, int64_t running_since) {
-    if (job.time_limit_min() == 0 || job.time_limit_min() == kUnlimited) return;
-    wakeups_.push(running_since + int64_t{job.time_limit_min()} * 60);
-  }
-
-  // Moments a pass may decide differently with nothing else happening.
-  void AfterCycle(int64_t t) {
-    const sched::SchedulerOptions& o = in_.config.scheduler;
-    if (!suspended_.empty() && o.preempt.gang && o.time_slice_sec > 0) {
-      wakeups_.push(t + o.time_slice_sec);
-    }
-    if (pending_ > 0 && o.backfill && o.bf_interval_sec > 0) wakeups_.push(t + o.bf_interval_sec);
-  }
-
   void Record(int64_t t) {
     const Sample now{t, pending_, running_, busy_cpus_};
     std::vector<Sample>& line = result_.timeline;
@@ -535,7 +507,6 @@ class Run final : public EngineObserver {
   std::map<uint32_t, std::pair<size_t, std::optional<uint32_t>>> real_ids_;
   std::map<uint32_t, size_t> outcome_of_job_;                    // job -> outcome
   std::map<std::pair<uint32_t, uint32_t>, size_t> array_tasks_;  // (array, task) -> outcome
-  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> wakeups_;
   std::map<uint32_t, uint32_t> cpus_of_;  // running or suspended job -> its CPUs
   std::set<uint32_t> suspended_;
   uint32_t pending_ = 0;
