@@ -41,8 +41,9 @@ void NoteEveryBeginTime(const Context& ctx) {
   for (const state::PendingKey& key : ctx.state.pending) {
     const v1::Job* job = ctx.state.FindJob(key.job_id);
     if (job == nullptr) continue;
-    if (const std::optional<UnixTime> begin = BeginOf(*job, ctx.now))
+    if (const std::optional<UnixTime> begin = BeginOf(*job, ctx.now)) {
       due.emplace(*begin, key.job_id);
+    }
   }
 }
 
