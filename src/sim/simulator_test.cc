@@ -83,6 +83,28 @@ TEST(SimulateTest, TimeLimitsAndPrologsAndEpilogsTakeTheirTime) {
   EXPECT_EQ(Of(*r, 2).end, 123 + 2 + 60);  // its script starts after its prolog
 }
 
+// Gang scheduling (OverSubscribe=FORCE:2, PreemptMode=GANG): two jobs that each need every CPU
+// take turns of SchedulerTimeSlice; the simulated clock goes from turn to turn (the core's
+// timers) with nothing else happening.
+TEST(SimulateTest, GangTurnsComeEverySlice) {
+  SimulationInput in = Cluster();
+  in.cluster.mutable_partitions(0)->set_oversubscribe("FORCE:2");
+  in.cluster.mutable_partitions(0)->set_def_mem_per_cpu_mb(1000);  // both fit in memory
+  in.config.scheduler.preempt.gang = true;
+  in.config.scheduler.time_slice_sec = 30;
+  WorkloadJob first = Job(1, 0, 60, 2, 8);
+  WorkloadJob second = Job(2, 5, 60, 2, 8);
+  first.time_limit_s = second.time_limit_s = 600;
+  in.workload.jobs = {first, second};
+  Result<SimulationResult> r = Simulate(in);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // 1 runs 0-30, 2 runs 30-60, 1 runs 60-90 and ends, 2 runs its last 30 s.
+  EXPECT_EQ(Of(*r, 1).start, 0);
+  EXPECT_EQ(Of(*r, 1).end, 90);
+  EXPECT_EQ(Of(*r, 2).start, 30);
+  EXPECT_EQ(Of(*r, 2).end, 120);
+}
+
 TEST(SimulateTest, AFollowingJobIsSubmittedItsThinkTimeAfterTheOneBefore) {
   SimulationInput in = Cluster();
   WorkloadJob next = Job(2, 0, 10, 1, 1);
