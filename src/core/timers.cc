@@ -58,11 +58,8 @@ std::optional<int64_t> MsUntilDue(const Context& ctx) {
   auto at_wall = [&](UnixTime due) { at_mono(ctx.mono_ms + (due - ctx.now) * 1000); };
 
   // Time limits and warnings: the entries are a second early (Memory::time_limit_due), or now
-  // for a job ended here whose end is not applied yet.
-  if (!m.time_limit_due.empty()) {
-    const int64_t due = m.time_limit_due.begin()->first;
-    at_mono(due > ctx.mono_ms ? due + 1000 : due);
-  }
+  // for a job ended here whose end is not applied yet (due a second later, then).
+  if (!m.time_limit_due.empty()) at_mono(m.time_limit_due.begin()->first + 1000);
   // Runs events changed since the timer stage looked (started in this cycle's pass, say): from
   // their anchors (NoteApplied anchors a run when it starts or resumes).
   for (uint32_t id : m.time_limit_touched) {
