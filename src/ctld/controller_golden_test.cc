@@ -185,9 +185,10 @@ std::string WithoutColumn(const std::string& text, const std::string& header) {
   std::istringstream lines(text);
   std::string out;
   for (std::string line; std::getline(lines, line);) {
-    if (line.size() > begin)
-      line.replace(begin, std::min(header.size(), line.size() - begin),
-                   std::min(header.size(), line.size() - begin), ' ');
+    if (line.size() > begin) {
+      const size_t width = std::min(header.size(), line.size() - begin);
+      line.replace(begin, width, width, ' ');
+    }
     out += line + "\n";
   }
   return out;
