@@ -7,12 +7,11 @@
 
 #include "model/job_state.h"
 #include "sched/preempt.h"
+#include "state/cluster_state.h"
 #include "state/records.h"
 
 namespace gantry::core {
 namespace {
-
-constexpr uint32_t kUnlimited = 0xFFFFFFFFu;
 
 // A pending job's begin time, when it is still to come.
 std::optional<UnixTime> BeginOf(const v1::Job& job, UnixTime now) {
@@ -66,7 +65,7 @@ std::optional<int64_t> MsUntilDue(const Context& ctx) {
     const v1::Job* job = ctx.state.FindJob(id);
     const auto anchor = m.run_anchors.find(id);
     if (job == nullptr || state::JobStateOf(*job).base != model::JobBaseState::kRunning ||
-        job->time_limit_min() == 0 || job->time_limit_min() == kUnlimited ||
+        job->time_limit_min() == 0 || job->time_limit_min() == state::kUnlimited ||
         anchor == m.run_anchors.end()) {
       continue;
     }
