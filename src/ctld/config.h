@@ -6,11 +6,13 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "core/context.h"
+#include "rpc/user_token.h"
 #include "spec/effective_config.h"
 #include "spec/show_config.h"
 #include "state/admission.h"
@@ -41,6 +43,9 @@ struct ControllerConfig {
   uint32_t snapshot_every = 20000;  // events between snapshots
   uid_t slurm_user_uid = 0;         // the controller's own uid: an operator, like root
   std::string conf_path;            // GANTRY_CONF value the jobs see
+  // The key user tokens are signed with (from the cluster key); none: `scontrol token` and
+  // calls carrying a token are refused.
+  std::optional<rpc::TokenKey> token_key;
   // scontrol show config, less what only the running controller knows (GetConfig adds it).
   spec::ShowConfigInput show_config;
 };

@@ -120,6 +120,7 @@ Controller::Controller(ControllerConfig config, store::Store* store, const Clock
       store_(store),
       clock_(clock),
       agents_(agents),
+      tokens_(config_.token_key, config_.slurm_user_uid, clock),
       core_config_(config_.core),
       stats_(clock->Now()) {
   core_config_.time_zone = &sys::LocalTimeZone::Get();

@@ -40,6 +40,7 @@
 #include "ctld/diag_stats.h"
 #include "ctld/listing_cache.h"
 #include "ctld/record_cache.h"
+#include "ctld/user_tokens.h"
 #include "ctld/waited_mutex.h"
 #include "gantry/v1/agent.pb.h"
 #include "gantry/v1/controller.pb.h"
@@ -129,6 +130,8 @@ class Controller {
                                      const DiagStats::Call* self);
   // Where the RPC entry points count their calls.
   DiagStats& stats() { return stats_; }
+  // scontrol token, and the users of calls that carry a token (ctld/user_tokens.h).
+  const UserTokens& tokens() const { return tokens_; }
 
   // Node agents.
   Result<v1::RegisterReply> Register(const Caller& caller, const v1::RegisterRequest& request);
@@ -259,6 +262,7 @@ class Controller {
   store::Store* const store_;
   const Clock* const clock_;
   AgentLink* const agents_;
+  const UserTokens tokens_;
 
   // The pass holds it exclusively, giving way to waiting requests (RunOnce's PassYield).
   mutable WaitedMutex mu_;

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <optional>
 
 #include "core/pass_log.h"
+#include "ctld/command_socket.h"
 #include "ctld/testing.h"
 #include "slurm_view/squeue_listing.h"
 #include "state/testing.h"
@@ -231,6 +233,45 @@ TEST_F(ControllerTest, BatchJobRunsThroughPrologLaunchEndAndEpilog) {
 // PriorityUsageResetPeriod=DAILY: the usage a job left is gone once a day has begun.
 // A commit the store fails leaves the state in memory ahead of the disk: gantryd stops (exit 70)
 // before anyone is answered, and a restart finds what was durable.
+// gantry-restd's calls: a request in an AsUser envelope is answered as the token's user, whoever
+// is on the socket; a root token may name another user.
+TEST_F(ControllerTest, ACallInATokenEnvelopeIsMadeAsTheTokensUser) {
+  config_.token_key = rpc::TokenKeyOf(rpc::ClusterKey{std::string(32, 'k')});
+  Open();
+  Result<wire::Slices> issued =
+      HandleCommand(controller_.get(), "test", kRoot, wire::Method::kIssueToken,
+                    v1::IssueTokenRequest().SerializeAsString());
+  ASSERT_TRUE(issued.ok()) << issued.status().ToString();
+  v1::IssueTokenReply token;
+  ASSERT_TRUE(token.ParseFromString(issued->Flatten()));
+  // Ping answers who the controller thinks the caller is.
+  const auto ping_as = [&](const std::string& token_text, const std::string& user_name,
+                           wire::Method method = wire::Method::kPing) -> Result<v1::PingReply> {
+    v1::AsUserRequest envelope;
+    envelope.set_token(token_text);
+    envelope.set_user_name(user_name);
+    envelope.set_method(static_cast<uint32_t>(method));
+    envelope.set_request(v1::PingRequest().SerializeAsString());
+    GANTRY_ASSIGN_OR_RETURN(wire::Slices reply,
+                            HandleCommand(controller_.get(), "test", kAlice, wire::Method::kAsUser,
+                                          envelope.SerializeAsString()));
+    v1::PingReply ping;
+    if (!ping.ParseFromString(reply.Flatten())) return Internal("bad reply");
+    return ping;
+  };
+  Result<v1::PingReply> as_root = ping_as(token.token(), "");
+  ASSERT_TRUE(as_root.ok()) << as_root.status().ToString();
+  EXPECT_EQ(as_root->caller_uid(), 0u);
+  const passwd* nobody = getpwnam("nobody");
+  ASSERT_NE(nobody, nullptr);
+  Result<v1::PingReply> as_nobody = ping_as(token.token(), "nobody");
+  ASSERT_TRUE(as_nobody.ok()) << as_nobody.status().ToString();
+  EXPECT_EQ(as_nobody->caller_uid(), nobody->pw_uid);
+  EXPECT_EQ(ping_as("not.a.token", "").status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ping_as(token.token(), "", wire::Method::kAsUser).status(),
+            InvalidArgument("AsUser: method 100 is not a controller method"));
+}
+
 TEST_F(ControllerTest, AFailedCommitStopsTheControllerBeforeItAnswers) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   // The restart's recovery commits once (the configuration); then the submission.

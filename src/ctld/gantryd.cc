@@ -158,6 +158,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   GrpcAgentLink agents(*identity);
   ControllerConfig settings = *config;
   settings.conf_path = state_dir + "/gantry.conf";
+  settings.token_key = rpc::TokenKeyOf(*key);
   // gRPC needs the services before it binds, and the bound port only after: the controller
   // learns its address once the server is up (it only needs it for job contexts).
   auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);

@@ -38,6 +38,7 @@ std::string RpcTypeName(uint32_t id) {
       {RpcType::kGetAccounting, "GANTRY_GET_ACCOUNTING"},
       {RpcType::kUpdateAccounting, "GANTRY_UPDATE_ACCOUNTING"},
       {RpcType::kNodeHeartbeat, "GANTRY_NODE_HEARTBEAT"},
+      {RpcType::kAuthToken, "REQUEST_AUTH_TOKEN"},
   };
   for (const auto& [type, name] : kNames) {
     if (static_cast<uint32_t>(type) == id) return std::string(name);

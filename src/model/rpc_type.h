@@ -43,6 +43,7 @@ enum class RpcType : uint32_t {
   kGetAccounting = 20001,     // sacctmgr reads the accounting database (Slurm: slurmdbd)
   kUpdateAccounting = 20002,  // sacctmgr changes it
   kNodeHeartbeat = 20003,     // an agent's periodic report
+  kAuthToken = 20004,         // scontrol token (Slurm's REQUEST_AUTH_TOKEN, under Gantry's number)
 };
 
 // The type's name as sdiag prints it ("REQUEST_PING"); an unknown number prints as itself.

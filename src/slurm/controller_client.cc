@@ -235,6 +235,9 @@ Result<v1::GetJobScriptReply> ControllerClient::GetJobScript(
     const v1::GetJobScriptRequest& request) {
   return Call<v1::GetJobScriptReply>(wire::Method::kGetJobScript, request);
 }
+Result<v1::IssueTokenReply> ControllerClient::IssueToken(const v1::IssueTokenRequest& request) {
+  return Call<v1::IssueTokenReply>(wire::Method::kIssueToken, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

@@ -95,6 +95,8 @@ class ControllerClient {
   Result<v1::GetJobScriptReply> GetJobScript(const v1::GetJobScriptRequest& request);
   Result<v1::UpdateAccountingReply> UpdateAccounting(const v1::UpdateAccountingRequest& request);
   Result<v1::GetConfigReply> GetConfig(const v1::GetConfigRequest& request);
+  // scontrol token.
+  Result<v1::IssueTokenReply> IssueToken(const v1::IssueTokenRequest& request);
 
   // The controller's host for messages ("Slurmctld(primary) at <host> is UP"); empty when it is
   // this host (unix socket).
@@ -112,6 +114,12 @@ class ControllerClient {
 
 // The transport over the command socket at `path` (connects on the first call).
 std::unique_ptr<ControllerTransport> CommandSocketTransport(std::string path);
+
+// `inner` (a command-socket transport) with every call made as the holder of `token` (rpc/
+// user_token.h), or as `user_name` when the token is root's or SlurmUser's: each request goes
+// in an AsUser envelope, which gantryd answers as that user.
+std::unique_ptr<ControllerTransport> WithUserToken(std::unique_ptr<ControllerTransport> inner,
+                                                   std::string token, std::string user_name);
 
 }  // namespace gantry::slurm
 

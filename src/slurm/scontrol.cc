@@ -126,6 +126,7 @@ class Scontrol {
   int Suspend(bool suspend, const std::vector<std::string>& args);
   int JobAction(const std::string& action, const std::vector<std::string>& args);
   int Ping();
+  int Token(const std::vector<std::string>& args);
   int WriteBatchScript(const std::vector<std::string>& args);
 
   CommandContext& ctx_;
@@ -176,6 +177,7 @@ int Scontrol::Run(const std::vector<std::string>& words) {
     return Suspend(Keyword(tag, "suspend", 2), rest);
   }
   if (Keyword(tag, "ping", 3)) return Ping();
+  if (Keyword(tag, "token", 3)) return Token(rest);
   if (Keyword(tag, "write", 5)) {
     if (rest.empty()) {
       *ctx_.err << "too few arguments for keyword:" << tag << "\n";
@@ -201,6 +203,39 @@ int Scontrol::Run(const std::vector<std::string>& words) {
   }
   *ctx_.err << "invalid keyword: " << tag << "\n";
   return 1;
+}
+
+// token [lifespan=SECONDS] [username=NAME]: "SLURM_JWT=<token>", as Slurm prints it. Any user
+// for themselves; root and SlurmUser for anyone (rpc/user_token.h).
+int Scontrol::Token(const std::vector<std::string>& args) {
+  v1::IssueTokenRequest request;
+  for (const std::string& arg : args) {
+    const size_t eq = arg.find('=');
+    const std::string key = text::AsciiToLower(arg.substr(0, eq == std::string::npos ? 0 : eq));
+    const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    if (key == "lifespan") {
+      const std::optional<int64_t> seconds = ParseSigned(value);
+      if (!seconds || *seconds <= 0) {
+        *ctx_.err << "Invalid lifespan value: `" << value << "` (expected seconds, above 0)\n";
+        return 1;
+      }
+      request.set_lifespan_seconds(*seconds);
+    } else if (key == "username") {
+      request.set_user_name(value);
+    } else {
+      *ctx_.err << "Invalid option: `" << arg << "`\n";
+      return 1;
+    }
+  }
+  ControllerClient* client = Client("Error fetching token: ");
+  if (client == nullptr) return 1;
+  Result<v1::IssueTokenReply> reply = client->IssueToken(request);
+  if (!reply.ok()) {
+    *ctx_.err << "Error fetching token: " << reply.status().message() << "\n";
+    return 1;
+  }
+  *ctx_.out << "SLURM_JWT=" << reply->token() << "\n";
+  return 0;
 }
 
 // write batch_script JOBID [FILE]: the script into FILE (default slurm-JOBID.sh, "-" = stdout),

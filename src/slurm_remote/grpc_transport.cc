@@ -28,6 +28,8 @@ class Transport final : public ControllerTransport {
     return Forward<v1::Req, v1::Rep>(request, timeout_seconds, &Stub::Name);
       GANTRY_CONTROLLER_METHODS(GANTRY_FORWARD)
 #undef GANTRY_FORWARD
+      case wire::Method::kAsUser:  // the command socket's only
+        break;
     }
     return Internal(kUnexpectedMessage);
   }

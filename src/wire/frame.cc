@@ -136,6 +136,8 @@ std::optional<Method> MethodFromTag(uint8_t tag) {
     return Method::k##Name;
     GANTRY_CONTROLLER_METHODS(GANTRY_METHOD_CASE)
 #undef GANTRY_METHOD_CASE
+    case static_cast<uint8_t>(Method::kAsUser):
+      return Method::kAsUser;
   }
   return std::nullopt;
 }

@@ -33,6 +33,9 @@ enum class Method : uint8_t {
 #define GANTRY_METHOD_TAG(Name, Tag, Req, Rep, Type) k##Name = (Tag),
   GANTRY_CONTROLLER_METHODS(GANTRY_METHOD_TAG)
 #undef GANTRY_METHOD_TAG
+  // The command socket's envelope for a call on behalf of a token's holder (v1::AsUserRequest):
+  // not a gRPC method, and never nested.
+  kAsUser = 100,
 };
 
 // Asks the kernel to back the 2 MiB-aligned part of [data, data+size) with transparent huge

@@ -102,9 +102,11 @@ TEST_F(FrameTest, LengthOutsideTheLimitIsRefusedWithoutReadingIt) {
   EXPECT_EQ(f.status().message(), "frame length 201 is outside 1..100");
 }
 
-// Every row of the method table is a tag the socket reads back; nothing else is.
+// Every row of the method table is a tag the socket reads back, and so is the AsUser envelope;
+// nothing else is.
 TEST(FrameCodesTest, EveryMethodOfTheTableIsATagAndNoOtherTagIs) {
-  std::set<int> tags;
+  std::set<int> tags = {static_cast<int>(Method::kAsUser)};
+  EXPECT_EQ(MethodFromTag(static_cast<uint8_t>(Method::kAsUser)), Method::kAsUser);
 #define GANTRY_CHECK_TAG(Name, Tag, Req, Rep, Type)        \
   EXPECT_EQ(MethodFromTag(Tag), Method::k##Name) << #Name; \
   EXPECT_TRUE(tags.insert(Tag).second) << #Name << ": tag " << (Tag) << " is taken";
@@ -127,7 +129,9 @@ TEST(FrameCodesTest, MethodsAndReplyCodes) {
   EXPECT_EQ(MethodFromTag(13), Method::kGetPriorities);
   EXPECT_EQ(MethodFromTag(14), Method::kGetStats);
   EXPECT_EQ(MethodFromTag(15), Method::kGetJobScript);
-  EXPECT_EQ(MethodFromTag(16), std::nullopt);
+  EXPECT_EQ(MethodFromTag(16), Method::kIssueToken);
+  EXPECT_EQ(MethodFromTag(17), std::nullopt);
+  EXPECT_EQ(MethodFromTag(100), Method::kAsUser);
   const Frame ok = ReplyFrame(Status::Ok(), "reply");
   EXPECT_EQ(ok.tag, 0);
   EXPECT_EQ(ok.body, "reply");

@@ -27,7 +27,8 @@
   X(UpdateAccounting, 12, UpdateAccountingRequest, UpdateAccountingReply, kUpdateAccounting) \
   X(GetPriorities,    13, GetPrioritiesRequest,    GetPrioritiesReply,    kPriorityFactors)  \
   X(GetStats,         14, GetStatsRequest,         GetStatsReply,         kStatsInfo)        \
-  X(GetJobScript,     15, GetJobScriptRequest,     GetJobScriptReply,     kBatchScript)
+  X(GetJobScript,     15, GetJobScriptRequest,     GetJobScriptReply,     kBatchScript)      \
+  X(IssueToken,       16, IssueTokenRequest,       IssueTokenReply,       kAuthToken)
 // clang-format on
 
 #endif  // GANTRY_WIRE_METHODS_H_
