@@ -97,7 +97,49 @@ class SocketTransport final : public ControllerTransport {
   int fd_ = -1;
 };
 
+// Every call wrapped in the AsUser envelope, carrying a token (gantry-restd's calls).
+class AsUserTransport final : public ControllerTransport {
+ public:
+  AsUserTransport(std::unique_ptr<ControllerTransport> inner, std::string token,
+                  std::string user_name)
+      : inner_(std::move(inner)), token_(std::move(token)), user_name_(std::move(user_name)) {}
+  std::unique_ptr<ControllerTransport> Another() const override {
+    std::unique_ptr<ControllerTransport> inner = inner_->Another();
+    if (inner == nullptr) return nullptr;
+    return std::make_unique<AsUserTransport>(std::move(inner), token_, user_name_);
+  }
+  Result<std::string> Call(wire::Method method, const std::string& request,
+                           int timeout_seconds) override {
+    return inner_->Call(wire::Method::kAsUser, Wrap(method, request), timeout_seconds);
+  }
+  Status CallInPieces(wire::Method method, const std::string& request, int timeout_seconds,
+                      const std::function<Status(std::string_view piece)>& on_piece) override {
+    return inner_->CallInPieces(wire::Method::kAsUser, Wrap(method, request), timeout_seconds,
+                                on_piece);
+  }
+
+ private:
+  std::string Wrap(wire::Method method, const std::string& request) const {
+    v1::AsUserRequest envelope;
+    envelope.set_token(token_);
+    envelope.set_user_name(user_name_);
+    envelope.set_method(static_cast<uint32_t>(method));
+    envelope.set_request(request);
+    return envelope.SerializeAsString();
+  }
+
+  std::unique_ptr<ControllerTransport> inner_;
+  std::string token_;
+  std::string user_name_;
+};
+
 }  // namespace
+
+std::unique_ptr<ControllerTransport> WithUserToken(std::unique_ptr<ControllerTransport> inner,
+                                                   std::string token, std::string user_name) {
+  return std::make_unique<AsUserTransport>(std::move(inner), std::move(token),
+                                           std::move(user_name));
+}
 
 Status ControllerTransport::CallInPieces(
     wire::Method method, const std::string& request, int timeout_seconds,
