@@ -3,6 +3,7 @@
 #include <grp.h>
 #include <pwd.h>
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -185,15 +186,21 @@ std::string OpenapiDocument(const std::vector<Route>& routes) {
       .Member("version", kApiVersion)
       .EndObject();
   out.Key("paths").BeginObject();
-  // Routes of one path are neighbours in the table.
-  for (size_t i = 0; i < routes.size();) {
-    const std::string path = routes[i].path;
+  // The routes of each path, paths in the table's order.
+  std::vector<std::pair<std::string, std::vector<const Route*>>> paths;
+  for (const Route& route : routes) {
+    auto it = std::find_if(paths.begin(), paths.end(),
+                           [&](const auto& p) { return p.first == route.path; });
+    if (it == paths.end()) it = paths.insert(paths.end(), {route.path, {}});
+    it->second.push_back(&route);
+  }
+  for (const auto& [path, path_routes] : paths) {
     out.Key(path).BeginObject();
-    for (; i < routes.size() && routes[i].path == path; ++i) {
-      std::string method = routes[i].method;
+    for (const Route* route : path_routes) {
+      std::string method = route->method;
       for (char& c : method) c = static_cast<char>(c - 'A' + 'a');
       out.Key(method).BeginObject();
-      out.Member("operationId", routes[i].operation_id).Member("summary", routes[i].summary);
+      out.Member("operationId", route->operation_id).Member("summary", route->summary);
       out.Key("parameters").BeginArray();
       for (size_t open = path.find('{'); open != std::string::npos;
            open = path.find('{', open + 1)) {
@@ -211,12 +218,12 @@ std::string OpenapiDocument(const std::vector<Route>& routes) {
       out.EndArray();
       out.Key("responses").BeginObject();
       for (const char* code : {"200", "default"}) {
-        out.Key(code).BeginObject().Member("description", routes[i].summary);
+        out.Key(code).BeginObject().Member("description", route->summary);
         out.Key("content").BeginObject().Key("application/json").BeginObject();
         out.Key("schema")
             .BeginObject()
             .Member("$ref", std::string("#/components/schemas/") + kApiVersion + "_" +
-                                routes[i].response_schema)
+                                route->response_schema)
             .EndObject();
         out.EndObject().EndObject().EndObject();
       }

@@ -30,6 +30,22 @@ void Licenses(Call& call, Reply& reply);
 void Reservations(Call& call, Reply& reply);
 void Reconfigure(Call& call, Reply& reply);
 
+// slurmdb_routes.cc
+void DbListJobs(Call& call, Reply& reply);
+void DbGetJob(Call& call, Reply& reply);
+void DbAccounts(Call& call, Reply& reply);
+void DbAssociations(Call& call, Reply& reply);
+void DbQos(Call& call, Reply& reply);
+void DbUsers(Call& call, Reply& reply);
+void DbTres(Call& call, Reply& reply);
+void DbDiag(Call& call, Reply& reply);
+void DbPing(Call& call, Reply& reply);
+void DbDeleteUser(Call& call, Reply& reply);
+void DbDeleteAccount(Call& call, Reply& reply);
+void DbAddUsers(Call& call, Reply& reply);
+void DbAddUsersAssociation(Call& call, Reply& reply);
+void DbAddAccounts(Call& call, Reply& reply);
+
 }  // namespace gantry::rest
 
 #endif  // GANTRY_REST_ROUTES_H_
