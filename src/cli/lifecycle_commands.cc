@@ -9,6 +9,7 @@
 #include "cluster/lifecycle.h"
 #include "cluster/state_dir.h"
 #include "spec/spec_json.h"
+#include "tls/cluster_tls.h"
 
 namespace gantry::cli {
 
@@ -155,11 +156,12 @@ int StatusCommand(const std::vector<std::string>& args, std::ostream& out, std::
   const cluster::LifecycleOptions options;
   const cluster::ClusterStatus s =
       cluster::InspectCluster(*c, /*ask_controller=*/true, options.rpc_timeout);
-  size_t width = std::string("gantryd").size();
+  size_t width = std::string("gantry-restd").size();
   for (const cluster::AgentStatus& a : s.agents) width = std::max(width, 6 + a.node.size());
   size_t pid_width = 0;
   auto pid_text = [](pid_t pid) { return pid ? "pid " + std::to_string(pid) : std::string(); };
   pid_width = std::max(pid_width, pid_text(s.gantryd_pid).size());
+  pid_width = std::max(pid_width, pid_text(s.restd_pid).size());
   for (const cluster::AgentStatus& a : s.agents) {
     pid_width = std::max(pid_width, pid_text(a.pid).size());
   }
@@ -183,6 +185,7 @@ int StatusCommand(const std::vector<std::string>& args, std::ostream& out, std::
     if (!a.expected) detail += (detail.empty() ? "" : "  ") + std::string("(not in the spec)");
     line("agent " + a.node, a.pid, detail);
   }
+  line("gantry-restd", s.restd_pid, s.rest_url);
   if (s.ping.ok() && !s.nodes.ok()) {
     err << "gantry: node states unavailable: " << s.nodes.message() << "\n";
   }
@@ -198,7 +201,7 @@ int Env(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const std::string& bin = env.self_dir;
   const std::string first_in_path = env.path.substr(0, env.path.find(':'));
   if (flags.unset) {
-    out << "unset GANTRY_CONF GANTRY_STATE_DIR\n";
+    out << "unset GANTRY_CONF GANTRY_STATE_DIR GANTRY_REST_URL GANTRY_REST_CA\n";
     if (!bin.empty() && first_in_path == bin) {
       const size_t colon = env.path.find(':');
       out << "export PATH="
@@ -213,6 +216,11 @@ int Env(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << "export PATH=" << ShellQuote(bin) << ":\"$PATH\"\n";
   }
   out << "export GANTRY_STATE_DIR=" << ShellQuote(dir->dir()) << "\n";
+  // gantry-restd, once it runs: its URL and the CA that signed its certificate (curl --cacert).
+  if (const std::optional<std::string> url = cluster::ReadRestUrl(*dir)) {
+    out << "export GANTRY_REST_URL=" << ShellQuote(*url) << "\n";
+    out << "export GANTRY_REST_CA=" << ShellQuote(tls::TlsPaths{dir->tls()}.ca_cert()) << "\n";
+  }
   return 0;
 }
 

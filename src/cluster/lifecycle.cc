@@ -255,6 +255,48 @@ Status EnsureAgents(const Cluster& cluster, const std::string& address, const En
   return Status::Ok();
 }
 
+std::vector<std::string> RestdSignature(const StateDir& dir) { return {"--conf", dir.conf()}; }
+
+// Makes sure gantry-restd runs: on DIR/run/restd.sock and HTTPS on 127.0.0.1 (any port, written
+// to DIR/run/restd.url), with the certificate the cluster's CA issued it.
+Status EnsureRestd(const Cluster& cluster, const Environment& env, const LifecycleOptions& options,
+                   std::ostream& out) {
+  const StateDir& dir = cluster.dir;
+  if (const std::optional<pid_t> pid = LiveRestd(dir)) {
+    out << "gantry-restd  running  pid " << *pid << "  " << ReadRestUrl(dir).value_or("") << "\n";
+    return Status::Ok();
+  }
+  GANTRY_ASSIGN_OR_RETURN(const std::string binary, FindBinary(env, kRestdName));
+  RemoveFile(dir.restd_url_file());
+  const tls::TlsPaths tls{dir.tls()};
+  const uint64_t log_from = FileSize(dir.restd_log());
+  GANTRY_ASSIGN_OR_RETURN(
+      const pid_t pid,
+      SpawnDetached(
+          {binary,
+           {"--conf", dir.conf(), "--tls-cert", tls.rest_cert(), "--tls-key", tls.rest_key(),
+            "--url-file", dir.restd_url_file(), "unix:" + dir.restd_socket(), "127.0.0.1:0"},
+           dir.restd_log(),
+           dir.dir()}));
+  GANTRY_RETURN_IF_ERROR(WritePidFile(dir.restd_pid(), pid));
+  const auto deadline = SteadyClock::now() + options.start_timeout;
+  while (SteadyClock::now() < deadline) {
+    if (!ProcessAlive(pid)) {
+      RemoveFile(dir.restd_pid());
+      return Unavailable(StartupFailure("gantry-restd (pid " + std::to_string(pid) + ")",
+                                        dir.restd_log(), log_from));
+    }
+    if (const std::optional<std::string> url = ReadRestUrl(dir)) {
+      out << "gantry-restd  started  pid " << pid << "  " << *url << "\n";
+      return Status::Ok();
+    }
+    std::this_thread::sleep_for(options.poll);
+  }
+  return Unavailable("gantry-restd (pid " + std::to_string(pid) + ") did not write " +
+                     dir.restd_url_file() + " in " + Seconds(options.start_timeout) + "; see " +
+                     dir.restd_log());
+}
+
 struct Running {
   std::string name;  // "gantryd" or "agent <node>"
   std::string pid_file;
@@ -295,6 +337,18 @@ Status StopAgents(const StateDir& dir, const std::vector<std::string>& nodes,
   return StopAll(agents, options, out);
 }
 
+// Stops gantry-restd if it runs and removes its pid and URL files.
+Status StopRestd(const StateDir& dir, const LifecycleOptions& options, std::ostream& out) {
+  std::vector<Running> d;
+  if (const std::optional<pid_t> pid = LiveRestd(dir)) {
+    d.push_back({"gantry-restd", dir.restd_pid(), *pid});
+  }
+  RemoveFile(dir.restd_pid());
+  GANTRY_RETURN_IF_ERROR(StopAll(d, options, out));
+  RemoveFile(dir.restd_url_file());
+  return Status::Ok();
+}
+
 // Stops gantryd if it runs and removes its pid and address files.
 Status StopGantryd(const StateDir& dir, const LifecycleOptions& options, std::ostream& out) {
   std::vector<Running> d;
@@ -324,6 +378,17 @@ std::optional<pid_t> LiveAgent(const StateDir& dir, const std::string& node) {
   return LiveDaemon(dir.agent_pid(node), kAgentName, AgentSignature(dir, node));
 }
 
+std::optional<pid_t> LiveRestd(const StateDir& dir) {
+  return LiveDaemon(dir.restd_pid(), kRestdName, RestdSignature(dir));
+}
+
+std::optional<std::string> ReadRestUrl(const StateDir& dir) {
+  std::ifstream in(dir.restd_url_file());
+  std::string url;
+  if (!in || !std::getline(in, url) || url.empty()) return std::nullopt;
+  return url;
+}
+
 Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions& options,
           std::ostream& out) {
   GANTRY_RETURN_IF_ERROR(cluster.dir.CheckSocketPath());
@@ -338,10 +403,12 @@ Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions
   GANTRY_RETURN_IF_ERROR(tls::EnsureClusterCertificates(tls::TlsPaths{cluster.dir.tls()},
                                                         ComputeNodes(cluster.config)));
   GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));
-  return EnsureAgents(cluster, address, env, options, out);
+  GANTRY_RETURN_IF_ERROR(EnsureAgents(cluster, address, env, options, out));
+  return EnsureRestd(cluster, env, options, out);
 }
 
 Status Down(const StateDir& dir, const LifecycleOptions& options, std::ostream& out) {
+  GANTRY_RETURN_IF_ERROR(StopRestd(dir, options, out));
   GANTRY_RETURN_IF_ERROR(StopAgents(dir, dir.NodesWithPidFiles(), options, out));
   return StopGantryd(dir, options, out);
 }
@@ -425,6 +492,10 @@ ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
   if (const std::optional<pid_t> pid = LiveGantryd(dir)) {
     s.gantryd_pid = *pid;
     s.gantryd_address = ReadAddress(dir).value_or("");
+  }
+  if (const std::optional<pid_t> pid = LiveRestd(dir)) {
+    s.restd_pid = *pid;
+    s.rest_url = ReadRestUrl(dir).value_or("");
   }
   std::set<std::string> seen;
   for (const std::string& node : ComputeNodes(cluster.config)) {

@@ -16,8 +16,12 @@
 //     reports each started node registered (GetNodes: address set and boot_time or
 //     last_heartbeat not older than the start); when the controller cannot report nodes, the
 //     agents only need to stay alive for `agent_settle`.
+//  3. gantry-restd (rest/restd.h) unless run/restd.pid names a live one for this gantry.conf:
+//     on DIR/run/restd.sock and HTTPS on 127.0.0.1:0 with DIR/tls/rest.crt (issued by the
+//     cluster's CA for "localhost"); waits until it wrote its URL to DIR/run/restd.url.
 //  A daemon that exits while starting fails Up with the end of what it logged.
-// Down: SIGTERM to every agent with a pid file, then gantryd; SIGKILL after `stop_timeout`;
+// Down: SIGTERM to gantry-restd, to every agent with a pid file, then gantryd; SIGKILL after
+// `stop_timeout`;
 //  removes the pid files and gantryd.addr. Everything else stays.
 // A pid file whose process is alive but is not the expected daemon (argv checked through
 // /proc/PID/cmdline) counts as dead.
@@ -44,6 +48,7 @@ namespace gantry::cluster {
 
 inline constexpr char kGantrydName[] = "gantryd";
 inline constexpr char kAgentName[] = "gantry-agent";
+inline constexpr char kRestdName[] = "gantry-restd";
 
 struct LifecycleOptions {
   std::chrono::milliseconds start_timeout = std::chrono::seconds(30);
@@ -81,6 +86,8 @@ struct AgentStatus {
 struct ClusterStatus {
   pid_t gantryd_pid = 0;        // 0 when not running
   std::string gantryd_address;  // DIR/gantryd.addr
+  pid_t restd_pid = 0;          // gantry-restd; 0 when not running
+  std::string rest_url;         // its HTTPS URL (DIR/run/restd.url)
   Status ping;                  // Ping over the socket (only tried when gantryd runs)
   std::vector<AgentStatus> agents;
   Status nodes;  // GetNodes (only tried when Ping answered)
@@ -98,6 +105,9 @@ ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
 // The pid of the state dir's live gantryd / the node's live agent, if any.
 std::optional<pid_t> LiveGantryd(const StateDir& dir);
 std::optional<pid_t> LiveAgent(const StateDir& dir, const std::string& node);
+std::optional<pid_t> LiveRestd(const StateDir& dir);
+// gantry-restd's HTTPS URL (DIR/run/restd.url), once it listens.
+std::optional<std::string> ReadRestUrl(const StateDir& dir);
 
 }  // namespace gantry::cluster
 

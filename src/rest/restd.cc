@@ -114,7 +114,8 @@ int RunRestd(const std::vector<std::string>& args) {
   std::string url;
   if (!options.tcp.empty()) {
     std::string host = options.tcp.substr(0, options.tcp.rfind(':'));
-    if (host.empty() || host == "0.0.0.0") host = "localhost";
+    // The local cluster's certificate names localhost (tls/cluster_tls.h).
+    if (host.empty() || host == "0.0.0.0" || host == "127.0.0.1") host = "localhost";
     url = std::string(options.tls_cert_pem.empty() ? "http" : "https") + "://" + host + ":" +
           std::to_string((*server)->tcp_port());
   }

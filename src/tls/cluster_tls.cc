@@ -79,6 +79,7 @@ Status EnsureClusterCertificates(const TlsPaths& paths, const std::vector<std::s
     return WritePair(leaf, key_file, cert_file);
   };
   GANTRY_RETURN_IF_ERROR(ensure(kControllerName, paths.controller_key(), paths.controller_cert()));
+  GANTRY_RETURN_IF_ERROR(ensure(kRestName, paths.rest_key(), paths.rest_cert()));
   for (const std::string& node : nodes) {
     GANTRY_RETURN_IF_ERROR(ensure(NodeCertName(node), paths.node_key(node), paths.node_cert(node)));
   }

@@ -26,6 +26,8 @@
 namespace gantry::tls {
 
 inline constexpr char kControllerName[] = "controller.gantry";
+// gantry-restd's HTTPS certificate: clients reach the local cluster's REST daemon as localhost.
+inline constexpr char kRestName[] = "localhost";
 inline constexpr char kNodeSuffix[] = ".node.gantry";
 // Validity of what EnsureClusterCertificates issues; leaf certificates within kRenewDays of
 // their end are issued anew.
@@ -44,13 +46,15 @@ struct TlsPaths {
   std::string ca_key() const { return dir + "/ca.key"; }
   std::string controller_cert() const { return dir + "/controller.crt"; }
   std::string controller_key() const { return dir + "/controller.key"; }
+  std::string rest_cert() const { return dir + "/rest.crt"; }
+  std::string rest_key() const { return dir + "/rest.key"; }
   std::string node_cert(std::string_view node) const;
   std::string node_key(std::string_view node) const;
 };
 
 // Makes DIR/tls (0755) and, where missing, unreadable or near their end, the CA, the controller's
-// certificate and one per node. Keys are written 0600 (by rename, never half-written).
-// Unavailable naming the file it could not write.
+// certificate, gantry-restd's and one per node. Keys are written 0600 (by rename, never
+// half-written). Unavailable naming the file it could not write.
 Status EnsureClusterCertificates(const TlsPaths& paths, const std::vector<std::string>& nodes);
 
 // What a daemon presents and trusts.
