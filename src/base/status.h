@@ -27,6 +27,7 @@ enum class StatusCode {
   kResourceExhausted,
   kUnavailable,
   kInternal,
+  kUnauthenticated,  // the caller could not be identified (a bad or expired token)
 };
 
 // Stable lower-case name of a code ("invalid argument", ...), for logs.
@@ -76,6 +77,9 @@ inline Status Unavailable(std::string message) {
   return {StatusCode::kUnavailable, std::move(message)};
 }
 inline Status Internal(std::string message) { return {StatusCode::kInternal, std::move(message)}; }
+inline Status Unauthenticated(std::string message) {
+  return {StatusCode::kUnauthenticated, std::move(message)};
+}
 
 // Either a value or an error. Accessing value() of an error is a programming bug (asserts).
 template <typename T>

@@ -204,7 +204,8 @@ TEST_F(ClusterCommandsTest, UpStatusDownWithFakeDaemons) {
   EXPECT_EQ(r.out,
             "gantryd        stopped\n"
             "agent t-cpu-0  stopped\n"
-            "agent t-cpu-1  stopped\n");
+            "agent t-cpu-1  stopped\n"
+            "gantry-restd   stopped\n");
 
   controller_ = std::make_unique<cluster::testing::FakeController>(dir);
   ASSERT_TRUE(controller_->ok());
@@ -232,6 +233,11 @@ TEST_F(ClusterCommandsTest, UpStatusDownWithFakeDaemons) {
   EXPECT_TRUE(agent0.starts_with("agent t-cpu-0  running  pid ")) << agent0;
   EXPECT_TRUE(agent0.ends_with("  IDLE")) << agent0;
   EXPECT_TRUE(agent1.starts_with("agent t-cpu-1  running  pid ")) << agent1;
+  std::string restd;
+  std::getline(lines, restd);
+  EXPECT_TRUE(restd.starts_with("gantry-restd   running  pid ")) << restd;
+  const std::string url = Read(dir + "/run/restd.url");
+  EXPECT_TRUE(restd.ends_with("  " + url.substr(0, url.size() - 1))) << restd;
 
   r = Gantry({"cluster", "list"});
   EXPECT_NE(r.out.find("t     running  2      " + dir), std::string::npos) << r.out;

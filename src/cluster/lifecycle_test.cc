@@ -237,13 +237,17 @@ TEST_F(LifecycleTest, DownStopsEverythingAndKeepsTheState) {
   MakeCluster(2);
   ASSERT_UP_OK();
   const pid_t gantryd = LiveGantryd(cluster_->dir).value_or(0);
+  const pid_t restd = LiveRestd(cluster_->dir).value_or(0);
   const std::map<std::string, pid_t> agents = AgentPids();
   std::ostringstream out;
   ASSERT_TRUE(Down(cluster_->dir, options_, out).ok());
-  EXPECT_EQ(out.str(), "agent t-cpu-0  stopped  pid " + std::to_string(agents.at("t-cpu-0")) +
+  EXPECT_EQ(out.str(), "gantry-restd  stopped  pid " + std::to_string(restd) +
+                           "\nagent t-cpu-0  stopped  pid " + std::to_string(agents.at("t-cpu-0")) +
                            "\nagent t-cpu-1  stopped  pid " + std::to_string(agents.at("t-cpu-1")) +
                            "\ngantryd  stopped  pid " + std::to_string(gantryd) + "\n");
   EXPECT_FALSE(ProcessAlive(gantryd));
+  EXPECT_FALSE(ProcessAlive(restd));
+  EXPECT_FALSE(std::filesystem::exists(cluster_->dir.restd_url_file()));
   for (const auto& [node, pid] : agents) EXPECT_FALSE(ProcessAlive(pid)) << node;
   EXPECT_TRUE(cluster_->dir.NodesWithPidFiles().empty());
   EXPECT_FALSE(fs::exists(cluster_->dir.gantryd_pid()));

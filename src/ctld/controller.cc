@@ -23,6 +23,7 @@
 #include "model/job_brief.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
+#include "rpc/grpc_status.h"
 #include "sched/scheduler.h"
 #include "sched/will_run.h"
 #include "spec/show_config.h"
@@ -1152,8 +1153,9 @@ std::optional<Controller::JobRefusal> Controller::UpdateOneJobLocked(
                                          AdmissionCaller(job.user_id(), job.group_id()),
                                          context.now, config_.admit);
     }
-    if (!updated.ok()) {
-      return JobRefusal{updated.status().message(), static_cast<int>(updated.status().code())};
+    if (!updated.ok()) {  // JobError codes are gRPC's
+      return JobRefusal{updated.status().message(),
+                        static_cast<int>(rpc::ToGrpcStatus(updated.status()).error_code())};
     }
     v1::Event event = NewEvent();
     event.mutable_job_updated()->set_job_id(id);

@@ -267,7 +267,7 @@ TEST_F(ControllerTest, ACallInATokenEnvelopeIsMadeAsTheTokensUser) {
   Result<v1::PingReply> as_nobody = ping_as(token.token(), "nobody");
   ASSERT_TRUE(as_nobody.ok()) << as_nobody.status().ToString();
   EXPECT_EQ(as_nobody->caller_uid(), nobody->pw_uid);
-  EXPECT_EQ(ping_as("not.a.token", "").status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(ping_as("not.a.token", "").status().code(), StatusCode::kUnauthenticated);
   EXPECT_EQ(ping_as(token.token(), "", wire::Method::kAsUser).status(),
             InvalidArgument("AsUser: method 100 is not a controller method"));
 }

@@ -74,18 +74,18 @@ Result<v1::IssueTokenReply> UserTokens::Issue(uid_t caller,
 }
 
 Result<TokenUser> UserTokens::Holder(const std::string& token, const std::string& user_name) const {
-  if (!key_) return PermissionDenied(kTokensOff);
+  if (!key_) return Unauthenticated(kTokensOff);
   GANTRY_ASSIGN_OR_RETURN(rpc::TokenClaims claims,
                           rpc::VerifyUserToken(*key_, token, clock_->Now()));
   const std::optional<TokenUser> holder = by_name_(claims.user);
-  if (!holder) return PermissionDenied("the token's user " + claims.user + " does not exist");
+  if (!holder) return Unauthenticated("the token's user " + claims.user + " does not exist");
   if (user_name.empty() || user_name == holder->name) return *holder;
   if (!MayActForOthers(holder->uid)) {
-    return PermissionDenied("the token of " + holder->name + " may not act as " + user_name +
-                            " (only root and SlurmUser may)");
+    return Unauthenticated("the token of " + holder->name + " may not act as " + user_name +
+                           " (only root and SlurmUser may)");
   }
   const std::optional<TokenUser> proxied = by_name_(user_name);
-  if (!proxied) return PermissionDenied("no user named " + user_name);
+  if (!proxied) return Unauthenticated("no user named " + user_name);
   return *proxied;
 }
 

@@ -47,6 +47,7 @@ class UserTokens {
   Result<v1::IssueTokenReply> Issue(uid_t caller, const v1::IssueTokenRequest& request) const;
 
   // The user a call carrying `token` acts as (with `user_name` from X-SLURM-USER-NAME, or "").
+  // Unauthenticated naming the reason when the token or the name is refused.
   Result<TokenUser> Holder(const std::string& token, const std::string& user_name) const;
 
  private:

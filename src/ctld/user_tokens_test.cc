@@ -81,7 +81,7 @@ TEST_F(UserTokensTest, ATokenStopsWorkingWhenItExpires) {
   EXPECT_TRUE(tokens_.Holder(token, "").ok());
   clock_.now = kNow + 60;
   EXPECT_EQ(tokens_.Holder(token, "").status(),
-            PermissionDenied("token expired at " + std::to_string(kNow + 60)));
+            Unauthenticated("token expired at " + std::to_string(kNow + 60)));
 }
 
 TEST_F(UserTokensTest, OnlyRootAndSlurmUserMintForOthers) {
@@ -100,12 +100,11 @@ TEST_F(UserTokensTest, OnlyRootAndSlurmUserMintForOthers) {
 }
 
 TEST_F(UserTokensTest, OnlyRootAndSlurmUserTokensActForOthers) {
-  EXPECT_EQ(
-      tokens_.Holder(TokenFor(1001), "bob").status(),
-      PermissionDenied("the token of alice may not act as bob (only root and SlurmUser may)"));
+  EXPECT_EQ(tokens_.Holder(TokenFor(1001), "bob").status(),
+            Unauthenticated("the token of alice may not act as bob (only root and SlurmUser may)"));
   EXPECT_EQ(tokens_.Holder(TokenFor(0), "bob")->uid, 1002u);
   EXPECT_EQ(tokens_.Holder(TokenFor(kSlurmUser), "alice")->uid, 1001u);
-  EXPECT_EQ(tokens_.Holder(TokenFor(0), "ghost").status(), PermissionDenied("no user named ghost"));
+  EXPECT_EQ(tokens_.Holder(TokenFor(0), "ghost").status(), Unauthenticated("no user named ghost"));
 }
 
 TEST_F(UserTokensTest, AnotherClustersTokenIsRefused) {
@@ -113,14 +112,14 @@ TEST_F(UserTokensTest, AnotherClustersTokenIsRefused) {
   const UserTokens other(rpc::TokenKeyOf(rpc::ClusterKey{std::string(32, 'o')}), kSlurmUser,
                          &clock);
   EXPECT_EQ(other.Holder(TokenFor(1001), "").status(),
-            PermissionDenied("token signature does not match"));
+            Unauthenticated("token signature does not match"));
 }
 
 TEST_F(UserTokensTest, WithoutAKeyNothingIsIssuedOrAccepted) {
   const testing::FakeClock clock = Clock(kNow);
   const UserTokens off(std::nullopt, kSlurmUser, &clock);
   EXPECT_EQ(off.Issue(1001, {}).status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(off.Holder(TokenFor(1001), "").status().code(), StatusCode::kPermissionDenied);
+  EXPECT_EQ(off.Holder(TokenFor(1001), "").status().code(), StatusCode::kUnauthenticated);
 }
 
 }  // namespace

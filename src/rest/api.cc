@@ -24,8 +24,36 @@ int HttpStatusOf(const Status& status) {
       return 502;
     case StatusCode::kInternal:
       return 500;
+    case StatusCode::kUnauthenticated:
+      return 401;
   }
   return 500;
+}
+
+Status StatusOfJobError(const v1::JobError& error) {
+  StatusCode code = StatusCode::kInternal;
+  switch (error.code()) {  // gRPC's numbers
+    case 3:
+      code = StatusCode::kInvalidArgument;
+      break;
+    case 5:
+      code = StatusCode::kNotFound;
+      break;
+    case 7:
+      code = StatusCode::kPermissionDenied;
+      break;
+    case 9:
+      code = StatusCode::kFailedPrecondition;
+      break;
+    case 16:
+      code = StatusCode::kUnauthenticated;
+      break;
+    default:
+      break;
+  }
+  const std::string& message = error.message();
+  const size_t colon = message.rfind(": ");
+  return {code, colon == std::string::npos ? message : message.substr(colon + 2)};
 }
 
 void Reply::Fail(int http_status, ApiError error) {

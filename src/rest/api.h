@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "gantry/v1/controller.pb.h"
 #include "rest/http_server.h"
 #include "rest/json_out.h"
 #include "slurm/controller_client.h"
@@ -101,6 +102,10 @@ struct Call {
 // a permission refused, 409 for the wrong state, 429 for too many, 502 when gantryd is
 // unreachable, 500 otherwise.
 int HttpStatusOf(const Status& status);
+
+// A per-job refusal in a SignalJob/UpdateJob reply (its code is a gRPC code) as a Status whose
+// message is Slurm's text without the command's prefix ("Kill job error on job id 12: ").
+Status StatusOfJobError(const v1::JobError& error);
 
 }  // namespace gantry::rest
 

@@ -153,6 +153,8 @@ JsonOut& JsonOut::NoValUnset() { return Raw(R"({"set":false,"infinite":false,"nu
 JsonOut& JsonOut::NoValInfinite() { return Raw(R"({"set":false,"infinite":true,"number":0})"); }
 
 JsonOut& JsonOut::NoValDouble(double number) {
+  if (std::isnan(number)) return NoValUnset();
+  if (std::isinf(number)) return NoValInfinite();
   BeginObject().MemberBool("set", true).MemberBool("infinite", false).Key("number");
   return Double(number).EndObject();
 }

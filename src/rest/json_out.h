@@ -47,7 +47,7 @@ class JsonOut {
   JsonOut& NoValNumber(int64_t number);
   JsonOut& NoValUnset();
   JsonOut& NoValInfinite();
-  JsonOut& NoValDouble(double number);
+  JsonOut& NoValDouble(double number);  // NaN: unset; an infinity: infinite
 
   // Key(name) and the value, for the common members.
   JsonOut& Member(std::string_view name, std::string_view value) { return Key(name).String(value); }

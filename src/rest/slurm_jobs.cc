@@ -137,7 +137,8 @@ std::optional<uint32_t> JobIdOf(const Call& call, Reply& reply) {
 void Submit(Call& call, Reply& reply, bool allocation) {
   std::optional<nlohmann::json> body = Body(call, reply);
   if (body) {
-    if (!body->is_object() || body->contains("jobs")) {
+    if (!body->is_object() || body->contains("jobs") ||
+        (body->contains("job") && !(*body)["job"].is_object())) {
       reply.Fail(400, {"expected {\"job\": {...}} (heterogeneous jobs are not supported)", 9201,
                        "Invalid job description", "#"});
       body.reset();
@@ -275,17 +276,12 @@ void SignalJob(Call& call, Reply& reply) {
                       "slurm_kill_job");
   }
   for (const v1::JobError& error : signalled->errors()) {
-    const size_t colon = error.message().rfind(": ");
-    const std::string text =
-        colon == std::string::npos ? error.message() : error.message().substr(colon + 2);
-    const int number = slurm::SlurmErrno(text, StatusCode::kInternal);
+    const Status refused = StatusOfJobError(error);
+    const int number = slurm::SlurmErrno(refused.message(), refused.code());
     KillStatus(reply.out(),
                static_cast<uint32_t>(std::strtoul(error.job_id().c_str(), nullptr, 10)), number,
-               text, error.message());
-    reply.Fail(number == slurm::kEslurmInvalidJobId   ? 404
-               : number == slurm::kEslurmAccessDenied ? 403
-                                                      : 409,
-               {"Unable to signal JobId=" + error.job_id(), number, text, "slurm_kill_job"});
+               refused.message(), error.message());
+    reply.Fail(refused, "Unable to signal JobId=" + error.job_id(), "slurm_kill_job");
   }
   for (const uint32_t id : signalled->signalled()) KillStatus(reply.out(), id, 0, "", "");
   reply.out().EndArray();
@@ -355,17 +351,18 @@ void UpdateJob(Call& call, Reply& reply) {
   }
   const auto apply = [&](const v1::UpdateJobRequest& request) -> bool {
     Result<v1::UpdateJobReply> done = call.controller->UpdateJob(request);
-    if (!done.ok()) {
+    Status refused = done.status();
+    if (done.ok() && done->errors_size() > 0) refused = StatusOfJobError(done->errors(0));
+    if (!refused.ok()) {
       reply.out()
           .BeginObject()
           .MemberInt("job_id", *id)
           .Member("step_id", "")
-          .Member("error", done.status().message())
-          .MemberInt("error_code", slurm::SlurmErrno(done.status().message(), done.status().code()))
-          .Member("why", done.status().message())
+          .Member("error", refused.message())
+          .MemberInt("error_code", slurm::SlurmErrno(refused.message(), refused.code()))
+          .Member("why", refused.message())
           .EndObject();
-      reply.Fail(done.status(), "Unable to update JobId=" + std::to_string(*id),
-                 "slurm_update_job");
+      reply.Fail(refused, "Unable to update JobId=" + std::to_string(*id), "slurm_update_job");
       return false;
     }
     return true;
@@ -447,12 +444,10 @@ void SignalJobs(Call& call, Reply& reply) {
     return reply.Fail(signalled.status(), "Unable to signal jobs", "slurm_kill_jobs");
   }
   for (const v1::JobError& error : signalled->errors()) {
-    const size_t colon = error.message().rfind(": ");
-    const std::string text =
-        colon == std::string::npos ? error.message() : error.message().substr(colon + 2);
-    KillStatus(reply.out(),
-               static_cast<uint32_t>(std::strtoul(error.job_id().c_str(), nullptr, 10)),
-               slurm::SlurmErrno(text, static_cast<StatusCode>(0)), text, error.message());
+    const Status refused = StatusOfJobError(error);
+    KillStatus(
+        reply.out(), static_cast<uint32_t>(std::strtoul(error.job_id().c_str(), nullptr, 10)),
+        slurm::SlurmErrno(refused.message(), refused.code()), refused.message(), error.message());
   }
   for (const uint32_t id : signalled->signalled()) KillStatus(reply.out(), id, 0, "", "");
   reply.out().EndArray();

@@ -34,6 +34,9 @@ grpc::Status ToGrpcStatus(const Status& status) {
     case StatusCode::kInternal:
       code = grpc::StatusCode::INTERNAL;
       break;
+    case StatusCode::kUnauthenticated:
+      code = grpc::StatusCode::UNAUTHENTICATED;
+      break;
   }
   return {code, status.message()};
 }
@@ -66,6 +69,9 @@ Status FromGrpcCode(const grpc::Status& status) {
       break;
     case grpc::StatusCode::UNAVAILABLE:
       code = StatusCode::kUnavailable;
+      break;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      code = StatusCode::kUnauthenticated;
       break;
     default:
       break;

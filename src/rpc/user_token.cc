@@ -95,34 +95,34 @@ Result<TokenClaims> VerifyUserToken(const TokenKey& key, std::string_view token,
   const size_t first = token.find('.');
   const size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
   if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
-    return PermissionDenied("malformed token: expected three base64url parts joined by '.'");
+    return Unauthenticated("malformed token: expected three base64url parts joined by '.'");
   }
   const std::optional<nlohmann::json> header = DecodeObject(token.substr(0, first));
-  if (!header) return PermissionDenied("malformed token: its header is not a JSON object");
+  if (!header) return Unauthenticated("malformed token: its header is not a JSON object");
   const auto alg = header->find("alg");
   if (alg == header->end() || !alg->is_string()) {
-    return PermissionDenied("malformed token: its header names no algorithm");
+    return Unauthenticated("malformed token: its header names no algorithm");
   }
   if (*alg != "HS256") {
-    return PermissionDenied("token algorithm " + alg->get<std::string>() +
-                            " is not accepted (only HS256)");
+    return Unauthenticated("token algorithm " + alg->get<std::string>() +
+                           " is not accepted (only HS256)");
   }
   const std::optional<std::string> signature = Base64UrlDecode(token.substr(second + 1));
   const std::string expected = HmacSha256(key.bytes, token.substr(0, second));
   if (!signature || signature->size() != expected.size() ||
       CRYPTO_memcmp(signature->data(), expected.data(), expected.size()) != 0) {
-    return PermissionDenied("token signature does not match");
+    return Unauthenticated("token signature does not match");
   }
   const std::optional<nlohmann::json> payload =
       DecodeObject(token.substr(first + 1, second - first - 1));
-  if (!payload) return PermissionDenied("malformed token: its payload is not a JSON object");
+  if (!payload) return Unauthenticated("malformed token: its payload is not a JSON object");
   TokenClaims claims{};
   for (const auto& [name, field] :
        {std::pair{"exp", &claims.expires_at}, std::pair{"iat", &claims.issued_at}}) {
     const auto value = payload->find(name);
     if (value == payload->end() || !value->is_number_integer()) {
-      return PermissionDenied(std::string("malformed token: claim \"") + name +
-                              "\" is missing or not an integer");
+      return Unauthenticated(std::string("malformed token: claim \"") + name +
+                             "\" is missing or not an integer");
     }
     *field = value->get<int64_t>();
   }
@@ -134,10 +134,10 @@ Result<TokenClaims> VerifyUserToken(const TokenKey& key, std::string_view token,
     }
   }
   if (claims.user.empty()) {
-    return PermissionDenied("malformed token: it names no user (claim \"sun\")");
+    return Unauthenticated("malformed token: it names no user (claim \"sun\")");
   }
   if (claims.expires_at <= now) {
-    return PermissionDenied("token expired at " + std::to_string(claims.expires_at));
+    return Unauthenticated("token expired at " + std::to_string(claims.expires_at));
   }
   return claims;
 }

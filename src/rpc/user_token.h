@@ -43,7 +43,7 @@ struct TokenClaims {
 std::string SignUserToken(const TokenKey& key, const TokenClaims& claims);
 
 // The claims of `token` if it is well formed, signed with `key` and not expired at `now`.
-// PermissionDenied with the reason otherwise ("malformed token", "token signature does not
+// Unauthenticated with the reason otherwise ("malformed token", "token signature does not
 // match", "token expired at <t>", "token algorithm RS256 is not accepted", ...).
 Result<TokenClaims> VerifyUserToken(const TokenKey& key, std::string_view token, int64_t now);
 

@@ -50,13 +50,13 @@ TEST(UserTokenTest, VerifiesItsClaims) {
 
 TEST(UserTokenTest, RefusesAnExpiredToken) {
   Result<TokenClaims> claims = VerifyUserToken(ReferenceKey(), kReferenceToken, 2000000000);
-  EXPECT_EQ(claims.status(), PermissionDenied("token expired at 2000000000"));
+  EXPECT_EQ(claims.status(), Unauthenticated("token expired at 2000000000"));
 }
 
 TEST(UserTokenTest, RefusesAnotherKeysToken) {
   const TokenKey other = TokenKeyOf(ClusterKey{std::string(32, 'x')});
   EXPECT_EQ(VerifyUserToken(other, kReferenceToken, kNow).status(),
-            PermissionDenied("token signature does not match"));
+            Unauthenticated("token signature does not match"));
 }
 
 TEST(UserTokenTest, RefusesAChangedPayload) {
@@ -65,7 +65,7 @@ TEST(UserTokenTest, RefusesAChangedPayload) {
   const std::string token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + payload +
                             ".7wSA8EHP4rJ91hh5npZ4MccxJzUaC3NQ1jt1TWJREGg";
   EXPECT_EQ(VerifyUserToken(ReferenceKey(), token, kNow).status(),
-            PermissionDenied("token signature does not match"));
+            Unauthenticated("token signature does not match"));
 }
 
 TEST(UserTokenTest, RefusesAnyAlgorithmButHs256) {
@@ -73,16 +73,16 @@ TEST(UserTokenTest, RefusesAnyAlgorithmButHs256) {
   EXPECT_EQ(VerifyUserToken(ReferenceKey(),
                             Base64UrlEncode(R"({"alg":"none"})") + "." + payload + ".", kNow)
                 .status(),
-            PermissionDenied("token algorithm none is not accepted (only HS256)"));
+            Unauthenticated("token algorithm none is not accepted (only HS256)"));
   // Even signed with the right key, another algorithm's name is refused.
   EXPECT_EQ(
       VerifyUserToken(ReferenceKey(), SignRaw(ReferenceKey(), R"({"alg":"HS512"})", "{}"), kNow)
           .status(),
-      PermissionDenied("token algorithm HS512 is not accepted (only HS256)"));
+      Unauthenticated("token algorithm HS512 is not accepted (only HS256)"));
   EXPECT_EQ(VerifyUserToken(ReferenceKey(),
                             Base64UrlEncode(R"({"typ":"JWT"})") + "." + payload + ".x", kNow)
                 .status(),
-            PermissionDenied("malformed token: its header names no algorithm"));
+            Unauthenticated("malformed token: its header names no algorithm"));
 }
 
 TEST(UserTokenTest, NamesWhatIsMalformed) {
@@ -104,15 +104,15 @@ TEST(UserTokenTest, NamesWhatIsMalformed) {
            {R"([1,2])", "malformed token: its payload is not a JSON object"},
        }) {
     EXPECT_EQ(VerifyUserToken(key, SignRaw(key, kHs256, c.payload), kNow).status(),
-              PermissionDenied(c.error))
+              Unauthenticated(c.error))
         << c.payload;
   }
   EXPECT_EQ(VerifyUserToken(key, "abc", kNow).status(),
-            PermissionDenied("malformed token: expected three base64url parts joined by '.'"));
+            Unauthenticated("malformed token: expected three base64url parts joined by '.'"));
   EXPECT_EQ(VerifyUserToken(key, "a.b.c.d", kNow).status(),
-            PermissionDenied("malformed token: expected three base64url parts joined by '.'"));
+            Unauthenticated("malformed token: expected three base64url parts joined by '.'"));
   EXPECT_EQ(VerifyUserToken(key, "!!.b.c", kNow).status(),
-            PermissionDenied("malformed token: its header is not a JSON object"));
+            Unauthenticated("malformed token: its header is not a JSON object"));
 }
 
 TEST(UserTokenTest, AcceptsTheUsernameClaim) {

@@ -45,6 +45,8 @@ int SlurmErrno(std::string_view message, StatusCode code) {
       return kEslurmAlreadyDone;
     case StatusCode::kUnavailable:
       return kEslurmConnect;
+    case StatusCode::kUnauthenticated:
+      return kEslurmAuthFailure;
     default:
       return kSlurmError;
   }

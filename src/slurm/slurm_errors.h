@@ -27,12 +27,13 @@ inline constexpr char kInvalidPartition[] = "Invalid partition name specified";
 inline constexpr int kSlurmError = -1;
 inline constexpr int kEslurmConnect = 1800;  // SLURMCTLD_COMMUNICATIONS_CONNECTION_ERROR
 inline constexpr int kEslurmAccessDenied = 2002;
+inline constexpr int kEslurmAuthFailure = 1007;  // SLURM_PROTOCOL_AUTHENTICATION_ERROR
 inline constexpr int kEslurmInvalidJobId = 2017;
 inline constexpr int kEslurmAlreadyDone = 2021;
 
 // The Slurm error number of an error text, or, for an unknown text, one derived from the status
 // code (permission denied 2002, not found 2017, failed precondition 2021, unavailable 1800,
-// anything else SLURM_ERROR = -1).
+// unauthenticated 1007, anything else SLURM_ERROR = -1).
 int SlurmErrno(std::string_view message, StatusCode code);
 
 }  // namespace gantry::slurm

@@ -260,7 +260,7 @@ Frame ReplyFrame(const Status& status, std::string reply) {
 }
 
 StatusCode ReplyCode(uint8_t tag) {
-  if (tag > static_cast<uint8_t>(StatusCode::kInternal)) return StatusCode::kInternal;
+  if (tag > static_cast<uint8_t>(StatusCode::kUnauthenticated)) return StatusCode::kInternal;
   return static_cast<StatusCode>(tag);
 }
 

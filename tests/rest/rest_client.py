@@ -71,10 +71,6 @@ def validate(method, path, status, body):
     jsonschema.Draft4Validator(schema, resolver=_RESOLVER).validate(body)
 
 
-def validate_request(schema_name, body):
-    schema = {"$ref": "#/components/schemas/" + schema_name}
-    jsonschema.Draft4Validator(schema, resolver=_RESOLVER).validate(body)
-
 
 class UnixHTTPConnection(http.client.HTTPConnection):
     def __init__(self, path, timeout=60):
@@ -87,6 +83,10 @@ class UnixHTTPConnection(http.client.HTTPConnection):
         self.sock.connect(self._path)
 
 
+# (method, spec path) pairs whose answers were validated, by every client of this process.
+CHECKED = set()
+
+
 class Client:
     """base: "unix:/path" or an http(s) URL. token/user: sent as X-SLURM-USER-TOKEN/NAME
     (bearer=True: as Authorization: Bearer). Every answer is checked against the spec unless
@@ -94,7 +94,6 @@ class Client:
 
     def __init__(self, base, token=None, user=None, bearer=False, cafile=None):
         self.base, self.token, self.user, self.bearer, self.cafile = base, token, user, bearer, cafile
-        self.checked = set()  # (method, spec path) pairs whose answers were validated
 
     def _connection(self):
         if self.base.startswith("unix:"):
@@ -130,7 +129,7 @@ class Client:
         doc = json.loads(data)
         if check:
             validate(method, path, status, doc)
-            self.checked.add((method, spec_path_of(method, path)[0]))
+            CHECKED.add((method, spec_path_of(method, path)[0]))
         return status, doc
 
     def get(self, path, **kw):

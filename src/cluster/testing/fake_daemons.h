@@ -9,6 +9,8 @@
 // Fake agent (`--node N --controller ADDR ... --spool DIR/spool/N`): writes the start
 // time (unix seconds) to its spool's "registered" file, then waits for SIGTERM. It exits at once
 // when DIR/fake-agent-N-fails exists.
+// Fake gantry-restd (`--conf ... --url-file F ...`): writes F (a made-up https URL), then
+// waits for SIGTERM.
 // FakeController::GetNodes lists each node with a "registered" file as registered at that time.
 #ifndef GANTRY_CLUSTER_TESTING_FAKE_DAEMONS_H_
 #define GANTRY_CLUSTER_TESTING_FAKE_DAEMONS_H_
@@ -53,11 +55,21 @@ date +%s > "$spool/registered"
 while :; do sleep 1 & child=$!; wait $child; done
 )SH";
 
-// Writes the two fake daemons into `bin_dir` (created), executable.
+inline constexpr char kFakeRestd[] = R"SH(#!/bin/sh
+echo "fake gantry-restd starting: $*"
+url_file=""
+while [ $# -gt 0 ]; do [ "$1" = --url-file ] && url_file="$2"; shift; done
+trap 'echo "fake gantry-restd: SIGTERM"; kill $child 2>/dev/null; exit 0' TERM
+echo "https://localhost:$(( $$ % 20000 + 40000 ))" > "$url_file"
+while :; do sleep 1 & child=$!; wait $child; done
+)SH";
+
+// Writes the fake daemons into `bin_dir` (created), executable.
 inline void WriteFakeDaemons(const std::string& bin_dir) {
   std::filesystem::create_directories(bin_dir);
   for (const auto& [name, text] :
-       {std::pair{"gantryd", kFakeGantryd}, std::pair{"gantry-agent", kFakeAgent}}) {
+       {std::pair{"gantryd", kFakeGantryd}, std::pair{"gantry-agent", kFakeAgent},
+        std::pair{"gantry-restd", kFakeRestd}}) {
     const std::string path = bin_dir + "/" + name;
     std::ofstream(path) << text;
     chmod(path.c_str(), 0755);
