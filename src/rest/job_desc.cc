@@ -181,7 +181,7 @@ class Translator {
 
   // Applies option `id` with `text`, reporting sbatch's error under the member's name.
   void Apply(const std::string& name, int id, const std::optional<std::string>& text) {
-    if (!text) return;
+    if (!text || text->empty()) return;  // an unset number: as if not given
     const OptionResult applied =
         ApplySbatchOption(&options_, id, *text, ctx_.now,
                           ctx_.time_zone != nullptr ? *ctx_.time_zone : TimeZone::Utc());
