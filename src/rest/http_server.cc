@@ -37,22 +37,31 @@ MHD_Result CollectQuery(void* cls, MHD_ValueKind /*kind*/, const char* key, cons
   return MHD_YES;
 }
 
-void FreeString(void* cls) { delete static_cast<std::string*>(cls); }
+void FreeResponse(void* cls) { delete static_cast<HttpResponse*>(cls); }
 
 MHD_Result Send(MHD_Connection* connection, HttpResponse response) {
-  auto* body = new std::string(std::move(response.body));
-  MHD_Response* reply = MHD_create_response_from_buffer_with_free_callback_cls(
-      body->size(), body->data(), &FreeString, body);
+  // The response lives until MHD has sent it: its strings are sent where they are.
+  auto* kept = new HttpResponse(std::move(response));
+  std::vector<MHD_IoVec> pieces;
+  pieces.reserve(kept->pieces.size() + 1);
+  if (!kept->body.empty()) pieces.push_back({kept->body.data(), kept->body.size()});
+  for (const std::string& piece : kept->pieces) {
+    if (!piece.empty()) pieces.push_back({piece.data(), piece.size()});
+  }
+  MHD_Response* reply = MHD_create_response_from_iovec(
+      pieces.data(), static_cast<unsigned>(pieces.size()), &FreeResponse, kept);
   if (reply == nullptr) {
-    delete body;
+    delete kept;
     return MHD_NO;
   }
-  MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE, response.content_type.c_str());
-  for (const auto& [name, value] : response.headers) {
+  const HttpResponse& response_kept = *kept;
+  MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE,
+                          response_kept.content_type.c_str());
+  for (const auto& [name, value] : response_kept.headers) {
     MHD_add_response_header(reply, name.c_str(), value.c_str());
   }
   const MHD_Result queued =
-      MHD_queue_response(connection, static_cast<unsigned>(response.status), reply);
+      MHD_queue_response(connection, static_cast<unsigned>(response_kept.status), reply);
   MHD_destroy_response(reply);
   return queued;
 }
@@ -127,15 +136,16 @@ struct HttpServer::Listener {
                                "text/plain",
                                "request body over " +
                                    std::to_string(self->server->max_body_bytes_) + " bytes\n",
+                               {},
                                {}});
     }
     HttpResponse response;
     try {
       response = self->server->handler_(pending->request);
     } catch (const std::exception& e) {
-      response = {500, "text/plain", std::string("internal error: ") + e.what() + "\n", {}};
+      response = {500, "text/plain", std::string("internal error: ") + e.what() + "\n", {}, {}};
     } catch (...) {
-      response = {500, "text/plain", "internal error\n", {}};
+      response = {500, "text/plain", "internal error\n", {}, {}};
     }
     return Send(connection, std::move(response));
   }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "wire/unix_socket.h"
@@ -44,6 +45,8 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::map<std::string, std::string> headers;
+  // A large body in pieces, sent one after another without being joined (after `body`).
+  std::vector<std::string> pieces;
 };
 
 class HttpServer {

@@ -29,6 +29,35 @@ JsonOut& JsonOut::EndObject() {
   return *this;
 }
 
+JsonOut& JsonOut::BeginList() {
+  first_.push_back(true);
+  return *this;
+}
+
+void JsonOut::Splice(std::string piece) {
+  done_.push_back(std::move(out_));
+  out_ = std::string();
+  done_.push_back(std::move(piece));
+}
+
+std::string JsonOut::Take() {
+  if (done_.empty()) return std::move(out_);
+  std::string all;
+  for (const std::string& piece : done_) all += piece;
+  all += out_;
+  done_.clear();
+  out_.clear();
+  return all;
+}
+
+std::vector<std::string> JsonOut::TakePieces() {
+  std::vector<std::string> pieces = std::move(done_);
+  pieces.push_back(std::move(out_));
+  done_.clear();
+  out_.clear();
+  return pieces;
+}
+
 JsonOut& JsonOut::BeginArray() {
   BeforeValue();
   out_ += '[';

@@ -26,6 +26,13 @@ class JsonOut {
   JsonOut& BeginArray();
   JsonOut& EndArray();
   JsonOut& Key(std::string_view name);
+  // The elements of an array whose brackets someone else writes: commas only (a part of a
+  // listing made on its own thread, spliced between the brackets later).
+  JsonOut& BeginList();
+  JsonOut& EndList() {
+    first_.pop_back();
+    return *this;
+  }
 
   JsonOut& String(std::string_view value);
   JsonOut& Int(int64_t value);
@@ -61,14 +68,22 @@ class JsonOut {
   // A string array member from a comma-separated list ("" gives []).
   JsonOut& MemberCsvArray(std::string_view name, std::string_view csv);
 
+  // Ends the current piece of text and adds `piece` (JSON text made elsewhere, e.g. another
+  // JsonOut's) as the next one, without copying it; writing goes on in a new piece.
+  void Splice(std::string piece);
+
+  // The text written since the last Splice.
   std::string& text() { return out_; }
-  std::string Take() { return std::move(out_); }
+  // All the text, in one string (copies pieces spliced in) or as its pieces (copies nothing).
+  std::string Take();
+  std::vector<std::string> TakePieces();
   void Reserve(size_t bytes) { out_.reserve(bytes); }
 
  private:
   void BeforeValue();
   void Quoted(std::string_view value);  // the escaped string in quotes
 
+  std::vector<std::string> done_;  // pieces before out_
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written in it yet
   bool after_key_ = false;

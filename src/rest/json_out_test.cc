@@ -52,5 +52,19 @@ TEST(JsonOutTest, ARawValueTakesItsPlaceAmongMembers) {
   EXPECT_EQ(out.text(), R"({"a":1,"jobs":[1,2],"b":2})");
 }
 
+TEST(JsonOutTest, SplicedPiecesGoOutAsTheyAre) {
+  JsonOut part;
+  part.BeginList().Int(1).Int(2).EndList();
+  JsonOut out;
+  out.BeginObject().Key("jobs").RawValue() += '[';
+  out.Splice(std::move(part.text()));
+  out.text() += ']';
+  out.MemberInt("n", 2).EndObject();
+  const std::vector<std::string> pieces = out.TakePieces();
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_EQ(pieces[0] + pieces[1] + pieces[2], R"({"jobs":[1,2],"n":2})");
+  EXPECT_EQ(pieces[1], "1,2");
+}
+
 }  // namespace
 }  // namespace gantry::rest

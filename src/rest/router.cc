@@ -95,7 +95,7 @@ HttpResponse Refusal(const Call& call, int status, const std::string& descriptio
   JsonOut out;
   out.BeginObject();
   CloseEnvelope(call, nullptr, reply, out);
-  return {status, "application/json", out.Take(), {}};
+  return {status, "application/json", out.Take(), {}, {}};
 }
 
 // Who the caller is, as a transport to gantryd acting for them; an error (401) otherwise.
@@ -174,7 +174,9 @@ HttpResponse Router::Handle(const HttpRequest& request) const {
   if (reply.raw()) return std::move(*reply.raw());
   JsonOut& out = reply.out();
   CloseEnvelope(call, route, reply, out);
-  return {reply.status(), "application/json", out.Take(), {}};
+  HttpResponse response{reply.status(), "application/json", "", {}, {}};
+  response.pieces = out.TakePieces();
+  return response;
 }
 
 std::string OpenapiDocument(const std::vector<Route>& routes) {

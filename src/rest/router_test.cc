@@ -26,7 +26,9 @@ class RouterTest : public ::testing::Test {
     request.path = path;
     request.peer = peer;
     request.headers = std::move(headers);
-    return router_.Handle(request);
+    HttpResponse response = router_.Handle(request);
+    for (const std::string& piece : response.pieces) response.body += piece;  // as sent
+    return response;
   }
   static wire::PeerIdentity Self() { return {getuid(), getgid(), getpid()}; }
 

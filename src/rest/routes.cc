@@ -29,7 +29,7 @@ void Ping(Call& call, Reply& reply) {
 }
 
 void Openapi(Call& /*call*/, Reply& reply) {
-  reply.SetRaw({200, "application/json", OpenapiDocument(Routes()), {}});
+  reply.SetRaw({200, "application/json", OpenapiDocument(Routes()), {}, {}});
 }
 
 #define SLURM "/slurm/v0.0.42"
