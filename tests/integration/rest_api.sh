@@ -5,7 +5,9 @@
 # every answer validated against the real spec. Skipped (77) when not root.
 # usage: rest_api.sh BIN_DIR SOURCE_ROOT
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root to create users"; exit 77; }
-python3 -c 'import jsonschema' 2>/dev/null || { echo "SKIP: python3-jsonschema missing"; exit 77; }
+# Debian's python3, where scripts/setup installs python3-jsonschema and python3-jwt.
+PY=/usr/bin/python3
+$PY -c 'import jsonschema' 2>/dev/null || { echo "SKIP: python3-jsonschema missing"; exit 77; }
 source "$(dirname "$0")/lib.sh" "$@"
 u1=grest$$a
 u2=grest$$b
@@ -19,7 +21,7 @@ chown "$u2" "$WORK/$u2"
 sacctmgr -i add account ml >/dev/null || fail "add account"
 sacctmgr -i add user "$u1" account=ml >/dev/null || fail "add user $u1"
 sacctmgr -i add user "$u2" account=ml >/dev/null || fail "add user $u2"
-python3 "$SRC/tests/rest/rest_api_test.py" "$STATE" "$WORK" "$u1" "$u2" || fail "rest_api_test.py"
+$PY "$SRC/tests/rest/rest_api_test.py" "$STATE" "$WORK" "$u1" "$u2" || fail "rest_api_test.py"
 # The daemon lived through all of it.
 gantry status --state-dir "$STATE" | grep -q "^gantry-restd .*running" || fail "gantry-restd died"
 echo PASS

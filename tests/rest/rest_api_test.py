@@ -155,6 +155,48 @@ class Workflow(unittest.TestCase):
         self.assertEqual(job["name"], "ExampleJob")
 
 
+def token_key():
+    """The cluster's token key, as gantryd derives it (rpc/user_token.h)."""
+    import hashlib
+    import hmac
+    cluster_key = bytes.fromhex(read(os.path.join(STATE, "cluster.key")))
+    return hmac.new(cluster_key, b"gantry user token v1", hashlib.sha256).digest()
+
+
+class Interop(unittest.TestCase):
+    """Tokens are plain HS256 JWTs: a standard library (PyJWT, Debian's python3-jwt) reads
+    scontrol's and makes ones gantryd accepts."""
+
+    def setUp(self):
+        try:
+            import jwt  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-jwt is not installed")
+
+    def test_pyjwt_reads_scontrol_tokens(self):
+        import jwt
+        claims = jwt.decode(token(USER1, "lifespan=600"), token_key(), algorithms=["HS256"])
+        self.assertEqual(claims["sun"], USER1)
+        self.assertEqual(claims["exp"] - claims["iat"], 600)
+        with self.assertRaises(jwt.InvalidSignatureError):
+            jwt.decode(token(USER1), b"another key", algorithms=["HS256"])
+
+    def test_gantryd_accepts_pyjwt_tokens_and_refuses_alg_none(self):
+        import jwt
+        now = int(time.time())
+        made = jwt.encode({"iat": now, "exp": now + 60, "username": USER2}, token_key(),
+                          algorithm="HS256")
+        status, doc = rc.Client(URL, token=made, cafile=CA).post(
+            V + "/job/submit", job_desc(USER2, "#!/bin/sh\ntrue\n"))
+        self.assertEqual(status, 200, doc["errors"])
+        self.assertEqual(wait_job(client(USER2), doc["job_id"], ["COMPLETED"])["user_name"], USER2)
+        unsigned = jwt.encode({"iat": now, "exp": now + 60, "sun": "root"}, None, algorithm="none")
+        status, doc = rc.Client(URL, token=unsigned, cafile=CA).call("GET", V + "/jobs",
+                                                                     check=False)
+        self.assertEqual(status, 401)
+        self.assertIn("algorithm none is not accepted", doc["errors"][0]["error"])
+
+
 class Errors(unittest.TestCase):
 
     def test_bad_job_descriptions_name_the_field(self):
@@ -286,7 +328,7 @@ class Auth(unittest.TestCase):
         probe = ("import sys, json; sys.path.insert(0, %r); import rest_client as rc; "
                  "s, d = rc.Client(%r).call('GET', %r, check=False); print(s)"
                  % (os.path.dirname(os.path.abspath(__file__)), SOCKET, V + "/jobs"))
-        out = as_user(USER2, "python3", "-c", probe)
+        out = as_user(USER2, sys.executable, "-c", probe)
         self.assertEqual(out.stdout.strip(), "401", out.stderr)
 
 
@@ -384,7 +426,7 @@ class Coverage(unittest.TestCase):
 if __name__ == "__main__":
     suite = unittest.TestSuite()
     loader = unittest.TestLoader()
-    for case in (Workflow, Errors, Auth, Operators, Coverage):
+    for case in (Workflow, Interop, Errors, Auth, Operators, Coverage):
         suite.addTests(loader.loadTestsFromTestCase(case))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)
