@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string_view>
 
 namespace gantry::rest {
@@ -233,7 +234,22 @@ std::string OpenapiDocument(const std::vector<Route>& routes) {
     }
     out.EndObject();
   }
+  out.EndObject();  // paths
+  // Each response schema the routes name, as a reference to slurmrestd's own: the answers
+  // follow its v0.0.42 document (tests/rest validates them against it).
+  std::set<std::string> schemas;
+  for (const Route& route : routes) schemas.insert(route.response_schema);
+  out.Key("components").BeginObject().Key("schemas").BeginObject();
+  for (const std::string& schema : schemas) {
+    out.Key(std::string(kApiVersion) + "_" + schema)
+        .BeginObject()
+        .Member("type", "object")
+        .Member("description", "slurmrestd's " + std::string(kApiVersion) + "_" + schema +
+                                   " (https://slurm.schedmd.com/rest_api.html)")
+        .EndObject();
+  }
   out.EndObject().EndObject();
+  out.EndObject();
   return out.Take();
 }
 

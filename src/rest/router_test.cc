@@ -87,6 +87,15 @@ TEST_F(RouterTest, TheOpenapiDocumentListsTheRouteTable) {
   EXPECT_EQ(operations, Routes().size());
   EXPECT_EQ(doc["paths"]["/slurm/v0.0.42/job/{job_id}"]["delete"]["operationId"],
             "slurm_v0042_delete_job");
+  // Every reference resolves within the document.
+  for (const auto& [path, ops] : doc["paths"].items()) {
+    for (const auto& [method, op] : ops.items()) {
+      const std::string ref =
+          op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"];
+      const std::string name = ref.substr(ref.rfind('/') + 1);
+      EXPECT_TRUE(doc["components"]["schemas"].contains(name)) << path << " " << method;
+    }
+  }
 }
 
 TEST_F(RouterTest, AnUnknownJobIs404WithSlurmsText) {
