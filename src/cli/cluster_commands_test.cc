@@ -288,8 +288,8 @@ TEST_F(ClusterCommandsTest, EnvPointsTheCommandsAtTheCluster) {
             "export GANTRY_CONF=" + dir + "/gantry.conf\nexport GANTRY_STATE_DIR=" + dir + "\n");
   r = Gantry({"env", "--unset"});
   EXPECT_EQ(r.out,
-            "unset GANTRY_CONF GANTRY_STATE_DIR GANTRY_REST_URL GANTRY_REST_CA\nexport "
-            "PATH=/usr/bin\n");
+            "unset GANTRY_CONF GANTRY_STATE_DIR GANTRY_REST_URL GANTRY_REST_CA "
+            "GANTRY_METRICS_URL\nexport PATH=/usr/bin\n");
   setenv("PATH", saved_path.c_str(), 1);
 }
 

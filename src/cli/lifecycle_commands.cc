@@ -1,6 +1,7 @@
 #include "cli/lifecycle_commands.h"
 
 #include <algorithm>
+#include <fstream>
 #include <ostream>
 
 #include "cli/cluster_flags.h"
@@ -201,7 +202,7 @@ int Env(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const std::string& bin = env.self_dir;
   const std::string first_in_path = env.path.substr(0, env.path.find(':'));
   if (flags.unset) {
-    out << "unset GANTRY_CONF GANTRY_STATE_DIR GANTRY_REST_URL GANTRY_REST_CA\n";
+    out << "unset GANTRY_CONF GANTRY_STATE_DIR GANTRY_REST_URL GANTRY_REST_CA GANTRY_METRICS_URL\n";
     if (!bin.empty() && first_in_path == bin) {
       const size_t colon = env.path.find(':');
       out << "export PATH="
@@ -220,6 +221,12 @@ int Env(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (const std::optional<std::string> url = cluster::ReadRestUrl(*dir)) {
     out << "export GANTRY_REST_URL=" << ShellQuote(*url) << "\n";
     out << "export GANTRY_REST_CA=" << ShellQuote(tls::TlsPaths{dir->tls()}.ca_cert()) << "\n";
+  }
+  // gantryd's metrics (OpenMetrics over HTTP on loopback), once it runs.
+  std::ifstream metrics(dir->metrics_url_file());
+  std::string metrics_url;
+  if (metrics && std::getline(metrics, metrics_url) && !metrics_url.empty()) {
+    out << "export GANTRY_METRICS_URL=" << ShellQuote(metrics_url + "/metrics") << "\n";
   }
   return 0;
 }

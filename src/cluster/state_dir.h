@@ -43,8 +43,9 @@ class StateDir {
   std::string home() const { return dir_ + "/home"; }
   std::string gantryd_pid() const { return run() + "/gantryd.pid"; }
   std::string gantryd_log() const { return logs() + "/gantryd.log"; }
-  std::string restd_socket() const { return run() + "/restd.sock"; }   // gantry-restd, local
-  std::string restd_url_file() const { return run() + "/restd.url"; }  // its HTTPS URL
+  std::string metrics_url_file() const { return run() + "/metrics.url"; }  // gantryd's /metrics
+  std::string restd_socket() const { return run() + "/restd.sock"; }       // gantry-restd, local
+  std::string restd_url_file() const { return run() + "/restd.url"; }      // its HTTPS URL
   std::string restd_pid() const { return run() + "/restd.pid"; }
   std::string restd_log() const { return logs() + "/restd.log"; }
   std::string agent_pid(std::string_view node) const;

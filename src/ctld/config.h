@@ -43,6 +43,7 @@ struct ControllerConfig {
   uint32_t snapshot_every = 20000;  // events between snapshots
   uid_t slurm_user_uid = 0;         // the controller's own uid: an operator, like root
   std::string conf_path;            // GANTRY_CONF value the jobs see
+  std::string store_path;           // the SQLite store's file ("" for PostgreSQL), for /metrics
   // The key user tokens are signed with (from the cluster key); none: `scontrol token` and
   // calls carrying a token are refused.
   std::optional<rpc::TokenKey> token_key;

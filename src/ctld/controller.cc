@@ -330,7 +330,12 @@ std::unique_ptr<store::PendingWrite> Controller::CommitLocked(
 }
 
 Status Controller::Finish(std::unique_ptr<store::PendingWrite> pending, AfterCommit after) {
+  const auto start = std::chrono::steady_clock::now();
   Result<std::vector<uint64_t>> seqs = pending->Wait();
+  commit_latency_.Observe(
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::steady_clock::now() - start)
+                                .count()));
   if (!seqs.ok()) {
     // The state in memory may now be ahead of the disk; the controller cannot go on safely.
     Log("fatal: the store failed a commit: " + seqs.status().ToString());

@@ -24,6 +24,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -45,6 +46,7 @@
 #include "gantry/v1/agent.pb.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
+#include "metrics/histogram.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
 #include "state/cluster_state.h"
@@ -132,6 +134,11 @@ class Controller {
   DiagStats& stats() { return stats_; }
   // scontrol token, and the users of calls that carry a token (ctld/user_tokens.h).
   const UserTokens& tokens() const { return tokens_; }
+  // OpenMetrics text of one of Slurm 25.11's endpoints ("jobs", "nodes", "partitions",
+  // "scheduler", "jobs-users-accts"; "" = all of them) and Gantry's own figures with the
+  // scheduler's (commit latency, store size). NotFound for another name. Takes the lock shared,
+  // as a listing does.
+  Result<std::string> Metrics(std::string_view endpoint) const;
 
   // Node agents.
   Result<v1::RegisterReply> Register(const Caller& caller, const v1::RegisterRequest& request);
@@ -263,6 +270,8 @@ class Controller {
   const Clock* const clock_;
   AgentLink* const agents_;
   const UserTokens tokens_;
+  // How long each commit took to be durable (Finish's wait), for /metrics.
+  mutable metrics::LatencyHistogram commit_latency_;
 
   // The pass holds it exclusively, giving way to waiting requests (RunOnce's PassYield).
   mutable WaitedMutex mu_;

@@ -272,6 +272,26 @@ TEST_F(ControllerTest, ACallInATokenEnvelopeIsMadeAsTheTokensUser) {
             InvalidArgument("AsUser: method 100 is not a controller method"));
 }
 
+TEST_F(ControllerTest, MetricsServeSlurmsEndpointsAndTimeTheCommits) {
+  Submit(kAlice);
+  Result<std::string> all = controller_->Metrics("");
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_NE(all->find("\nslurm_nodes 3\n"), std::string::npos) << *all;
+  EXPECT_NE(all->find("\nslurm_jobs_pending 1\n"), std::string::npos);
+  // The submission's commit, and recovery's before it.
+  EXPECT_NE(all->find("\ngantry_commit_seconds_count 2\n"), std::string::npos) << *all;
+  EXPECT_NE(all->find("\ngantry_jobs_submitted_total 1\n"), std::string::npos);
+  EXPECT_TRUE(all->ends_with("# EOF\n"));
+  EXPECT_EQ(all->find("slurm_user_jobs_pending"), std::string::npos);  // only when asked
+  Result<std::string> users = controller_->Metrics("jobs-users-accts");
+  ASSERT_TRUE(users.ok());
+  EXPECT_NE(users->find("slurm_user_jobs_pending{username="), std::string::npos);
+  Result<std::string> nodes = controller_->Metrics("nodes");
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ(nodes->find("slurm_jobs"), std::string::npos);
+  EXPECT_EQ(controller_->Metrics("secrets").status().code(), StatusCode::kNotFound);
+}
+
 TEST_F(ControllerTest, AFailedCommitStopsTheControllerBeforeItAnswers) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   // The restart's recovery commits once (the configuration); then the submission.

@@ -36,26 +36,35 @@ DiagStats::Call::~Call() {
   Tally& user = stats_->by_user_[uid_];
   ++user.count;
   user.usec += usec;
+  std::unique_ptr<metrics::LatencyHistogram>& latency = stats_->latency_[type_];
+  if (latency == nullptr) latency = std::make_unique<metrics::LatencyHistogram>();
+  latency->Observe(usec);
 }
 
 void DiagStats::CountEvent(const v1::Event& event) {
   using model::JobBaseState;
   MutexLock lock(mu_);
-  if (event.has_job_submitted()) {
-    counters_.set_jobs_submitted(counters_.jobs_submitted() + 1);
-  } else if (event.has_job_started()) {
-    counters_.set_jobs_started(counters_.jobs_started() + 1);
-  } else if (event.has_job_ended()) {
-    switch (static_cast<JobBaseState>(event.job_ended().state())) {
-      case JobBaseState::kCancelled:
-        counters_.set_jobs_canceled(counters_.jobs_canceled() + 1);
-        break;
-      case JobBaseState::kNodeFail:
-      case JobBaseState::kBootFail:
-        counters_.set_jobs_failed(counters_.jobs_failed() + 1);
-        break;
-      default:
-        counters_.set_jobs_completed(counters_.jobs_completed() + 1);
+  if ((event.has_job_requeued() && event.job_requeued().preempted()) ||
+      (event.has_job_suspended() && event.job_suspended().preemptor() != 0)) {
+    ++preemptions_;
+  }
+  for (v1::GetStatsReply* c : {&counters_, &totals_}) {
+    if (event.has_job_submitted()) {
+      c->set_jobs_submitted(c->jobs_submitted() + 1);
+    } else if (event.has_job_started()) {
+      c->set_jobs_started(c->jobs_started() + 1);
+    } else if (event.has_job_ended()) {
+      switch (static_cast<JobBaseState>(event.job_ended().state())) {
+        case JobBaseState::kCancelled:
+          c->set_jobs_canceled(c->jobs_canceled() + 1);
+          break;
+        case JobBaseState::kNodeFail:
+        case JobBaseState::kBootFail:
+          c->set_jobs_failed(c->jobs_failed() + 1);
+          break;
+        default:
+          c->set_jobs_completed(c->jobs_completed() + 1);
+      }
     }
   }
 }
@@ -121,6 +130,81 @@ void DiagStats::Fill(const Call* self, v1::GetStatsReply* reply) const {
   };
   add(by_type_, reply->mutable_rpc_types());
   add(by_user_, reply->mutable_rpc_users());
+}
+
+void DiagStats::WriteMetrics(metrics::MetricsText* out) const {
+  v1::GetStatsReply s;
+  Fill(nullptr, &s);
+  const auto mean = [](uint64_t sum, uint64_t count) {
+    return count == 0 ? 0.0 : static_cast<double>(sum / count);
+  };
+  struct Figure {
+    const char* name;
+    const char* help;
+    double value;
+  };
+  const Figure figures[] = {
+      {"slurm_schedule_cycle_cnt", "Scheduling cycles (sdiag: Total cycles).",
+       double(s.schedule_cycle_counter())},
+      {"slurm_schedule_cycle_depth", "Jobs the cycles looked at, summed.",
+       double(s.schedule_cycle_depth())},
+      {"slurm_schedule_cycle_last", "The last cycle's time, microseconds.",
+       double(s.schedule_cycle_last())},
+      {"slurm_schedule_cycle_max", "The longest cycle, microseconds.",
+       double(s.schedule_cycle_max())},
+      {"slurm_schedule_cycle_tot", "The cycles' time, summed, microseconds.",
+       double(s.schedule_cycle_sum())},
+      {"slurm_schedule_queue_len", "Jobs the last cycle could schedule.",
+       double(s.schedule_queue_len())},
+      {"slurm_sched_mean_cycle", "The mean cycle, microseconds.",
+       mean(s.schedule_cycle_sum(), s.schedule_cycle_counter())},
+      {"slurm_sched_mean_depth_cycle", "Jobs a cycle looked at, mean.",
+       mean(s.schedule_cycle_depth(), s.schedule_cycle_counter())},
+      {"slurm_bf_cycle_cnt", "Backfill cycles.", double(s.bf_cycle_counter())},
+      {"slurm_bf_cycle_last", "The last backfill cycle's time, microseconds.",
+       double(s.bf_cycle_last())},
+      {"slurm_bf_cycle_max", "The longest backfill cycle, microseconds.", double(s.bf_cycle_max())},
+      {"slurm_bf_cycle_tot", "Backfill cycles' time, summed, microseconds.",
+       double(s.bf_cycle_sum())},
+      {"slurm_bf_depth_mean", "Jobs a backfill cycle tried, mean.",
+       mean(s.bf_depth_sum(), s.bf_cycle_counter())},
+      {"slurm_bf_last_depth", "Jobs the last backfill cycle tried.", double(s.bf_last_depth())},
+      {"slurm_bf_last_depth_try", "Jobs the last backfill cycle planned a start for.",
+       double(s.bf_last_depth_try())},
+      {"slurm_bf_queue_len", "Jobs the last backfill cycle could plan.", double(s.bf_queue_len())},
+      {"slurm_bf_table_size", "Reservations the last backfill cycle held.",
+       double(s.bf_table_size())},
+      {"slurm_bf_when_last_cycle", "When the last backfill cycle ran, Unix seconds.",
+       double(s.bf_when_last_cycle())},
+      {"slurm_backfilled_jobs", "Jobs started by backfill since the controller started.",
+       double(s.bf_backfilled_jobs())},
+      {"slurm_last_backfilled_jobs", "Jobs started by backfill since sdiag -r.",
+       double(s.bf_last_backfilled_jobs())},
+      {"slurm_sdiag_jobs_submitted", "Jobs submitted (sdiag, since its reset).",
+       double(s.jobs_submitted())},
+      {"slurm_sdiag_jobs_started", "Jobs started (sdiag).", double(s.jobs_started())},
+      {"slurm_sdiag_jobs_completed", "Jobs completed (sdiag).", double(s.jobs_completed())},
+      {"slurm_sdiag_jobs_canceled", "Jobs cancelled (sdiag).", double(s.jobs_canceled())},
+      {"slurm_sdiag_jobs_failed", "Jobs failed (sdiag).", double(s.jobs_failed())},
+      {"slurm_server_thread_cnt", "Requests being served.", double(s.server_thread_count())},
+  };
+  for (const Figure& f : figures) out->Gauge(f.name, f.help, f.value);
+  MutexLock lock(mu_);
+  out->Counter("gantry_jobs_submitted", "Jobs submitted since the controller started.");
+  out->Sample(totals_.jobs_submitted());
+  out->Counter("gantry_jobs_started", "Jobs started since the controller started.");
+  out->Sample(totals_.jobs_started());
+  out->Counter("gantry_jobs_ended", "Jobs ended since the controller started, by how.");
+  out->Sample(totals_.jobs_completed(), {{"how", "completed"}});
+  out->Sample(totals_.jobs_canceled(), {{"how", "cancelled"}});
+  out->Sample(totals_.jobs_failed(), {{"how", "failed"}});
+  out->Counter("gantry_preemptions", "Jobs suspended or requeued for a preemptor.");
+  out->Sample(static_cast<double>(preemptions_));
+  out->HistogramFamily("gantry_rpc_seconds", "Requests to the controller by type, latency.");
+  for (const auto& [type, histogram] : latency_) {
+    const std::string name = model::RpcTypeName(type);
+    out->Histogram(histogram->Snapshot(), {{"type", name}});
+  }
 }
 
 model::RpcType RpcTypeOf(const v1::GetJobsRequest& request) {

@@ -14,11 +14,14 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 
 #include "base/mutex.h"
 #include "base/thread_annotations.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/events.pb.h"
+#include "metrics/histogram.h"
+#include "metrics/openmetrics.h"
 #include "model/rpc_type.h"
 #include "sched/scheduler.h"
 
@@ -58,6 +61,12 @@ class DiagStats {
   // RPCs. The caller adds the time, job states and agent figures.
   void Fill(const Call* self, v1::GetStatsReply* reply) const;
 
+  // /metrics/scheduler: what sdiag shows, under Slurm 25.11's metric names (slurm_schedule_*,
+  // slurm_bf_*, slurm_sdiag_*: reset by sdiag -r, as there), and what Gantry adds and never
+  // resets: gantry_jobs_{submitted,started,ended}_total, gantry_preemptions_total, and each call
+  // type's count and latency (gantry_rpc_seconds{type}).
+  void WriteMetrics(metrics::MetricsText* out) const;
+
  private:
   struct Tally {
     uint32_t count = 0;
@@ -70,6 +79,11 @@ class DiagStats {
   std::map<uint32_t, Tally> by_user_ GANTRY_GUARDED_BY(mu_);
   std::map<uint32_t, uint32_t> in_progress_ GANTRY_GUARDED_BY(mu_);  // type -> calls
   v1::GetStatsReply counters_ GANTRY_GUARDED_BY(mu_);  // jobs_*, schedule_*, bf_* fields
+  // Since the start, never reset: jobs_* fields, and preemptions (suspended or requeued for a
+  // preemptor).
+  v1::GetStatsReply totals_ GANTRY_GUARDED_BY(mu_);
+  uint64_t preemptions_ GANTRY_GUARDED_BY(mu_) = 0;
+  std::map<uint32_t, std::unique_ptr<metrics::LatencyHistogram>> latency_ GANTRY_GUARDED_BY(mu_);
   uint32_t backfilled_since_start_ GANTRY_GUARDED_BY(mu_) = 0;
 };
 

@@ -15,6 +15,8 @@
 #include "ctld/grpc_agent_link.h"
 #include "ctld/log_budget.h"
 #include "ctld/services.h"
+#include "http/http_server.h"
+#include "metrics/openmetrics.h"
 #include "rpc/call_gate.h"
 #include "rpc/credential.h"
 #include "rpc/unix_listener.h"
@@ -36,15 +38,38 @@ namespace {
 
 constexpr char kVersion[] = "0.1.0";
 constexpr char kUsage[] =
-    "usage: gantryd --state-dir DIR [--listen HOST:PORT]\n"
+    "usage: gantryd --state-dir DIR [--listen HOST:PORT] [--metrics HOST:PORT|none]\n"
     "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, tls/, state.db; with\n"
     "                      AccountingStorageType=accounting_storage/postgresql the state and\n"
     "                      job history live in PostgreSQL instead of state.db)\n"
-    "  --listen HOST:PORT  TCP address for agents and remote commands (default 127.0.0.1:0)\n";
+    "  --listen HOST:PORT  TCP address for agents and remote commands (default 127.0.0.1:0)\n"
+    "  --metrics HOST:PORT HTTP address of /metrics, /livez, /readyz, /healthz (default\n"
+    "                      127.0.0.1:0; the URL goes to DIR/run/metrics.url)\n";
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "gantryd: error: %s\n", message.c_str());
   return 1;
+}
+
+// /metrics (every family), /metrics/<endpoint> (Slurm 25.11's), /livez, /readyz, /healthz.
+http::HttpResponse ServeMetrics(const Controller& controller, const http::HttpRequest& request) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    return {405, "text/plain", "only GET\n", {}, {}};
+  }
+  if (request.path == "/livez" || request.path == "/readyz" || request.path == "/healthz") {
+    return {200, "text/plain", "ok\n", {}, {}};
+  }
+  std::string_view endpoint;
+  if (request.path == "/metrics" || request.path == "/metrics/") {
+    endpoint = "";
+  } else if (request.path.starts_with("/metrics/")) {
+    endpoint = std::string_view(request.path).substr(9);
+  } else {
+    return {404, "text/plain", "no such page: " + request.path + "\n", {}, {}};
+  }
+  Result<std::string> text = controller.Metrics(endpoint);
+  if (!text.ok()) return {404, "text/plain", text.status().message() + "\n", {}, {}};
+  return {200, metrics::kContentType, std::move(*text), {}, {}};
 }
 
 }  // namespace
@@ -52,6 +77,7 @@ int Fail(const std::string& message) {
 int RunGantryd(const std::vector<std::string>& args) {
   std::string state_dir;
   std::string listen = "127.0.0.1:0";
+  std::string metrics_listen = "127.0.0.1:0";
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const std::string& flag) -> std::optional<std::string> {
@@ -71,6 +97,8 @@ int RunGantryd(const std::vector<std::string>& args) {
       state_dir = *v;
     } else if (auto l = value("--listen")) {
       listen = *l;
+    } else if (auto m = value("--metrics")) {
+      metrics_listen = *m;
     } else {
       std::fprintf(stderr, "gantryd: unknown or incomplete flag \"%s\"\n%s", a.c_str(), kUsage);
       return 2;
@@ -159,6 +187,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   ControllerConfig settings = *config;
   settings.conf_path = state_dir + "/gantry.conf";
   settings.token_key = rpc::TokenKeyOf(*key);
+  if (config->store_conninfo.empty()) settings.store_path = state_dir + "/state.db";
   // gRPC needs the services before it binds, and the bound port only after: the controller
   // learns its address once the server is up (it only needs it for job contexts).
   auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);
@@ -190,6 +219,23 @@ int RunGantryd(const std::vector<std::string>& args) {
   (*commands)->Start();
 
   controller->Start();
+  // Metrics and health over HTTP (plain: figures, no jobs' contents; loopback by default).
+  std::unique_ptr<http::HttpServer> metrics_server;
+  if (metrics_listen != "none") {
+    http::HttpServer::Options options;
+    options.tcp = metrics_listen;
+    options.max_connections = 32;
+    Result<std::unique_ptr<http::HttpServer>> started =
+        http::HttpServer::Start(options, [&controller](const http::HttpRequest& request) {
+          return ServeMetrics(*controller, request);
+        });
+    if (!started.ok()) return Fail(started.status().message());
+    metrics_server = std::move(*started);
+    const std::string url = "http://" + metrics_listen.substr(0, metrics_listen.rfind(':')) + ":" +
+                            std::to_string(metrics_server->tcp_port());
+    Status url_written = sys::WriteFileAtomically(run_dir + "/metrics.url", url + "\n", 0644);
+    if (!url_written.ok()) return Fail(url_written.ToString());
+  }
   Status written = sys::WriteFileAtomically(run_dir + "/gantryd.addr", address + "\n", 0644);
   if (!written.ok()) return Fail(written.ToString());
   std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
@@ -199,6 +245,8 @@ int RunGantryd(const std::vector<std::string>& args) {
   sigwait(&stop_signals, &received);
   std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);
   unlink((run_dir + "/gantryd.addr").c_str());
+  unlink((run_dir + "/metrics.url").c_str());
+  if (metrics_server) metrics_server->Stop();
   (*listener)->Stop();
   (*commands)->Stop();
   controller->Stop();

@@ -25,11 +25,14 @@
 
 #include "base/status.h"
 #include "gantry/v1/controller.pb.h"
-#include "rest/http_server.h"
+#include "http/http_server.h"
 #include "rest/json_out.h"
 #include "slurm/controller_client.h"
 
 namespace gantry::rest {
+
+using http::HttpRequest;
+using http::HttpResponse;
 
 // The Slurm release whose API (v0.0.42, the 24.11 one) gantry-restd serves: clients choose what to
 // call by meta.slurm.release.

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
-#include "rest/http_server.h"
+#include "http/http_server.h"
 #include "rest/router.h"
 #include "slurm/client_config.h"
 #include "sys/files.h"
@@ -39,7 +39,7 @@ int RunRestd(const std::vector<std::string>& args) {
   if (conf_path.empty()) conf_path = "/etc/gantry/gantry.conf";
   std::string cert_file, key_file, url_file;
   bool plain_http = false;
-  HttpServer::Options options;
+  http::HttpServer::Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const std::string& flag) -> std::optional<std::string> {
@@ -108,7 +108,7 @@ int RunRestd(const std::vector<std::string>& args) {
   signal(SIGPIPE, SIG_IGN);
 
   const Router router(RestConfig{conf->cluster_name, conf->command_socket, getuid(), kVersion});
-  Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(
+  Result<std::unique_ptr<http::HttpServer>> server = http::HttpServer::Start(
       options, [&router](const HttpRequest& request) { return router.Handle(request); });
   if (!server.ok()) return Fail(server.status().message());
   std::string url;

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "http/http_server.h"
 #include "rest/api.h"
-#include "rest/http_server.h"
 
 namespace gantry::rest {
 

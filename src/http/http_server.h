@@ -1,7 +1,7 @@
-// gantry-restd's HTTP/1.1 server: libmicrohttpd (docs/decisions/0011-rest-api.md says why) on
-// sockets this class binds, a unix socket and/or TCP, with TLS on TCP when given a certificate.
-// Each connection gets a thread, so a handler may block on gantryd; at most `max_connections`
-// are served at once.
+// The daemons' HTTP/1.1 server (gantry-restd's API, gantryd's and the agents' metrics):
+// libmicrohttpd (docs/decisions/0012-rest-api.md says why) on sockets this class binds, a unix
+// socket and/or TCP, with TLS on TCP when given a certificate. Each connection gets a thread, so a
+// handler may block on gantryd; at most `max_connections` are served at once.
 //
 // A request reaches the handler whole: method, path (without the query), query arguments
 // (decoded), headers (names in lower case), body, and for a unix-socket client the kernel's
@@ -9,8 +9,8 @@
 // A handler's exception is answered 500; nothing a client sends stops the server.
 //
 // Thread-safety: Start/Stop from one thread; the handler runs on many threads at once.
-#ifndef GANTRY_REST_HTTP_SERVER_H_
-#define GANTRY_REST_HTTP_SERVER_H_
+#ifndef GANTRY_HTTP_HTTP_SERVER_H_
+#define GANTRY_HTTP_HTTP_SERVER_H_
 
 #include <functional>
 #include <map>
@@ -24,7 +24,7 @@
 
 struct MHD_Daemon;
 
-namespace gantry::rest {
+namespace gantry::http {
 
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
@@ -90,6 +90,6 @@ class HttpServer {
 // malformed address, Unavailable the bind error.
 Result<int> ListenTcp(const std::string& address);
 
-}  // namespace gantry::rest
+}  // namespace gantry::http
 
-#endif  // GANTRY_REST_HTTP_SERVER_H_
+#endif  // GANTRY_HTTP_HTTP_SERVER_H_

@@ -1,4 +1,4 @@
-#include "rest/http_server.h"
+#include "http/http_server.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -11,7 +11,7 @@
 #include <exception>
 #include <vector>
 
-namespace gantry::rest {
+namespace gantry::http {
 namespace {
 
 // What MHD keeps for a request while its body arrives.
@@ -55,8 +55,7 @@ MHD_Result Send(MHD_Connection* connection, HttpResponse response) {
     return MHD_NO;
   }
   const HttpResponse& response_kept = *kept;
-  MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE,
-                          response_kept.content_type.c_str());
+  MHD_add_response_header(reply, MHD_HTTP_HEADER_CONTENT_TYPE, response_kept.content_type.c_str());
   for (const auto& [name, value] : response_kept.headers) {
     MHD_add_response_header(reply, name.c_str(), value.c_str());
   }
@@ -73,7 +72,7 @@ void Completed(void* /*cls*/, MHD_Connection* /*connection*/, void** con_cls,
 }
 
 void LogError(void* /*cls*/, const char* format, va_list args) {
-  std::fputs("gantry-restd: http: ", stderr);
+  std::fputs("http: ", stderr);
   std::vfprintf(stderr, format, args);
 }
 
@@ -264,4 +263,4 @@ void HttpServer::Stop() {
 
 HttpServer::~HttpServer() { Stop(); }
 
-}  // namespace gantry::rest
+}  // namespace gantry::http

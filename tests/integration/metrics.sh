@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# gantryd's OpenMetrics endpoints on a real local cluster: the figures after a job ran, counters
+# that sdiag -r does not reset, health pages, and Debian's Prometheus scraping the cluster and
+# answering queries about it through its HTTP API (skipped where prometheus is not installed).
+# usage: metrics.sh BIN_DIR SOURCE_ROOT
+source "$(dirname "$0")/lib.sh" "$@"
+start_cluster
+[ -n "${GANTRY_METRICS_URL:-}" ] || fail "gantry env exported no GANTRY_METRICS_URL"
+base=${GANTRY_METRICS_URL%/metrics}
+scrape() { curl -sf "$base$1"; }
+metric() { scrape "${2:-/metrics}" | awk -v m="$1" '$1 == m { print $2 }'; }
+
+for page in /livez /readyz /healthz; do
+  [ "$(scrape "$page")" = ok ] || fail "$page"
+done
+code=$(curl -s -o /dev/null -w '%{http_code}' "$base/metrics/nonsense")
+[ "$code" = 404 ] || fail "/metrics/nonsense answered $code"
+type=$(curl -s -o /dev/null -w '%{content_type}' "$base/metrics/nodes")
+[[ "$type" == application/openmetrics-text* ]] || fail "content type $type"
+scrape /metrics/nodes | tail -1 | grep -qx '# EOF' || fail "no # EOF"
+
+[ "$(metric slurm_nodes /metrics/nodes)" = 4 ] || fail "slurm_nodes $(metric slurm_nodes)"
+[ "$(metric slurm_nodes_idle /metrics/nodes)" = 4 ] || fail "slurm_nodes_idle"
+id=$(sbatch --parsable -o /dev/null --wrap 'sleep 2') || fail sbatch
+held=$(sbatch --parsable -H -o /dev/null --wrap true) || fail sbatch
+wait_state "$id" RUNNING
+[ "$(metric slurm_jobs_running /metrics/jobs)" = 1 ] || fail "slurm_jobs_running"
+[ "$(metric slurm_jobs_hold /metrics/jobs)" = 1 ] || fail "slurm_jobs_hold"
+[ "$(metric 'gantry_jobs_pending_reason{reason="JobHeldUser"}' /metrics/jobs)" = 1 ] ||
+  fail "pending reason"
+[ "$(metric 'slurm_partition_jobs_running{partition="cpu"}' /metrics/partitions)" = 1 ] ||
+  fail "partition jobs"
+[ "$(metric slurm_nodes_idle /metrics/nodes)" = 3 ] || fail "idle nodes while one runs"
+[ "$(metric "slurm_user_jobs_running{username=\"$(id -un)\"}" /metrics/jobs-users-accts)" = 1 ] ||
+  fail "user jobs"
+wait_state "$id" COMPLETED
+scancel "$held"
+# Counters run from the start; sdiag -r resets only what sdiag shows.
+[ "$(metric gantry_jobs_submitted_total /metrics/scheduler)" = 2 ] || fail "submitted total"
+sdiag -r >/dev/null || fail "sdiag -r"
+[ "$(metric gantry_jobs_submitted_total /metrics/scheduler)" = 2 ] || fail "reset the counter"
+[ "$(metric slurm_sdiag_jobs_submitted /metrics/scheduler)" = 0 ] || fail "sdiag figure kept"
+[ "$(metric gantry_commit_seconds_count /metrics/scheduler)" -gt 0 ] || fail "no commits timed"
+scrape /metrics/scheduler | grep -q '^gantry_rpc_seconds_count{type="REQUEST_SUBMIT_BATCH_JOB"} 2$' ||
+  fail "rpc latency histogram"
+
+# Prometheus scrapes it and answers from what it stored.
+if ! command -v prometheus >/dev/null; then
+  echo "PASS (prometheus not installed: the scrape by Prometheus was skipped)"
+  exit 0
+fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+target=${base#http://}
+cat >"$WORK/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: gantry
+    static_configs:
+      - targets: ["$target"]
+YML
+prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prometheus" \
+  --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
+EXTRA_PIDS="$!"
+query() {
+  curl -sf "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$1" |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'
+}
+answered() { [ "$(query slurm_nodes 2>/dev/null)" = 4 ]; }
+wait_for 60 answered || { tail -20 "$WORK/prometheus.log"; fail "Prometheus never had slurm_nodes = 4"; }
+[ "$(query 'up{job="gantry"}')" = 1 ] || fail "Prometheus says the target is down"
+[ "$(query gantry_jobs_submitted_total)" = 2 ] || fail "submitted total through Prometheus"
+[ "$(query 'sum(slurm_node_cpus)')" = "$(metric 'slurm_partition_cpus{partition="cpu"}' /metrics/partitions)" ] ||
+  fail "node CPUs through Prometheus"
+echo PASS
