@@ -164,28 +164,32 @@ void NodeMetrics(const state::ClusterState& state, MetricsText* out) {
     double (*value)(const v1::Node&);
   };
   static const PerNode kPerNode[] = {
-      {"slurm_node_cpus", "A node's CPUs.", [](const v1::Node& n) { return double(n.cpus()); }},
+      {"slurm_node_cpus", "A node's CPUs.",
+       [](const v1::Node& n) { return static_cast<double>(n.cpus()); }},
       {"slurm_node_cpus_effective", "A node's CPUs that jobs may use.",
-       [](const v1::Node& n) { return double(n.cpus()); }},
+       [](const v1::Node& n) { return static_cast<double>(n.cpus()); }},
       {"slurm_node_cpus_alloc", "A node's CPUs allocated to jobs.",
-       [](const v1::Node& n) { return double(n.alloc_cpus()); }},
+       [](const v1::Node& n) { return static_cast<double>(n.alloc_cpus()); }},
       {"slurm_node_cpus_idle", "A node's CPUs not allocated.",
-       [](const v1::Node& n) { return double(n.cpus()) - n.alloc_cpus(); }},
+       [](const v1::Node& n) { return static_cast<double>(n.cpus()) - n.alloc_cpus(); }},
       {"slurm_node_memory_bytes", "A node's memory, bytes.",
-       [](const v1::Node& n) { return double(n.real_memory_mb()) * kMiB; }},
+       [](const v1::Node& n) { return static_cast<double>(n.real_memory_mb()) * kMiB; }},
       {"slurm_node_memory_alloc_bytes", "A node's memory allocated to jobs, bytes.",
-       [](const v1::Node& n) { return double(n.alloc_mem_mb()) * kMiB; }},
+       [](const v1::Node& n) { return static_cast<double>(n.alloc_mem_mb()) * kMiB; }},
       {"slurm_node_memory_free_bytes", "A node's free memory as its agent last said, bytes.",
-       [](const v1::Node& n) { return n.has_free_mem_mb() ? double(n.free_mem_mb()) * kMiB : 0; }},
+       [](const v1::Node& n) {
+         return n.has_free_mem_mb() ? static_cast<double>(n.free_mem_mb()) * kMiB : 0;
+       }},
       {"gantry_node_gpus", "A node's GPUs.",
-       [](const v1::Node& n) { return double(slurm::GresCount(n.gres())); }},
+       [](const v1::Node& n) { return static_cast<double>(slurm::GresCount(n.gres())); }},
       {"gantry_node_gpus_alloc", "A node's GPUs allocated to jobs.",
-       [](const v1::Node& n) { return double(slurm::GresCount(n.alloc_gres())); }},
+       [](const v1::Node& n) { return static_cast<double>(slurm::GresCount(n.alloc_gres())); }},
   };
   for (const PerNode& metric : kPerNode) {
     out->Gauge(metric.name, metric.help);
-    for (const v1::Node& node : state.nodes)
+    for (const v1::Node& node : state.nodes) {
       out->Sample(metric.value(node), {{"node", node.name()}});
+    }
   }
 }
 

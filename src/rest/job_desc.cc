@@ -230,12 +230,13 @@ class Translator {
       if (*text == "none") {
         options_.exclusive = true;
       } else if (!text->empty()) {
-        Error(name, "only \"none\" (--exclusive) is supported, not \"" + *text + "\"");
+        Error(name, R"(only "none" (--exclusive) is supported, not ")" + *text + "\"");
       }
     } else if (name == "priority") {
       const std::optional<std::string> text = Text(name, value);
-      if (text && !text->empty())
+      if (text && !text->empty()) {
         Error(name, "setting a priority at submission is for operators: use scontrol update");
+      }
     } else if (name == "nodes") {
       Apply(name, 'N', Text(name, value));
     } else if (name == "minimum_nodes" || name == "maximum_nodes") {

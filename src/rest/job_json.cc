@@ -1,8 +1,8 @@
 #include "rest/job_json.h"
 
-#include <signal.h>
 #include <sys/wait.h>
 
+#include <csignal>
 #include <cstring>
 #include <string>
 
@@ -36,8 +36,8 @@ std::string TresPerNode(std::string_view gres) {
   size_t start = 0;
   while (start <= gres.size()) {
     const size_t comma = gres.find(',', start);
-    std::string_view one =
-        gres.substr(start, comma == std::string_view::npos ? gres.npos : comma - start);
+    std::string_view one = gres.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start);
     if (one.starts_with("gres:") || one.starts_with("gres/")) one.remove_prefix(5);
     if (!out.empty()) out += ',';
     out += "gres/";

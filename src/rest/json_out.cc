@@ -124,16 +124,16 @@ void JsonOut::Quoted(std::string_view value) {
 JsonOut& JsonOut::Int(int64_t value) {
   BeforeValue();
   char buffer[24];
-  const auto end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out_.append(buffer, end);
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  out_.append(buffer, static_cast<size_t>(end - buffer));
   return *this;
 }
 
 JsonOut& JsonOut::Uint(uint64_t value) {
   BeforeValue();
   char buffer[24];
-  const auto end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out_.append(buffer, end);
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  out_.append(buffer, static_cast<size_t>(end - buffer));
   return *this;
 }
 
@@ -144,8 +144,8 @@ JsonOut& JsonOut::Double(double value) {
     return *this;
   }
   char buffer[32];
-  const auto end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out_.append(buffer, end);
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  out_.append(buffer, static_cast<size_t>(end - buffer));
   return *this;
 }
 
@@ -171,8 +171,8 @@ JsonOut& JsonOut::NoValNumber(int64_t number) {
   BeforeValue();
   out_ += R"({"set":true,"infinite":false,"number":)";
   char buffer[24];
-  const auto end = std::to_chars(buffer, buffer + sizeof(buffer), number).ptr;
-  out_.append(buffer, end);
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), number).ptr;
+  out_.append(buffer, static_cast<size_t>(end - buffer));
   out_ += '}';
   return *this;
 }

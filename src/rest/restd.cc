@@ -1,8 +1,8 @@
 #include "rest/restd.h"
 
-#include <signal.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -37,7 +37,9 @@ int RunRestd(const std::vector<std::string>& args) {
   std::string conf_path;
   if (const char* env = std::getenv("GANTRY_CONF")) conf_path = env;
   if (conf_path.empty()) conf_path = "/etc/gantry/gantry.conf";
-  std::string cert_file, key_file, url_file;
+  std::string cert_file;
+  std::string key_file;
+  std::string url_file;
   bool plain_http = false;
   http::HttpServer::Options options;
   for (size_t i = 0; i < args.size(); ++i) {

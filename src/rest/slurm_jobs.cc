@@ -132,7 +132,7 @@ std::optional<nlohmann::json> Body(const Call& call, Reply& reply) {
 std::optional<uint32_t> JobIdOf(const Call& call, Reply& reply) {
   const std::string& text = call.Param("job_id");
   char* end = nullptr;
-  const unsigned long id = std::strtoul(text.c_str(), &end, 10);
+  const uint64_t id = std::strtoull(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || id == 0 || id > UINT32_MAX) {
     reply.Fail(400, {"job_id \"" + text + "\" is not a job id", 2017, "Invalid job id specified",
                      "#/job_id"});
@@ -211,7 +211,7 @@ void ListJobStates(Call& call, Reply& reply) {
     for (std::string_view id : text::Split(*ids, ',')) {
       char* end = nullptr;
       const std::string one(id);
-      const unsigned long parsed = std::strtoul(one.c_str(), &end, 10);
+      const uint64_t parsed = std::strtoull(one.c_str(), &end, 10);
       if (one.empty() || *end != '\0' || parsed == 0 || parsed > UINT32_MAX) {
         reply.out().Key("jobs").BeginArray().EndArray();
         WriteListTimes(reply.out());
@@ -352,8 +352,9 @@ void UpdateJob(Call& call, Reply& reply) {
       continue;
     }
     std::string value_text = *text;
-    if (name == "tres_per_node" && value_text.starts_with("gres/"))
+    if (name == "tres_per_node" && value_text.starts_with("gres/")) {
       value_text = value_text.substr(5);
+    }
     (*update.mutable_fields())[key->second] = value_text;
   }
   const auto apply = [&](const v1::UpdateJobRequest& request) -> bool {

@@ -1,5 +1,7 @@
 // The /slurm/v0.0.42/ routes about the controller itself: diag, shares, licenses,
 // reservations, reconfigure.
+#include <algorithm>
+
 #include "model/rpc_type.h"
 #include "rest/routes.h"
 #include "sys/system_time.h"
@@ -143,10 +145,8 @@ void Shares(Call& call, Reply& reply) {
   const std::optional<std::string> users = call.request.Query("users");
   const auto listed = [](const std::optional<std::string>& filter, const std::string& name) {
     if (!filter) return true;
-    for (std::string_view one : text::Split(*filter, ',')) {
-      if (one == name) return true;
-    }
-    return false;
+    const std::vector<std::string_view> names = text::Split(*filter, ',');
+    return std::find(names.begin(), names.end(), name) != names.end();
   };
   JsonOut& out = reply.out();
   out.Key("shares").BeginObject().Key("shares").BeginArray();
@@ -221,8 +221,9 @@ void Reservations(Call& call, Reply& reply) {
 // `gantry cluster update`; the controller itself has nothing to reread.
 void Reconfigure(Call& call, Reply& reply) {
   Result<v1::PingReply> ping = call.controller->Ping();
-  if (!ping.ok())
+  if (!ping.ok()) {
     return reply.Fail(ping.status(), "Unable to reach the controller", "slurm_reconfigure");
+  }
   if (ping->caller_uid() != 0 && ping->caller_uid() != call.config.own_uid) {
     return reply.Fail(PermissionDenied("Access/permission denied"), "Unable to reconfigure",
                       "slurm_reconfigure");

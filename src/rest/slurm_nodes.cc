@@ -275,9 +275,10 @@ void UpdateNode(Call& call, Reply& reply) {
   } else if (const auto names = body.find("name"); names != body.end()) {
     std::string joined;
     for (const auto& n : names->is_array() ? *names : nlohmann::json::array({*names})) {
-      if (!n.is_string())
+      if (!n.is_string()) {
         return reply.Fail(
             400, {"name: expected strings", 9202, "Invalid node name specified", "#/name"});
+      }
       joined += (joined.empty() ? "" : ",") + n.get<std::string>();
     }
     request.set_names(joined);

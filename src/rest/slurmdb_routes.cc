@@ -1,6 +1,7 @@
 // The /slurmdb/v0.0.42/ routes: the job history (sacct), and the accounting database
 // (sacctmgr): accounts, associations, QOS, users, TRES. Gantry keeps accounting in gantryd, so
 // these are calls to gantryd too.
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -25,11 +26,10 @@ class QueryList {
     }
   }
   bool Matches(std::string_view value) const {
-    if (items_.empty()) return true;
-    for (const std::string& item : items_) {
-      if (text::EqualsIgnoreCase(item, value)) return true;
-    }
-    return false;
+    return items_.empty() ||
+           std::any_of(items_.begin(), items_.end(), [value](const std::string& item) {
+             return text::EqualsIgnoreCase(item, value);
+           });
   }
   bool empty() const { return items_.empty(); }
 
@@ -42,7 +42,7 @@ std::optional<int64_t> QueryTime(const HttpRequest& request, const std::string& 
   const std::optional<std::string> v = request.Query(name);
   if (!v || v->empty()) return std::nullopt;
   char* end = nullptr;
-  const long long t = std::strtoll(v->c_str(), &end, 10);
+  const int64_t t = std::strtoll(v->c_str(), &end, 10);
   if (*end != '\0' || t < 0) {
     reply.Fail(422,
                {name + ": \"" + *v + "\" is not Unix seconds", -1, "Invalid query", "#/" + name});
@@ -57,7 +57,8 @@ void TresList(JsonOut& out, std::string_view name, const std::string& tres) {
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string_view::npos) continue;
     std::string_view key = item.substr(0, eq);
-    std::string type(key), sub;
+    std::string type(key);
+    std::string sub;
     if (const size_t slash = key.find('/'); slash != std::string_view::npos) {
       type = std::string(key.substr(0, slash));
       sub = std::string(key.substr(slash + 1));
@@ -189,8 +190,8 @@ void WriteDbJob(const v1::Job& job, const std::string& cluster, JsonOut& out) {
     out.MemberNoVal("end", step.end_time(), step_ended);
     out.MemberNoVal("start", step.start_time());
     out.MemberInt("suspended", 0);
-    const int64_t step_user = step.usage().user_cpu_usec(),
-                  step_sys = step.usage().system_cpu_usec();
+    const int64_t step_user = step.usage().user_cpu_usec();
+    const int64_t step_sys = step.usage().system_cpu_usec();
     out.Key("system")
         .BeginObject()
         .MemberInt("seconds", step_sys / 1000000)
@@ -267,9 +268,12 @@ void DbJobs(Call& call, Reply& reply, std::optional<uint32_t> only) {
   request.set_window_start(start.value_or(0));
   request.set_window_end(end.value_or(now));
   if (only) request.add_job_ids(*only);
-  const QueryList users(call.request, "users"), accounts(call.request, "account"),
-      partitions(call.request, "partition"), states(call.request, "state"),
-      names(call.request, "job_name"), qos(call.request, "qos");
+  const QueryList users(call.request, "users");
+  const QueryList accounts(call.request, "account");
+  const QueryList partitions(call.request, "partition");
+  const QueryList states(call.request, "state");
+  const QueryList names(call.request, "job_name");
+  const QueryList qos(call.request, "qos");
   size_t written = 0;
   std::string& text = out.Key("jobs").RawValue();
   JsonOut jobs;
@@ -389,7 +393,7 @@ void DbListJobs(Call& call, Reply& reply) { DbJobs(call, reply, std::nullopt); }
 void DbGetJob(Call& call, Reply& reply) {
   const std::string& text = call.Param("job_id");
   char* end = nullptr;
-  const unsigned long id = std::strtoul(text.c_str(), &end, 10);
+  const uint64_t id = std::strtoull(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || id == 0 || id > UINT32_MAX) {
     reply.out().Key("jobs").BeginArray().EndArray();
     return reply.Fail(400, {"job_id \"" + text + "\" is not a job id", slurm::kEslurmInvalidJobId,
@@ -432,8 +436,9 @@ void DbAccounts(Call& call, Reply& reply) {
 
 void DbAssociations(Call& call, Reply& reply) {
   const std::optional<v1::AccountingDb> db = Accounting(call, reply);
-  const QueryList accounts(call.request, "account"), users(call.request, "user"),
-      partitions(call.request, "partition");
+  const QueryList accounts(call.request, "account");
+  const QueryList users(call.request, "user");
+  const QueryList partitions(call.request, "partition");
   JsonOut& out = reply.out();
   out.Key("associations").BeginArray();
   if (db) {

@@ -17,7 +17,7 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   unsigned int length = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
        reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &length);
-  return std::string(reinterpret_cast<const char*>(digest), length);
+  return {reinterpret_cast<const char*>(digest), length};
 }
 
 // The JSON object `part` (base64url) holds; nullopt when it is not one.
@@ -54,10 +54,11 @@ std::string Base64UrlEncode(std::string_view bytes) {
 }
 
 std::optional<std::string> Base64UrlDecode(std::string_view text) {
-  static const std::array<int8_t, 256> kValue = [] {
-    std::array<int8_t, 256> value{};
-    value.fill(-1);
-    for (int i = 0; i < 64; ++i) value[static_cast<uint8_t>(kAlphabet[i])] = static_cast<int8_t>(i);
+  static constexpr uint8_t kNone = 0xff;  // not in the alphabet
+  static const std::array<uint8_t, 256> kValue = [] {
+    std::array<uint8_t, 256> value{};
+    value.fill(kNone);
+    for (uint8_t i = 0; i < 64; ++i) value[static_cast<uint8_t>(kAlphabet[i])] = i;
     return value;
   }();
   if (text.size() % 4 == 1) return std::nullopt;
@@ -66,8 +67,8 @@ std::optional<std::string> Base64UrlDecode(std::string_view text) {
   uint32_t bits = 0;
   int count = 0;
   for (const char c : text) {
-    const int v = kValue[static_cast<uint8_t>(c)];
-    if (v < 0) return std::nullopt;
+    const uint8_t v = kValue[static_cast<uint8_t>(c)];
+    if (v == kNone) return std::nullopt;
     bits = bits << 6 | static_cast<uint32_t>(v);
     count += 6;
     if (count >= 8) {
