@@ -13,6 +13,7 @@
 #include "agent/log.h"
 #include "sys/offset_clock.h"
 #include "sys/oom.h"
+#include "sys/stop_signals.h"
 #include "tls/cluster_tls.h"
 
 int main(int argc, char** argv) {
@@ -36,14 +37,9 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // SIGTERM and SIGINT are taken by sigwait below: blocked before any thread starts, so that
+  // SIGTERM and SIGINT are taken below: blocked before any thread starts, so that
   // every thread inherits the mask (job processes get it reset by the launcher).
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t stop_signals = gantry::sys::BlockStopSignals();
 
   agent::SetLogNode(flags->node);
   if (const std::string why = sys::ShieldFromOomKiller(); !why.empty() && geteuid() == 0) {
@@ -91,9 +87,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  int received = 0;
-  while (sigwait(&stop_signals, &received) != 0) {
-  }
+  const int received = gantry::sys::WaitForStopSignal(stop_signals);
   agent::Log(std::string("received ") + (received == SIGINT ? "SIGINT" : "SIGTERM") +
              ": ending jobs and exiting");
   (*daemon)->Shutdown();

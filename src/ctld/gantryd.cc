@@ -30,6 +30,7 @@
 #include "sys/offset_clock.h"
 #include "sys/oom.h"
 #include "sys/privileges.h"
+#include "sys/stop_signals.h"
 #include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
 
@@ -156,12 +157,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   if (!store.ok()) return Fail(store.status().ToString());
 
   // Block the stop signals in every thread; the main thread waits for them below.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t stop_signals = sys::BlockStopSignals();
   wire::RaiseDescriptorLimit();
   LimitProtobufLogging();
 
@@ -241,8 +237,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
                config->cluster_name.c_str(), address.c_str(), run_dir.c_str(), run_dir.c_str());
 
-  int received = 0;
-  sigwait(&stop_signals, &received);
+  const int received = sys::WaitForStopSignal(stop_signals);
   std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);
   unlink((run_dir + "/gantryd.addr").c_str());
   unlink((run_dir + "/metrics.url").c_str());

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -11,6 +10,7 @@
 #include "rest/router.h"
 #include "slurm/client_config.h"
 #include "sys/files.h"
+#include "sys/stop_signals.h"
 
 namespace gantry::rest {
 namespace {
@@ -102,12 +102,7 @@ int RunRestd(const std::vector<std::string>& args) {
     return Fail(conf_path + " names no CommandSocket: gantry-restd runs on the controller's host");
   }
 
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t stop_signals = sys::BlockStopSignals();
 
   const Router router(RestConfig{conf->cluster_name, conf->command_socket, getuid(), kVersion});
   Result<std::unique_ptr<http::HttpServer>> server = http::HttpServer::Start(
@@ -128,8 +123,7 @@ int RunRestd(const std::vector<std::string>& args) {
   std::fprintf(stderr, "gantry-restd: cluster %s, serving%s%s%s%s\n", conf->cluster_name.c_str(),
                options.unix_path.empty() ? "" : " unix:", options.unix_path.c_str(),
                url.empty() ? "" : " ", url.c_str());
-  int received = 0;
-  sigwait(&stop_signals, &received);
+  const int received = sys::WaitForStopSignal(stop_signals);
   std::fprintf(stderr, "gantry-restd: signal %d: stopping\n", received);
   (*server)->Stop();
   if (!url_file.empty()) unlink(url_file.c_str());
