@@ -25,6 +25,7 @@
 #include "state/cluster_state.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
+#include "sys/daemon_flags.h"
 #include "sys/disk_reserve.h"
 #include "sys/files.h"
 #include "sys/offset_clock.h"
@@ -81,19 +82,10 @@ int RunGantryd(const std::vector<std::string>& args) {
   std::string metrics_listen = "127.0.0.1:0";
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&](const std::string& flag) -> std::optional<std::string> {
-      if (a == flag && i + 1 < args.size()) return args[++i];
-      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
-      return std::nullopt;
-    };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
+    if (const std::optional<int> done = sys::HelpOrVersion(a, kUsage, "gantryd", kVersion)) {
+      return *done;
     }
-    if (a == "-V" || a == "--version") {
-      std::printf("gantryd %s\n", kVersion);
-      return 0;
-    }
+    const auto value = [&](std::string_view flag) { return sys::FlagValue(args, &i, flag); };
     if (auto v = value("--state-dir")) {
       state_dir = *v;
     } else if (auto l = value("--listen")) {

@@ -9,6 +9,7 @@
 #include "http/http_server.h"
 #include "rest/router.h"
 #include "slurm/client_config.h"
+#include "sys/daemon_flags.h"
 #include "sys/files.h"
 #include "sys/stop_signals.h"
 
@@ -44,19 +45,10 @@ int RunRestd(const std::vector<std::string>& args) {
   http::HttpServer::Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    auto value = [&](const std::string& flag) -> std::optional<std::string> {
-      if (a == flag && i + 1 < args.size()) return args[++i];
-      if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
-      return std::nullopt;
-    };
-    if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
+    if (const std::optional<int> done = sys::HelpOrVersion(a, kUsage, "gantry-restd", kVersion)) {
+      return *done;
     }
-    if (a == "-V" || a == "--version") {
-      std::printf("gantry-restd %s\n", kVersion);
-      return 0;
-    }
+    const auto value = [&](std::string_view flag) { return sys::FlagValue(args, &i, flag); };
     if (auto v = value("--conf")) {
       conf_path = *v;
     } else if (auto c = value("--tls-cert")) {
