@@ -4,7 +4,7 @@
 #ifndef GANTRY_SYS_STOP_SIGNALS_H_
 #define GANTRY_SYS_STOP_SIGNALS_H_
 
-#include <signal.h>
+#include <csignal>
 
 namespace gantry::sys {
 
