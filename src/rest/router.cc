@@ -1,12 +1,11 @@
 #include "rest/router.h"
 
-#include <grp.h>
-#include <pwd.h>
-
 #include <algorithm>
 #include <optional>
 #include <set>
 #include <string_view>
+
+#include "slurm/command_context.h"
 
 namespace gantry::rest {
 namespace {
@@ -36,8 +35,7 @@ std::optional<std::map<std::string, std::string>> Match(std::string_view pattern
 }
 
 std::string NameOfUid(uid_t uid) {
-  if (const passwd* pw = getpwuid(uid)) return pw->pw_name;
-  return std::to_string(uid);
+  return slurm::LookupUserName(uid).value_or(std::to_string(uid));
 }
 
 // {"meta": ..., "errors": [...], "warnings": [...]} members, closing the top object.

@@ -1,10 +1,10 @@
 // The /slurm/v0.0.42/ node and partition routes.
-#include <pwd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "model/node_state.h"
 #include "rest/routes.h"
+#include "slurm/command_context.h"
 #include "slurm/scontrol_show.h"
 #include "slurm_view/job_view.h"
 #include "sys/system_time.h"
@@ -18,8 +18,7 @@ void Csv(JsonOut& out, std::string_view name, const std::string& csv) {
 }
 
 std::string UserOf(uint32_t uid) {
-  if (const passwd* pw = getpwuid(uid)) return pw->pw_name;
-  return std::to_string(uid);
+  return slurm::LookupUserName(uid).value_or(std::to_string(uid));
 }
 
 // "gpu:8" as TRES ("cpu=8,mem=32000M,billing=8,gres/gpu=8").

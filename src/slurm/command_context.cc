@@ -57,6 +57,8 @@ std::optional<std::string> LookupUserComment(std::string_view name) {
   return std::nullopt;
 }
 
+}  // namespace
+
 std::optional<std::string> LookupUserName(uint32_t uid) {
   passwd pw{};
   passwd* result = nullptr;
@@ -66,6 +68,8 @@ std::optional<std::string> LookupUserName(uint32_t uid) {
   }
   return std::nullopt;
 }
+
+namespace {
 
 std::optional<std::string> LookupGroupName(uint32_t gid) {
   group gr{};

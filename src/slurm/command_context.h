@@ -61,6 +61,9 @@ struct CommandContext {
   std::string UserName(uint32_t id) const;
 };
 
+// A uid's passwd name (getpwuid_r: safe on any thread); nullopt when it has none.
+std::optional<std::string> LookupUserName(uint32_t uid);
+
 // The real process: std::cin/cout/cerr, environ, getcwd, gethostname, getuid/getgid, getsid,
 // umask, getpriority, SystemClock, LocalTimeZone, getpwnam_r/getpwuid_r/getgrgid_r, isatty(0),
 // and a connector reading GANTRY_CONF.
