@@ -1,5 +1,7 @@
 #include "rest/api.h"
 
+#include <cstdlib>
+
 #include "slurm/slurm_errors.h"
 
 namespace gantry::rest {
@@ -28,6 +30,13 @@ int HttpStatusOf(const Status& status) {
       return 401;
   }
   return 500;
+}
+
+std::optional<uint32_t> ParseJobId(const std::string& text) {
+  char* end = nullptr;
+  const uint64_t id = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || id == 0 || id > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(id);
 }
 
 Status StatusOfJobError(const v1::JobError& error) {

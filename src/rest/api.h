@@ -46,6 +46,7 @@ struct RestConfig {
   std::string command_socket;  // gantryd's (wire/frame.h)
   uid_t own_uid = 0;           // unix-socket clients of this uid need no token
   std::string version;         // Gantry's
+  std::string hostname;        // this host's short name (SubmitHost of submissions)
 };
 
 struct ApiError {
@@ -105,6 +106,9 @@ struct Call {
 // a permission refused, 409 for the wrong state, 429 for too many, 502 when gantryd is
 // unreachable, 500 otherwise.
 int HttpStatusOf(const Status& status);
+
+// A job id in a path or query ("12"): 1 to 2^32-1; nullopt for anything else.
+std::optional<uint32_t> ParseJobId(const std::string& text);
 
 // A per-job refusal in a SignalJob/UpdateJob reply (its code is a gRPC code) as a Status whose
 // message is Slurm's text without the command's prefix ("Kill job error on job id 12: ").

@@ -69,10 +69,12 @@ class Translator {
     if (!job_.contains("current_working_directory")) {
       Error("current_working_directory", "is required (the job's working directory)");
     }
-    if (!job_.contains("environment")) {
+    if (!ctx_.allocation && !job_.contains("environment")) {
       Error("environment", "is required (the job's environment, \"NAME=value\" strings)");
     }
-    if (script_.text.empty()) Error("script", "is required (the batch script)");
+    if (!ctx_.allocation && script_.text.empty()) {
+      Error("script", "is required (the batch script)");
+    }
     if (!result_->errors.empty()) return;
     const OptionResult verified = VerifySbatchOptions(options_);
     if (!verified.ok) {
@@ -89,6 +91,10 @@ class Translator {
     result_->request = BuildSubmitRequest(options_, script_, command);
     // slurmrestd adds nothing to the environment it is given but what Slurm sets for any job.
     result_->request.mutable_request()->set_export_env("ALL");
+    if (ctx_.allocation) {
+      result_->request.mutable_request()->set_allocation_only(true);
+      result_->request.mutable_payload()->clear_script();
+    }
   }
 
  private:
@@ -206,6 +212,7 @@ class Translator {
 
   void Member(const std::string& name, const json& value) {
     if (name == "script") {
+      if (ctx_.allocation) return;  // an allocation runs no script
       if (!value.is_string()) return Error(name, "expected a string");
       script_.text = value.get<std::string>();
     } else if (name == "argv") {

@@ -28,6 +28,9 @@ struct SubmitterContext {
   std::string hostname;  // SubmitHost / AllocNode: the REST daemon's host
   UnixTime now = 0;      // for begin times
   const TimeZone* time_zone = nullptr;
+  // POST /job/allocate: an allocation without a script (salloc's); `script` is ignored and
+  // neither it nor `environment` is required.
+  bool allocation = false;
 };
 
 struct JobDescResult {

@@ -96,7 +96,11 @@ int RunRestd(const std::vector<std::string>& args) {
 
   const sigset_t stop_signals = sys::BlockStopSignals();
 
-  const Router router(RestConfig{conf->cluster_name, conf->command_socket, getuid(), kVersion});
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  const std::string hostname(name);
+  const Router router(RestConfig{conf->cluster_name, conf->command_socket, getuid(), kVersion,
+                                 hostname.substr(0, hostname.find('.'))});
   Result<std::unique_ptr<http::HttpServer>> server = http::HttpServer::Start(
       options, [&router](const HttpRequest& request) { return router.Handle(request); });
   if (!server.ok()) return Fail(server.status().message());

@@ -17,7 +17,8 @@ using nlohmann::json;
 class RouterTest : public ::testing::Test {
  protected:
   RouterTest()
-      : router_(RestConfig{"anchor", controller_.dir() + "/commands.sock", getuid(), "test"}) {}
+      : router_(RestConfig{"anchor", controller_.dir() + "/commands.sock", getuid(), "test",
+                           "login1"}) {}
 
   HttpResponse Get(const std::string& path, std::optional<wire::PeerIdentity> peer = Self(),
                    std::map<std::string, std::string> headers = {}) const {

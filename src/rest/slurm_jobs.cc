@@ -1,6 +1,4 @@
 // The /slurm/v0.0.42/ job routes: list, state, one job, submit, allocate, update, signal.
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -39,7 +37,7 @@ Result<size_t> WriteJobList(slurm::ControllerClient& controller, const v1::GetJo
     };
     visitors[i].job = [&text = texts[i], &count = counts[i], &cluster,
                        state_only](const v1::Job& job) {
-      for (const v1::Job& one : slurm::ExpandArrayTasks(job)) {
+      const auto write = [&](const v1::Job& one) {
         ++count;
         if (state_only) {
           text.BeginObject().MemberInt("job_id", one.job_id());
@@ -48,6 +46,13 @@ Result<size_t> WriteJobList(slurm::ControllerClient& controller, const v1::GetJo
         } else {
           WriteJobInfo(one, cluster, text);
         }
+      };
+      // Only a pending array's record stands for several jobs: any other is written as it is,
+      // not copied (the visitor runs once for each of a listing's 100k records).
+      if (job.array_job_id() == 0 || job.has_array_task_id()) {
+        write(job);
+      } else {
+        for (const v1::Job& task : slurm::ExpandArrayTasks(job)) write(task);
       }
       return Status::Ok();
     };
@@ -131,14 +136,12 @@ std::optional<nlohmann::json> Body(const Call& call, Reply& reply) {
 
 std::optional<uint32_t> JobIdOf(const Call& call, Reply& reply) {
   const std::string& text = call.Param("job_id");
-  char* end = nullptr;
-  const uint64_t id = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || id == 0 || id > UINT32_MAX) {
+  const std::optional<uint32_t> id = ParseJobId(text);
+  if (!id) {
     reply.Fail(400, {"job_id \"" + text + "\" is not a job id", 2017, "Invalid job id specified",
                      "#/job_id"});
-    return std::nullopt;
   }
-  return static_cast<uint32_t>(id);
+  return id;
 }
 
 void Submit(Call& call, Reply& reply, bool allocation) {
@@ -156,24 +159,12 @@ void Submit(Call& call, Reply& reply, bool allocation) {
     if (!allocation && !job.contains("script") && body->contains("script")) {
       job["script"] = (*body)["script"];
     }
-    char host[256] = {};
-    gethostname(host, sizeof(host) - 1);
-    std::string short_host = host;
-    short_host = short_host.substr(0, short_host.find('.'));
-    if (allocation) {
-      job.erase("script");
-      if (!job.contains("environment")) job["environment"] = nlohmann::json::array();
-      job["script"] = "#!/bin/sh\n";  // sbatch's builder wants one; an allocation runs none
-    }
-    JobDescResult desc = SubmissionFromJobDesc(
-        job, "#/job", {short_host, sys::SystemClock::Get().Now(), &sys::LocalTimeZone::Get()});
+    JobDescResult desc = SubmissionFromJobDesc(job, "#/job",
+                                               {call.config.hostname, sys::SystemClock::Get().Now(),
+                                                &sys::LocalTimeZone::Get(), allocation});
     for (ApiWarning& w : desc.warnings) reply.Warn(std::move(w.description), std::move(w.source));
     for (ApiError& e : desc.errors) reply.Fail(400, std::move(e));
     if (!reply.failed()) {
-      if (allocation) {
-        desc.request.mutable_request()->set_allocation_only(true);
-        desc.request.mutable_payload()->clear_script();
-      }
       Result<v1::SubmitJobReply> submitted = call.controller->SubmitJob(desc.request);
       if (!submitted.ok()) {
         reply.Fail(submitted.status(), "Batch job submission failed", "#/job");
@@ -209,16 +200,15 @@ void ListJobStates(Call& call, Reply& reply) {
   request.set_brief(true);
   if (const std::optional<std::string> ids = call.request.Query("job_id")) {
     for (std::string_view id : text::Split(*ids, ',')) {
-      char* end = nullptr;
       const std::string one(id);
-      const uint64_t parsed = std::strtoull(one.c_str(), &end, 10);
-      if (one.empty() || *end != '\0' || parsed == 0 || parsed > UINT32_MAX) {
+      const std::optional<uint32_t> parsed = ParseJobId(one);
+      if (!parsed) {
         reply.out().Key("jobs").BeginArray().EndArray();
         WriteListTimes(reply.out());
         return reply.Fail(422, {"job_id \"" + one + "\" is not a job id", 2017,
                                 "Invalid job id specified", "#/job_id"});
       }
-      request.add_job_ids(static_cast<uint32_t>(parsed));
+      request.add_job_ids(*parsed);
     }
     request.set_include_all(true);
   }

@@ -392,14 +392,13 @@ void DbListJobs(Call& call, Reply& reply) { DbJobs(call, reply, std::nullopt); }
 
 void DbGetJob(Call& call, Reply& reply) {
   const std::string& text = call.Param("job_id");
-  char* end = nullptr;
-  const uint64_t id = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || id == 0 || id > UINT32_MAX) {
+  const std::optional<uint32_t> id = ParseJobId(text);
+  if (!id) {
     reply.out().Key("jobs").BeginArray().EndArray();
     return reply.Fail(400, {"job_id \"" + text + "\" is not a job id", slurm::kEslurmInvalidJobId,
                             slurm::kInvalidJobId, "#/job_id"});
   }
-  DbJobs(call, reply, static_cast<uint32_t>(id));
+  DbJobs(call, reply, *id);
 }
 
 void DbAccounts(Call& call, Reply& reply) {
