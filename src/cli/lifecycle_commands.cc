@@ -1,7 +1,6 @@
 #include "cli/lifecycle_commands.h"
 
 #include <algorithm>
-#include <fstream>
 #include <ostream>
 
 #include "cli/cluster_flags.h"
@@ -223,10 +222,8 @@ int Env(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << "export GANTRY_REST_CA=" << ShellQuote(tls::TlsPaths{dir->tls()}.ca_cert()) << "\n";
   }
   // gantryd's metrics (OpenMetrics over HTTP on loopback), once it runs.
-  std::ifstream metrics(dir->metrics_url_file());
-  std::string metrics_url;
-  if (metrics && std::getline(metrics, metrics_url) && !metrics_url.empty()) {
-    out << "export GANTRY_METRICS_URL=" << ShellQuote(metrics_url + "/metrics") << "\n";
+  if (const std::optional<std::string> metrics = cluster::ReadMetricsUrl(*dir)) {
+    out << "export GANTRY_METRICS_URL=" << ShellQuote(*metrics + "/metrics") << "\n";
   }
   return 0;
 }

@@ -34,15 +34,21 @@ std::vector<std::string> AgentSignature(const StateDir& dir, const std::string& 
   return {"--spool", dir.agent_spool(node)};
 }
 
-// DIR/gantryd.addr without surrounding whitespace; nullopt when missing or empty.
-std::optional<std::string> ReadAddress(const StateDir& dir) {
-  std::ifstream in(dir.addr_file());
-  std::string addr;
-  if (!in || !std::getline(in, addr)) return std::nullopt;
-  const size_t b = addr.find_first_not_of(" \t\r");
-  const size_t e = addr.find_last_not_of(" \t\r");
+// The first line of a file a daemon wrote (an address, a URL) without surrounding whitespace;
+// nullopt when the file is missing or the line empty.
+std::optional<std::string> ReadFirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  const size_t b = line.find_first_not_of(" \t\r");
+  const size_t e = line.find_last_not_of(" \t\r");
   if (b == std::string::npos) return std::nullopt;
-  return addr.substr(b, e - b + 1);
+  return line.substr(b, e - b + 1);
+}
+
+// DIR/gantryd.addr.
+std::optional<std::string> ReadAddress(const StateDir& dir) {
+  return ReadFirstLine(dir.addr_file());
 }
 
 void RemoveFile(const std::string& path) {
@@ -383,10 +389,11 @@ std::optional<pid_t> LiveRestd(const StateDir& dir) {
 }
 
 std::optional<std::string> ReadRestUrl(const StateDir& dir) {
-  std::ifstream in(dir.restd_url_file());
-  std::string url;
-  if (!in || !std::getline(in, url) || url.empty()) return std::nullopt;
-  return url;
+  return ReadFirstLine(dir.restd_url_file());
+}
+
+std::optional<std::string> ReadMetricsUrl(const StateDir& dir) {
+  return ReadFirstLine(dir.metrics_url_file());
 }
 
 Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions& options,

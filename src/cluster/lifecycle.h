@@ -108,6 +108,8 @@ std::optional<pid_t> LiveAgent(const StateDir& dir, const std::string& node);
 std::optional<pid_t> LiveRestd(const StateDir& dir);
 // gantry-restd's HTTPS URL (DIR/run/restd.url), once it listens.
 std::optional<std::string> ReadRestUrl(const StateDir& dir);
+// gantryd's metrics URL (DIR/run/metrics.url), once it listens.
+std::optional<std::string> ReadMetricsUrl(const StateDir& dir);
 
 }  // namespace gantry::cluster
 
