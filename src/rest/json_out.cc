@@ -4,6 +4,17 @@
 #include <cmath>
 
 namespace gantry::rest {
+namespace {
+
+// `value` in decimal (std::to_chars: the shortest text that reads back the same).
+template <typename Number>
+void AppendNumber(std::string& out, Number value) {
+  char buffer[32];
+  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
+  out.append(buffer, static_cast<size_t>(end - buffer));
+}
+
+}  // namespace
 
 void JsonOut::BeforeValue() {
   if (after_key_) {
@@ -123,17 +134,13 @@ void JsonOut::Quoted(std::string_view value) {
 
 JsonOut& JsonOut::Int(int64_t value) {
   BeforeValue();
-  char buffer[24];
-  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out_.append(buffer, static_cast<size_t>(end - buffer));
+  AppendNumber(out_, value);
   return *this;
 }
 
 JsonOut& JsonOut::Uint(uint64_t value) {
   BeforeValue();
-  char buffer[24];
-  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out_.append(buffer, static_cast<size_t>(end - buffer));
+  AppendNumber(out_, value);
   return *this;
 }
 
@@ -143,9 +150,7 @@ JsonOut& JsonOut::Double(double value) {
     out_ += "null";
     return *this;
   }
-  char buffer[32];
-  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), value).ptr;
-  out_.append(buffer, static_cast<size_t>(end - buffer));
+  AppendNumber(out_, value);
   return *this;
 }
 
@@ -170,9 +175,7 @@ JsonOut& JsonOut::Raw(std::string_view json) {
 JsonOut& JsonOut::NoValNumber(int64_t number) {
   BeforeValue();
   out_ += R"({"set":true,"infinite":false,"number":)";
-  char buffer[24];
-  const char* end = std::to_chars(buffer, buffer + sizeof(buffer), number).ptr;
-  out_.append(buffer, static_cast<size_t>(end - buffer));
+  AppendNumber(out_, number);
   out_ += '}';
   return *this;
 }
