@@ -19,6 +19,14 @@ type=$(curl -s -o /dev/null -w '%{content_type}' "$base/metrics/nodes")
 [[ "$type" == application/openmetrics-text* ]] || fail "content type $type"
 scrape /metrics/nodes | tail -1 | grep -qx '# EOF' || fail "no # EOF"
 
+# Who may read: anyone who reaches the port (loopback here), another unix user too; it only
+# answers GET, so nobody changes anything through it.
+if [ "$(id -u)" = 0 ]; then
+  other=$(runuser -u nobody -- curl -sf "$base/metrics/nodes" | awk '$1 == "slurm_nodes" {print $2}')
+  [ "$other" = 4 ] || fail "another user read slurm_nodes as '$other'"
+fi
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$base/metrics")
+[ "$code" = 405 ] || fail "POST /metrics answered $code"
 [ "$(metric slurm_nodes /metrics/nodes)" = 4 ] || fail "slurm_nodes $(metric slurm_nodes)"
 [ "$(metric slurm_nodes_idle /metrics/nodes)" = 4 ] || fail "slurm_nodes_idle"
 id=$(sbatch --parsable -o /dev/null --wrap 'sleep 2') || fail sbatch
