@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "model/gpu_text.h"
 #include "model/job_state.h"
 #include "slurm_view/job_view.h"
 
@@ -145,7 +146,9 @@ void WriteJobInfo(const v1::Job& job, std::string_view cluster, JsonOut& out) {
       .Member("federation_siblings_active", "")
       .Member("federation_siblings_viable", "");
   out.Key("gres_detail").BeginArray();
-  for (const v1::NodeGpus& gpus : job.node_gpus()) out.String(gpus.gres());
+  for (const v1::NodeGpus& gpus : job.node_gpus()) {
+    out.String(model::FormatGresWithIndexes(gpus));  // one per node, in the job's node order
+  }
   out.EndArray();
   out.MemberInt("group_id", job.group_id());
   out.Member("group_name", slurm::GroupLabel(job));

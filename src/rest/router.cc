@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "slurm/command_context.h"
+#include "webui/webui.h"
 
 namespace gantry::rest {
 namespace {
@@ -132,12 +133,20 @@ Result<std::unique_ptr<slurm::ControllerTransport>> Authenticate(const RestConfi
       "(scontrol token prints one)");
 }
 
+// A response schema's name in the document: slurmrestd's carry the API version
+// ("v0.0.42_openapi_resp"), Gantry's own ("gantry_...") do not.
+std::string SchemaName(std::string_view schema) {
+  if (schema.starts_with("gantry_")) return std::string(schema);
+  return std::string(kApiVersion) + "_" + std::string(schema);
+}
+
 }  // namespace
 
 HttpResponse Router::Handle(const HttpRequest& request) const {
   Call call{request, config_, {}, nullptr, "", ""};
   call.source = request.peer ? "[unix socket] uid " + std::to_string(request.peer->uid)
                              : std::string("[tcp]");
+  if (webui::IsDashboardPath(request.path)) return webui::Serve(request);
   std::string path = request.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   const Route* route = nullptr;
@@ -223,8 +232,7 @@ std::string OpenapiDocument(const std::vector<Route>& routes) {
         out.Key("content").BeginObject().Key("application/json").BeginObject();
         out.Key("schema")
             .BeginObject()
-            .Member("$ref", std::string("#/components/schemas/") + kApiVersion + "_" +
-                                route->response_schema)
+            .Member("$ref", "#/components/schemas/" + SchemaName(route->response_schema))
             .EndObject();
         out.EndObject().EndObject().EndObject();
       }
@@ -239,11 +247,13 @@ std::string OpenapiDocument(const std::vector<Route>& routes) {
   for (const Route& route : routes) schemas.insert(route.response_schema);
   out.Key("components").BeginObject().Key("schemas").BeginObject();
   for (const std::string& schema : schemas) {
-    out.Key(std::string(kApiVersion) + "_" + schema)
+    out.Key(SchemaName(schema))
         .BeginObject()
         .Member("type", "object")
-        .Member("description", "slurmrestd's " + std::string(kApiVersion) + "_" + schema +
-                                   " (https://slurm.schedmd.com/rest_api.html)")
+        .Member("description", schema.starts_with("gantry_")
+                                   ? "Gantry's own, in slurmrestd's envelope (docs/rest.md)"
+                                   : "slurmrestd's " + SchemaName(schema) +
+                                         " (https://slurm.schedmd.com/rest_api.html)")
         .EndObject();
   }
   out.EndObject().EndObject();

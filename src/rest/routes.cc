@@ -34,6 +34,7 @@ void Openapi(Call& /*call*/, Reply& reply) {
 
 #define SLURM "/slurm/v0.0.42"
 #define SLURMDB "/slurmdb/v0.0.42"
+#define GANTRY "/gantry/v1"
 
 }  // namespace
 
@@ -112,6 +113,13 @@ const std::vector<Route>& Routes() {
        "accounting statistics", DbDiag},
       {"GET", SLURMDB "/ping", "slurmdb_v0042_get_ping", "openapi_slurmdbd_ping_resp",
        "ping the accounting store", DbPing},
+      // Gantry's own (the dashboard's), beyond slurmrestd's API.
+      {"GET", GANTRY "/job/{job_id}/explain", "gantry_v1_get_job_explain", "gantry_explain_resp",
+       "why the job is where it is, in words (gantry explain)", ExplainJobRoute},
+      {"GET", GANTRY "/job/{job_id}/output", "gantry_v1_get_job_output", "gantry_output_resp",
+       "the tail of the job's output file (its user only)", JobOutput},
+      {"POST", GANTRY "/job/{job_id}/requeue", "gantry_v1_post_job_requeue", "gantry_requeue_resp",
+       "requeue the job (scontrol requeue; ?hold=true: requeuehold)", RequeueJob},
       {"GET", "/openapi.json", "openapi_get", "openapi_resp", "this API's OpenAPI document",
        Openapi, /*needs_controller=*/false},
       {"GET", "/openapi", "openapi_get_v3", "openapi_resp", "this API's OpenAPI document", Openapi,

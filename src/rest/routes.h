@@ -30,6 +30,11 @@ void Licenses(Call& call, Reply& reply);
 void Reservations(Call& call, Reply& reply);
 void Reconfigure(Call& call, Reply& reply);
 
+// gantry_routes.cc: beyond slurmrestd (/gantry/v1/)
+void ExplainJobRoute(Call& call, Reply& reply);
+void JobOutput(Call& call, Reply& reply);
+void RequeueJob(Call& call, Reply& reply);
+
 // slurmdb_routes.cc
 void DbListJobs(Call& call, Reply& reply);
 void DbGetJob(Call& call, Reply& reply);

@@ -8,16 +8,19 @@
 //    that fill an array's throttle, the higher-priority jobs ahead of it), when it can be
 //    expected to start where that is computable (whole nodes: when enough of the busy nodes'
 //    jobs reach their time limits), and what would let it run.
-// Pure; thread-safe.
+// ExplainJob is pure; thread-safe.
 #ifndef GANTRY_SLURM_EXPLAIN_H_
 #define GANTRY_SLURM_EXPLAIN_H_
 
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/controller.pb.h"
 #include "gantry/v1/job.pb.h"
+#include "slurm/controller_client.h"
+#include "text/array_spec.h"
 
 namespace gantry::slurm {
 
@@ -31,6 +34,13 @@ struct ExplainInput {
 
 // Lines of text, each ending in '\n'.
 std::string ExplainJob(const ExplainInput& in);
+
+// Not pure: loads the jobs and nodes from `client` (as its caller sees them) and explains job `id`
+// (one array task when `id` names one), from the archive when the controller no longer holds it.
+// NotFound ("Invalid job id specified") when there is no such job; `now` when the controller does
+// not say its time. `gantry explain` and gantry-restd's /gantry/v1/job/{id}/explain use it.
+Result<std::string> LoadAndExplain(ControllerClient& client, const text::ParsedJobId& id,
+                                   UnixTime now, const TimeZone& tz);
 
 }  // namespace gantry::slurm
 

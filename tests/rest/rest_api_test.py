@@ -403,6 +403,101 @@ class Operators(unittest.TestCase):
         status, doc = c.call("DELETE", V + "/jobs", body={"user_name": USER1, "job_state": ["PENDING"]})
         self.assertEqual(status, 200, doc["errors"])
 
+G = "/gantry/v1"
+
+
+class GantryRoutes(unittest.TestCase):
+    """Gantry's own routes (the dashboard's): explain, the output's tail, requeue."""
+
+    def test_explain_says_why_a_job_waits(self):
+        c = client(USER1)
+        status, doc = c.post(V + "/job/submit", job_desc(USER1, "#!/bin/sh\nsleep 1\n", hold=True))
+        job_id = doc["job_id"]
+        status, doc = c.get("%s/job/%d/explain" % (G, job_id))
+        self.assertEqual(status, 200, doc["errors"])
+        self.assertEqual(doc["job_id"], job_id)
+        # The same words as `gantry explain`.
+        words = as_user(USER1, "gantry", "explain", str(job_id)).stdout
+        self.assertEqual(doc["explanation"], words)
+        self.assertIn("held", doc["explanation"])
+        status, doc = c.get(G + "/job/99999999/explain")
+        self.assertEqual(status, 404)
+        status, doc = c.get(G + "/job/x1/explain")
+        self.assertEqual((status, doc["errors"][0]["source"]), (400, "#/job_id"))
+        c.delete("%s/job/%d" % (V, job_id))
+
+    def test_output_tail_for_the_owner_only(self):
+        c = client(USER1)
+        script = "#!/bin/sh\nfor i in 1 2 3 4 5; do echo line $i; done\n"
+        status, doc = c.post(V + "/job/submit", job_desc(USER1, script))
+        job_id = doc["job_id"]
+        wait_job(c, job_id, ["COMPLETED"])
+        status, doc = c.get("%s/job/%d/output?lines=2" % (G, job_id))
+        self.assertEqual(status, 200, doc["errors"])
+        self.assertEqual(doc["text"], "line 4\nline 5\n")
+        self.assertTrue(doc["truncated"])
+        self.assertEqual(doc["path"], os.path.join(WORK, USER1, "slurm-%d.out" % job_id))
+        status, doc = c.get("%s/job/%d/output" % (G, job_id))
+        self.assertEqual((doc["text"].count("\n"), doc["truncated"]), (5, False))
+        status, doc = client("root").get("%s/job/%d/output" % (G, job_id))
+        self.assertEqual(status, 200, doc["errors"])
+        # Another user may see the job but not read its output.
+        status, doc = client(USER2).get("%s/job/%d/output" % (G, job_id))
+        self.assertEqual(status, 403)
+        self.assertEqual(doc["text"], "")
+        for bad in ("lines=0", "lines=x", "lines=10001", "stream=stdin"):
+            status, doc = c.get("%s/job/%d/output?%s" % (G, job_id, bad))
+            self.assertEqual(status, 400, bad)
+            self.assertEqual(doc["errors"][0]["source"], "#/" + bad.split("=")[0])
+
+    def test_output_is_read_with_the_owners_rights(self):
+        """The daemon runs as root; the owner of a job cannot make it read what they may not:
+        their output file replaced by a link to /etc/shadow, or their folder by a link to
+        another user's private folder."""
+        c = client(USER1)
+        status, doc = c.post(V + "/job/submit", job_desc(USER1, "#!/bin/sh\necho mine\n"))
+        job_id = doc["job_id"]
+        wait_job(c, job_id, ["COMPLETED"])
+        out = os.path.join(WORK, USER1, "slurm-%d.out" % job_id)
+        as_user(USER1, "rm", out)
+        self.assertEqual(as_user(USER1, "ln", "-s", "/etc/shadow", out).returncode, 0)
+        status, doc = c.get("%s/job/%d/output" % (G, job_id))
+        self.assertEqual(status, 403, doc)
+        self.assertNotIn("root:", doc["text"])
+        # A private file of USER2 where USER1's job would write, through a folder link.
+        as_user(USER1, "mkdir", "-p", os.path.join(WORK, USER1, "run"))
+        status, doc = c.post(V + "/job/submit", job_desc(
+            USER1, "#!/bin/sh\necho mine\n",
+            current_working_directory=os.path.join(WORK, USER1, "run")))
+        self.assertEqual(status, 200, doc["errors"])
+        job_id = doc["job_id"]
+        wait_job(c, job_id, ["COMPLETED"])
+        secret_dir = os.path.join(WORK, USER2, "secret")
+        as_user(USER2, "mkdir", "-m", "700", secret_dir)
+        as_user(USER2, "sh", "-c", "echo top-secret > %s/slurm-%d.out" % (secret_dir, job_id))
+        as_user(USER1, "rm", "-rf", os.path.join(WORK, USER1, "run"))
+        self.assertEqual(as_user(USER1, "ln", "-s", secret_dir,
+                                 os.path.join(WORK, USER1, "run")).returncode, 0)
+        status, doc = c.get("%s/job/%d/output" % (G, job_id))
+        self.assertEqual(status, 403, doc)
+        self.assertNotIn("top-secret", doc["text"])
+
+    def test_requeue(self):
+        c = client(USER1)
+        status, doc = c.post(V + "/job/submit", job_desc(USER1, "#!/bin/sh\nsleep 300\n"))
+        job_id = doc["job_id"]
+        wait_job(c, job_id, ["RUNNING"])
+        status, doc = client(USER2).post("%s/job/%d/requeue" % (G, job_id), {})
+        self.assertEqual(status, 403, doc)
+        status, doc = c.post("%s/job/%d/requeue?hold=true" % (G, job_id), {})
+        self.assertEqual(status, 200, doc["errors"])
+        job = wait_job(c, job_id, ["PENDING"])
+        self.assertTrue(job["hold"])
+        self.assertEqual(job["restart_cnt"], 1)
+        status, doc = c.post("%s/job/%d/requeue?hold=maybe" % (G, job_id), {})
+        self.assertEqual((status, doc["errors"][0]["source"]), (400, "#/hold"))
+        c.delete("%s/job/%d" % (V, job_id))
+
 
 class Coverage(unittest.TestCase):
     """Runs last (unittest sorts classes by name; see main): every route of the daemon's own table
@@ -418,7 +513,7 @@ class Coverage(unittest.TestCase):
             for method in ops:
                 spec_template, op = rc.spec_path_of(method.upper(), path)
                 if op is None:
-                    missing.append("%s %s is not in the v0.0.42 spec" % (method, path))
+                    missing.append("%s %s is in neither the v0.0.42 spec nor Gantry's" % (method, path))
                 elif (method.upper(), spec_template) not in rc.CHECKED:
                     missing.append("%s %s was never validated" % (method.upper(), path))
         self.assertEqual(missing, [])
@@ -427,7 +522,7 @@ class Coverage(unittest.TestCase):
 if __name__ == "__main__":
     suite = unittest.TestSuite()
     loader = unittest.TestLoader()
-    for case in (Workflow, Interop, Errors, Auth, Operators, Coverage):
+    for case in (Workflow, Interop, Errors, Auth, Operators, GantryRoutes, Coverage):
         suite.addTests(loader.loadTestsFromTestCase(case))
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     sys.exit(0 if result.wasSuccessful() else 1)

@@ -1,0 +1,67 @@
+// The REST API as the signed-in user: every call carries the user's token (scontrol token), and
+// gantryd decides what that user may see and do, exactly as for the commands. The token lives
+// in this tab's sessionStorage only.
+
+const KEY = "gantry.token";
+export const SLURM = "/slurm/v0.0.42";
+export const SLURMDB = "/slurmdb/v0.0.42";
+export const GANTRY = "/gantry/v1";
+
+export function token() { return sessionStorage.getItem(KEY); }
+export function signIn(value) { sessionStorage.setItem(KEY, value.trim()); }
+export function signOut() { sessionStorage.removeItem(KEY); }
+
+// The user the token names (its "sun" claim), "" when it cannot be read.
+export function userOfToken(value = token()) {
+  try {
+    const payload = value.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(payload)).sun || "";
+  } catch (e) {
+    return "";
+  }
+}
+
+// Seconds until the token expires (negative when it has), null when unknown.
+export function tokenLifeLeft(value = token()) {
+  try {
+    const payload = value.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    return JSON.parse(atob(payload)).exp - Date.now() / 1000;
+  } catch (e) {
+    return null;
+  }
+}
+
+export class ApiError extends Error {
+  constructor(status, errors) {
+    const first = (errors && errors[0]) || {};
+    super(first.error || first.description || `HTTP ${status}`);
+    this.status = status;
+    this.errors = errors || [];
+    this.source = first.source || "";
+  }
+}
+
+// Calls METHOD PATH (with a JSON body when given); resolves to the answer's JSON, rejects with an
+// ApiError carrying the API's own words (errors[].error) when the answer is not a success.
+export async function call(method, path, body) {
+  const headers = {"X-SLURM-USER-TOKEN": token() || ""};
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, {
+    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+    cache: "no-store",
+  });
+  let doc = null;
+  try {
+    doc = await response.json();
+  } catch (e) {
+    throw new ApiError(response.status, [{error: `HTTP ${response.status} without JSON`}]);
+  }
+  if (!response.ok || (doc.errors && doc.errors.length > 0)) {
+    throw new ApiError(response.status, doc.errors);
+  }
+  return doc;
+}
+
+export const get = (path) => call("GET", path);
+export const post = (path, body) => call("POST", path, body ?? {});
+export const del = (path) => call("DELETE", path);
