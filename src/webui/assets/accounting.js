@@ -2,7 +2,7 @@
 // account and user over a period (sreport's cluster AccountUtilizationByUser, from the job
 // records), and the limits of associations and QOS.
 import * as api from "./api.js";
-import {el, num, barChart, jobColour} from "./util.js";
+import {el, fill, num, barChart, jobColour} from "./util.js";
 
 const PERIODS = {"24 hours": 86400, "7 days": 7 * 86400, "30 days": 30 * 86400};
 let period = "7 days";
@@ -21,15 +21,15 @@ export function mount(root, params, {flash}) {
         api.get(api.SLURMDB + "/qos"),
         api.get(`${api.SLURMDB}/jobs?start_time=${from}&end_time=${now}`),
       ]);
-      tree.replaceChildren(el("h2", {}, "Fair share"), shareTree(shares.shares.shares || []));
+      fill(tree, el("h2", {}, "Fair share"), shareTree(shares.shares.shares || []));
       const choose = el("select", {id: "period", onchange: () => {
         period = choose.value;
-        usage.replaceChildren(el("h2", {}, "Usage"), el("p", {class: "muted"}, "loading…"));
+        fill(usage, el("h2", {}, "Usage"), el("p", {class: "muted"}, "loading…"));
         update().catch((e) => flash("Usage: " + e.message, "error"));
       }}, Object.keys(PERIODS).map((p) => el("option", {value: p, selected: p === period}, p)));
-      usage.replaceChildren(el("h2", {}, "Usage over the last ", choose),
+      fill(usage, el("h2", {}, "Usage over the last ", choose),
                             usageCharts(records.jobs || [], from, now));
-      limits.replaceChildren(el("h2", {}, "Limits"), limitTables(assocs.associations || [],
+      fill(limits, el("h2", {}, "Limits"), limitTables(assocs.associations || [],
                                                                  qos.qos || []));
   };
   return {title: "Accounting", live: false, update};

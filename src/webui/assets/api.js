@@ -34,7 +34,9 @@ export function tokenLifeLeft(value = token()) {
 export class ApiError extends Error {
   constructor(status, errors) {
     const first = (errors && errors[0]) || {};
-    super(first.error || first.description || `HTTP ${status}`);
+    // "what was being done: why" (description: error), as the commands print their refusals.
+    const why = first.error || `HTTP ${status}`;
+    super(first.description && first.description !== why ? `${first.description}: ${why}` : why);
     this.status = status;
     this.errors = errors || [];
     this.source = first.source || "";

@@ -2,7 +2,7 @@
 // flash line for what an action did, and live updates (each page's update() every few seconds
 // while the tab is visible).
 import * as api from "./api.js";
-import {el, when} from "./util.js";
+import {el, fill, when} from "./util.js";
 import * as overview from "./overview.js";
 import * as jobs from "./jobs.js";
 import * as job from "./job.js";
@@ -71,7 +71,7 @@ function showSignIn(why) {
     input,
     el("button", {type: "submit", id: "sign-in"}, "Sign in"));
   const main = document.getElementById("page");
-  main.replaceChildren(form);
+  fill(main, form);
 }
 
 async function route() {
@@ -95,7 +95,7 @@ async function route() {
   }
   clearInterval(timer);
   const main = document.getElementById("page");
-  main.replaceChildren();
+  fill(main);
   current = {name, ...page.mount(main, params.map(decodeURIComponent), {act, flash})};
   document.title = `Gantry: ${current.title || name}`;
   await refresh();

@@ -1,7 +1,7 @@
 // One job: its facts, why it is where it is (gantry explain), its steps and usage from the
 // accounting record, the tail of its output file (for its own user), and the actions.
 import * as api from "./api.js";
-import {el, num, duration, when, megabytes} from "./util.js";
+import {el, fill, num, duration, when, megabytes} from "./util.js";
 import {actionsFor} from "./jobs.js";
 import {exitText} from "./overview.js";
 
@@ -27,23 +27,23 @@ export function mount(root, params, ctx) {
       const job = live.status === "fulfilled" ? (live.value.jobs || [])[0] : null;
       const db = record.status === "fulfilled" ? (record.value.jobs || [])[0] : null;
       if (!job && !db) {
-        head.replaceChildren(el("h1", {}, `Job ${id}`));
-        facts.replaceChildren(el("p", {class: "error"}, (live.reason || record.reason).message));
+        fill(head, el("h1", {}, `Job ${id}`));
+        fill(facts, el("p", {class: "error"}, (live.reason || record.reason).message));
         return;
       }
       const states = job ? job.job_state : db.state.current;
-      head.replaceChildren(
+      fill(head,
           el("h1", {}, `Job ${id} `, el("span", {class: "subtle"}, job ? job.name : db.name)),
           el("span", {class: "state state-" + states[0].toLowerCase(), id: "job-state"},
              states.join(",")),
           el("span", {class: "actions"}, job ? actionsFor(job, ctx) : []));
-      facts.replaceChildren(el("h2", {}, "Facts"), factsTable(job, db));
-      explain.replaceChildren(
+      fill(facts, el("h2", {}, "Facts"), factsTable(job, db));
+      fill(explain,
           el("h2", {}, "Why"),
           why.status === "fulfilled" ? el("pre", {class: "explain"}, why.value.explanation)
                                      : el("p", {class: "muted"}, why.reason.message));
-      steps.replaceChildren(el("h2", {}, "Steps and usage"), stepsTable(db));
-      output.replaceChildren(
+      fill(steps, el("h2", {}, "Steps and usage"), stepsTable(db));
+      fill(output,
           el("h2", {}, "Output", tail.status === "fulfilled" && tail.value.path
                                      ? el("span", {class: "subtle"}, " " + tail.value.path) : ""),
           tail.status === "fulfilled"

@@ -1,7 +1,7 @@
 // Jobs: the controller's jobs with filters (state, user, account, partition, QOS, text), sorting
 // by any column, live updates, and the actions the signed-in user may take on each job.
 import * as api from "./api.js";
-import {el, num, duration, parseGres} from "./util.js";
+import {el, fill, num, duration, parseGres} from "./util.js";
 
 const FILTERS = ["state", "user", "account", "partition", "qos"];
 const COLUMNS = [
@@ -118,7 +118,7 @@ export function mount(root, params, ctx) {
         draw();
       }}, c.title + (view.sort === c.key ? (view.descending ? " ▼" : " ▲") : ""))),
                     el("th", {}, ""));
-    table.replaceChildren(el("thead", {}, head), el("tbody", {}, shown.map((r) => el("tr", {
+    fill(table, el("thead", {}, head), el("tbody", {}, shown.map((r) => el("tr", {
       dataset: {job: r.id}, class: "clickable", onclick: () => { location.hash = `#/job/${r.id}`; }},
       el("td", {class: "num"}, el("a", {href: `#/job/${r.id}`}, String(r.id))),
       el("td", {}, r.name), el("td", {}, r.user), el("td", {}, r.account),
@@ -136,7 +136,7 @@ export function mount(root, params, ctx) {
     for (const name of FILTERS) {
       const values = new Set(rows.map((r) => (name === "state" ? r.state : r[name])));
       if (view.filters[name]) values.add(view.filters[name]);
-      selects[name].replaceChildren(el("option", {value: ""}, "all"),
+      fill(selects[name], el("option", {value: ""}, "all"),
                                     [...values].filter(Boolean).sort().map((v) =>
                                         el("option", {value: v, selected: v === view.filters[name]},
                                            v)));

@@ -1,7 +1,7 @@
 // Nodes: each pool as a map of its nodes: state, CPUs and memory allocated, and one square per
 // GPU coloured by the job that holds it; drain (with a reason) and resume for operators.
 import * as api from "./api.js";
-import {el, expandHostlist, parseGres, jobColour, megabytes, meter} from "./util.js";
+import {el, fill, expandHostlist, parseGres, jobColour, megabytes, meter} from "./util.js";
 import {nodeStateName} from "./overview.js";
 
 // The pool of a node named CLUSTER-POOL-INDEX (as Gantry names them): "demo-a4".
@@ -34,7 +34,7 @@ export function mount(root, params, ctx) {
       }
       const pools = {};
       for (const node of nodesDoc.nodes || []) (pools[poolOf(node.name)] ||= []).push(node);
-      map.replaceChildren(...Object.entries(pools).map(([pool, nodes]) => el("section",
+      fill(map, ...Object.entries(pools).map(([pool, nodes]) => el("section",
           {class: "pool", dataset: {pool}},
           el("h2", {}, pool, el("span", {class: "subtle"},
                                 ` ${nodes.length} nodes · partitions ` +

@@ -1,7 +1,7 @@
 // Overview: nodes by state, what is allocated, the queue by partition and reason, utilization
 // and queue length over the last hours (from the accounting records), and recent failures.
 import * as api from "./api.js";
-import {el, num, parseGres, megabytes, meter, lineChart, when, duration} from "./util.js";
+import {el, fill, num, parseGres, megabytes, meter, lineChart, when, duration} from "./util.js";
 
 const WINDOW_S = 6 * 3600;
 const FAILED = new Set(["FAILED", "NODE_FAIL", "TIMEOUT", "OUT_OF_MEMORY", "BOOT_FAIL",
@@ -41,7 +41,7 @@ async function update(boxes) {
 
   const byState = {};
   for (const n of nodes) byState[nodeStateName(n)] = (byState[nodeStateName(n)] || 0) + 1;
-  boxes.nodes.replaceChildren(
+  fill(boxes.nodes,
       el("h2", {}, "Nodes"),
       el("div", {class: "big"}, String(nodes.length)),
       el("ul", {class: "states"},
@@ -54,7 +54,7 @@ async function update(boxes) {
   const mem = sum((n) => n.real_memory || 0), allocMem = sum((n) => n.alloc_memory || 0);
   const gpus = sum((n) => parseGres(n.gres).count);
   const allocGpus = sum((n) => parseGres(n.gres_used).count);
-  boxes.allocated.replaceChildren(
+  fill(boxes.allocated,
       el("h2", {}, "Allocated"),
       meter("CPUs", allocCpus, cpus),
       gpus > 0 ? meter("GPUs", allocGpus, gpus) : null,
@@ -67,7 +67,7 @@ async function update(boxes) {
     const key = `${j.partition}\u0000${j.state_reason}`;
     queue[key] = (queue[key] || 0) + 1;
   }
-  boxes.queue.replaceChildren(
+  fill(boxes.queue,
       el("h2", {}, "Queue"),
       el("p", {}, `${running} running, ${pending.length} pending`),
       pending.length === 0 ? el("p", {class: "muted"}, "Nothing is waiting.") :
@@ -81,12 +81,12 @@ async function update(boxes) {
          }))));
 
   const records = historyDoc.jobs || [];
-  boxes.history.replaceChildren(el("h2", {}, "The last six hours"),
+  fill(boxes.history, el("h2", {}, "The last six hours"),
                                 history(records, now - WINDOW_S, now, cpus, gpus));
 
   const failures = records.filter((r) => (r.state.current || []).some((s) => FAILED.has(s)))
                        .sort((a, b) => b.time.end - a.time.end).slice(0, 10);
-  boxes.failures.replaceChildren(
+  fill(boxes.failures,
       el("h2", {}, "Recent failures"),
       failures.length === 0 ? el("p", {class: "muted"}, "No job failed in the last six hours.") :
       el("table", {class: "list"},
@@ -107,35 +107,76 @@ export function exitText(code) {
   return `${rc}:${signal || 0}`;
 }
 
-// Allocated CPUs and GPUs (percent of the cluster) and jobs waiting, over [t0, t1], from the
-// records' start/end/submission times.
+// Allocated CPUs and GPUs (percent of the cluster) and jobs waiting over [t0, t1], from the
+// records' submission, start and end times: exact steps (every start, end and submission is a
+// point), or averages over 120 steps when the records change more often than a chart can show.
 function history(records, t0, t1, cpus, gpus) {
-  const STEPS = 120;
   const gpuOf = (r) => ((r.tres && r.tres.allocated) || [])
                            .filter((t) => t.type === "gres" && t.name.startsWith("gpu"))
                            .reduce((total, t) => total + t.count, 0);
   const cpuOf = (r) => ((r.tres && r.tres.allocated) || [])
                            .filter((t) => t.type === "cpu").reduce((total, t) => total + t.count, 0);
-  const spans = records.map((r) => ({
-    submit: r.time.submission, start: r.time.start || 0, end: r.time.end || 0,
-    cpus: cpuOf(r), gpus: gpuOf(r)}));
-  const cpu = [], gpu = [], waiting = [];
-  for (let i = 0; i <= STEPS; i++) {
-    const t = t0 + (t1 - t0) * i / STEPS;
-    let c = 0, g = 0, w = 0;
-    for (const s of spans) {
-      const ran = s.start > 0 && s.start <= t && (s.end === 0 || s.end > t);
-      if (ran) {
-        c += s.cpus;
-        g += s.gpus;
-      } else if (s.submit <= t && (s.start === 0 || s.start > t) && (s.end === 0 || s.end > t)) {
-        w++;
-      }
+  // (time, cpus, gpus, waiting) changes.
+  const changes = [];
+  for (const r of records) {
+    const start = r.time.start || 0, end = r.time.end || 0, submit = r.time.submission;
+    const waitEnd = start || end;
+    changes.push([submit, 0, 0, 1]);
+    if (waitEnd) changes.push([waitEnd, 0, 0, -1]);
+    if (start) {
+      changes.push([start, cpuOf(r), gpuOf(r), 0]);
+      if (end) changes.push([end, -cpuOf(r), -gpuOf(r), 0]);
     }
-    cpu.push([t, cpus > 0 ? 100 * c / cpus : 0]);
-    gpu.push([t, gpus > 0 ? 100 * g / gpus : 0]);
-    waiting.push([t, w]);
   }
+  changes.sort((a, b) => a[0] - b[0]);
+  const cpu = [], gpu = [], waiting = [];
+  const percent = (value, total) => (total > 0 ? 100 * value / total : 0);
+  let c = 0, g = 0, w = 0, i = 0;
+  for (; i < changes.length && changes[i][0] <= t0; i++) {
+    c += changes[i][1];
+    g += changes[i][2];
+    w += changes[i][3];
+  }
+  const MOST_POINTS = 2000;
+  const exact = changes.length - i <= MOST_POINTS;
+  const push = (t) => {
+    cpu.push([t, percent(c, cpus)]);
+    gpu.push([t, percent(g, gpus)]);
+    waiting.push([t, w]);
+  };
+  push(t0);
+  if (exact) {
+    for (; i < changes.length && changes[i][0] <= t1; i++) {
+      push(changes[i][0]);  // the value just before, then after
+      c += changes[i][1];
+      g += changes[i][2];
+      w += changes[i][3];
+      push(changes[i][0]);
+    }
+  } else {
+    // Averages: each step's integral over its length.
+    const STEPS = 120;
+    for (let k = 1; k <= STEPS; k++) {
+      const a = t0 + (t1 - t0) * (k - 1) / STEPS, b = t0 + (t1 - t0) * k / STEPS;
+      let ci = 0, gi = 0, wi = 0, at = a;
+      for (; i < changes.length && changes[i][0] <= b; i++) {
+        ci += c * (changes[i][0] - at);
+        gi += g * (changes[i][0] - at);
+        wi += w * (changes[i][0] - at);
+        at = changes[i][0];
+        c += changes[i][1];
+        g += changes[i][2];
+        w += changes[i][3];
+      }
+      ci += c * (b - at);
+      gi += g * (b - at);
+      wi += w * (b - at);
+      cpu.push([b, percent(ci / (b - a), cpus)]);
+      gpu.push([b, percent(gi / (b - a), gpus)]);
+      waiting.push([b, wi / (b - a)]);
+    }
+  }
+  push(t1);
   const use = [{name: "CPUs allocated", points: cpu, colour: "#2f6fdf"}];
   if (gpus > 0) use.push({name: "GPUs allocated", points: gpu, colour: "#d9822b"});
   return el("div", {class: "charts"},
@@ -144,6 +185,6 @@ function history(records, t0, t1, cpus, gpus) {
             el("div", {}, el("h3", {}, "Jobs waiting"),
                lineChart([{name: "pending jobs", points: waiting, colour: "#8a5cc2"}], t0, t1)),
             el("p", {class: "muted"},
-               `From the accounting records of ${records.length} jobs; each point is one ` +
-                   `${duration((t1 - t0) / STEPS)} step.`));
+               `From the accounting records of ${records.length} jobs` +
+                   (exact ? "." : `; averages over ${duration((t1 - t0) / 120)}.`)));
 }

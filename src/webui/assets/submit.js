@@ -1,7 +1,7 @@
 // Submit: a batch script (typed, or started from a template) and sbatch's common options, sent
 // to /slurm/v0.0.42/job/submit; the API's refusal is shown with the field it names.
 import * as api from "./api.js";
-import {el} from "./util.js";
+import {el, fill} from "./util.js";
 
 const TEMPLATES = {
   "Hello": {script: "#!/bin/bash\necho \"hello from $(hostname)\"\nsleep 30\n", tasks: 1},
@@ -68,7 +68,7 @@ export function mount(root, params, {act, flash}) {
       submitted = await api.post(api.SLURM + "/job/submit", {job: {...job, script: script.value}});
     });
     if (submitted) {
-      result.replaceChildren("Submitted batch job ",
+      fill(result, "Submitted batch job ",
                              el("a", {href: `#/job/${submitted.job_id}`, id: "submitted-job"},
                                 String(submitted.job_id)));
       flash(`Submitted batch job ${submitted.job_id}`);
@@ -89,7 +89,7 @@ export function mount(root, params, {act, flash}) {
     update: async () => {
       const doc = await api.get(api.SLURM + "/partitions");
       const chosen = partition.value;
-      partition.replaceChildren(el("option", {value: ""}, "default"),
+      fill(partition, el("option", {value: ""}, "default"),
                                 (doc.partitions || []).map((p) => el("option", {value: p.name},
                                                                      p.name)));
       partition.value = chosen;

@@ -18,6 +18,13 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+// Replaces node's children by `children` (as el() takes them: arrays flattened, null skipped).
+export function fill(node, ...children) {
+  node.replaceChildren();
+  append(node, children);
+  return node;
+}
+
 function append(node, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
@@ -140,9 +147,9 @@ export function lineChart(series, t0, t1, {height = 160, unit = "", max = null} 
     svg.append(el("text", {x: left - 4, y: y(v) + 4, class: "axis", "text-anchor": "end"},
                   (Number.isInteger(v) ? v : v.toFixed(1)) + unit));
   }
-  for (const t of [t0, (t0 + t1) / 2, t1]) {
+  for (const [t, anchor] of [[t0, "start"], [(t0 + t1) / 2, "middle"], [t1, "end"]]) {
     const d = new Date(t * 1000);
-    svg.append(el("text", {x: x(t), y: height - 4, class: "axis", "text-anchor": "middle"},
+    svg.append(el("text", {x: x(t), y: height - 4, class: "axis", "text-anchor": anchor},
                   `${String(d.getHours()).padStart(2, "0")}:` +
                       `${String(d.getMinutes()).padStart(2, "0")}`));
   }
