@@ -139,7 +139,14 @@ def main():
         assert squeue.split()[:2] == [USER1, "gpu"], squeue
 
         step("watches job %s start on the Jobs page (live updates)" % job_id)
+        # A job whose name is markup: the pages show it as text and run nothing.
+        held = as_user(USER1, "sbatch", "--parsable", "--hold", "-p", "cpu", "-D",
+                       os.path.join(WORK, USER1), "-J", "<img src=x onerror=window.pwned=1>",
+                       "--wrap", "true").strip()
         go(d, "jobs")
+        wait(d, "the held job", lambda: "<img src=x" in text_of(d, 'tr[data-job="%s"]' % held))
+        assert not d.find_elements(By.CSS_SELECTOR, 'img[src="x"]')
+        assert d.execute_script("return window.pwned === undefined")
         wait(d, "the job running", lambda: job_row(d, job_id) is not None and
              "RUNNING" in job_row(d, job_id).text, 90)
         Select(d.find_element(By.ID, "filter-user")).select_by_visible_text(USER1)
@@ -178,6 +185,8 @@ def main():
         d.find_element(By.CSS_SELECTOR, '#page .job-head button[data-action="cancel"]').click()
         wait(d, "the job cancelled", lambda: "CANCELLED" in text_of(d, "#job-state"), 60)
         assert as_user(USER1, "sacct", "-X", "-n", "-P", "-j", job_id, "-o", "State").startswith("CANCELLED")
+
+        as_user(USER1, "scancel", held)
 
         step("a plain user may not drain a node")
         go(other, "nodes")
