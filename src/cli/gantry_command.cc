@@ -6,6 +6,7 @@
 #include "cli/cluster_commands.h"
 #include "cli/explain_command.h"
 #include "cli/lifecycle_commands.h"
+#include "cli/serve_command.h"
 #include "cli/sim_command.h"
 #include "cli/spec_commands.h"
 
@@ -39,6 +40,8 @@ constexpr char kUsage[] =
     "                                             would let it run, its expected start\n"
     "  sim --spec FILE --trace TRACE [opts]       what the cluster would do with a workload\n"
     "                                             (gantry sim --help)\n"
+    "  serve [--listen HOST:PORT]                 the clusters over HTTP in the Vertex AI\n"
+    "                                             API's shape (gantry serve --help)\n"
     "  version                                    print the version\n"
     "\n"
     "The cluster and lifecycle commands take --state-dir DIR; without it they use\n"
@@ -69,6 +72,9 @@ int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostre
   }
   if (args[0] == "sim") {
     return RunSimCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
+  }
+  if (args[0] == "serve") {
+    return RunServeCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   if (args[0] == "explain") {
     return RunExplainCommand(std::vector<std::string>(args.begin() + 1, args.end()), err);
