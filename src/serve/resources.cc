@@ -228,7 +228,9 @@ Result<MaskedUpdate> ApplyUpdateMask(const spec::ClusterSpec& current, const nlo
         to->erase(part);
       }
     }
-    update.touches_config = update.touches_config || path.ends_with(".config");
+    // Naming a Slurm settings member in the mask is asking to change it.
+    update.touches_config = update.touches_config || path.ends_with(".config") ||
+                            path.ends_with(".scheduling") || path.ends_with(".accounting");
   }
   update.spec_text = merged.dump();
   return update;

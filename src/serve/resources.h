@@ -79,7 +79,7 @@ inline constexpr const char* kUpdatablePaths[] = {
 
 struct MaskedUpdate {
   std::string spec_text;  // the current spec with the masked members taken from the body
-  bool touches_config = false;  // the mask names a config map (allow config changes)
+  bool touches_config = false;  // the mask names config, scheduling or accounting (allowed then)
 };
 // The spec `current` with each member that `mask` ("a,b.c") names replaced by the body's (its
 // snake_case or camelCase spelling, at every level); a member the body lacks is removed.
