@@ -47,8 +47,8 @@ Result<ClientReply> CallUnixSocket(const std::string& socket_path, const ClientR
   GANTRY_ASSIGN_OR_RETURN(const int fd, wire::ConnectUnix(socket_path));
   wire::SetTimeouts(fd, static_cast<int>(std::max<int64_t>(1, timeout.count() / 1000)));
   std::string head = request.method + " " + request.target + " HTTP/1.1\r\nHost: localhost\r\n" +
-                     "Connection: close\r\nContent-Length: " +
-                     std::to_string(request.body.size()) + "\r\n";
+                     "Connection: close\r\nContent-Length: " + std::to_string(request.body.size()) +
+                     "\r\n";
   for (const auto& [name, value] : request.headers) {
     if (name.find_first_of("\r\n:") != std::string::npos ||
         value.find_first_of("\r\n") != std::string::npos) {
@@ -77,8 +77,8 @@ Result<ClientReply> CallUnixSocket(const std::string& socket_path, const ClientR
     data.append(buffer, static_cast<size_t>(n));
     if (data.size() > max_bytes) {
       close(fd);
-      return Unavailable(socket_path + ": the answer is larger than " +
-                         std::to_string(max_bytes) + " bytes");
+      return Unavailable(socket_path + ": the answer is larger than " + std::to_string(max_bytes) +
+                         " bytes");
     }
   }
   close(fd);

@@ -44,8 +44,9 @@ Result<std::unique_ptr<OperationStore>> OperationStore::Open(const std::string& 
       // It was running when the server stopped: its work is not known to have finished.
       op["done"] = true;
       op["error"] = {{"code", 10},
-                     {"message", "gantry serve stopped while the operation ran; look at the "
-                                 "cluster (GET) to see where it stands"}};
+                     {"message",
+                      "gantry serve stopped while the operation ran; look at the "
+                      "cluster (GET) to see where it stands"}};
       store->Save(op);
     }
     store->operations_[id] = std::move(op);

@@ -10,8 +10,8 @@
 
 #include <condition_variable>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -74,8 +74,8 @@ class OperationStore {
   const std::string dir_;
   mutable std::mutex mu_;
   std::condition_variable idle_;
-  std::map<std::string, Json> operations_;                // by id
-  std::map<std::string, std::string> running_;            // cluster id -> metadata type
+  std::map<std::string, Json> operations_;      // by id
+  std::map<std::string, std::string> running_;  // cluster id -> metadata type
   std::vector<std::thread> threads_;
 };
 

@@ -130,7 +130,8 @@ const nlohmann::json* Member(const nlohmann::json& object, const std::string& sn
 
 Json ErrorBody(int http_status, const std::string& message,
                const std::vector<FieldViolation>& violations) {
-  Json error = {{"code", http_status}, {"message", message}, {"status", RpcNameOfHttp(http_status)}};
+  Json error = {
+      {"code", http_status}, {"message", message}, {"status", RpcNameOfHttp(http_status)}};
   if (!violations.empty()) {
     Json list = Json::array();
     for (const FieldViolation& v : violations) {
@@ -156,11 +157,13 @@ Json ClusterResource(const Parent& parent, const std::string& id, const spec::Cl
   for (const auto& [key, value] : members.items()) out[key] = value;
   Json nodes = Json::array();
   for (const NodeStatus& n : status.nodes) {
-    nodes.push_back({{"nodeId", n.node}, {"instanceName", n.node}, {"nodePool", n.pool},
+    nodes.push_back({{"nodeId", n.node},
+                     {"instanceName", n.node},
+                     {"nodePool", n.pool},
                      {"nodeState", n.state}});
   }
-  out["clusterStatus"] = {{"state", status.state}, {"detail", status.detail},
-                          {"nodesStatus", nodes}};
+  out["clusterStatus"] = {
+      {"state", status.state}, {"detail", status.detail}, {"nodesStatus", nodes}};
   out["createTime"] = create_time;
   out["updateTime"] = update_time;
   return out;
@@ -199,7 +202,8 @@ Result<MaskedUpdate> ApplyUpdateMask(const spec::ClusterSpec& current, const nlo
     for (const char* updatable : kUpdatablePaths) known = known || path == updatable;
     if (!known) {
       std::string list;
-      for (const char* updatable : kUpdatablePaths) list += std::string(list.empty() ? "" : ", ") + updatable;
+      for (const char* updatable : kUpdatablePaths)
+        list += std::string(list.empty() ? "" : ", ") + updatable;
       violations->push_back({"updateMask", "\"" + std::string(entry) +
                                                "\" may not be updated (updatable: " + list + ")"});
       continue;

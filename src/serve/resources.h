@@ -49,8 +49,8 @@ std::vector<FieldViolation> ViolationsOf(const spec::Diagnostics& diagnostics);
 
 // How a cluster stands, for clusterStatus.
 struct NodeStatus {
-  std::string node;  // "demo-a4-0"
-  std::string pool;  // "a4"
+  std::string node;   // "demo-a4-0"
+  std::string pool;   // "a4"
   std::string state;  // PREPARING, RUNNING, ERROR
 };
 struct ClusterStatusView {
@@ -78,7 +78,7 @@ inline constexpr const char* kUpdatablePaths[] = {
 };
 
 struct MaskedUpdate {
-  std::string spec_text;  // the current spec with the masked members taken from the body
+  std::string spec_text;        // the current spec with the masked members taken from the body
   bool touches_config = false;  // the mask names config, scheduling or accounting (allowed then)
 };
 // The spec `current` with each member that `mask` ("a,b.c") names replaced by the body's (its

@@ -18,8 +18,7 @@ namespace {
 // Whether HOST of "HOST:PORT" is a loopback address (plain HTTP is allowed there only).
 bool IsLoopback(const std::string& listen) {
   const std::string host = listen.substr(0, listen.rfind(':'));
-  return host == "127.0.0.1" || host == "localhost" || host == "[::1]" ||
-         host.starts_with("127.");
+  return host == "127.0.0.1" || host == "localhost" || host == "[::1]" || host.starts_with("127.");
 }
 
 // serve.key, made (0600) when missing.

@@ -80,8 +80,9 @@ Result<Caller> Authenticate(const ServeConfig& config, const http::HttpRequest& 
   std::optional<std::string> token = request.Header("x-slurm-user-token");
   if (const std::optional<std::string> bearer = request.Header("authorization")) {
     if (token) {
-      return Unauthenticated("X-SLURM-USER-TOKEN and Authorization: Bearer may not be sent "
-                             "together");
+      return Unauthenticated(
+          "X-SLURM-USER-TOKEN and Authorization: Bearer may not be sent "
+          "together");
     }
     if (!bearer->starts_with("Bearer ")) {
       return Unauthenticated("Authorization: only the Bearer scheme is accepted");
@@ -214,8 +215,8 @@ http::HttpResponse Api::Run() {
     if (parts.size() != 8 || parts[7].empty()) return Error(404, "no such operation");
     if (request_.method != "GET") return Error(405, "operations are read with GET");
     std::optional<Json> op = operations_.Get(parent, parts[7]);
-    if (!op) return Error(404, "operation " + parent.Name() + "/operations/" + parts[7] +
-                                   " not found");
+    if (!op)
+      return Error(404, "operation " + parent.Name() + "/operations/" + parts[7] + " not found");
     return JsonAnswer(200, *op);
   }
   if (parts[1] != "v1beta1" || parts[6] != "modelDevelopmentClusters") {
@@ -255,8 +256,8 @@ Result<cluster::Cluster> Api::Load(const Parent& parent, const std::string& id) 
   const cluster::StateDir dir = DirOf(id);
   if (!dir.HoldsCluster()) return NotFound("cluster " + name + " not found");
   const ClusterMeta meta = ReadMeta(dir);
-  if (meta.parent && (meta.parent->project != parent.project ||
-                      meta.parent->location != parent.location)) {
+  if (meta.parent &&
+      (meta.parent->project != parent.project || meta.parent->location != parent.location)) {
     return NotFound("cluster " + name + " not found");
   }
   return cluster::LoadCluster(dir);
@@ -417,7 +418,8 @@ http::HttpResponse Api::Patch(const Parent& parent, const std::string& id) {
   }
   const nlohmann::json body = nlohmann::json::parse(request_.body, nullptr, false);
   if (!body.is_object()) {
-    return Error(400, "the body is not a JSON object (the desired cluster)", {{"body", "not JSON"}});
+    return Error(400, "the body is not a JSON object (the desired cluster)",
+                 {{"body", "not JSON"}});
   }
   std::vector<FieldViolation> violations;
   const std::string mask =
@@ -431,8 +433,9 @@ http::HttpResponse Api::Patch(const Parent& parent, const std::string& id) {
   const std::vector<spec::SpecChange> changes = spec::DiffSpecs(before->spec, *after, policy);
   violations = RefusedChanges(changes);
   if (!violations.empty()) {
-    return Error(400, std::to_string(violations.size()) + " of " + std::to_string(changes.size()) +
-                          " changes refused; the cluster is unchanged",
+    return Error(400,
+                 std::to_string(violations.size()) + " of " + std::to_string(changes.size()) +
+                     " changes refused; the cluster is unchanged",
                  violations);
   }
   Result<spec::EffectiveConfig> config = spec::BuildEffectiveConfig(*after);
@@ -537,8 +540,8 @@ http::HttpResponse Api::CallSlurmRestApi(const Parent& parent, const std::string
   Result<rpc::ClusterKey> key = rpc::LoadClusterKey(c->dir.key());
   if (!key.ok()) return ErrorOf(key.status());
   const int64_t now = NowMs() / 1000;
-  const std::string token = rpc::SignUserToken(rpc::TokenKeyOf(*key),
-                                               {caller_.name, now, now + kCallTokenLifespan});
+  const std::string token =
+      rpc::SignUserToken(rpc::TokenKeyOf(*key), {caller_.name, now, now + kCallTokenLifespan});
   Result<http::ClientReply> reply = CallRestd(c->dir, method, path, payload, token);
   if (!reply.ok()) return ErrorOf(reply.status());
   return JsonAnswer(200, Json{{"status", reply->status}, {"body", reply->body}});
@@ -568,7 +571,8 @@ http::HttpResponse Api::ReportFaultyNodes(const Parent& parent, const std::strin
   }
   std::string reason;
   if (action.contains("reportFaultyHost") && action["reportFaultyHost"].is_object()) {
-    for (const auto& fault : action["reportFaultyHost"].value("faultReasons", nlohmann::json::array())) {
+    for (const auto& fault :
+         action["reportFaultyHost"].value("faultReasons", nlohmann::json::array())) {
       if (!fault.is_object()) continue;
       std::string one = fault.value("behavior", "");
       const std::string description = fault.value("description", "");
@@ -615,16 +619,17 @@ http::HttpResponse Api::ReportFaultyNodes(const Parent& parent, const std::strin
           } else {
             const nlohmann::json answer =
                 done.ok() ? nlohmann::json::parse(done->body, nullptr, false) : nlohmann::json();
-            std::string why = done.ok() ? "HTTP " + std::to_string(done->status)
-                                        : done.status().message();
+            std::string why =
+                done.ok() ? "HTTP " + std::to_string(done->status) : done.status().message();
             if (answer.is_object() && answer.contains("errors") && !answer["errors"].empty()) {
               why = answer["errors"][0].value("error", why);
             }
             not_requeued.push_back({{"jobId", job_id}, {"reason", why}});
           }
         }
-        return {Json{{"@type", "type.googleapis.com/google.cloud.aiplatform.v1beta1."
-                               "ReportFaultyNodesResponse"},
+        return {Json{{"@type",
+                      "type.googleapis.com/google.cloud.aiplatform.v1beta1."
+                      "ReportFaultyNodesResponse"},
                      {"nodeId", node},
                      {"reason", reason},
                      {"requeuedJobs", requeued},
@@ -652,9 +657,9 @@ http::HttpResponse Api::Token() {
   }
   const int64_t now = NowMs() / 1000;
   const std::string token = rpc::SignUserToken(config_.token_key, {user, now, now + lifespan});
-  return JsonAnswer(200, Json{{"token", token},
-                              {"user", user},
-                              {"expireTime", Rfc3339((now + lifespan) * 1000)}});
+  return JsonAnswer(
+      200,
+      Json{{"token", token}, {"user", user}, {"expireTime", Rfc3339((now + lifespan) * 1000)}});
 }
 
 }  // namespace
