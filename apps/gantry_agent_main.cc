@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   options.spool = flags->spool;
   options.listen = flags->listen;
   options.advertise = flags->advertise;
+  options.metrics = flags->metrics;
   options.clock = &sys::DaemonClock();
   // Each batch script's parent is gantry-keeper, and each srun step runs under gantry-stepd,
   // both installed beside this program.

@@ -9,6 +9,7 @@
 #include "agent/agent_flags.h"
 #include "agent/log.h"
 #include "agent/spool.h"
+#include "sys/files.h"
 
 namespace gantry::agent {
 namespace {
@@ -27,6 +28,29 @@ std::string OsName() {
 
 bool IsWildcard(const std::string& host) {
   return host == "0.0.0.0" || host == "::" || host == "*";
+}
+
+// The host of "HOST:PORT" as a URL names it (a wildcard as this host's name).
+std::string HostOf(const std::string& address) {
+  Result<HostPort> hp = ParseHostPort(address);
+  if (!hp.ok()) return "localhost";
+  return IsWildcard(hp->host) ? HostName() : hp->host;
+}
+
+// /metrics, /livez, /readyz, /healthz; GET only.
+http::HttpResponse ServeMetrics(const JobManager& manager, const http::HttpRequest& request) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    return {405, "text/plain", "only GET\n", {}, {}};
+  }
+  if (request.path == "/livez" || request.path == "/readyz" || request.path == "/healthz") {
+    return {200, "text/plain", "ok\n", {}, {}};
+  }
+  if (request.path != "/metrics" && request.path != "/metrics/") {
+    return {404, "text/plain", "no such page: " + request.path + "\n", {}, {}};
+  }
+  metrics::MetricsText text;
+  manager.WriteMetrics(&text);
+  return {200, metrics::kContentType, text.Finish(), {}, {}};
 }
 
 }  // namespace
@@ -117,6 +141,23 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   Log("serving the Agent service on " + JoinHostPort(listen.host, bound_port) + " (advertised as " +
       agent->address_ + "), spool " + options.spool);
 
+  if (!options.metrics.empty()) {
+    http::HttpServer::Options http;
+    http.tcp = options.metrics;
+    http.max_body_bytes = 4096;
+    JobManager* manager = agent->manager_.get();
+    Result<std::unique_ptr<http::HttpServer>> metrics = http::HttpServer::Start(
+        http,
+        [manager](const http::HttpRequest& request) { return ServeMetrics(*manager, request); });
+    if (!metrics.ok()) return Unavailable("--metrics: " + metrics.status().message());
+    agent->metrics_server_ = std::move(*metrics);
+    const std::string url =
+        "http://" + JoinHostPort(HostOf(options.metrics), agent->metrics_server_->tcp_port()) +
+        "/metrics";
+    GANTRY_RETURN_IF_ERROR(sys::WriteFileAtomically(options.spool + "/metrics.url", url + "\n",
+                                                    0644, sys::Durability::kProcess));
+    Log("serving /metrics on " + url);
+  }
   agent->link_->set_agent_address(agent->address_);
   agent->link_->Start();
   return agent;
@@ -140,6 +181,7 @@ void AgentDaemon::Shutdown() {
     link_->Stop();
   }
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (metrics_server_) metrics_server_->Stop();
   Log("stopped");
 }
 

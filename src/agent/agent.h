@@ -2,9 +2,10 @@
 // started and stopped together.
 //
 // Start order: spool and cgroups (JobManager), leftovers of a previous instance killed, Agent
-// service bound (its port known), then the link registers with the controller (retrying until
-// it answers). Shutdown: new jobs refused, every job ended as TerminateJob does (epilog,
-// reports), reports flushed for up to `flush_timeout`, link and server stopped.
+// service bound (its port known), the metrics page (when asked; its URL in SPOOL/metrics.url),
+// then the link registers with the controller (retrying until it answers). Shutdown: new jobs
+// refused, every job ended as TerminateJob does (epilog, reports), reports flushed for up to
+// `flush_timeout`, link and server stopped.
 //
 // Thread-safety: Start and Shutdown from one thread; the rest is internal.
 #ifndef GANTRY_AGENT_AGENT_H_
@@ -21,6 +22,7 @@
 #include "agent/job_manager.h"
 #include "base/status.h"
 #include "base/time.h"
+#include "http/http_server.h"
 #include "tls/cluster_tls.h"
 
 namespace gantry::agent {
@@ -35,6 +37,7 @@ struct AgentOptions {
   std::string spool;
   std::string listen = "127.0.0.1:0";
   std::string advertise;         // empty = the listen host (host name for a wildcard)
+  std::string metrics;           // HOST:PORT of the metrics page ("" = none)
   std::string cgroup_root;       // see JobManagerOptions
   std::string keeper_path;       // see JobManagerOptions
   std::string stepd_path;        // see JobManagerOptions
@@ -72,6 +75,7 @@ class AgentDaemon {
   std::unique_ptr<JobManager> manager_;
   std::unique_ptr<AgentService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<http::HttpServer> metrics_server_;
   bool shut_down_ = false;
 };
 

@@ -9,6 +9,7 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: gantry-agent --node NAME --controller HOST:PORT --ca-file FILE --cert-file FILE\n"
     "                    --cert-key-file FILE --spool DIR [--listen HOST:PORT] [--advertise HOST]\n"
+    "                    [--metrics HOST:PORT]\n"
     "\n"
     "The node agent of a Gantry cluster: serves the Agent service, registers with the\n"
     "controller, runs the node's jobs. Runs in the foreground and logs to stderr; SIGTERM or\n"
@@ -22,7 +23,9 @@ constexpr std::string_view kUsage =
     "  --spool DIR             job scripts and records (created when missing)\n"
     "  --listen HOST:PORT      where to serve the Agent service (default 127.0.0.1:0, any port)\n"
     "  --advertise HOST        the host the controller reaches this agent at (default: the\n"
-    "                          --listen host); the bound port is added\n";
+    "                          --listen host); the bound port is added\n"
+    "  --metrics HOST:PORT     serve /metrics (gantry_agent_*: launch and prolog latency) and\n"
+    "                          /livez over HTTP there; the URL goes to SPOOL/metrics.url\n";
 
 bool ValidNodeName(std::string_view name) {
   // It names files and cgroups: no "." or "..", nothing hidden.
@@ -111,6 +114,8 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
       target = &flags.listen;
     } else if (arg == "--advertise") {
       target = &flags.advertise;
+    } else if (arg == "--metrics") {
+      target = &flags.metrics;
     } else {
       return InvalidArgument(arg.rfind('-', 0) == 0
                                  ? "unknown flag \"" + arg + "\""

@@ -26,6 +26,7 @@ struct AgentFlags {
   std::string spool;
   std::string listen = "127.0.0.1:0";
   std::string advertise;  // empty = derived from listen
+  std::string metrics;    // HOST:PORT of /metrics ("" = none)
   bool help = false;
   bool version = false;
 };

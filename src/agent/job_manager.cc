@@ -280,6 +280,16 @@ Result<JobManager::Entry*> JobManager::EntryForLocked(const gantry::v1::JobConte
   return &entry;
 }
 
+namespace {
+
+uint64_t MicrosecondsSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count());
+}
+
+}  // namespace
+
 // ---- PrepareJob -------------------------------------------------------------------------------
 
 Status JobManager::PrepareJob(const gantry::v1::JobContext& context) {
@@ -314,7 +324,9 @@ void JobManager::RunProlog(uint32_t job_id, uint64_t epoch) {
   batch.timeout = std::chrono::seconds(settings.script_timeout_sec);
   batch.scratch_dir = spool_.ScratchDir();
   batch.tag = "job" + std::to_string(job_id);
+  const auto started = std::chrono::steady_clock::now();
   ScriptOutcome outcome = RunScripts(batch);
+  prolog_latency_.Observe(MicrosecondsSince(started));
 
   std::lock_guard<std::mutex> lock(mu_);
   Entry& entry = entries_.at(job_id);  // termination waits for the prolog: still here
@@ -356,7 +368,11 @@ Status JobManager::LaunchBatch(const gantry::v1::JobContext& context,
   }
 
   RecordedProcess keeper;
+  const auto asked = std::chrono::steady_clock::now();
   Result<JobProcesses> started = StartBatch(context, payload, settings, &keeper);
+  launch_latency_.Observe(MicrosecondsSince(asked));
+  ++launches_;
+  if (!started.ok()) ++launch_failures_;
   if (started.ok()) {
     Log(JobName(job_id) + ": batch script started as uid " +
         std::to_string(context.job().user_id()) + " (pid " + std::to_string(started->leader) +
@@ -588,6 +604,7 @@ void JobManager::SaveRecordLocked(Entry* entry) {
 // ---- LaunchTasks ------------------------------------------------------------------------------
 
 Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
+  const auto asked = std::chrono::steady_clock::now();
   const gantry::v1::JobContext& context = request.context();
   const gantry::v1::Job& job = context.job();
   const uint32_t job_id = job.job_id();
@@ -656,7 +673,35 @@ Status JobManager::LaunchTasks(const gantry::v1::LaunchTasksRequest& request) {
       RunStepTasks(job_id, std::move(plan), control);
     }
   });
+  step_launch_latency_.Observe(MicrosecondsSince(asked));
   return Status::Ok();
+}
+
+void JobManager::WriteMetrics(metrics::MetricsText* out) const {
+  const metrics::Labels node = {{"node", options_.node}};
+  size_t held = 0;
+  size_t running = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    held = entries_.size();
+    for (const auto& [id, entry] : entries_) running += entry.batch_running ? 1 : 0;
+  }
+  out->Gauge("gantry_agent_jobs", "Jobs this agent holds (prolog to epilog)");
+  out->Sample(static_cast<double>(held), node);
+  out->Gauge("gantry_agent_jobs_running", "Jobs whose batch script runs here");
+  out->Sample(static_cast<double>(running), node);
+  out->Counter("gantry_agent_launches", "Batch scripts this agent was asked to start");
+  out->Sample(static_cast<double>(launches_.load()), node);
+  out->Counter("gantry_agent_launch_failures", "Batch scripts that could not be started");
+  out->Sample(static_cast<double>(launch_failures_.load()), node);
+  out->HistogramFamily("gantry_agent_prolog_seconds", "How long each job's prolog took here");
+  out->Histogram(prolog_latency_.Snapshot(), node);
+  out->HistogramFamily("gantry_agent_launch_seconds",
+                       "From LaunchBatch to the batch script running as its user");
+  out->Histogram(launch_latency_.Snapshot(), node);
+  out->HistogramFamily("gantry_agent_step_launch_seconds",
+                       "From LaunchTasks to the step's tasks handed to their worker");
+  out->Histogram(step_launch_latency_.Snapshot(), node);
 }
 
 StepPlan JobManager::PlanStep(const gantry::v1::LaunchTasksRequest& request, const UserInfo& user,

@@ -29,6 +29,7 @@
 #ifndef GANTRY_AGENT_JOB_MANAGER_H_
 #define GANTRY_AGENT_JOB_MANAGER_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -56,6 +57,8 @@
 #include "base/time.h"
 #include "gantry/v1/agent.pb.h"
 #include "gantry/v1/controller.pb.h"
+#include "metrics/histogram.h"
+#include "metrics/openmetrics.h"
 
 namespace gantry::agent {
 
@@ -168,6 +171,11 @@ class JobManager {
   // waits for all background work. Idempotent.
   void Shutdown();
 
+  // The agent's /metrics (gantry_agent_*{node}): how long prologs, batch launches (LaunchBatch
+  // until the script runs) and step launches (LaunchTasks) took, launches and launch failures
+  // since the agent started, the jobs held and running now.
+  void WriteMetrics(metrics::MetricsText* out) const;
+
  private:
   enum class PrologState { kNone, kRunning, kDone, kFailed };
   struct Entry {
@@ -247,6 +255,13 @@ class JobManager {
   const std::vector<uint32_t> node_gpus_;    // NVIDIA GPUs found here, when they are fenced
   const std::optional<GpuFence> gpu_fence_;  // the v1 way, on hosts without v2 job cgroups
   std::optional<JobLimiter> limiter_;        // set once by Create; with cgroups_ only
+
+  // For /metrics (atomics: observed without mu_).
+  metrics::LatencyHistogram prolog_latency_;
+  metrics::LatencyHistogram launch_latency_;
+  metrics::LatencyHistogram step_launch_latency_;
+  std::atomic<uint64_t> launches_{0};
+  std::atomic<uint64_t> launch_failures_{0};
 
   mutable std::mutex mu_;
   std::condition_variable cv_;  // an entry changed, or a worker finished

@@ -244,12 +244,13 @@ Status EnsureAgents(const Cluster& cluster, const std::string& address, const En
     a.log_from = FileSize(dir.agent_log(node));
     a.started_at = static_cast<int64_t>(std::time(nullptr));
     GANTRY_ASSIGN_OR_RETURN(
-        a.pid, SpawnDetached({*binary,
-                              {"--node", node, "--controller", address, "--ca-file", tls.ca_cert(),
-                               "--cert-file", tls.node_cert(node), "--cert-key-file",
-                               tls.node_key(node), "--spool", dir.agent_spool(node)},
-                              dir.agent_log(node),
-                              dir.dir()}));
+        a.pid,
+        SpawnDetached({*binary,
+                       {"--node", node, "--controller", address, "--ca-file", tls.ca_cert(),
+                        "--cert-file", tls.node_cert(node), "--cert-key-file", tls.node_key(node),
+                        "--spool", dir.agent_spool(node), "--metrics", "127.0.0.1:0"},
+                       dir.agent_log(node),
+                       dir.dir()}));
     GANTRY_RETURN_IF_ERROR(WritePidFile(dir.agent_pid(node), a.pid));
     started.push_back(a);
   }

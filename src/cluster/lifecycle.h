@@ -10,7 +10,8 @@
 //     still run (gantryd died or is restarted), it listens on the address they were given
 //     (their --controller) so that they reconnect; if that fails it takes a new port.
 //  2. one `gantry-agent --node N --controller ADDR --ca-file DIR/tls/ca.crt --cert-file
-//     DIR/tls/node-N.crt --cert-key-file DIR/tls/node-N.key --spool DIR/spool/N` per compute
+//     DIR/tls/node-N.crt --cert-key-file DIR/tls/node-N.key --spool DIR/spool/N --metrics
+//     127.0.0.1:0` (its metrics URL in DIR/spool/N/metrics.url) per compute
 //     node whose run/agent-N.pid names no live agent for that spool (an agent given another
 //     controller address or no certificate is restarted), then waits until the controller
 //     reports each started node registered (GetNodes: address set and boot_time or

@@ -52,6 +52,21 @@ sdiag -r >/dev/null || fail "sdiag -r"
 scrape /metrics/scheduler | grep -q '^gantry_rpc_seconds_count{type="REQUEST_SUBMIT_BATCH_JOB"} 2$' ||
   fail "rpc latency histogram"
 
+# Each agent serves its own page: the launch it did, timed.
+node=$(sacct -n -X -P -j "$id" -o NodeList)
+agent_url=$(cat "$STATE/spool/$node/metrics.url") || fail "no metrics URL for agent $node"
+agent_metric() { curl -sf "$agent_url" | awk -v m="$1" '$1 == m { print $2 }'; }
+[ "$(agent_metric "gantry_agent_launches_total{node=\"$node\"}")" = 1 ] || fail "agent launches"
+[ "$(agent_metric "gantry_agent_launch_seconds_count{node=\"$node\"}")" = 1 ] ||
+  fail "agent launch latency"
+[ "$(agent_metric "gantry_agent_prolog_seconds_count{node=\"$node\"}")" = 1 ] ||
+  fail "agent prolog latency"
+[ "$(agent_metric "gantry_agent_launch_failures_total{node=\"$node\"}")" = 0 ] ||
+  fail "agent launch failures"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$agent_url")
+[ "$code" = 405 ] || fail "POST to the agent's /metrics answered $code"
+curl -sf "${agent_url%/metrics}/livez" >/dev/null || fail "agent /livez"
+
 # Prometheus scrapes it and answers from what it stored.
 if ! command -v prometheus >/dev/null; then
   echo "PASS (prometheus not installed: the scrape by Prometheus was skipped)"
@@ -59,6 +74,8 @@ if ! command -v prometheus >/dev/null; then
 fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 target=${base#http://}
+agent_target=${agent_url#http://}
+agent_target=${agent_target%/metrics}
 cat >"$WORK/prometheus.yml" <<YML
 global:
   scrape_interval: 1s
@@ -66,6 +83,9 @@ scrape_configs:
   - job_name: gantry
     static_configs:
       - targets: ["$target"]
+  - job_name: agent
+    static_configs:
+      - targets: ["$agent_target"]
 YML
 prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/prometheus" \
   --web.listen-address="127.0.0.1:$port" >"$WORK/prometheus.log" 2>&1 &
@@ -78,6 +98,8 @@ answered() { [ "$(query slurm_nodes 2>/dev/null)" = 4 ]; }
 wait_for 60 answered || { tail -20 "$WORK/prometheus.log"; fail "Prometheus never had slurm_nodes = 4"; }
 [ "$(query 'up{job="gantry"}')" = 1 ] || fail "Prometheus says the target is down"
 [ "$(query gantry_jobs_submitted_total)" = 2 ] || fail "submitted total through Prometheus"
+agent_scraped() { [ "$(query 'sum(gantry_agent_launches_total)' 2>/dev/null)" = 1 ]; }
+wait_for 30 agent_scraped || fail "Prometheus never read the agent's launches"
 [ "$(query 'sum(slurm_node_cpus)')" = "$(metric 'slurm_partition_cpus{partition="cpu"}' /metrics/partitions)" ] ||
   fail "node CPUs through Prometheus"
 echo PASS
