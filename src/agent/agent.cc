@@ -151,12 +151,12 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
         [manager](const http::HttpRequest& request) { return ServeMetrics(*manager, request); });
     if (!metrics.ok()) return Unavailable("--metrics: " + metrics.status().message());
     agent->metrics_server_ = std::move(*metrics);
+    // As gantryd's run/metrics.url: the base, the pages under it.
     const std::string url =
-        "http://" + JoinHostPort(HostOf(options.metrics), agent->metrics_server_->tcp_port()) +
-        "/metrics";
+        "http://" + JoinHostPort(HostOf(options.metrics), agent->metrics_server_->tcp_port());
     GANTRY_RETURN_IF_ERROR(sys::WriteFileAtomically(options.spool + "/metrics.url", url + "\n",
                                                     0644, sys::Durability::kProcess));
-    Log("serving /metrics on " + url);
+    Log("serving /metrics on " + url + "/metrics");
   }
   agent->link_->set_agent_address(agent->address_);
   agent->link_->Start();

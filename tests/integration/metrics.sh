@@ -54,7 +54,7 @@ scrape /metrics/scheduler | grep -q '^gantry_rpc_seconds_count{type="REQUEST_SUB
 
 # Each agent serves its own page: the launch it did, timed.
 node=$(sacct -n -X -P -j "$id" -o NodeList)
-agent_url=$(cat "$STATE/spool/$node/metrics.url") || fail "no metrics URL for agent $node"
+agent_url=$(cat "$STATE/spool/$node/metrics.url")/metrics || fail "no metrics URL for agent $node"
 agent_metric() { curl -sf "$agent_url" | awk -v m="$1" '$1 == m { print $2 }'; }
 [ "$(agent_metric "gantry_agent_launches_total{node=\"$node\"}")" = 1 ] || fail "agent launches"
 [ "$(agent_metric "gantry_agent_launch_seconds_count{node=\"$node\"}")" = 1 ] ||
