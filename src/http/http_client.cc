@@ -30,7 +30,7 @@ Result<std::string> Dechunk(std::string_view data) {
     if (eol == std::string_view::npos) return Unavailable("a chunked answer was cut");
     const std::string size_text(data.substr(0, data.find_first_of(";\r")));
     char* end = nullptr;
-    const unsigned long size = std::strtoul(size_text.c_str(), &end, 16);
+    const uint64_t size = std::strtoull(size_text.c_str(), &end, 16);
     if (size_text.empty() || *end != '\0') return Unavailable("a malformed chunk size");
     data.remove_prefix(eol + 2);
     if (size == 0) return body;
@@ -55,7 +55,7 @@ Result<ClientReply> CallUnixSocket(const std::string& socket_path, const ClientR
       close(fd);
       return InvalidArgument("header " + name + ": line breaks are not allowed");
     }
-    head += name + ": " + value + "\r\n";
+    head.append(name).append(": ").append(value).append("\r\n");
   }
   head += "\r\n";
   Status sent = WriteAll(fd, head);
@@ -100,7 +100,8 @@ Result<ClientReply> CallUnixSocket(const std::string& socket_path, const ClientR
     while (value < line.size() && line[value] == ' ') ++value;
     reply.headers[name] = line.substr(value);
   }
-  std::string_view body = std::string_view(data).substr(head_end + 4);
+  std::string_view body = data;
+  body.remove_prefix(head_end + 4);
   const auto encoding = reply.headers.find("transfer-encoding");
   if (encoding != reply.headers.end() && encoding->second.find("chunked") != std::string::npos) {
     GANTRY_ASSIGN_OR_RETURN(reply.body, Dechunk(body));

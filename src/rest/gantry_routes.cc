@@ -139,7 +139,7 @@ void JobOutput(Call& call, Reply& reply) {
   }
   if (const std::optional<std::string> text = call.request.Query("lines")) {
     char* end = nullptr;
-    const long value = std::strtol(text->c_str(), &end, 10);
+    const int64_t value = std::strtoll(text->c_str(), &end, 10);
     if (text->empty() || *end != '\0' || value < 1 || value > kMostLines) {
       reply.Fail(400, {"lines \"" + *text + "\": expected a number from 1 to " +
                            std::to_string(kMostLines),

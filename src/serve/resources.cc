@@ -202,8 +202,9 @@ Result<MaskedUpdate> ApplyUpdateMask(const spec::ClusterSpec& current, const nlo
     for (const char* updatable : kUpdatablePaths) known = known || path == updatable;
     if (!known) {
       std::string list;
-      for (const char* updatable : kUpdatablePaths)
+      for (const char* updatable : kUpdatablePaths) {
         list += std::string(list.empty() ? "" : ", ") + updatable;
+      }
       violations->push_back({"updateMask", "\"" + std::string(entry) +
                                                "\" may not be updated (updatable: " + list + ")"});
       continue;
@@ -249,7 +250,7 @@ std::vector<FieldViolation> RefusedChanges(const std::vector<spec::SpecChange>& 
 }
 
 std::string Rfc3339(int64_t unix_ms) {
-  const time_t seconds = static_cast<time_t>(unix_ms / 1000);
+  const auto seconds = static_cast<time_t>(unix_ms / 1000);
   struct tm utc {};
   gmtime_r(&seconds, &utc);
   char text[64];

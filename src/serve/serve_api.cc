@@ -215,8 +215,9 @@ http::HttpResponse Api::Run() {
     if (parts.size() != 8 || parts[7].empty()) return Error(404, "no such operation");
     if (request_.method != "GET") return Error(405, "operations are read with GET");
     std::optional<Json> op = operations_.Get(parent, parts[7]);
-    if (!op)
+    if (!op) {
       return Error(404, "operation " + parent.Name() + "/operations/" + parts[7] + " not found");
+    }
     return JsonAnswer(200, *op);
   }
   if (parts[1] != "v1beta1" || parts[6] != "modelDevelopmentClusters") {
@@ -365,7 +366,7 @@ http::HttpResponse Api::List(const Parent& parent) {
   int page_size = kDefaultPageSize;
   if (const std::optional<std::string> text = request_.Query("pageSize")) {
     char* end = nullptr;
-    const long value = std::strtol(text->c_str(), &end, 10);
+    const int64_t value = std::strtoll(text->c_str(), &end, 10);
     if (text->empty() || *end != '\0' || value < 0 || value > kMostPageSize) {
       return Error(400, "pageSize \"" + *text + "\" is not a number from 0 to 1000",
                    {{"pageSize", "0 (the default, 50) to 1000"}});

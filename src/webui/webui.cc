@@ -46,7 +46,8 @@ http::HttpResponse Serve(const http::HttpRequest& request) {
     moved.headers["Location"] = "/ui/";
     return moved;
   }
-  std::string_view name = std::string_view(request.path).substr(kPrefix.size() + 1);
+  std::string_view name = request.path;
+  name.remove_prefix(kPrefix.size() + 1);
   if (name.empty()) name = "index.html";
   for (const auto& [file, bytes] : EmbeddedFiles()) {
     if (file == name) return Answer(200, ContentTypeOf(name), std::string(bytes));
