@@ -7,6 +7,9 @@ import {nodeStateName} from "./overview.js";
 // The pool of a node named CLUSTER-POOL-INDEX (as Gantry names them): "demo-a4".
 function poolOf(name) { return name.replace(/-\d+$/, ""); }
 
+// Reasons being typed, by node, kept across redraws.
+const typed = {};
+
 export function mount(root, params, ctx) {
   const map = el("div", {id: "node-map"});
   root.append(el("h1", {}, "Nodes"), map);
@@ -14,6 +17,10 @@ export function mount(root, params, ctx) {
     title: "Nodes",
     live: true,
     update: async () => {
+      // Not while someone types a reason: the redraw would take the field away.
+      if (map.contains(document.activeElement) && document.activeElement.tagName === "INPUT") {
+        return;
+      }
       const [nodesDoc, jobsDoc] = await Promise.all([api.get(api.SLURM + "/nodes"),
                                                      api.get(api.SLURM + "/jobs")]);
       // node -> GPU index -> job
@@ -62,7 +69,9 @@ function nodeCard(node, holders, {act}) {
   }
   const drained = (node.state || []).includes("DRAIN") || (node.state || []).includes("DOWN");
   const reason = el("input", {type: "text", placeholder: "reason", class: "reason",
-                              "aria-label": `reason to drain ${node.name}`});
+                              value: typed[node.name] || "",
+                              "aria-label": `reason to drain ${node.name}`,
+                              oninput: (e) => { typed[node.name] = e.target.value; }});
   const control = drained
       ? el("button", {type: "button", class: "small", dataset: {action: "resume"},
                       onclick: () => act(`Resume ${node.name}`, () =>
@@ -70,6 +79,7 @@ function nodeCard(node, holders, {act}) {
            "Resume")
       : el("form", {class: "drain", onsubmit: (e) => {
           e.preventDefault();
+          delete typed[node.name];
           act(`Drain ${node.name}`, () => api.post(`${api.SLURM}/node/${node.name}`,
                                                    {state: ["DRAIN"],
                                                     reason: reason.value || "drained from the dashboard"}));
