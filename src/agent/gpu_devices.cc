@@ -21,7 +21,7 @@ namespace {
 
 constexpr unsigned kNvidiaMajor = 195;
 
-Status MakeDir(const std::string& path) {
+Status MakeFenceDir(const std::string& path) {
   if (mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) return Status::Ok();
   return Unavailable("mkdir(" + path + "): " + strerror(errno));
 }
@@ -58,9 +58,9 @@ Result<GpuFence> GpuFence::Open(const std::string& name, std::vector<uint32_t> g
     root = *found;
   }
   const std::string slice = root + "/gantry.slice";
-  GANTRY_RETURN_IF_ERROR(MakeDir(slice));
+  GANTRY_RETURN_IF_ERROR(MakeFenceDir(slice));
   const std::string base = slice + "/" + name;
-  GANTRY_RETURN_IF_ERROR(MakeDir(base));
+  GANTRY_RETURN_IF_ERROR(MakeFenceDir(base));
   if (access((base + "/devices.deny").c_str(), W_OK) != 0) {
     return Unavailable(base + "/devices.deny: " + strerror(errno));
   }
@@ -74,7 +74,7 @@ std::string GpuFence::JobPath(uint32_t job_id) const {
 Result<std::string> GpuFence::CreateJob(uint32_t job_id,
                                         const std::vector<uint32_t>& allowed) const {
   const std::string path = JobPath(job_id);
-  GANTRY_RETURN_IF_ERROR(MakeDir(path));
+  GANTRY_RETURN_IF_ERROR(MakeFenceDir(path));
   for (uint32_t gpu : gpus_) {
     if (std::find(allowed.begin(), allowed.end(), gpu) != allowed.end()) continue;
     std::ofstream deny(path + "/devices.deny");

@@ -678,7 +678,6 @@ TEST_F(JobManagerTest, CleanUpLeavesAReusedPidAlone) {
   waitpid(innocent->pid, nullptr, 0);
 }
 
-}  // namespace
 // scontrol suspend/resume reach the agent as SIGSTOP/SIGCONT for the whole job: the script and
 // its children stop (cgroup freezer, else SIGSTOP) and continue; a suspended job still ends.
 // `setsid`: the child leaves the job's session (only a cgroup still finds it).
@@ -738,5 +737,7 @@ TEST_F(JobManagerTest, SuspendFreezesTheJobsCgroup) {
   Start("");
   CheckSuspendAndResume(*manager_, sink_, work_, 45, node_, /*setsid=*/true);
 }
+
+}  // namespace
 
 }  // namespace gantry::agent

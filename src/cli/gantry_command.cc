@@ -14,7 +14,7 @@ namespace gantry::cli {
 
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kGantryUsage[] =
     "usage: gantry <command> [args]\n"
     "\n"
     "commands:\n"
@@ -57,7 +57,7 @@ int RunGantry(const std::vector<std::string>& args, std::ostream& out, std::ostr
 int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
               std::ostream& err) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-    (args.empty() ? err : out) << kUsage;
+    (args.empty() ? err : out) << kGantryUsage;
     return args.empty() ? 2 : 0;
   }
   if (args[0] == "version" || args[0] == "--version") {
@@ -83,7 +83,7 @@ int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostre
     return RunLifecycleCommand(args[0], std::vector<std::string>(args.begin() + 1, args.end()), out,
                                err);
   }
-  err << "gantry: unknown command \"" << args[0] << "\"\n" << kUsage;
+  err << "gantry: unknown command \"" << args[0] << "\"\n" << kGantryUsage;
   return 2;
 }
 

@@ -26,7 +26,7 @@
 namespace gantry::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kSimUsage[] =
     "usage: gantry sim --spec CLUSTER.json --trace TRACE [options]\n"
     "       gantry sim --from-state-dir DIR [options]\n"
     "\n"
@@ -293,12 +293,12 @@ Status Run(const Options& o, std::ostream& out) {
 
 int RunSimCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
-    out << kUsage;
+    out << kSimUsage;
     return 0;
   }
   Result<Options> options = ParseOptions(args);
   if (!options.ok()) {
-    err << "gantry sim: " << options.status().message() << "\n" << kUsage;
+    err << "gantry sim: " << options.status().message() << "\n" << kSimUsage;
     return 2;
   }
   if (Status ran = Run(*options, out); !ran.ok()) {

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
-spec::ClusterSpec Parse(const std::string& text) {
+spec::ClusterSpec ParseSpec(const std::string& text) {
   spec::CheckedSpec c = spec::CheckSpecText(text);
   EXPECT_TRUE(c.ok());
   return *c.spec;
@@ -65,7 +65,7 @@ class LifecycleTest : public ::testing::Test {
   // Creates cluster "t" with `nodes` compute nodes and serves the fake controller on its socket.
   void MakeCluster(int nodes, bool nodes_unimplemented = false) {
     Result<Cluster> c =
-        CreateClusterFiles(Parse(testing::SmallSpecText(nodes)), StateDir(root_ + "/t"));
+        CreateClusterFiles(ParseSpec(testing::SmallSpecText(nodes)), StateDir(root_ + "/t"));
     ASSERT_TRUE(c.ok()) << c.status().message();
     cluster_ = std::move(c).value();
     controller_ =
@@ -311,9 +311,9 @@ TEST_F(LifecycleTest, UpdateRestartsGantrydAndStartsAndStopsChangedAgents) {
 
   // 3 -> 2 nodes: t-cpu-2 goes; the others stay.
   Result<spec::EffectiveConfig> config2 =
-      spec::BuildEffectiveConfig(Parse(testing::SmallSpecText(2)));
+      spec::BuildEffectiveConfig(ParseSpec(testing::SmallSpecText(2)));
   ASSERT_TRUE(config2.ok());
-  const Cluster two{cluster_->dir, Parse(testing::SmallSpecText(2)), *config2};
+  const Cluster two{cluster_->dir, ParseSpec(testing::SmallSpecText(2)), *config2};
   ASSERT_TRUE(WriteSpecFile(two.dir, two.spec).ok());
   std::ostringstream out;
   ASSERT_TRUE(RestartForUpdate(*cluster_, two, env_, options_, out).ok()) << out.str();
@@ -328,9 +328,9 @@ TEST_F(LifecycleTest, UpdateRestartsGantrydAndStartsAndStopsChangedAgents) {
 
   // Another machine type: every agent is recreated.
   Result<spec::EffectiveConfig> config3 =
-      spec::BuildEffectiveConfig(Parse(testing::SmallSpecText(2, "t", "n2-standard-8")));
+      spec::BuildEffectiveConfig(ParseSpec(testing::SmallSpecText(2, "t", "n2-standard-8")));
   ASSERT_TRUE(config3.ok());
-  const Cluster bigger{cluster_->dir, Parse(testing::SmallSpecText(2, "t", "n2-standard-8")),
+  const Cluster bigger{cluster_->dir, ParseSpec(testing::SmallSpecText(2, "t", "n2-standard-8")),
                        *config3};
   std::ostringstream out2;
   ASSERT_TRUE(RestartForUpdate(two, bigger, env_, options_, out2).ok()) << out2.str();

@@ -17,8 +17,8 @@ namespace {
 using model::JobBaseState;
 using model::JobFlag;
 
-JobBaseState Base(const v1::Job& job) { return state::JobStateOf(job).base; }
-bool HasFlag(const v1::Job& job, JobFlag flag) { return state::JobStateOf(job).Has(flag); }
+JobBaseState BaseOf(const v1::Job& job) { return state::JobStateOf(job).base; }
+bool HasJobFlag(const v1::Job& job, JobFlag flag) { return state::JobStateOf(job).Has(flag); }
 
 Status UnknownNode(const std::string& name) {
   return NotFound("Invalid node name specified: " + name);
@@ -54,7 +54,7 @@ Result<Registration> OnRegister(const Context& ctx, const v1::RegisterRequest& r
   for (uint32_t job_id : node->job_ids()) {
     const v1::Job* job = ctx.state.FindJob(job_id);
     if (job == nullptr || !state::IsActiveJob(*job)) continue;
-    if (!held.contains(job_id) && !HasFlag(*job, JobFlag::kConfiguring)) {
+    if (!held.contains(job_id) && !HasJobFlag(*job, JobFlag::kConfiguring)) {
       RequeueOrFail(ctx, *job, request.node(),
                     "node " + request.node() + " restarted without the job", &out.effects);
     }
@@ -79,10 +79,10 @@ Effects AfterRegister(const Context& ctx, const v1::RegisterRequest& request) {
     const bool prolog = OwesProlog(ctx, *job, request.node());
     if (prolog) {
       PrepareOnNode(ctx, *job, request.node(), index, &out);
-    } else if (!state::IsActiveJob(*job) && HasFlag(*job, JobFlag::kCompleting)) {
+    } else if (!state::IsActiveJob(*job) && HasJobFlag(*job, JobFlag::kCompleting)) {
       TerminateOnNode(ctx, *job, request.node(), index, job->agent_epoch(), 0, &out);
     }
-    if (Base(*job) == JobBaseState::kSuspended &&
+    if (BaseOf(*job) == JobBaseState::kSuspended &&
         (held.contains(job_id) || ctx.memory.prologs.contains(job_id))) {
       SignalOnNodes(ctx, *job, SIGSTOP, v1::SIGNAL_SUSPEND, &out, request.node());
     }
@@ -128,10 +128,10 @@ Result<HeartbeatReaction> OnHeartbeat(const Context& ctx, const v1::HeartbeatReq
                 held_epoch->second < job->agent_epoch() && !ending.contains(job_id)
             ? held_epoch->second
             : 0;
-    const bool owes_epilog = !state::IsActiveJob(*job) && HasFlag(*job, JobFlag::kCompleting) &&
+    const bool owes_epilog = !state::IsActiveJob(*job) && HasJobFlag(*job, JobFlag::kCompleting) &&
                              !ending.contains(job_id);
     const bool owes_prolog = OwesProlog(ctx, *job, name) && !held.contains(job_id);
-    const bool owes_launch = Base(*job) == JobBaseState::kRunning &&
+    const bool owes_launch = BaseOf(*job) == JobBaseState::kRunning &&
                              !job->request().allocation_only() && job->nodes_size() > 0 &&
                              job->nodes(0) == name && !m.prologs.contains(job_id) &&
                              held.contains(job_id) && !launched.contains(job_id) && old_epoch == 0;

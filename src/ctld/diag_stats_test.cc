@@ -12,7 +12,7 @@ namespace {
 using model::JobBaseState;
 using model::RpcType;
 
-constexpr int64_t kNow = 1796212009;
+constexpr int64_t kDiagNow = 1796212009;
 
 v1::Event Ended(JobBaseState state) {
   v1::Event event;
@@ -27,7 +27,7 @@ std::map<uint32_t, uint32_t> Counts(const google::protobuf::RepeatedPtrField<v1:
 }
 
 TEST(DiagStatsTest, JobsCountByHowTheyEnded) {
-  DiagStats stats(kNow);
+  DiagStats stats(kDiagNow);
   v1::Event submitted;
   submitted.mutable_job_submitted();
   stats.CountEvent(submitted);
@@ -45,7 +45,7 @@ TEST(DiagStatsTest, JobsCountByHowTheyEnded) {
 }
 
 TEST(DiagStatsTest, CallsInProgressAndDone) {
-  DiagStats stats(kNow);
+  DiagStats stats(kDiagNow);
   {
     DiagStats::Call listing(&stats, RpcType::kJobInfo, 1001);
     listing.set_type(RpcType::kJobInfoSingle);  // the request named one job
@@ -63,17 +63,17 @@ TEST(DiagStatsTest, CallsInProgressAndDone) {
 }
 
 TEST(DiagStatsTest, PassesAndBackfillCyclesAndReset) {
-  DiagStats stats(kNow);
+  DiagStats stats(kDiagNow);
   sched::PassStats main_only;
   main_only.queue_length = 7;
   main_only.depth = 3;
-  stats.CountPass(main_only, 1000, kNow + 1);
+  stats.CountPass(main_only, 1000, kDiagNow + 1);
   sched::PassStats planned = main_only;
   planned.backfilled = 2;
   planned.bf_tried = 4;
   planned.bf_planned = 3;
   planned.bf_reservations = 9;
-  stats.CountPass(planned, 3000, kNow + 2);
+  stats.CountPass(planned, 3000, kDiagNow + 2);
   v1::GetStatsReply r;
   stats.Fill(nullptr, &r);
   EXPECT_EQ(r.schedule_cycle_counter(), 2u);
@@ -83,7 +83,7 @@ TEST(DiagStatsTest, PassesAndBackfillCyclesAndReset) {
   EXPECT_EQ(r.schedule_cycle_depth(), 6u);
   EXPECT_EQ(r.schedule_queue_len(), 7u);
   EXPECT_EQ(r.bf_cycle_counter(), 1u);
-  EXPECT_EQ(r.bf_when_last_cycle(), kNow + 2);
+  EXPECT_EQ(r.bf_when_last_cycle(), kDiagNow + 2);
   EXPECT_EQ(r.bf_cycle_last(), 3000u);
   EXPECT_EQ(r.bf_last_depth(), 4u);
   EXPECT_EQ(r.bf_last_depth_try(), 3u);
@@ -91,10 +91,10 @@ TEST(DiagStatsTest, PassesAndBackfillCyclesAndReset) {
   EXPECT_EQ(r.bf_backfilled_jobs(), 2u);
   EXPECT_EQ(r.bf_last_backfilled_jobs(), 2u);
 
-  stats.Reset(kNow + 60);
+  stats.Reset(kDiagNow + 60);
   v1::GetStatsReply after;
   stats.Fill(nullptr, &after);
-  EXPECT_EQ(after.since(), kNow + 60);
+  EXPECT_EQ(after.since(), kDiagNow + 60);
   EXPECT_EQ(after.schedule_cycle_counter(), 0u);
   EXPECT_EQ(after.bf_cycle_counter(), 0u);
   EXPECT_EQ(after.bf_last_backfilled_jobs(), 0u);

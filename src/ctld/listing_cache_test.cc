@@ -13,7 +13,7 @@ namespace {
 using slurm::testing::AnchorQueue;
 using slurm::testing::AnchorQueueNow;
 
-constexpr uint32_t kBlock = RecordCache::kBlockJobs;
+constexpr uint32_t kListingBlock = RecordCache::kBlockJobs;
 
 // The anchor queue spread over three record blocks (ids moved apart, arrays kept whole), plus
 // a few hundred pending jobs of one user.
@@ -21,14 +21,15 @@ RecordCache::Jobs Jobs() {
   RecordCache::Jobs jobs;
   for (const v1::Job& anchor : AnchorQueue()) {
     v1::Job job = anchor;
-    const uint32_t shift = job.array_job_id() != 0 ? kBlock : (job.job_id() % 3) * kBlock;
+    const uint32_t shift =
+        job.array_job_id() != 0 ? kListingBlock : (job.job_id() % 3) * kListingBlock;
     job.set_job_id(job.job_id() + shift);
     if (job.array_job_id() != 0) job.set_array_job_id(job.array_job_id() + shift);
     jobs[job.job_id()] = job;
   }
   for (uint32_t i = 0; i < 300; ++i) {
     v1::Job job = slurm::testing::AnchorJob(21442);
-    job.set_job_id(21442 + 2 * kBlock + i * 7);
+    job.set_job_id(21442 + 2 * kListingBlock + i * 7);
     job.set_priority(1000 + i % 13);
     jobs[job.job_id()] = job;
   }
@@ -133,7 +134,7 @@ TEST(ListingCacheTest, AListingIsKeptUntilAJobChangesOrTimeChangesALine) {
   EXPECT_EQ(Text(*f.Make(all, now + 2)), OnePiece(all, f.jobs, now + 2));
 
   // A changed job remakes the listing, with its new values.
-  const uint32_t id = 21442 + 2 * kBlock + 7 * 10;
+  const uint32_t id = 21442 + 2 * kListingBlock + 7 * 10;
   f.Change(id, [](v1::Job& job) { job.mutable_request()->set_name("renamed"); });
   const auto changed = f.Make(pending, now + 60);
   EXPECT_NE(changed, first);

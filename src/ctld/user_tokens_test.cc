@@ -9,7 +9,7 @@
 namespace gantry::ctld {
 namespace {
 
-constexpr UnixTime kNow = 1'800'000'000;
+constexpr UnixTime kTokenNow = 1'800'000'000;
 constexpr uid_t kSlurmUser = 64030;
 
 // root, the cluster's SlurmUser and two users.
@@ -56,7 +56,7 @@ class UserTokensTest : public ::testing::Test {
     return reply.ok() ? reply->token() : "";
   }
 
-  testing::FakeClock clock_ = Clock(kNow);
+  testing::FakeClock clock_ = Clock(kTokenNow);
   UserTokens tokens_;
 };
 
@@ -70,18 +70,18 @@ TEST_F(UserTokensTest, AUsersTokenActsAsThatUser) {
 
 TEST_F(UserTokensTest, TheDefaultLifespanIsSlurms) {
   v1::IssueTokenRequest request;
-  EXPECT_EQ(tokens_.Issue(1001, request)->expires_at(), kNow + 1800);
+  EXPECT_EQ(tokens_.Issue(1001, request)->expires_at(), kTokenNow + 1800);
   request.set_lifespan_seconds(60);
-  EXPECT_EQ(tokens_.Issue(1001, request)->expires_at(), kNow + 60);
+  EXPECT_EQ(tokens_.Issue(1001, request)->expires_at(), kTokenNow + 60);
 }
 
 TEST_F(UserTokensTest, ATokenStopsWorkingWhenItExpires) {
   const std::string token = TokenFor(1001, "", 60);
-  clock_.now = kNow + 59;
+  clock_.now = kTokenNow + 59;
   EXPECT_TRUE(tokens_.Holder(token, "").ok());
-  clock_.now = kNow + 60;
+  clock_.now = kTokenNow + 60;
   EXPECT_EQ(tokens_.Holder(token, "").status(),
-            Unauthenticated("token expired at " + std::to_string(kNow + 60)));
+            Unauthenticated("token expired at " + std::to_string(kTokenNow + 60)));
 }
 
 TEST_F(UserTokensTest, OnlyRootAndSlurmUserMintForOthers) {
@@ -108,7 +108,7 @@ TEST_F(UserTokensTest, OnlyRootAndSlurmUserTokensActForOthers) {
 }
 
 TEST_F(UserTokensTest, AnotherClustersTokenIsRefused) {
-  const testing::FakeClock clock = Clock(kNow);
+  const testing::FakeClock clock = Clock(kTokenNow);
   const UserTokens other(rpc::TokenKeyOf(rpc::ClusterKey{std::string(32, 'o')}), kSlurmUser,
                          &clock);
   EXPECT_EQ(other.Holder(TokenFor(1001), "").status(),
@@ -116,7 +116,7 @@ TEST_F(UserTokensTest, AnotherClustersTokenIsRefused) {
 }
 
 TEST_F(UserTokensTest, WithoutAKeyNothingIsIssuedOrAccepted) {
-  const testing::FakeClock clock = Clock(kNow);
+  const testing::FakeClock clock = Clock(kTokenNow);
   const UserTokens off(std::nullopt, kSlurmUser, &clock);
   EXPECT_EQ(off.Issue(1001, {}).status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(off.Holder(TokenFor(1001), "").status().code(), StatusCode::kUnauthenticated);

@@ -22,11 +22,11 @@ constexpr uint32_t kFlagMask = 0xfffffff0;
 constexpr uint32_t Bit(NodeFlag flag) { return static_cast<uint32_t>(flag); }
 
 // Slurm's node_states[] table, in its order (node_state_base_string).
-struct BaseName {
+struct NodeBaseName {
   NodeBaseState base;
   std::string_view name;
 };
-constexpr std::array<BaseName, kNodeBaseStateCount> kBaseNames = {{
+constexpr std::array<NodeBaseName, kNodeBaseStateCount> kNodeBaseNames = {{
     {NodeBaseState::kDown, "DOWN"},
     {NodeBaseState::kIdle, "IDLE"},
     {NodeBaseState::kAllocated, "ALLOCATED"},
@@ -207,7 +207,7 @@ constexpr std::array<UpdateWord, 16> kUpdateWords = {{
 }  // namespace
 
 std::string_view NodeBaseStateName(NodeBaseState state) {
-  for (const BaseName& entry : kBaseNames) {
+  for (const NodeBaseName& entry : kNodeBaseNames) {
     if (entry.base == state) return entry.name;
   }
   return "INVALID";
@@ -260,7 +260,7 @@ Result<NodeState> ParseNodeStateComplete(std::string_view text) {
   const std::string_view base_word = text.substr(0, plus);
   NodeState state;
   bool found = false;
-  for (const BaseName& entry : kBaseNames) {
+  for (const NodeBaseName& entry : kNodeBaseNames) {
     if (EqualsIgnoreCase(base_word, entry.name)) {
       state.base = entry.base;
       found = true;

@@ -7,7 +7,7 @@
 namespace gantry::rpc {
 namespace {
 
-constexpr int64_t kNow = 1999999000;
+constexpr int64_t kTokenNow = 1999999000;
 
 // A token with any header and payload, signed with `key` as an issuer other than Gantry would.
 std::string SignRaw(const TokenKey& key, std::string_view header, std::string_view payload) {
@@ -41,7 +41,7 @@ TEST(UserTokenTest, SignsWhatAnotherImplementationSigns) {
 }
 
 TEST(UserTokenTest, VerifiesItsClaims) {
-  Result<TokenClaims> claims = VerifyUserToken(ReferenceKey(), kReferenceToken, kNow);
+  Result<TokenClaims> claims = VerifyUserToken(ReferenceKey(), kReferenceToken, kTokenNow);
   ASSERT_TRUE(claims.ok()) << claims.status().ToString();
   EXPECT_EQ(claims->user, "alice");
   EXPECT_EQ(claims->issued_at, 1999998200);
@@ -55,7 +55,7 @@ TEST(UserTokenTest, RefusesAnExpiredToken) {
 
 TEST(UserTokenTest, RefusesAnotherKeysToken) {
   const TokenKey other = TokenKeyOf(ClusterKey{std::string(32, 'x')});
-  EXPECT_EQ(VerifyUserToken(other, kReferenceToken, kNow).status(),
+  EXPECT_EQ(VerifyUserToken(other, kReferenceToken, kTokenNow).status(),
             Unauthenticated("token signature does not match"));
 }
 
@@ -64,23 +64,23 @@ TEST(UserTokenTest, RefusesAChangedPayload) {
   const std::string payload = Base64UrlEncode(R"({"exp":2000000000,"iat":1999998200,"sun":"bob"})");
   const std::string token = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + payload +
                             ".7wSA8EHP4rJ91hh5npZ4MccxJzUaC3NQ1jt1TWJREGg";
-  EXPECT_EQ(VerifyUserToken(ReferenceKey(), token, kNow).status(),
+  EXPECT_EQ(VerifyUserToken(ReferenceKey(), token, kTokenNow).status(),
             Unauthenticated("token signature does not match"));
 }
 
 TEST(UserTokenTest, RefusesAnyAlgorithmButHs256) {
   const std::string payload = Base64UrlEncode(R"({"exp":2000000000,"iat":1,"sun":"root"})");
   EXPECT_EQ(VerifyUserToken(ReferenceKey(),
-                            Base64UrlEncode(R"({"alg":"none"})") + "." + payload + ".", kNow)
+                            Base64UrlEncode(R"({"alg":"none"})") + "." + payload + ".", kTokenNow)
                 .status(),
             Unauthenticated("token algorithm none is not accepted (only HS256)"));
   // Even signed with the right key, another algorithm's name is refused.
-  EXPECT_EQ(
-      VerifyUserToken(ReferenceKey(), SignRaw(ReferenceKey(), R"({"alg":"HS512"})", "{}"), kNow)
-          .status(),
-      Unauthenticated("token algorithm HS512 is not accepted (only HS256)"));
+  EXPECT_EQ(VerifyUserToken(ReferenceKey(), SignRaw(ReferenceKey(), R"({"alg":"HS512"})", "{}"),
+                            kTokenNow)
+                .status(),
+            Unauthenticated("token algorithm HS512 is not accepted (only HS256)"));
   EXPECT_EQ(VerifyUserToken(ReferenceKey(),
-                            Base64UrlEncode(R"({"typ":"JWT"})") + "." + payload + ".x", kNow)
+                            Base64UrlEncode(R"({"typ":"JWT"})") + "." + payload + ".x", kTokenNow)
                 .status(),
             Unauthenticated("malformed token: its header names no algorithm"));
 }
@@ -103,15 +103,15 @@ TEST(UserTokenTest, NamesWhatIsMalformed) {
             "malformed token: it names no user (claim \"sun\")"},
            {R"([1,2])", "malformed token: its payload is not a JSON object"},
        }) {
-    EXPECT_EQ(VerifyUserToken(key, SignRaw(key, kHs256, c.payload), kNow).status(),
+    EXPECT_EQ(VerifyUserToken(key, SignRaw(key, kHs256, c.payload), kTokenNow).status(),
               Unauthenticated(c.error))
         << c.payload;
   }
-  EXPECT_EQ(VerifyUserToken(key, "abc", kNow).status(),
+  EXPECT_EQ(VerifyUserToken(key, "abc", kTokenNow).status(),
             Unauthenticated("malformed token: expected three base64url parts joined by '.'"));
-  EXPECT_EQ(VerifyUserToken(key, "a.b.c.d", kNow).status(),
+  EXPECT_EQ(VerifyUserToken(key, "a.b.c.d", kTokenNow).status(),
             Unauthenticated("malformed token: expected three base64url parts joined by '.'"));
-  EXPECT_EQ(VerifyUserToken(key, "!!.b.c", kNow).status(),
+  EXPECT_EQ(VerifyUserToken(key, "!!.b.c", kTokenNow).status(),
             Unauthenticated("malformed token: its header is not a JSON object"));
 }
 
@@ -119,7 +119,7 @@ TEST(UserTokenTest, AcceptsTheUsernameClaim) {
   const TokenKey key = TokenKeyOf(ClusterKey{std::string(32, 'k')});
   const std::string token =
       SignRaw(key, kHs256, R"({"exp":2000000000,"iat":1,"username":"carol"})");
-  Result<TokenClaims> claims = VerifyUserToken(key, token, kNow);
+  Result<TokenClaims> claims = VerifyUserToken(key, token, kTokenNow);
   ASSERT_TRUE(claims.ok());
   EXPECT_EQ(claims->user, "carol");
 }

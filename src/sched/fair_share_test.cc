@@ -11,7 +11,7 @@
 namespace gantry::sched {
 namespace {
 
-constexpr int64_t kNow = 1'800'000'000;
+constexpr int64_t kFairShareNow = 1'800'000'000;
 
 // The reference cluster's tree (../shared/anchors/slurm, outputs/sshare-a-after.txt): accounts
 // prod and research under root; root in root and prod, bob in prod, alice in research, each user
@@ -54,7 +54,7 @@ class Tree {
  private:
   void Add(uint32_t id, double billing_sec) {
     v1::UsageTally& t = db_.association_usage[id];
-    t.set_as_of(kNow);
+    t.set_as_of(kFairShareNow);
     (*t.mutable_tres_sec())["billing"] += billing_sec;
   }
   state::AccountingDb db_;
@@ -85,7 +85,7 @@ TEST(FairTreeTest, RanksUsersAsTheReferenceClusterDid) {
   t.Use(root_a4, 226);
   t.Use(alice_a4, 180731);
 
-  const FairShare fs = ComputeFairShare(t.db(), {}, kNow, FairShareAlgorithm::kFairTree);
+  const FairShare fs = ComputeFairShare(t.db(), {}, kFairShareNow, FairShareAlgorithm::kFairTree);
   EXPECT_EQ(fs.user_associations, 7u);
   // sshare -a's FairShare column, in sshare's row order.
   struct Want {
@@ -129,7 +129,7 @@ TEST(FairTreeTest, TiedSiblingsShareARankAndUnusedSharesComeFirst) {
   const uint32_t c = t.Association("prod", "c", "", 0);  // no shares: last
   t.Use(a, 100);
   t.Use(b, 100);
-  const FairShare fs = ComputeFairShare(t.db(), {}, kNow, FairShareAlgorithm::kFairTree);
+  const FairShare fs = ComputeFairShare(t.db(), {}, kFairShareNow, FairShareAlgorithm::kFairTree);
   // prod (no usage) ranks above research; its user has no shares (LevelFS 0) but is alone.
   EXPECT_DOUBLE_EQ(fs.FactorOf(c), 3.0 / 3);
   EXPECT_DOUBLE_EQ(fs.FactorOf(a), 2.0 / 3);
@@ -145,12 +145,13 @@ TEST(FairTreeTest, RunningJobsCountTheirUsageSoFar) {
   job.set_user_name("bob");
   job.mutable_request()->set_account("prod");
   job.set_partition("a4");
-  job.set_start_time(kNow - 100);
+  job.set_start_time(kFairShareNow - 100);
   job.add_nodes("n1");
   job.set_num_cpus(20);
   job.set_state(static_cast<uint32_t>(model::JobBaseState::kRunning));
   const v1::Job* running[] = {&job};
-  const FairShare fs = ComputeFairShare(t.db(), running, kNow, FairShareAlgorithm::kFairTree);
+  const FairShare fs =
+      ComputeFairShare(t.db(), running, kFairShareNow, FairShareAlgorithm::kFairTree);
   EXPECT_DOUBLE_EQ(RowOf(fs, "prod", "bob").raw_usage, 2000);  // 20 CPUs x 100 s
   EXPECT_DOUBLE_EQ(fs.rows.front().raw_usage, 3000);
   EXPECT_GT(fs.FactorOf(a), fs.FactorOf(b));
@@ -167,7 +168,7 @@ TEST(ClassicFairShareTest, HalvesPerMultipleOfTheShareUsed) {
   const uint32_t u2 = t.Association("B", "u2", "", 1);
   t.Use(u1, 30);
   t.Use(u2, 10);
-  const FairShare fs = ComputeFairShare(t.db(), {}, kNow, FairShareAlgorithm::kClassic);
+  const FairShare fs = ComputeFairShare(t.db(), {}, kFairShareNow, FairShareAlgorithm::kClassic);
   EXPECT_NEAR(RowOf(fs, "A", "u1").norm_shares, 0.25, 1e-12);
   EXPECT_NEAR(RowOf(fs, "A", "u1").effective_usage, 0.75, 1e-12);
   EXPECT_NEAR(fs.FactorOf(u1), std::pow(2.0, -0.75 / 0.25), 1e-12);

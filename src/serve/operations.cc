@@ -12,12 +12,6 @@ namespace {
 
 constexpr char kMetadataPrefix[] = "type.googleapis.com/google.cloud.aiplatform.v1beta1.";
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // A new operation id: 19 decimal digits, as Google's.
 std::string NewId() {
   std::random_device random;

@@ -1,5 +1,6 @@
 #include "serve/resources.h"
 
+#include <chrono>
 #include <ctime>
 
 #include "rpc/user_token.h"
@@ -247,6 +248,12 @@ std::vector<FieldViolation> RefusedChanges(const std::vector<spec::SpecChange>& 
     if (!c.allowed) out.push_back({c.path, c.ToString()});
   }
   return out;
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 std::string Rfc3339(int64_t unix_ms) {

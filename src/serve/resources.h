@@ -95,6 +95,8 @@ std::vector<FieldViolation> RefusedChanges(const std::vector<spec::SpecChange>& 
 // "nodePools" -> "node_pools" (names that start in lower case only; "MaxTime" stays).
 std::string SnakeCase(std::string_view name);
 
+// The wall clock in milliseconds since the epoch.
+int64_t NowMs();
 // An RFC 3339 time in UTC with milliseconds ("2026-12-07T17:30:00.123Z").
 std::string Rfc3339(int64_t unix_ms);
 

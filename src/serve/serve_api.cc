@@ -30,12 +30,6 @@ constexpr int kDefaultPageSize = 50;
 constexpr int kMostPageSize = 1000;
 constexpr int64_t kCallTokenLifespan = 120;
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 http::HttpResponse JsonAnswer(int status, const Json& body) {
   return {status, "application/json", body.dump(2) + "\n", {}, {}};
 }

@@ -22,7 +22,7 @@ v1::Job MakeJob(uint32_t id, std::string name, std::vector<std::string> nodes) {
   return job;
 }
 
-std::vector<v1::Job> Jobs() {
+std::vector<v1::Job> SampleJobs() {
   return {MakeJob(1, "train-a-rather-long-job-name", {"n1", "n2"}), MakeJob(2, "b", {}),
           MakeJob(3, "", {"n3"})};
 }
@@ -79,7 +79,7 @@ std::vector<std::string> Serialized(std::vector<v1::Job> jobs) {
 }
 
 TEST(JobsReplyReaderTest, EveryJobArrivesWholeHoweverTheReplyIsCut) {
-  const std::string reply = HeadFirst(Jobs());
+  const std::string reply = HeadFirst(SampleJobs());
   for (size_t piece = 1; piece <= reply.size(); ++piece) {
     Seen seen;
     JobsReplyReader reader(Recorder(&seen));
@@ -91,7 +91,7 @@ TEST(JobsReplyReaderTest, EveryJobArrivesWholeHoweverTheReplyIsCut) {
     EXPECT_EQ(head->now, kNow);
     EXPECT_EQ(head->jobs_at_most, 3u);
     ASSERT_EQ(seen.heads.size(), 1u) << "start comes once";
-    EXPECT_EQ(seen.jobs, Serialized(Jobs())) << "pieces of " << piece << " bytes";
+    EXPECT_EQ(seen.jobs, Serialized(SampleJobs())) << "pieces of " << piece << " bytes";
     EXPECT_EQ(seen.now_at_job, std::vector<UnixTime>(3, kNow)) << "the head comes first";
   }
 }
@@ -99,7 +99,7 @@ TEST(JobsReplyReaderTest, EveryJobArrivesWholeHoweverTheReplyIsCut) {
 TEST(JobsReplyReaderTest, JobsWaitForANowThatComesLast) {
   // The usual serialization (gRPC): jobs (field 1) before now (field 2).
   v1::GetJobsReply reply;
-  for (const v1::Job& job : Jobs()) *reply.add_jobs() = job;
+  for (const v1::Job& job : SampleJobs()) *reply.add_jobs() = job;
   reply.set_now(kNow);
   const std::string bytes = reply.SerializeAsString();
   for (size_t piece : {size_t{1}, size_t{7}, bytes.size()}) {
@@ -109,7 +109,7 @@ TEST(JobsReplyReaderTest, JobsWaitForANowThatComesLast) {
       ASSERT_TRUE(reader.Feed(std::string_view(bytes).substr(at, piece)).ok());
     }
     ASSERT_TRUE(reader.Finish().ok());
-    EXPECT_EQ(seen.jobs, Serialized(Jobs()));
+    EXPECT_EQ(seen.jobs, Serialized(SampleJobs()));
     EXPECT_EQ(seen.now_at_job, std::vector<UnixTime>(3, kNow));
   }
 }
@@ -139,7 +139,7 @@ TEST(JobsReplyReaderTest, AReusedRecordKeepsNothingOfTheOneBefore) {
 TEST(JobsReplyReaderTest, ASlimListingReusesOneMessageAndKeepsNothingOfTheRecordBefore) {
   v1::Job bare;
   bare.set_job_id(9);
-  std::vector<v1::Job> jobs = Jobs();
+  std::vector<v1::Job> jobs = SampleJobs();
   jobs.push_back(bare);
   for (v1::Job& job : jobs) {
     v1::Job slim;
@@ -167,7 +167,7 @@ TEST(JobsReplyReaderTest, ManyRecordsArriveWholeAcrossArenaRestarts) {
 }
 
 TEST(JobsReplyReaderTest, MalformedAndTruncatedRepliesAreErrors) {
-  const std::string reply = HeadFirst(Jobs());
+  const std::string reply = HeadFirst(SampleJobs());
   {
     Seen seen;
     JobsReplyReader reader(Recorder(&seen));
@@ -197,7 +197,7 @@ TEST(JobsReplyReaderTest, TheVisitorsErrorEndsTheListing) {
     return InvalidArgument("stop");
   };
   JobsReplyReader reader(visitor);
-  EXPECT_EQ(reader.Feed(HeadFirst(Jobs())).message(), "stop");
+  EXPECT_EQ(reader.Feed(HeadFirst(SampleJobs())).message(), "stop");
   EXPECT_EQ(calls, 1);
 }
 

@@ -16,7 +16,7 @@ namespace {
 constexpr std::string_view kNull = "(null)";
 constexpr int64_t kDefaultMaxJobId = 67043328;  // MAX_JOB_ID (0x03FF0000)
 constexpr int64_t kDefaultMaxDbdMsgs = 10000;   // DEFAULT_MAX_DBD_MSGS
-constexpr std::string_view kBaseTres = "cpu,mem,energy,node,billing,fs/disk,vmem,pages";
+constexpr std::string_view kBaseTresList = "cpu,mem,energy,node,billing,fs/disk,vmem,pages";
 
 using text::AsciiToLower;
 using text::AsciiToUpper;
@@ -168,9 +168,9 @@ std::string AccountingEnforce(const Conf& conf, bool* track_wckey) {
 
 // The built-in TRES, then the configured ones not already listed, in the order written.
 std::string AccountingTres(const Conf& conf) {
-  std::string out(kBaseTres);
+  std::string out(kBaseTresList);
   std::vector<std::string> seen;
-  for (std::string_view t : SplitCommas(kBaseTres)) seen.push_back(std::string(t));
+  for (std::string_view t : SplitCommas(kBaseTresList)) seen.push_back(std::string(t));
   const std::string* v = conf.Get("AccountingStorageTRES");
   for (std::string_view tok : SplitCommas(OrEmpty(v))) {
     const std::string lower = AsciiToLower(tok);

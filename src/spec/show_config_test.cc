@@ -16,7 +16,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Golden(std::string_view name) { return testing::ReadGolden(std::string(name)); }
+std::string GoldenFile(std::string_view name) { return testing::ReadGolden(std::string(name)); }
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -43,7 +43,7 @@ std::map<std::string, std::string> ClusterValues(const std::string& slurm_conf) 
 // The machine- and moment-dependent values of the anchor capture.
 ShowConfigInput AnchorInput() {
   ShowConfigInput in;
-  in.values = ClusterValues(Golden("anchor-slurm.conf"));
+  in.values = ClusterValues(GoldenFile("anchor-slurm.conf"));
   in.data_time = "2026-12-02T11:46:49";
   in.boot_time = "2026-12-02T11:38:00";
   in.next_job_id = 21452;
@@ -79,7 +79,7 @@ std::string Render(std::map<std::string, std::string> values) {
 }
 
 TEST(ShowConfigTest, MatchesTheAnchorClusterListingLineByLine) {
-  const std::string expected = Golden("anchor-show-config.txt");
+  const std::string expected = GoldenFile("anchor-show-config.txt");
   ASSERT_FALSE(expected.empty());
   const std::string got = RenderShowConfig(AnchorInput());
   const std::vector<std::string> want = Lines(expected);
@@ -314,7 +314,7 @@ TEST(ShowConfigTest, ListingNamesAreCatalogKeys) {
   const std::set<std::string_view> listed_set(listed.begin(), listed.end());
   EXPECT_EQ(listed_set.size(), listed.size());
   std::set<std::string> in_anchor;
-  for (const std::string& line : Lines(Golden("anchor-show-config.txt"))) {
+  for (const std::string& line : Lines(GoldenFile("anchor-show-config.txt"))) {
     const size_t sep = line.find(" = ");
     if (sep == std::string::npos) continue;
     std::string name = line.substr(0, sep);

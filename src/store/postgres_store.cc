@@ -20,7 +20,7 @@
 namespace gantry::store {
 namespace {
 
-constexpr const char* kCreateSchema =
+constexpr const char* kCreatePostgresSchema =
     "CREATE TABLE gantry_store (application TEXT NOT NULL, schema_version BIGINT NOT NULL);"
     "CREATE TABLE records (seq BIGINT PRIMARY KEY, kind TEXT NOT NULL, payload BYTEA NOT NULL);"
     "CREATE TABLE snapshot (id BIGINT PRIMARY KEY CHECK (id = 1), seq BIGINT NOT NULL,"
@@ -145,7 +145,7 @@ class PostgresStore final : public BatchedStore {
                                 " tables and no gantry_store table)");
     }
     if (!marked) {
-      const std::string create = std::string("BEGIN;") + kCreateSchema +
+      const std::string create = std::string("BEGIN;") + kCreatePostgresSchema +
                                  "INSERT INTO gantry_store VALUES ('gantry', " +
                                  std::to_string(kPostgresStoreSchemaVersion) + ");COMMIT;";
       Status created = Exec(create.c_str(), "create schema");
