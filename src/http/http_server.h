@@ -86,6 +86,10 @@ class HttpServer {
   std::vector<std::unique_ptr<Listener>> listeners_;
 };
 
+// The HTTP status that answers a refusal with `code`: 400 bad input, 401 unauthenticated, 403
+// refused, 404 missing, 409 exists or wrong state, 429 too many, 503 unavailable, 500 otherwise.
+int HttpStatusOf(StatusCode code);
+
 // "HOST:PORT" (IPv4 or a name; "[v6]:PORT" for IPv6) bound and listening; InvalidArgument names a
 // malformed address, Unavailable the bind error.
 Result<int> ListenTcp(const std::string& address);

@@ -7,29 +7,9 @@
 namespace gantry::rest {
 
 int HttpStatusOf(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::kOk:
-      return 200;
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kOutOfRange:
-      return 400;
-    case StatusCode::kNotFound:
-      return 404;
-    case StatusCode::kPermissionDenied:
-      return 403;
-    case StatusCode::kAlreadyExists:
-    case StatusCode::kFailedPrecondition:
-      return 409;
-    case StatusCode::kResourceExhausted:
-      return 429;
-    case StatusCode::kUnavailable:
-      return 502;
-    case StatusCode::kInternal:
-      return 500;
-    case StatusCode::kUnauthenticated:
-      return 401;
-  }
-  return 500;
+  // gantry-restd is gantryd's gateway: gantryd unreachable is a bad gateway, as slurmrestd says.
+  if (status.code() == StatusCode::kUnavailable) return 502;
+  return http::HttpStatusOf(status.code());
 }
 
 std::optional<uint32_t> ParseJobId(const std::string& text) {

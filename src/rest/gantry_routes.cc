@@ -21,16 +21,6 @@ constexpr int kDefaultLines = 100;
 constexpr int kMostLines = 10000;
 constexpr off_t kMostBytes = 1 << 20;  // read at most the file's last MiB
 
-std::optional<uint32_t> JobIdParam(const Call& call, Reply& reply) {
-  const std::string& text = call.Param("job_id");
-  const std::optional<uint32_t> id = ParseJobId(text);
-  if (!id) {
-    reply.Fail(400, {"job_id \"" + text + "\" is not a job id", 2017, "Invalid job id specified",
-                     "#/job_id"});
-  }
-  return id;
-}
-
 // The job as the caller may see it; a refusal recorded otherwise.
 std::optional<v1::Job> LoadJob(Call& call, Reply& reply, uint32_t id) {
   v1::GetJobsRequest request;
@@ -110,7 +100,7 @@ Result<std::pair<std::string, bool>> TailFile(const std::string& path, uid_t uid
 }  // namespace
 
 void ExplainJobRoute(Call& call, Reply& reply) {
-  const std::optional<uint32_t> id = JobIdParam(call, reply);
+  const std::optional<uint32_t> id = JobIdOf(call, reply);
   reply.out().MemberInt("job_id", id.value_or(0));
   std::string text;
   if (id) {
@@ -130,7 +120,7 @@ void ExplainJobRoute(Call& call, Reply& reply) {
 // file, for the job's own user (and root) only: the file is the user's, whatever else the
 // caller may see of the job.
 void JobOutput(Call& call, Reply& reply) {
-  const std::optional<uint32_t> id = JobIdParam(call, reply);
+  const std::optional<uint32_t> id = JobIdOf(call, reply);
   const std::string stream = call.request.Query("stream").value_or("stdout");
   int lines = kDefaultLines;
   if (stream != "stdout" && stream != "stderr") {
@@ -182,7 +172,7 @@ void JobOutput(Call& call, Reply& reply) {
 
 // POST /gantry/v1/job/{id}/requeue[?hold=true]: scontrol requeue (requeuehold).
 void RequeueJob(Call& call, Reply& reply) {
-  const std::optional<uint32_t> id = JobIdParam(call, reply);
+  const std::optional<uint32_t> id = JobIdOf(call, reply);
   const std::string hold = call.request.Query("hold").value_or("false");
   if (hold != "true" && hold != "false") {
     reply.Fail(

@@ -6,6 +6,9 @@
 
 namespace gantry::rest {
 
+// The {job_id} path parameter as a job id; a 400 naming #/job_id recorded otherwise.
+std::optional<uint32_t> JobIdOf(const Call& call, Reply& reply);
+
 // slurm_jobs.cc
 void ListJobs(Call& call, Reply& reply);
 void ListJobStates(Call& call, Reply& reply);

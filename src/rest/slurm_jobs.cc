@@ -134,16 +134,6 @@ std::optional<nlohmann::json> Body(const Call& call, Reply& reply) {
   return body;
 }
 
-std::optional<uint32_t> JobIdOf(const Call& call, Reply& reply) {
-  const std::string& text = call.Param("job_id");
-  const std::optional<uint32_t> id = ParseJobId(text);
-  if (!id) {
-    reply.Fail(400, {"job_id \"" + text + "\" is not a job id", 2017, "Invalid job id specified",
-                     "#/job_id"});
-  }
-  return id;
-}
-
 void Submit(Call& call, Reply& reply, bool allocation) {
   std::optional<nlohmann::json> body = Body(call, reply);
   if (body) {
@@ -183,6 +173,16 @@ void Submit(Call& call, Reply& reply, bool allocation) {
 }
 
 }  // namespace
+
+std::optional<uint32_t> JobIdOf(const Call& call, Reply& reply) {
+  const std::string& text = call.Param("job_id");
+  const std::optional<uint32_t> id = ParseJobId(text);
+  if (!id) {
+    reply.Fail(400, {"job_id \"" + text + "\" is not a job id", 2017, "Invalid job id specified",
+                     "#/job_id"});
+  }
+  return id;
+}
 
 void ListJobs(Call& call, Reply& reply) {
   v1::GetJobsRequest request;

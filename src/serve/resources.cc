@@ -9,60 +9,6 @@
 
 namespace gantry::serve {
 
-int HttpStatusOf(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return 200;
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kOutOfRange:
-      return 400;
-    case StatusCode::kUnauthenticated:
-      return 401;
-    case StatusCode::kPermissionDenied:
-      return 403;
-    case StatusCode::kNotFound:
-      return 404;
-    case StatusCode::kAlreadyExists:
-    case StatusCode::kFailedPrecondition:
-      return 409;
-    case StatusCode::kResourceExhausted:
-      return 429;
-    case StatusCode::kUnavailable:
-      return 503;
-    case StatusCode::kInternal:
-      return 500;
-  }
-  return 500;
-}
-
-const char* RpcCodeName(StatusCode code) {
-  switch (code) {
-    case StatusCode::kOk:
-      return "OK";
-    case StatusCode::kInvalidArgument:
-      return "INVALID_ARGUMENT";
-    case StatusCode::kOutOfRange:
-      return "OUT_OF_RANGE";
-    case StatusCode::kUnauthenticated:
-      return "UNAUTHENTICATED";
-    case StatusCode::kPermissionDenied:
-      return "PERMISSION_DENIED";
-    case StatusCode::kNotFound:
-      return "NOT_FOUND";
-    case StatusCode::kAlreadyExists:
-      return "ALREADY_EXISTS";
-    case StatusCode::kFailedPrecondition:
-      return "FAILED_PRECONDITION";
-    case StatusCode::kResourceExhausted:
-      return "RESOURCE_EXHAUSTED";
-    case StatusCode::kUnavailable:
-      return "UNAVAILABLE";
-    case StatusCode::kInternal:
-      return "INTERNAL";
-  }
-  return "UNKNOWN";
-}
-
 int RpcCodeNumber(int http_status) {
   switch (http_status) {
     case 400:

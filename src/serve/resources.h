@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "http/http_server.h"
 #include "spec/cluster_spec.h"
 #include "spec/diagnostics.h"
 #include "spec/spec_update.h"
@@ -38,11 +39,9 @@ struct FieldViolation {
 };
 Json ErrorBody(int http_status, const std::string& message,
                const std::vector<FieldViolation>& violations = {});
-// The HTTP status and google.rpc code name ("NOT_FOUND") of a Status.
-int HttpStatusOf(StatusCode code);
+using http::HttpStatusOf;
 // The google.rpc.Code number of an HTTP status (Operation.error.code): 400 -> 3, 404 -> 5, ...
 int RpcCodeNumber(int http_status);
-const char* RpcCodeName(StatusCode code);
 
 // Every problem a spec's diagnostics name, as field violations ("node_pools[1].id").
 std::vector<FieldViolation> ViolationsOf(const spec::Diagnostics& diagnostics);

@@ -139,7 +139,6 @@ TEST(RpcCodesTest, MapHttpStatuses) {
   EXPECT_EQ(RpcCodeNumber(404), 5);
   EXPECT_EQ(RpcCodeNumber(503), 14);
   EXPECT_EQ(HttpStatusOf(StatusCode::kAlreadyExists), 409);
-  EXPECT_STREQ(RpcCodeName(StatusCode::kUnauthenticated), "UNAUTHENTICATED");
 }
 
 }  // namespace

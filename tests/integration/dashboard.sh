@@ -12,18 +12,9 @@ done
 $PY -c 'import selenium' 2>/dev/null || { echo "FAIL: python3-selenium missing (scripts/setup)"; exit 1; }
 source "$(dirname "$0")/lib.sh" "$1" "$2" "$(cd "$2" && pwd)/examples/demo.json"
 SHOTS=$(cd "$BIN/.." && pwd)/screenshots
-u1=gweb$$a
-u2=gweb$$b
-useradd -M -d "$WORK" -s /bin/bash "$u1" || fail "useradd"
-useradd -M -d "$WORK" -s /bin/bash "$u2" || { userdel "$u1"; fail "useradd"; }
-trap 'rc=$?; userdel "$u1" 2>/dev/null; userdel "$u2" 2>/dev/null; (exit $rc); cleanup' EXIT
+two_users gweb
 start_cluster
-mkdir -p "$WORK/$u1" "$WORK/$u2"
-chown "$u1" "$WORK/$u1"
-chown "$u2" "$WORK/$u2"
-sacctmgr -i add account ml >/dev/null || fail "add account"
-sacctmgr -i add user "$u1" account=ml >/dev/null || fail "add user $u1"
-sacctmgr -i add user "$u2" account=ml >/dev/null || fail "add user $u2"
+users_in_account ml "$u1" "$u2"
 timeout 240 $PY "$SRC/tests/web/dashboard_test.py" "$STATE" "$WORK" "$u1" "$u2" "$SHOTS" ||
   fail "dashboard_test.py"
 gantry status --state-dir "$STATE" | grep -q "^gantry-restd .*running" || fail "gantry-restd died"

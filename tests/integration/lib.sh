@@ -4,7 +4,8 @@
 # usage in a test: source lib.sh BIN_DIR SOURCE_ROOT [SPEC]
 # Provides: $BIN $SRC $WORK (scratch dir, removed at exit), $STATE (the cluster's state dir),
 # start_cluster, wait_for CMD..., job_state ID, wait_state ID STATE [SECONDS], fail MSG,
-# advancing/stopped FILE (a job's counter in $WORK/FILE moves within 3 s / stays for 1.5 s).
+# advancing/stopped FILE (a job's counter in $WORK/FILE moves within 3 s / stays for 1.5 s),
+# two_users PREFIX ($u1, $u2), users_in_account ACCOUNT USER...
 set -u
 BIN=$(cd "$1" && pwd)
 SRC=$(cd "$2" && pwd)
@@ -129,4 +130,26 @@ stopped() {
   sleep 1.5
   b=$(value "$1")
   [ "$a" = "$b" ]
+}
+
+# two_users PREFIX: makes two unix users, PREFIX<pid>a and PREFIX<pid>b, in $u1 and $u2; they
+# are removed at exit (before cleanup).
+two_users() {
+  u1=$1$$a
+  u2=$1$$b
+  useradd -M -d "$WORK" -s /bin/bash "$u1" || fail "useradd"
+  useradd -M -d "$WORK" -s /bin/bash "$u2" || { userdel "$u1"; fail "useradd"; }
+  trap 'rc=$?; userdel "$u1" 2>/dev/null; userdel "$u2" 2>/dev/null; (exit $rc); cleanup' EXIT
+}
+
+# users_in_account ACCOUNT USER...: the account, and for each user a folder $WORK/USER of theirs
+# and an association in the account (the cluster runs).
+users_in_account() {
+  local account=$1 user
+  shift
+  sacctmgr -i add account "$account" >/dev/null || fail "add account $account"
+  for user in "$@"; do
+    mkdir -p "$WORK/$user" && chown "$user" "$WORK/$user"
+    sacctmgr -i add user "$user" account="$account" >/dev/null || fail "add user $user"
+  done
 }

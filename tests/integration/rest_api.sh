@@ -9,18 +9,9 @@
 PY=/usr/bin/python3
 $PY -c 'import jsonschema' 2>/dev/null || { echo "SKIP: python3-jsonschema missing"; exit 77; }
 source "$(dirname "$0")/lib.sh" "$@"
-u1=grest$$a
-u2=grest$$b
-useradd -M -d "$WORK" -s /bin/bash "$u1" || fail "useradd"
-useradd -M -d "$WORK" -s /bin/bash "$u2" || { userdel "$u1"; fail "useradd"; }
-trap 'rc=$?; userdel "$u1" 2>/dev/null; userdel "$u2" 2>/dev/null; (exit $rc); cleanup' EXIT
+two_users grest
 start_cluster
-mkdir -p "$WORK/$u1" "$WORK/$u2"
-chown "$u1" "$WORK/$u1"
-chown "$u2" "$WORK/$u2"
-sacctmgr -i add account ml >/dev/null || fail "add account"
-sacctmgr -i add user "$u1" account=ml >/dev/null || fail "add user $u1"
-sacctmgr -i add user "$u2" account=ml >/dev/null || fail "add user $u2"
+users_in_account ml "$u1" "$u2"
 $PY "$SRC/tests/rest/rest_api_test.py" "$STATE" "$WORK" "$u1" "$u2" || fail "rest_api_test.py"
 # The daemon lived through all of it.
 gantry status --state-dir "$STATE" | grep -q "^gantry-restd .*running" || fail "gantry-restd died"
