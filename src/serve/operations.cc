@@ -48,10 +48,7 @@ Result<std::unique_ptr<OperationStore>> OperationStore::Open(const std::string& 
   return store;
 }
 
-OperationStore::~OperationStore() {
-  WaitIdle();
-  for (std::thread& t : threads_) t.join();
-}
+OperationStore::~OperationStore() { WaitIdle(); }
 
 void OperationStore::Save(const Json& operation) const {
   const std::string name = operation["name"];
@@ -80,7 +77,10 @@ Result<Json> OperationStore::Start(const Parent& parent, const std::string& clus
   Save(op);
   operations_[id] = op;
   running_[cluster_id] = metadata_type;
-  threads_.emplace_back([this, id, cluster_id, work = std::move(work)] {
+  // Detached: a long-lived server must not keep one finished thread per operation. The thread's
+  // last touch of this store is unlocking mu_ after saying it is done, which WaitIdle (and so
+  // the destructor) waits for.
+  std::thread([this, id, cluster_id, work = std::move(work)] {
     const Progress progress([this, &id](const std::string& message) {
       std::lock_guard guard(mu_);
       Json& current = operations_[id];
@@ -107,7 +107,7 @@ Result<Json> OperationStore::Start(const Parent& parent, const std::string& clus
     Save(finished);
     running_.erase(cluster_id);
     idle_.notify_all();
-  });
+  }).detach();
   return op;
 }
 

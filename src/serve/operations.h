@@ -50,7 +50,7 @@ class OperationStore {
  public:
   // Loads the operations kept in `dir` (made if missing).
   static Result<std::unique_ptr<OperationStore>> Open(const std::string& dir);
-  ~OperationStore();  // waits for the running operations
+  ~OperationStore();  // waits for the running operations (their threads are detached)
 
   // Starts `work` for `cluster_id` under `parent`; the Operation as it stands. FailedPrecondition
   // when an operation on that cluster still runs.
@@ -76,7 +76,6 @@ class OperationStore {
   std::condition_variable idle_;
   std::map<std::string, Json> operations_;      // by id
   std::map<std::string, std::string> running_;  // cluster id -> metadata type
-  std::vector<std::thread> threads_;
 };
 
 }  // namespace gantry::serve
