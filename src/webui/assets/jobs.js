@@ -136,6 +136,10 @@ export function mount(root, params, ctx) {
     for (const name of FILTERS) {
       const values = new Set(rows.map((r) => (name === "state" ? r.state : r[name])));
       if (view.filters[name]) values.add(view.filters[name]);
+      // Rebuilt only when the choices change: a rebuild closes a list the user has open.
+      const key = [...values].filter(Boolean).sort().join("\u0000");
+      if (selects[name].dataset.choices === key) continue;
+      selects[name].dataset.choices = key;
       fill(selects[name], el("option", {value: ""}, "all"),
                                     [...values].filter(Boolean).sort().map((v) =>
                                         el("option", {value: v, selected: v === view.filters[name]},
