@@ -18,7 +18,7 @@
 namespace gantry::slurm {
 namespace {
 
-const char* Prefix(AllocationStyle style) {
+const char* AllocationPrefix(AllocationStyle style) {
   return style == AllocationStyle::kSalloc ? "salloc: " : "srun: ";
 }
 
@@ -51,7 +51,7 @@ v1::SubmitJobRequest AllocationRequest(const SbatchOptions& options, const std::
 Result<v1::Job> AcquireAllocation(ControllerClient& client, const v1::SubmitJobRequest& request,
                                   AllocationStyle style, CommandContext& ctx,
                                   const std::function<bool()>& interrupted) {
-  const char* prefix = Prefix(style);
+  const char* prefix = AllocationPrefix(style);
   Result<v1::SubmitJobReply> submitted = client.SubmitJob(request);
   if (!submitted.ok()) {
     // The controller may put Slurm's detail lines before the error ("invalid partition
@@ -136,7 +136,7 @@ Result<v1::Job> AcquireAllocation(ControllerClient& client, const v1::SubmitJobR
 void ReleaseAllocation(ControllerClient& client, uint32_t job_id, int wait_status,
                        AllocationStyle style, CommandContext& ctx) {
   if (style == AllocationStyle::kSalloc) {
-    *ctx.err << Prefix(style) << "Relinquishing job allocation " << job_id << "\n";
+    *ctx.err << AllocationPrefix(style) << "Relinquishing job allocation " << job_id << "\n";
     ctx.err->flush();
   }
   v1::UpdateJobRequest complete;
@@ -145,8 +145,8 @@ void ReleaseAllocation(ControllerClient& client, uint32_t job_id, int wait_statu
   complete.set_exit_status(wait_status);
   Result<v1::UpdateJobReply> reply = client.UpdateJob(complete);
   if (!reply.ok()) {
-    *ctx.err << Prefix(style) << "error: Unable to release job allocation " << job_id << ": "
-             << reply.status().message() << "\n";
+    *ctx.err << AllocationPrefix(style) << "error: Unable to release job allocation " << job_id
+             << ": " << reply.status().message() << "\n";
   }
 }
 

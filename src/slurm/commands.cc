@@ -23,7 +23,7 @@ constexpr char kCommandList[] =
     "salloc "
     "explain\n";
 
-std::string BaseName(std::string_view path) {
+std::string CommandsBaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
@@ -77,7 +77,7 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
 int SlurmMain(int argc, char** argv) {
   if (argc > 0 && !HasRemoteConnector() && ControllerNeedsRemote()) HandOffToRemote(argv);
   std::string argv0 = argc > 0 ? argv[0] : "gantry-slurm";
-  std::string name = BaseName(argv0);
+  std::string name = CommandsBaseName(argv0);
   std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
   if (name == "gantry-slurm" || name == kRemoteBinary) {
     if (args.empty()) {

@@ -113,7 +113,7 @@ void AppendValue(std::string* out, const Json& v, int indent) {
 }
 
 // Slurm's null for an unset count, else the value.
-Json OrNull(uint64_t value, bool set) { return set ? Json(value) : Json(nullptr); }
+Json OpenapiJsonOrNull(uint64_t value, bool set) { return set ? Json(value) : Json(nullptr); }
 
 // "billing=N" of a TRES string; nullopt when absent.
 std::optional<uint64_t> Billing(const std::string& tres) {
@@ -244,7 +244,7 @@ Json JobToOpenapi(const v1::Job& job, const OpenapiJobContext& ctx) {
   j["cores_per_socket"] = nullptr;
   const std::optional<uint64_t> billing = started ? Billing(tres) : std::nullopt;
   j["billable_tres"] = billing ? Json(static_cast<double>(*billing)) : Json(nullptr);
-  j["cpus_per_task"] = OrNull(r.cpus_per_task(), r.cpus_per_task() > 0);
+  j["cpus_per_task"] = OpenapiJsonOrNull(r.cpus_per_task(), r.cpus_per_task() > 0);
   j["cpu_frequency_minimum"] = nullptr;
   j["cpu_frequency_maximum"] = nullptr;
   j["cpu_frequency_governor"] = nullptr;
@@ -288,8 +288,8 @@ Json JobToOpenapi(const v1::Job& job, const OpenapiJobContext& ctx) {
   j["het_job_offset"] = 0;
   j["partition"] = job.partition();
   j["prefer"] = "";
-  j["memory_per_node"] = OrNull(r.mem_per_node_mb(), r.mem_per_node_mb() > 0);
-  j["memory_per_cpu"] = OrNull(r.mem_per_cpu_mb(), r.mem_per_cpu_mb() > 0);
+  j["memory_per_node"] = OpenapiJsonOrNull(r.mem_per_node_mb(), r.mem_per_node_mb() > 0);
+  j["memory_per_cpu"] = OpenapiJsonOrNull(r.mem_per_cpu_mb(), r.mem_per_cpu_mb() > 0);
   j["minimum_cpus_per_node"] = std::max<uint32_t>(1, r.cpus_per_task());
   j["minimum_tmp_disk_per_node"] = 0;
   j["preempt_time"] = job.preempt_time();
@@ -316,7 +316,7 @@ Json JobToOpenapi(const v1::Job& job, const OpenapiJobContext& ctx) {
   j["submit_time"] = job.submit_time();
   j["suspend_time"] = job.suspend_time();
   j["system_comment"] = "";
-  j["time_limit"] = OrNull(limit, limit != 0 && limit != kInfiniteMinutes);
+  j["time_limit"] = OpenapiJsonOrNull(limit, limit != 0 && limit != kInfiniteMinutes);
   j["time_minimum"] = r.time_min_min();
   j["threads_per_core"] = nullptr;
   j["tres_bind"] = "";

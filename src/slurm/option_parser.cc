@@ -10,7 +10,7 @@ const ShortOption* FindShort(std::span<const ShortOption> options, char letter) 
   return nullptr;
 }
 
-std::string Prefix(std::string_view program) { return std::string(program) + ": "; }
+std::string OptionParserPrefix(std::string_view program) { return std::string(program) + ": "; }
 
 // Handles "--text" at args[*index]; advances *index past what it consumed. Returns false on an
 // error (stored in out->error).
@@ -42,8 +42,8 @@ bool ParseLong(std::string_view program, const std::vector<std::string>& args, s
       }
     }
     if (!ambiguous.empty()) {
-      out->error =
-          Prefix(program) + "option '--" + std::string(text) + "' is ambiguous; possibilities:";
+      out->error = OptionParserPrefix(program) + "option '--" + std::string(text) +
+                   "' is ambiguous; possibilities:";
       // glibc lists them in table order.
       for (const LongOption& o : long_options) {
         for (const LongOption* a : ambiguous) {
@@ -55,7 +55,7 @@ bool ParseLong(std::string_view program, const std::vector<std::string>& args, s
     found = first;
   }
   if (found == nullptr) {
-    out->error = Prefix(program) + "unrecognized option '--" + std::string(text) + "'";
+    out->error = OptionParserPrefix(program) + "unrecognized option '--" + std::string(text) + "'";
     return false;
   }
 
@@ -64,15 +64,15 @@ bool ParseLong(std::string_view program, const std::vector<std::string>& args, s
   parsed.spelling = "--" + std::string(name);
   if (eq != std::string_view::npos) {
     if (found->arg == ArgKind::kNone) {
-      out->error =
-          Prefix(program) + "option '--" + std::string(found->name) + "' doesn't allow an argument";
+      out->error = OptionParserPrefix(program) + "option '--" + std::string(found->name) +
+                   "' doesn't allow an argument";
       return false;
     }
     parsed.value = std::string(text.substr(eq + 1));
   } else if (found->arg == ArgKind::kRequired) {
     if (*index >= args.size()) {
-      out->error =
-          Prefix(program) + "option '--" + std::string(found->name) + "' requires an argument";
+      out->error = OptionParserPrefix(program) + "option '--" + std::string(found->name) +
+                   "' requires an argument";
       return false;
     }
     parsed.value = args[*index];
@@ -91,7 +91,8 @@ bool ParseShort(std::string_view program, const std::vector<std::string>& args, 
     const char letter = arg[i];
     const ShortOption* option = FindShort(short_options, letter);
     if (option == nullptr) {
-      out->error = Prefix(program) + "invalid option -- '" + std::string(1, letter) + "'";
+      out->error =
+          OptionParserPrefix(program) + "invalid option -- '" + std::string(1, letter) + "'";
       return false;
     }
     ParsedOption parsed;
@@ -105,8 +106,8 @@ bool ParseShort(std::string_view program, const std::vector<std::string>& args, 
       parsed.value = arg.substr(i + 1);
     } else if (option->arg == ArgKind::kRequired) {
       if (*index >= args.size()) {
-        out->error =
-            Prefix(program) + "option requires an argument -- '" + std::string(1, letter) + "'";
+        out->error = OptionParserPrefix(program) + "option requires an argument -- '" +
+                     std::string(1, letter) + "'";
         return false;
       }
       parsed.value = args[*index];

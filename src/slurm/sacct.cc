@@ -25,20 +25,20 @@ namespace {
 
 enum : int {
   kDelimiter = 0x100,
-  kLocal,
+  kSacctLocal,
   kName,
-  kNoConvert,
-  kUnits,
-  kFederation,
+  kSacctNoConvert,
+  kSacctUnits,
+  kSacctFederation,
   kWholeHetjob,
   kEnvVars,
   kUseLocalUid,
   kReason,
-  kJson,
-  kYaml,
+  kSacctJson,
+  kSacctYaml,
 };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSacctShort[] = {
     {'a', ArgKind::kNone},     {'A', ArgKind::kRequired}, {'b', ArgKind::kNone},
     {'B', ArgKind::kNone},     {'c', ArgKind::kNone},     {'C', ArgKind::kRequired},
     {'D', ArgKind::kNone},     {'e', ArgKind::kNone},     {'E', ArgKind::kRequired},
@@ -55,7 +55,7 @@ constexpr ShortOption kShort[] = {
 };
 
 // sacct 22.05's long options, in its table order.
-constexpr LongOption kLong[] = {
+constexpr LongOption kSacctLong[] = {
     {"allusers", ArgKind::kNone, 'a'},
     {"accounts", ArgKind::kRequired, 'A'},
     {"allocations", ArgKind::kNone, 'X'},
@@ -65,7 +65,7 @@ constexpr LongOption kLong[] = {
     {"constraints", ArgKind::kRequired, 'C'},
     {"delimiter", ArgKind::kRequired, kDelimiter},
     {"duplicates", ArgKind::kNone, 'D'},
-    {"federation", ArgKind::kNone, kFederation},
+    {"federation", ArgKind::kNone, kSacctFederation},
     {"helpformat", ArgKind::kNone, 'e'},
     {"help-fields", ArgKind::kNone, 'e'},
     {"endtime", ArgKind::kRequired, 'E'},
@@ -75,7 +75,7 @@ constexpr LongOption kLong[] = {
     {"gid", ArgKind::kRequired, 'g'},
     {"group", ArgKind::kRequired, 'g'},
     {"help", ArgKind::kNone, 'h'},
-    {"local", ArgKind::kNone, kLocal},
+    {"local", ArgKind::kNone, kSacctLocal},
     {"name", ArgKind::kRequired, kName},
     {"nnodes", ArgKind::kRequired, 'i'},
     {"ncpus", ArgKind::kRequired, 'I'},
@@ -87,8 +87,8 @@ constexpr LongOption kLong[] = {
     {"cluster", ArgKind::kRequired, 'M'},
     {"clusters", ArgKind::kRequired, 'M'},
     {"nodelist", ArgKind::kRequired, 'N'},
-    {"noconvert", ArgKind::kNone, kNoConvert},
-    {"units", ArgKind::kRequired, kUnits},
+    {"noconvert", ArgKind::kNone, kSacctNoConvert},
+    {"units", ArgKind::kRequired, kSacctUnits},
     {"noheader", ArgKind::kNone, 'n'},
     {"fields", ArgKind::kRequired, 'o'},
     {"format", ArgKind::kRequired, 'o'},
@@ -109,14 +109,14 @@ constexpr LongOption kLong[] = {
     {"wckeys", ArgKind::kRequired, 'W'},
     {"whole-hetjob", ArgKind::kOptional, kWholeHetjob},
     {"associations", ArgKind::kRequired, 'x'},
-    {"json", ArgKind::kNone, kJson},
-    {"yaml", ArgKind::kNone, kYaml},
+    {"json", ArgKind::kNone, kSacctJson},
+    {"yaml", ArgKind::kNone, kSacctYaml},
 };
 
-constexpr char kUsageText[] = "Usage: sacct [options]\n\tUse --help for help\n";
+constexpr char kSacctUsageText[] = "Usage: sacct [options]\n\tUse --help for help\n";
 
 // sacct --help, byte for byte.
-constexpr char kHelpText[] =
+constexpr char kSacctHelpText[] =
     "sacct [<OPTION>]                                                            \n"
     "     Valid <OPTION> values are:                                              \n"
     "     -a, --allusers:                                                        \n"
@@ -284,7 +284,7 @@ constexpr char kHelpText[] =
     "\t           now[{+|-}count[seconds(default)|minutes|hours|days|weeks]]\n"
     "\n";
 
-enum class Help { kNone, kHelp, kFields, kUsage };
+enum class Help { kNone, kSacctHelp, kSacctFields, kSacctUsage };
 
 struct SacctOptions {
   Help help = Help::kNone;
@@ -366,17 +366,17 @@ std::optional<int> ApplyOption(const ParsedOption& o, SacctOptions* opt, Command
       opt->brief = true;
       break;
     case 'e':
-      opt->help = Help::kFields;
+      opt->help = Help::kSacctFields;
       break;
     case 'E':
       return time_value(&opt->end);
     case 'S':
       return time_value(&opt->start);
     case 'h':
-      opt->help = Help::kHelp;
+      opt->help = Help::kSacctHelp;
       break;
     case 'U':
-      opt->help = Help::kUsage;
+      opt->help = Help::kSacctUsage;
       break;
     case 'j': {
       Result<std::vector<SacctJobSelector>> jobs = ParseSacctJobList(value);
@@ -450,7 +450,7 @@ std::optional<int> ApplyOption(const ParsedOption& o, SacctOptions* opt, Command
     case kName:
       for (std::string& n : SplitList(value)) opt->filter.names.push_back(std::move(n));
       break;
-    case kNoConvert:
+    case kSacctNoConvert:
       opt->no_convert = true;
       break;
     case kDelimiter:
@@ -461,8 +461,8 @@ std::optional<int> ApplyOption(const ParsedOption& o, SacctOptions* opt, Command
       break;
     case 'L':
     case 'v':
-    case kFederation:
-    case kLocal:
+    case kSacctFederation:
+    case kSacctLocal:
     case kUseLocalUid:
     case kWholeHetjob:
       break;  // one cluster, no duplicate ids or hetjobs: nothing changes
@@ -477,7 +477,7 @@ std::optional<int> ApplyOption(const ParsedOption& o, SacctOptions* opt, Command
 
 int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
   const TimeZone& tz = ctx.time_zone != nullptr ? *ctx.time_zone : TimeZone::Utc();
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kSacctShort, kSacctLong, ArgOrder::kPermute);
   SacctOptions opt;
   for (const ParsedOption& o : parsed.options) {
     if (std::optional<int> rc = ApplyOption(o, &opt, ctx, tz)) return *rc;
@@ -523,14 +523,14 @@ int RunSacct(const std::vector<std::string>& args, CommandContext& ctx) {
     return 1;
   }
   switch (opt.help) {
-    case Help::kHelp:
-      *ctx.out << kHelpText;
+    case Help::kSacctHelp:
+      *ctx.out << kSacctHelpText;
       return 0;
-    case Help::kFields:
+    case Help::kSacctFields:
       *ctx.out << SacctHelpFormat();
       return 0;
-    case Help::kUsage:
-      *ctx.out << kUsageText;
+    case Help::kSacctUsage:
+      *ctx.out << kSacctUsageText;
       return 0;
     case Help::kNone:
       break;

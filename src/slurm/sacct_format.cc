@@ -114,7 +114,7 @@ StepEnd BatchStepEnd(const v1::Job& job) {
 // convert_num_unit2 with CONVERT_NUM_UNIT_EXACT and divisor 1024: "2000M", "8G", "62.50G";
 // `no_convert` (--noconvert) keeps the original unit.
 std::string ConvertNum(double num, int unit, bool no_convert) {
-  static constexpr char kUnits[] = {'\0', 'K', 'M', 'G', 'T', 'P', '?'};
+  static constexpr char kSacctFormatUnits[] = {'\0', 'K', 'M', 'G', 'T', 'P', '?'};
   if (static_cast<int64_t>(num) == 0) return "0";
   if (!no_convert) {
     while (num >= 1024 && static_cast<uint64_t>(num) % 512 == 0) {
@@ -131,7 +131,7 @@ std::string ConvertNum(double num, int unit, bool no_convert) {
     std::snprintf(buf, sizeof(buf), "%.2f", num);
   }
   std::string out = buf;
-  if (kUnits[unit] != '\0') out += kUnits[unit];
+  if (kSacctFormatUnits[unit] != '\0') out += kSacctFormatUnits[unit];
   return out;
 }
 
@@ -140,7 +140,7 @@ constexpr int kUnitKilo = 1;
 constexpr int kUnitMega = 2;
 
 // A TRES list sorted by name, zero counts left out, memory in sacct's units.
-std::string TresText(std::vector<text::TresCount> counts, bool no_convert) {
+std::string SacctFormatTresText(std::vector<text::TresCount> counts, bool no_convert) {
   std::sort(counts.begin(), counts.end(), [](const text::TresCount& a, const text::TresCount& b) {
     return a.key.ToString() < b.key.ToString();
   });
@@ -213,7 +213,7 @@ std::string AllocTres(const Row& r, const Ctx& ctx) {
     }
     counts = std::move(per_node);
   }
-  return TresText(std::move(counts), ctx.no_convert);
+  return SacctFormatTresText(std::move(counts), ctx.no_convert);
 }
 
 std::string Cluster(const Row&, const Ctx& ctx) { return ctx.cluster; }
@@ -256,7 +256,7 @@ std::string DerivedExitCode(const Row& r, const Ctx&) {
 // before the script ended.
 // What a line used: the job's and the batch line's from the batch script (its usage includes
 // the srun steps it waited for), a step's from srun.
-const v1::JobUsage* UsageOf(const Row& r) {
+const v1::JobUsage* SacctFormatUsageOf(const Row& r) {
   if (r.step != nullptr) return r.step->has_usage() ? &r.step->usage() : nullptr;
   return r.job->has_batch_usage() ? &r.job->batch_usage() : nullptr;
 }
@@ -283,15 +283,15 @@ std::string CpuText(int64_t usec) {
 }
 
 std::string TotalCpu(const Row& r, const Ctx&) {
-  const v1::JobUsage* u = UsageOf(r);
+  const v1::JobUsage* u = SacctFormatUsageOf(r);
   return u == nullptr ? "" : CpuText(u->user_cpu_usec() + u->system_cpu_usec());
 }
 std::string UserCpu(const Row& r, const Ctx&) {
-  const v1::JobUsage* u = UsageOf(r);
+  const v1::JobUsage* u = SacctFormatUsageOf(r);
   return u == nullptr ? "" : CpuText(u->user_cpu_usec());
 }
 std::string SystemCpu(const Row& r, const Ctx&) {
-  const v1::JobUsage* u = UsageOf(r);
+  const v1::JobUsage* u = SacctFormatUsageOf(r);
   return u == nullptr ? "" : CpuText(u->system_cpu_usec());
 }
 // Per-task amounts (MaxRSS, MaxVMSize, AveRSS, AveVMSize in KiB; MaxDiskRead/Write in bytes)
@@ -300,20 +300,20 @@ std::string SystemCpu(const Row& r, const Ctx&) {
 // its rusage: MaxRSS).
 template <int64_t (v1::JobUsage::*field)() const, int unit, bool sampled = true>
 std::string TaskAmount(const Row& r, const Ctx& ctx) {
-  const v1::JobUsage* u = UsageOf(r);
+  const v1::JobUsage* u = SacctFormatUsageOf(r);
   if (u == nullptr || (!r.batch_step && r.step == nullptr) || (sampled && !u->sampled())) {
     return "";
   }
   return ConvertNum(static_cast<double>((u->*field)()), unit, ctx.no_convert);
 }
 std::string TaskNode(const Row& r, const Ctx&) {
-  const v1::JobUsage* u = UsageOf(r);
+  const v1::JobUsage* u = SacctFormatUsageOf(r);
   if (u == nullptr || (!r.batch_step && r.step == nullptr)) return "";
   if (r.step != nullptr) return r.step->node();
   return r.job->nodes().empty() ? "" : r.job->nodes(0);
 }
 std::string TaskTask(const Row& r, const Ctx&) {
-  const v1::JobUsage* u = UsageOf(r);
+  const v1::JobUsage* u = SacctFormatUsageOf(r);
   return u == nullptr || (!r.batch_step && r.step == nullptr) ? "" : "0";
 }
 
@@ -365,7 +365,7 @@ std::string JobName(const Row& r, const Ctx&) {
   return r.batch_step ? "batch" : r.job->request().name();
 }
 
-std::string Layout(const Row& r, const Ctx&) { return r.batch_step ? "Unknown" : ""; }
+std::string SacctFormatLayout(const Row& r, const Ctx&) { return r.batch_step ? "Unknown" : ""; }
 
 std::string NNodes(const Row& r, const Ctx&) {
   if (r.step != nullptr) return Number(std::max(r.step->nodes_size(), 1));
@@ -442,7 +442,7 @@ std::string ReqTres(const Row& r, const Ctx& ctx) {
     counts.push_back(
         {{"gres", GresName(job.request().gres())}, static_cast<int64_t>(gres) * nodes});
   }
-  return TresText(std::move(counts), ctx.no_convert);
+  return SacctFormatTresText(std::move(counts), ctx.no_convert);
 }
 
 // Reserved: how long the job waited once eligible (until now while pending).
@@ -550,7 +550,7 @@ std::string WorkDir(const Row& r, const Ctx&) {
 }
 
 // Slurm 22.05's table: names, widths (negative: left-justified) and how values are cut.
-constexpr SacctField kFields[] = {
+constexpr SacctField kSacctFormatFields[] = {
     {"Account", 10, K::kText, Account},
     {"AdminComment", 15, K::kText, nullptr},
     {"AllocCPUS", 10, K::kNumber, AllocCpus},
@@ -586,7 +586,7 @@ constexpr SacctField kFields[] = {
     {"JobID", -12, K::kText, JobId},
     {"JobIDRaw", -12, K::kText, JobIdRaw},
     {"JobName", 10, K::kText, JobName},
-    {"Layout", 9, K::kText, Layout},
+    {"Layout", 9, K::kText, SacctFormatLayout},
     {"MaxDiskRead", 12, K::kText, TaskAmount<&v1::JobUsage::disk_read_bytes, kUnitNone>},
     {"MaxDiskReadNode", 15, K::kText, TaskNode},
     {"MaxDiskReadTask", 15, K::kNumber, TaskTask},
@@ -664,7 +664,7 @@ constexpr SacctField kFields[] = {
 
 // ---- Rendering helpers --------------------------------------------------------------------
 
-std::string Pad(std::string s, int width) {
+std::string SacctFormatPad(std::string s, int width) {
   const size_t abs_width = static_cast<size_t>(width < 0 ? -width : width);
   if (s.size() >= abs_width) return s;
   const std::string fill(abs_width - s.size(), ' ');
@@ -682,18 +682,18 @@ std::string FixedCell(const std::string& value, int width, SacctValueKind kind) 
   const size_t abs_width = static_cast<size_t>(width < 0 ? -width : width);
   switch (kind) {
     case K::kText: {
-      if (value.empty()) return Pad(Cut(" ", width), width);
+      if (value.empty()) return SacctFormatPad(Cut(" ", width), width);
       std::string s = value;
       if (s.size() > abs_width) {
         s.resize(abs_width);
         if (abs_width > 0) s[abs_width - 1] = '+';
       }
-      return Pad(s, width);
+      return SacctFormatPad(s, width);
     }
     case K::kNumber:
-      return Pad(value.empty() ? " " : value, width);
+      return SacctFormatPad(value.empty() ? " " : value, width);
     case K::kDate:
-      return Pad(Cut(value, width), width);
+      return SacctFormatPad(Cut(value, width), width);
   }
   return value;
 }
@@ -710,7 +710,7 @@ int AtoI(std::string_view s) {
   return static_cast<int>(negative ? -n : n);
 }
 
-bool Contains(const std::vector<std::string>& list, const std::string& value) {
+bool SacctFormatContains(const std::vector<std::string>& list, const std::string& value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
@@ -740,8 +740,9 @@ bool MatchesFilter(const v1::Job& job, const SacctFilter& f) {
       std::find(f.user_ids.begin(), f.user_ids.end(), job.user_id()) == f.user_ids.end()) {
     return false;
   }
-  if (!f.names.empty() && !Contains(f.names, job.request().name())) return false;
-  if (!f.accounts.empty() && !Contains(f.accounts, job.request().account())) return false;
+  if (!f.names.empty() && !SacctFormatContains(f.names, job.request().name())) return false;
+  if (!f.accounts.empty() && !SacctFormatContains(f.accounts, job.request().account()))
+    return false;
   if (!f.qos.empty()) {
     const bool found = std::any_of(f.qos.begin(), f.qos.end(), [&](const std::string& q) {
       return text::EqualsIgnoreCase(q, job.request().qos());
@@ -749,14 +750,15 @@ bool MatchesFilter(const v1::Job& job, const SacctFilter& f) {
     if (!found) return false;
   }
   if (!f.partitions.empty()) {
-    bool found = Contains(f.partitions, job.partition());
+    bool found = SacctFormatContains(f.partitions, job.partition());
     for (const std::string& p : job.request().partitions())
-      found = found || Contains(f.partitions, p);
+      found = found || SacctFormatContains(f.partitions, p);
     if (!found) return false;
   }
   if (!f.nodes.empty()) {
-    const bool found = std::any_of(job.nodes().begin(), job.nodes().end(),
-                                   [&](const std::string& n) { return Contains(f.nodes, n); });
+    const bool found =
+        std::any_of(job.nodes().begin(), job.nodes().end(),
+                    [&](const std::string& n) { return SacctFormatContains(f.nodes, n); });
     if (!found) return false;
   }
   const SacctWindow& w = f.window;
@@ -776,13 +778,13 @@ bool AllDigits(std::string_view s) {
 
 }  // namespace
 
-std::span<const SacctField> SacctFields() { return kFields; }
+std::span<const SacctField> SacctFields() { return kSacctFormatFields; }
 
 std::string SacctHelpFormat() {
   std::string out;
   char buf[64];
   size_t i = 0;
-  for (const SacctField& f : kFields) {
+  for (const SacctField& f : kSacctFormatFields) {
     if ((i & 3) != 0) {
       out += ' ';
     } else if (i != 0) {
@@ -799,7 +801,7 @@ SacctFormat ParseSacctFormat(std::string_view list) {
   std::string text(list);
   if (text.empty() || text.back() != ',') text += ',';
   std::vector<size_t> picked;  // field indices, in order
-  std::vector<std::optional<int>> widths(std::size(kFields));
+  std::vector<std::optional<int>> widths(std::size(kSacctFormatFields));
   size_t start = 0;
   for (size_t comma = text.find(',', start); comma != std::string::npos;
        comma = text.find(',', start)) {
@@ -813,11 +815,11 @@ SacctFormat ParseSacctFormat(std::string_view list) {
     }
     const bool all = item.size() <= 3 && text::StartsWithIgnoreCase("ALL", item);
     std::optional<size_t> found;
-    for (size_t i = 0; !all && !found && i < std::size(kFields); ++i) {
-      if (text::StartsWithIgnoreCase(kFields[i].name, item)) found = i;
+    for (size_t i = 0; !all && !found && i < std::size(kSacctFormatFields); ++i) {
+      if (text::StartsWithIgnoreCase(kSacctFormatFields[i].name, item)) found = i;
     }
     if (all) {
-      for (size_t i = 0; i < std::size(kFields); ++i) {
+      for (size_t i = 0; i < std::size(kSacctFormatFields); ++i) {
         picked.push_back(i);
         if (width) widths[i] = width;
       }
@@ -835,7 +837,8 @@ SacctFormat ParseSacctFormat(std::string_view list) {
   }
   SacctFormat format;
   for (size_t i : picked) {
-    format.columns.push_back({&kFields[i], widths[i].value_or(kFields[i].width)});
+    format.columns.push_back(
+        {&kSacctFormatFields[i], widths[i].value_or(kSacctFormatFields[i].width)});
   }
   return format;
 }
@@ -853,7 +856,7 @@ std::string RenderSacctHeader(std::span<const SacctColumn> columns, const SacctO
   }
   std::string dashes;
   for (const SacctColumn& c : columns) {
-    out += Pad(Cut(std::string(c.field->name), c.width), c.width) + " ";
+    out += SacctFormatPad(Cut(std::string(c.field->name), c.width), c.width) + " ";
     dashes += std::string(static_cast<size_t>(std::abs(c.width)), '-') + " ";
   }
   return out + "\n" + dashes + "\n";

@@ -34,7 +34,7 @@ constexpr char kAddEntities[] =
     "Input line must include \"Account\", \"Cluster\", \"Coordinator\", \"Federation\", "
     "\"QOS\", \"Resource\", or \"User\"\n";
 
-struct Options {
+struct SacctmgrOptions {
   bool immediate = false;
   bool no_header = false;
   bool with_assoc = false;
@@ -53,7 +53,7 @@ Entity EntityOf(std::string_view word) {
 
 class Sacctmgr {
  public:
-  Sacctmgr(const Options& options, CommandContext& ctx) : opt_(options), ctx_(ctx) {}
+  Sacctmgr(const SacctmgrOptions& options, CommandContext& ctx) : opt_(options), ctx_(ctx) {}
 
   int Run(const std::vector<std::string>& words) {
     if (words.empty()) return 0;
@@ -188,14 +188,14 @@ class Sacctmgr {
     return false;
   }
 
-  const Options& opt_;
+  const SacctmgrOptions& opt_;
   CommandContext& ctx_;
 };
 
 }  // namespace
 
 int RunSacctmgr(const std::vector<std::string>& args, CommandContext& ctx) {
-  Options opt;
+  SacctmgrOptions opt;
   std::vector<std::string> words;
   for (const std::string& a : args) {
     if (a.size() > 1 && a[0] == '-' && words.empty()) {

@@ -18,14 +18,14 @@ namespace gantry::slurm {
 namespace {
 
 // The words after the entity: names, `where` conditions and `set` values.
-struct Words {
+struct SacctmgrEditWords {
   std::vector<std::string> names;
   std::vector<std::pair<std::string, std::string>> where;  // K=V before `set` (and after where)
   std::vector<std::pair<std::string, std::string>> set;
 };
 
-Words Sort(const std::vector<std::string>& words) {
-  Words out;
+SacctmgrEditWords SacctmgrEditSort(const std::vector<std::string>& words) {
+  SacctmgrEditWords out;
   bool in_set = false;
   for (const std::string& w : words) {
     if (text::EqualsIgnoreCase(w, "where")) {
@@ -47,11 +47,11 @@ Words Sort(const std::vector<std::string>& words) {
   return out;
 }
 
-bool Contains(const std::vector<std::string>& list, std::string_view item) {
+bool SacctmgrEditContains(const std::vector<std::string>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-std::string Pad(std::string_view s, size_t width) {
+std::string SacctmgrEditPad(std::string_view s, size_t width) {
   std::string out(s.substr(0, width));
   out.resize(width, ' ');
   return out;
@@ -366,15 +366,17 @@ std::vector<const v1::Association*> UserAssociations(const v1::AccountingDb& db,
 }
 
 std::string UserAssociationLine(const v1::Association& a, const std::string& cluster) {
-  std::string line =
-      "  U = " + Pad(a.user(), 9) + " A = " + Pad(a.account(), 10) + " C = " + Pad(cluster, 10);
-  if (!a.partition().empty()) line += " P = " + Pad(a.partition(), 10);
+  std::string line = "  U = " + SacctmgrEditPad(a.user(), 9) +
+                     " A = " + SacctmgrEditPad(a.account(), 10) +
+                     " C = " + SacctmgrEditPad(cluster, 10);
+  if (!a.partition().empty()) line += " P = " + SacctmgrEditPad(a.partition(), 10);
   return line + "\n";
 }
 
 std::string ModifiedAssociationLine(const v1::Association& a, const std::string& cluster) {
-  std::string line =
-      "  C = " + Pad(cluster, 10) + " A = " + Pad(a.account(), 20) + " U = " + Pad(a.user(), 9);
+  std::string line = "  C = " + SacctmgrEditPad(cluster, 10) +
+                     " A = " + SacctmgrEditPad(a.account(), 20) +
+                     " U = " + SacctmgrEditPad(a.user(), 9);
   if (!a.partition().empty()) line += " P = " + a.partition();
   return line + "\n";
 }
@@ -394,7 +396,8 @@ Edit Failed(std::string err) {
   return e;
 }
 
-Edit AddAccounts(const Words& w, const v1::AccountingDb& db, const std::string& cluster) {
+Edit AddAccounts(const SacctmgrEditWords& w, const v1::AccountingDb& db,
+                 const std::string& cluster) {
   std::vector<std::string> names = w.names;
   std::string parent = "root";
   std::optional<std::string> description;
@@ -448,7 +451,8 @@ Edit AddAccounts(const Words& w, const v1::AccountingDb& db, const std::string& 
     a->set_default_qos(settings.default_qos().empty() ? parent_assoc->default_qos()
                                                       : settings.default_qos());
     list += "  " + name + "\n";
-    associations += "  A = " + Pad(name, 10) + " C = " + Pad(cluster, 10) + "\n";
+    associations +=
+        "  A = " + SacctmgrEditPad(name, 10) + " C = " + SacctmgrEditPad(cluster, 10) + "\n";
   }
   if (e.change.accounts().empty()) return Nothing(" Nothing new added.\n");
   e.out = " Adding Account(s)\n" + list +
@@ -459,7 +463,7 @@ Edit AddAccounts(const Words& w, const v1::AccountingDb& db, const std::string& 
   return e;
 }
 
-Edit AddUsers(const Words& w, const v1::AccountingDb& db, const std::string& cluster) {
+Edit AddUsers(const SacctmgrEditWords& w, const v1::AccountingDb& db, const std::string& cluster) {
   std::vector<std::string> names = w.names;
   std::vector<std::string> accounts;
   std::vector<std::string> partitions;
@@ -487,7 +491,7 @@ Edit AddUsers(const Words& w, const v1::AccountingDb& db, const std::string& clu
   }
   if (!bad.empty()) return Failed(bad);
   if (names.empty()) return Failed(" Need name of user to add.\n");
-  if (default_account && !Contains(accounts, *default_account)) {
+  if (default_account && !SacctmgrEditContains(accounts, *default_account)) {
     accounts.insert(accounts.begin(), *default_account);
   }
   for (const std::string& account : accounts) {
@@ -555,7 +559,7 @@ Edit AddUsers(const Words& w, const v1::AccountingDb& db, const std::string& clu
   return e;
 }
 
-Edit AddQos(const Words& w, const v1::AccountingDb& db) {
+Edit AddQos(const SacctmgrEditWords& w, const v1::AccountingDb& db) {
   std::vector<std::string> names = w.names;
   v1::Qos settings;
   std::map<std::string, std::string> shown;  // by label: sacctmgr lists them in name order
@@ -593,7 +597,8 @@ Edit AddQos(const Words& w, const v1::AccountingDb& db) {
   if (e.change.qos().empty()) return Nothing(" Nothing new added.\n");
   e.out = " Adding QOS(s)\n" + list + " Settings\n  Description    = " +
           (settings.description().empty() ? names.front() : settings.description()) + "\n";
-  for (const auto& [label, value] : shown) e.out += "  " + Pad(label, 24) + " = " + value + "\n";
+  for (const auto& [label, value] : shown)
+    e.out += "  " + SacctmgrEditPad(label, 24) + " = " + value + "\n";
   return e;
 }
 
@@ -603,7 +608,7 @@ struct Target {
   std::vector<std::string> names, accounts, partitions;
 };
 
-Result<Target> TargetOf(const Words& w, Entity entity) {
+Result<Target> TargetOf(const SacctmgrEditWords& w, Entity entity) {
   Target t{w.names, {}, {}};
   for (const auto& [key, value] : w.where) {
     std::vector<std::string> values = SplitList(value);
@@ -624,7 +629,8 @@ Result<Target> TargetOf(const Words& w, Entity entity) {
   return t;
 }
 
-Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& cluster) {
+Edit ModifyUsers(const SacctmgrEditWords& w, const v1::AccountingDb& db,
+                 const std::string& cluster) {
   Result<Target> t = TargetOf(w, Entity::kUser);
   if (!t.ok()) return Failed(t.status().message());
   if (w.set.empty()) return Failed(" Nothing to set\n");
@@ -649,7 +655,7 @@ Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
   std::string users;
   std::string associations;
   for (const v1::AccountingUser& u : db.users()) {
-    if (!t->names.empty() && !Contains(t->names, u.name())) continue;
+    if (!t->names.empty() && !SacctmgrEditContains(t->names, u.name())) continue;
     if (default_account || admin) {
       v1::AccountingUser* changed = e.change.add_users();
       *changed = u;
@@ -659,8 +665,8 @@ Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
     }
     if (assoc_fields.empty() && !reset_usage) continue;
     for (const v1::Association* a : UserAssociations(db, u.name())) {
-      if (!t->accounts.empty() && !Contains(t->accounts, a->account())) continue;
-      if (!t->partitions.empty() && !Contains(t->partitions, a->partition())) continue;
+      if (!t->accounts.empty() && !SacctmgrEditContains(t->accounts, a->account())) continue;
+      if (!t->partitions.empty() && !SacctmgrEditContains(t->partitions, a->partition())) continue;
       if (reset_usage) e.change.add_reset_usage(a->id());
       if (!assoc_fields.empty()) ApplySettings(assoc_fields, AddCopy(*a, &e.change));
       associations += ModifiedAssociationLine(*a, cluster);
@@ -672,7 +678,8 @@ Edit ModifyUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
   return e;
 }
 
-Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::string& cluster) {
+Edit ModifyAccounts(const SacctmgrEditWords& w, const v1::AccountingDb& db,
+                    const std::string& cluster) {
   Result<Target> t = TargetOf(w, Entity::kAccount);
   if (!t.ok()) return Failed(t.status().message());
   if (w.set.empty()) return Failed(" Nothing to set\n");
@@ -699,7 +706,7 @@ Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::strin
   std::string accounts;
   std::string associations;
   for (const v1::Account& account : db.accounts()) {
-    if (!t->names.empty() && !Contains(t->names, account.name())) continue;
+    if (!t->names.empty() && !SacctmgrEditContains(t->names, account.name())) continue;
     if (description || organization || parent) {
       v1::Account* changed = e.change.add_accounts();
       *changed = account;
@@ -712,7 +719,7 @@ Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::strin
     if ((assoc_fields.empty() && !reset_usage) || own == nullptr) continue;
     if (reset_usage) e.change.add_reset_usage(own->id());
     if (!assoc_fields.empty()) ApplySettings(assoc_fields, AddCopy(*own, &e.change));
-    associations += "  C = " + Pad(cluster, 10) + " A = " + account.name() + " of " +
+    associations += "  C = " + SacctmgrEditPad(cluster, 10) + " A = " + account.name() + " of " +
                     (account.parent().empty() ? "" : account.parent()) + "\n";
     // A Priority set on the account reaches its users' associations that set none (they inherit
     // it), and sacctmgr lists them too, newest first.
@@ -734,14 +741,14 @@ Edit ModifyAccounts(const Words& w, const v1::AccountingDb& db, const std::strin
   return e;
 }
 
-Edit ModifyQos(const Words& w, const v1::AccountingDb& db) {
+Edit ModifyQos(const SacctmgrEditWords& w, const v1::AccountingDb& db) {
   Result<Target> t = TargetOf(w, Entity::kQos);
   if (!t.ok()) return Failed(t.status().message());
   if (w.set.empty()) return Failed(" Nothing to set\n");
   Edit e;
   std::string list;
   for (const v1::Qos& q : db.qos()) {
-    if (!t->names.empty() && !Contains(t->names, q.name())) continue;
+    if (!t->names.empty() && !SacctmgrEditContains(t->names, q.name())) continue;
     v1::Qos changed = q;
     bool fields = false;
     for (const auto& [key, value] : w.set) {
@@ -783,7 +790,8 @@ void FixDefaults(const v1::AccountingDb& db, const std::set<uint32_t>& removed,
   }
 }
 
-Edit DeleteUsers(const Words& w, const v1::AccountingDb& db, const std::string& cluster) {
+Edit DeleteUsers(const SacctmgrEditWords& w, const v1::AccountingDb& db,
+                 const std::string& cluster) {
   Result<Target> t = TargetOf(w, Entity::kUser);
   if (!t.ok()) return Failed(t.status().message());
   if (t->names.empty()) return Failed(" No conditions given\n");
@@ -793,11 +801,11 @@ Edit DeleteUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
   std::set<std::string> removed_users;
   std::string list;
   for (const v1::AccountingUser& u : db.users()) {
-    if (!Contains(t->names, u.name())) continue;
+    if (!SacctmgrEditContains(t->names, u.name())) continue;
     for (const v1::Association& a : db.associations()) {
       if (a.user() != u.name()) continue;
-      if (!t->accounts.empty() && !Contains(t->accounts, a.account())) continue;
-      if (!t->partitions.empty() && !Contains(t->partitions, a.partition())) continue;
+      if (!t->accounts.empty() && !SacctmgrEditContains(t->accounts, a.account())) continue;
+      if (!t->partitions.empty() && !SacctmgrEditContains(t->partitions, a.partition())) continue;
       removed.insert(a.id());
       e.change.add_removed_associations(a.id());
       if (!whole) list += ModifiedAssociationLine(a, cluster);
@@ -814,7 +822,7 @@ Edit DeleteUsers(const Words& w, const v1::AccountingDb& db, const std::string& 
   return e;
 }
 
-Edit DeleteAccounts(const Words& w, const v1::AccountingDb& db) {
+Edit DeleteAccounts(const SacctmgrEditWords& w, const v1::AccountingDb& db) {
   Result<Target> t = TargetOf(w, Entity::kAccount);
   if (!t.ok()) return Failed(t.status().message());
   if (t->names.empty()) return Failed(" No conditions given\n");
@@ -822,10 +830,10 @@ Edit DeleteAccounts(const Words& w, const v1::AccountingDb& db) {
   std::set<uint32_t> removed;
   std::string list;
   for (const v1::Account& account : db.accounts()) {
-    if (!Contains(t->names, account.name())) continue;
+    if (!SacctmgrEditContains(t->names, account.name())) continue;
     if (account.name() == "root") return Failed(" You can't remove the root account\n");
     for (const v1::Account& child : db.accounts()) {
-      if (child.parent() == account.name() && !Contains(t->names, child.name())) {
+      if (child.parent() == account.name() && !SacctmgrEditContains(t->names, child.name())) {
         return Failed(" Account '" + account.name() + "' has child account '" + child.name() +
                       "': delete or move it first\n");
       }
@@ -844,30 +852,31 @@ Edit DeleteAccounts(const Words& w, const v1::AccountingDb& db) {
   return e;
 }
 
-Edit DeleteQos(const Words& w, const v1::AccountingDb& db) {
+Edit DeleteQos(const SacctmgrEditWords& w, const v1::AccountingDb& db) {
   Result<Target> t = TargetOf(w, Entity::kQos);
   if (!t.ok()) return Failed(t.status().message());
   if (t->names.empty()) return Failed(" No conditions given\n");
   Edit e;
   std::string list;
   for (const v1::Qos& q : db.qos()) {
-    if (!Contains(t->names, q.name())) continue;
+    if (!SacctmgrEditContains(t->names, q.name())) continue;
     e.change.add_removed_qos(q.name());
     list += "  " + q.name() + "\n";
   }
   if (list.empty()) return Nothing(" Nothing deleted\n");
   // Associations stop naming the QOS.
   for (const v1::Association& a : db.associations()) {
-    const bool names = std::any_of(a.qos().begin(), a.qos().end(),
-                                   [&](const std::string& q) { return Contains(t->names, q); });
-    if (!names && !Contains(t->names, a.default_qos())) continue;
+    const bool names = std::any_of(a.qos().begin(), a.qos().end(), [&](const std::string& q) {
+      return SacctmgrEditContains(t->names, q);
+    });
+    if (!names && !SacctmgrEditContains(t->names, a.default_qos())) continue;
     v1::Association* changed = e.change.add_associations();
     *changed = a;
     changed->clear_qos();
     for (const std::string& q : a.qos()) {
-      if (!Contains(t->names, q)) changed->add_qos(q);
+      if (!SacctmgrEditContains(t->names, q)) changed->add_qos(q);
     }
-    if (Contains(t->names, a.default_qos())) changed->clear_default_qos();
+    if (SacctmgrEditContains(t->names, a.default_qos())) changed->clear_default_qos();
   }
   e.after = " Deleting QOS(s)...\n" + list;
   return e;
@@ -875,12 +884,14 @@ Edit DeleteQos(const Words& w, const v1::AccountingDb& db) {
 
 }  // namespace
 
-bool ListSpec::Named(std::string_view name) const { return names.empty() || Contains(names, name); }
+bool ListSpec::Named(std::string_view name) const {
+  return names.empty() || SacctmgrEditContains(names, name);
+}
 
 bool ListSpec::Matches(const v1::Association& a) const {
-  if (!users.empty() && !Contains(users, a.user())) return false;
-  if (!accounts.empty() && !Contains(accounts, a.account())) return false;
-  if (!partitions.empty() && !Contains(partitions, a.partition())) return false;
+  if (!users.empty() && !SacctmgrEditContains(users, a.user())) return false;
+  if (!accounts.empty() && !SacctmgrEditContains(accounts, a.account())) return false;
+  if (!partitions.empty() && !SacctmgrEditContains(partitions, a.partition())) return false;
   return true;
 }
 
@@ -925,7 +936,7 @@ Result<ListSpec> ParseListSpec(Entity entity, const std::vector<std::string>& wo
 
 Edit WorkOutEdit(EditVerb verb, Entity entity, const std::vector<std::string>& words,
                  const v1::AccountingDb& db, const std::string& cluster) {
-  const Words w = Sort(words);
+  const SacctmgrEditWords w = SacctmgrEditSort(words);
   switch (verb) {
     case EditVerb::kAdd:
       if (entity == Entity::kAccount) return AddAccounts(w, db, cluster);

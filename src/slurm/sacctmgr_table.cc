@@ -85,7 +85,7 @@ std::string Duration(uint32_t seconds) {
 }
 
 // The title and default width of every column, as sacctmgr 22.05 prints them.
-constexpr AccountingField kFields[] = {
+constexpr AccountingField kSacctmgrTableFields[] = {
     {"Account", "Account", 10, AccountOf},
     {"Descr", "Descr", 20,
      [](const AccountingRow& r) -> std::string {
@@ -246,13 +246,13 @@ const AccountingField* FindField(std::string_view name) {
   for (const auto& [alias, target] : kAliases) {
     if (text::EqualsIgnoreCase(name, alias)) name = target;
   }
-  for (const AccountingField& f : kFields) {
+  for (const AccountingField& f : kSacctmgrTableFields) {
     if (text::EqualsIgnoreCase(f.name, name)) return &f;
   }
   // A unique prefix of at least 3 characters.
   const AccountingField* found = nullptr;
   if (name.size() < 3) return nullptr;
-  for (const AccountingField& f : kFields) {
+  for (const AccountingField& f : kSacctmgrTableFields) {
     if (!text::StartsWithIgnoreCase(f.name, name)) continue;
     if (found != nullptr) return nullptr;
     found = &f;
@@ -262,7 +262,7 @@ const AccountingField* FindField(std::string_view name) {
 
 }  // namespace
 
-std::span<const AccountingField> AccountingFields() { return kFields; }
+std::span<const AccountingField> AccountingFields() { return kSacctmgrTableFields; }
 
 Result<std::vector<AccountingColumn>> ParseAccountingFormat(
     std::string_view format, std::span<const std::string_view> defaults) {

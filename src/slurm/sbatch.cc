@@ -26,12 +26,12 @@
 namespace gantry::slurm {
 namespace {
 
-std::string_view KeyOf(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+std::string_view SbatchKeyOf(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 
 void SetVar(std::vector<std::string>* env, std::string_view key, std::string_view value,
             bool overwrite = true) {
   for (std::string& entry : *env) {
-    if (KeyOf(entry) == key) {
+    if (SbatchKeyOf(entry) == key) {
       if (overwrite) entry = std::string(key) + "=" + std::string(value);
       return;
     }
@@ -39,7 +39,7 @@ void SetVar(std::vector<std::string>* env, std::string_view key, std::string_vie
   env->push_back(std::string(key) + "=" + std::string(value));
 }
 
-std::string BaseName(const std::string& path) {
+std::string SbatchBaseName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
@@ -134,7 +134,7 @@ std::vector<std::string> BatchEnvironment(const std::vector<std::string>& enviro
   for (const std::string& item : items) all = all || text::EqualsIgnoreCase(item, "ALL");
   std::vector<std::string> env;
   for (const std::string& entry : environment) {
-    if (all || KeyOf(entry).substr(0, 6) == "SLURM_") env.push_back(entry);
+    if (all || SbatchKeyOf(entry).substr(0, 6) == "SLURM_") env.push_back(entry);
   }
   if (text::EqualsIgnoreCase(export_spec, "NONE")) return env;
   for (const std::string& item : items) {
@@ -145,7 +145,7 @@ std::vector<std::string> BatchEnvironment(const std::vector<std::string>& enviro
       continue;
     }
     for (const std::string& entry : environment) {
-      if (KeyOf(entry) == item) SetVar(&env, item, entry.substr(item.size() + 1));
+      if (SbatchKeyOf(entry) == item) SetVar(&env, item, entry.substr(item.size() + 1));
     }
   }
   return env;
@@ -175,7 +175,7 @@ v1::SubmitJobRequest BuildSubmitRequest(const SbatchOptions& o, const BatchScrip
   } else if (script.path.empty()) {
     r->set_name("sbatch");
   } else {
-    r->set_name(BaseName(script.path));
+    r->set_name(SbatchBaseName(script.path));
   }
   for (const std::string& part : o.partitions) r->add_partitions(part);
   r->set_min_nodes(o.min_nodes.value_or(0));

@@ -17,7 +17,7 @@ namespace {
 using A = ArgKind;
 constexpr int U = kOptUnsupported;
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSbatchOptionsShort[] = {
     {'a', A::kRequired}, {'b', A::kRequired}, {'c', A::kRequired}, {'d', A::kRequired},
     {'e', A::kRequired}, {'h', A::kNone},     {'i', A::kRequired}, {'k', A::kOptional},
     {'m', A::kRequired}, {'n', A::kRequired}, {'o', A::kRequired}, {'p', A::kRequired},
@@ -31,7 +31,7 @@ constexpr ShortOption kShort[] = {
 
 // sbatch 22.05's long options: for each first letter in Slurm's table order (which decides the
 // order of getopt's "possibilities" list). Options not implemented yet get ids from U upwards.
-constexpr LongOption kLong[] = {
+constexpr LongOption kSbatchOptionsLong[] = {
     {"account", A::kRequired, 'A'},
     {"acctg-freq", A::kRequired, U + 1},
     {"array", A::kRequired, 'a'},
@@ -198,7 +198,7 @@ constexpr SbatchEnvVar kEnv[] = {
     {"SBATCH_WCKEY", U + 53},
 };
 
-OptionResult Fail(std::string message, int exit_code = 255) {
+OptionResult SbatchOptionsFail(std::string message, int exit_code = 255) {
   return OptionResult{false, std::move(message), exit_code};
 }
 
@@ -210,7 +210,7 @@ std::optional<uint32_t> PositiveCount(const std::optional<std::string>& value) {
 }
 
 OptionResult NumericError(const std::optional<std::string>& value, std::string_view option) {
-  return Fail(
+  return SbatchOptionsFail(
       "Invalid numeric value \"" + value.value_or("") + "\" for --" + std::string(option) + ".", 1);
 }
 
@@ -231,12 +231,12 @@ std::string GresTresForm(std::string_view gres) {
 
 }  // namespace
 
-std::span<const ShortOption> SbatchShortOptions() { return kShort; }
-std::span<const LongOption> SbatchLongOptions() { return kLong; }
+std::span<const ShortOption> SbatchShortOptions() { return kSbatchOptionsShort; }
+std::span<const LongOption> SbatchLongOptions() { return kSbatchOptionsLong; }
 std::span<const SbatchEnvVar> SbatchEnvVars() { return kEnv; }
 
 std::string_view SbatchOptionName(int id) {
-  for (const LongOption& o : kLong) {
+  for (const LongOption& o : kSbatchOptionsLong) {
     if (o.id == id) return o.name;
   }
   return "";
@@ -251,7 +251,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       break;
     case 'b': {
       Result<UnixTime> t = text::ParseBeginTime(v, now, tz);
-      if (!t.ok()) return Fail("Invalid --begin specification");
+      if (!t.ok()) return SbatchOptionsFail("Invalid --begin specification");
       o->begin = *t;
       break;
     }
@@ -285,9 +285,9 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     case kOptExclusive:
       if (value.has_value() && !v.empty() && !text::EqualsIgnoreCase(v, "exclusive")) {
         if (text::EqualsIgnoreCase(v, "user") || text::EqualsIgnoreCase(v, "mcs")) {
-          return Fail("--exclusive=" + v + " is not supported by Gantry yet", 1);
+          return SbatchOptionsFail("--exclusive=" + v + " is not supported by Gantry yet", 1);
         }
-        return Fail("Invalid --exclusive specification");
+        return SbatchOptionsFail("Invalid --exclusive specification");
       }
       o->exclusive = true;
       break;
@@ -302,7 +302,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       std::string_view rest = v;
       while (!rest.empty() && text::IsAsciiDigit(rest.front())) rest.remove_prefix(1);
       if (!(rest.empty() || rest == "S" || rest == "s" || rest == "L" || rest == "l")) {
-        return Fail("Invalid --get-user-env specification");
+        return SbatchOptionsFail("Invalid --get-user-env specification");
       }
       break;
     }
@@ -312,7 +312,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       } else if (!v.empty() && (v[0] == 't' || v[0] == 'T')) {
         o->open_append = false;
       } else {
-        return Fail("Invalid --open-mode specification");
+        return SbatchOptionsFail("Invalid --open-mode specification");
       }
       break;
     case kOptGres:
@@ -328,7 +328,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       const std::string count = v.substr(v.rfind(':') + 1);  // the count is not optional here
       if (!parsed.ok() || parsed->size() != 1 || (*parsed)[0].count <= 0 || count.empty() ||
           !text::IsAsciiDigit(count[0])) {
-        return Fail("Invalid generic resource (gres) specification", 1);
+        return SbatchOptionsFail("Invalid generic resource (gres) specification", 1);
       }
       (id == 'G' ? o->gpus : o->gpus_per_task) = (*parsed)[0];
       break;
@@ -341,7 +341,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     }
     case kOptMemPerGpu: {
       Result<int64_t> mib = text::ParseMemoryMiB(v);
-      if (!mib.ok()) return Fail("Invalid --mem-per-gpu specification");
+      if (!mib.ok()) return SbatchOptionsFail("Invalid --mem-per-gpu specification");
       o->mem_per_gpu_mb = static_cast<uint64_t>(*mib);
       break;
     }
@@ -360,7 +360,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       } else if (text::EqualsIgnoreCase(v, "no")) {
         o->kill_on_invalid_dep = 2;
       } else {
-        return Fail("Invalid --kill-on-invalid-dep specification");
+        return SbatchOptionsFail("Invalid --kill-on-invalid-dep specification");
       }
       break;
     case kOptMailType: {
@@ -369,11 +369,11 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
         const std::string upper = text::AsciiToUpper(word);
         if (std::find(std::begin(kMailTypes), std::end(kMailTypes), upper) ==
             std::end(kMailTypes)) {
-          return Fail("Invalid --mail-type specification");
+          return SbatchOptionsFail("Invalid --mail-type specification");
         }
         canonical += (canonical.empty() ? "" : ",") + upper;
       }
-      if (canonical.empty()) return Fail("Invalid --mail-type specification");
+      if (canonical.empty()) return SbatchOptionsFail("Invalid --mail-type specification");
       o->mail_type = canonical == "NONE" ? std::string() : canonical;
       break;
     }
@@ -382,13 +382,13 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       break;
     case kOptMem: {
       Result<int64_t> mib = text::ParseMemoryMiB(v);
-      if (!mib.ok()) return Fail("Invalid --mem specification");
+      if (!mib.ok()) return SbatchOptionsFail("Invalid --mem specification");
       o->mem_mb = static_cast<uint64_t>(*mib);
       break;
     }
     case kOptMemPerCpu: {
       Result<int64_t> mib = text::ParseMemoryMiB(v);
-      if (!mib.ok()) return Fail("Invalid --mem-per-cpu specification");
+      if (!mib.ok()) return SbatchOptionsFail("Invalid --mem-per-cpu specification");
       o->mem_per_cpu_mb = static_cast<uint64_t>(*mib);
       break;
     }
@@ -396,11 +396,11 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       int64_t nice = 100;
       if (value.has_value()) {
         std::optional<int64_t> n = ParseSigned(v);
-        if (!n) return Fail("Invalid --nice value: " + v);
+        if (!n) return SbatchOptionsFail("Invalid --nice value: " + v);
         nice = *n;
       }
       if (std::llabs(nice) > 2147483645LL) {
-        return Fail("Invalid --nice value, out of range (+/- 2147483645)");
+        return SbatchOptionsFail("Invalid --nice value, out of range (+/- 2147483645)");
       }
       o->nice = static_cast<int32_t>(nice);
       break;
@@ -418,20 +418,22 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       const size_t dash = v.find('-');
       const std::string min_text = v.substr(0, dash);
       std::optional<uint64_t> min = ParseUnsigned(min_text);
-      if (!min || *min > 0x7fffffff) return Fail("\"" + v + "\" is not a valid node count");
+      if (!min || *min > 0x7fffffff)
+        return SbatchOptionsFail("\"" + v + "\" is not a valid node count");
       uint64_t max = *min;
       if (dash != std::string::npos) {
         const std::string max_text = v.substr(dash + 1);
         if (max_text.empty()) {
-          return Fail("Maximum node count -1 is less than minimum node count " +
-                      std::to_string(*min));
+          return SbatchOptionsFail("Maximum node count -1 is less than minimum node count " +
+                                   std::to_string(*min));
         }
         std::optional<uint64_t> parsed = ParseUnsigned(max_text);
-        if (!parsed || *parsed > 0x7fffffff) return Fail("\"" + v + "\" is not a valid node count");
+        if (!parsed || *parsed > 0x7fffffff)
+          return SbatchOptionsFail("\"" + v + "\" is not a valid node count");
         max = *parsed;
         if (max < *min) {
-          return Fail("Maximum node count " + std::to_string(max) +
-                      " is less than minimum node count " + std::to_string(*min));
+          return SbatchOptionsFail("Maximum node count " + std::to_string(max) +
+                                   " is less than minimum node count " + std::to_string(*min));
         }
       }
       o->min_nodes = static_cast<uint32_t>(*min);
@@ -481,7 +483,7 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       if (const size_t colon = rest.find(':'); colon != std::string_view::npos) {
         const std::string_view flags = rest.substr(0, colon);
         if (flags.empty() || flags.find_first_not_of("RBrb") != std::string_view::npos) {
-          return Fail("Invalid --signal specification");
+          return SbatchOptionsFail("Invalid --signal specification");
         }
         batch_only = flags.find_first_of("Bb") != std::string_view::npos;
         rest.remove_prefix(colon + 1);
@@ -489,12 +491,12 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
       uint32_t seconds = 60;
       if (const size_t at = rest.find('@'); at != std::string_view::npos) {
         const std::optional<uint64_t> secs = ParseUnsigned(rest.substr(at + 1));
-        if (!secs || *secs > 0xFFFF) return Fail("Invalid --signal specification");
+        if (!secs || *secs > 0xFFFF) return SbatchOptionsFail("Invalid --signal specification");
         seconds = static_cast<uint32_t>(*secs);
         rest = rest.substr(0, at);
       }
       const std::optional<int> sig = ParseSignal(rest);
-      if (!sig) return Fail("Invalid --signal specification");
+      if (!sig) return SbatchOptionsFail("Invalid --signal specification");
       o->warn_signal = *sig;
       o->warn_seconds = seconds;
       o->warn_batch_only = batch_only;
@@ -504,8 +506,8 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     case kOptTimeMin: {
       Result<int64_t> minutes = text::ParseDurationMinutes(v);
       if (!minutes.ok()) {
-        return Fail(id == 't' ? "Invalid --time specification"
-                              : "Invalid --time-min specification");
+        return SbatchOptionsFail(id == 't' ? "Invalid --time specification"
+                                           : "Invalid --time-min specification");
       }
       uint32_t m = *minutes == text::kInfiniteDuration || *minutes > 0xFFFFFFFELL
                        ? 0xFFFFFFFFu
@@ -527,7 +529,8 @@ OptionResult ApplySbatchOption(SbatchOptions* o, int id, const std::optional<std
     case kOptUsage:
       break;
     default:
-      return Fail("--" + std::string(SbatchOptionName(id)) + " is not supported by Gantry yet", 1);
+      return SbatchOptionsFail(
+          "--" + std::string(SbatchOptionName(id)) + " is not supported by Gantry yet", 1);
   }
   return OptionResult{};
 }
@@ -536,10 +539,10 @@ OptionResult VerifySbatchOptions(const SbatchOptions& options) {
   const int memory_options = options.mem_mb.has_value() + options.mem_per_cpu_mb.has_value() +
                              options.mem_per_gpu_mb.has_value();
   if (memory_options > 1) {
-    return Fail("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", 1);
+    return SbatchOptionsFail("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", 1);
   }
   if (options.gpus_per_task && !options.ntasks && !options.gpus) {
-    return Fail(
+    return SbatchOptionsFail(
         "Failed to validate job spec. --gpus-per-task used without either --gpus or -n/--ntasks "
         "is not allowed.",
         1);

@@ -19,15 +19,15 @@ namespace gantry::slurm {
 namespace {
 
 enum : int {
-  kHelp = 0x100,
-  kUsage,
+  kScancelHelp = 0x100,
+  kScancelUsage,
   kCtld,
-  kMe,
-  kSibling,
-  kWckey,
+  kScancelMe,
+  kScancelSibling,
+  kScancelWckey,
 };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kScancelShort[] = {
     {'b', ArgKind::kNone},     {'f', ArgKind::kNone},     {'i', ArgKind::kNone},
     {'n', ArgKind::kRequired}, {'p', ArgKind::kRequired}, {'q', ArgKind::kRequired},
     {'s', ArgKind::kRequired}, {'t', ArgKind::kRequired}, {'u', ArgKind::kRequired},
@@ -37,42 +37,42 @@ constexpr ShortOption kShort[] = {
 };
 
 // scancel 22.05's long options, in its table order.
-constexpr LongOption kLong[] = {
+constexpr LongOption kScancelLong[] = {
     {"account", ArgKind::kRequired, 'A'},
     {"batch", ArgKind::kNone, 'b'},
     {"ctld", ArgKind::kNone, kCtld},
     {"cluster", ArgKind::kRequired, 'M'},
     {"clusters", ArgKind::kRequired, 'M'},
     {"full", ArgKind::kNone, 'f'},
-    {"help", ArgKind::kNone, kHelp},
+    {"help", ArgKind::kNone, kScancelHelp},
     {"hurry", ArgKind::kNone, 'H'},
     {"interactive", ArgKind::kNone, 'i'},
     {"jobname", ArgKind::kRequired, 'n'},
-    {"me", ArgKind::kNone, kMe},
+    {"me", ArgKind::kNone, kScancelMe},
     {"name", ArgKind::kRequired, 'n'},
     {"nodelist", ArgKind::kRequired, 'w'},
     {"partition", ArgKind::kRequired, 'p'},
     {"qos", ArgKind::kRequired, 'q'},
     {"quiet", ArgKind::kNone, 'Q'},
     {"reservation", ArgKind::kRequired, 'R'},
-    {"sibling", ArgKind::kRequired, kSibling},
+    {"sibling", ArgKind::kRequired, kScancelSibling},
     {"signal", ArgKind::kRequired, 's'},
     {"state", ArgKind::kRequired, 't'},
-    {"usage", ArgKind::kNone, kUsage},
+    {"usage", ArgKind::kNone, kScancelUsage},
     {"user", ArgKind::kRequired, 'u'},
     {"verbose", ArgKind::kNone, 'v'},
     {"version", ArgKind::kNone, 'V'},
-    {"wckey", ArgKind::kRequired, kWckey},
+    {"wckey", ArgKind::kRequired, kScancelWckey},
 };
 
-constexpr char kUsageText[] =
+constexpr char kScancelUsageText[] =
     "Usage: scancel [-A account] [--batch] [--full] [--interactive] [-n job_name]\n"
     "               [-p partition] [-Q] [-q qos] [-R reservation] [-s signal | integer]\n"
     "               [-t PENDING | RUNNING | SUSPENDED] [--usage] [-u user_name]\n"
     "               [--hurry] [-V] [-v] [-w hosts...] [--wckey=wckey]\n"
     "               [job_id[_array_id][.step_id]]\n";
 
-constexpr char kHelpText[] =
+constexpr char kScancelHelpText[] =
     "Usage: scancel [OPTIONS] [job_id[_array_id][.step_id]]\n"
     "  -b, --batch                     signal batch shell for specified job\n"
     "  -f, --full                      signal batch shell and all steps for specified job\n"
@@ -128,7 +128,8 @@ bool Confirm(ControllerClient& client, uint32_t id, CommandContext& ctx) {
 }  // namespace
 
 int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed =
+      ParseArgs(ctx.argv0, args, kScancelShort, kScancelLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "scancel", parsed.error);
     return 1;
@@ -210,7 +211,7 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
         filtered = true;
         break;
       }
-      case kMe:
+      case kScancelMe:
         request.set_user(std::to_string(ctx.uid));
         filtered = true;
         break;
@@ -222,11 +223,11 @@ int RunScancel(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'V':
         *ctx.out << kVersionLine;
         return 0;
-      case kHelp:
-        *ctx.out << kHelpText;
+      case kScancelHelp:
+        *ctx.out << kScancelHelpText;
         return 0;
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kScancelUsage:
+        *ctx.out << kScancelUsageText;
         return 0;
       default:
         *ctx.err << "scancel: error: " << o.spelling << " is not supported by Gantry yet\n";

@@ -22,15 +22,15 @@ namespace gantry::slurm {
 namespace {
 
 enum : int {
-  kHelp = 0x100,
-  kUsage,
-  kHide,
-  kLocal,
-  kSibling,
-  kFederation,
+  kScontrolHelp = 0x100,
+  kScontrolUsage,
+  kScontrolHide,
+  kScontrolLocal,
+  kScontrolSibling,
+  kScontrolFederation,
 };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kScontrolShort[] = {
     {'a', ArgKind::kNone}, {'d', ArgKind::kNone},     {'h', ArgKind::kNone},
     {'o', ArgKind::kNone}, {'u', ArgKind::kRequired}, {'v', ArgKind::kNone},
     {'F', ArgKind::kNone}, {'M', ArgKind::kRequired}, {'Q', ArgKind::kNone},
@@ -38,26 +38,26 @@ constexpr ShortOption kShort[] = {
 };
 
 // scontrol 22.05's long options, in its table order.
-constexpr LongOption kLong[] = {
+constexpr LongOption kScontrolLong[] = {
     {"all", ArgKind::kNone, 'a'},
     {"cluster", ArgKind::kRequired, 'M'},
     {"clusters", ArgKind::kRequired, 'M'},
     {"details", ArgKind::kNone, 'd'},
-    {"federation", ArgKind::kNone, kFederation},
+    {"federation", ArgKind::kNone, kScontrolFederation},
     {"future", ArgKind::kNone, 'F'},
-    {"help", ArgKind::kNone, kHelp},
-    {"hide", ArgKind::kNone, kHide},
-    {"local", ArgKind::kNone, kLocal},
+    {"help", ArgKind::kNone, kScontrolHelp},
+    {"hide", ArgKind::kNone, kScontrolHide},
+    {"local", ArgKind::kNone, kScontrolLocal},
     {"oneliner", ArgKind::kNone, 'o'},
     {"quiet", ArgKind::kNone, 'Q'},
-    {"sibling", ArgKind::kNone, kSibling},
+    {"sibling", ArgKind::kNone, kScontrolSibling},
     {"uid", ArgKind::kRequired, 'u'},
-    {"usage", ArgKind::kNone, kUsage},
+    {"usage", ArgKind::kNone, kScontrolUsage},
     {"verbose", ArgKind::kNone, 'v'},
     {"version", ArgKind::kNone, 'V'},
 };
 
-constexpr char kHelpText[] =
+constexpr char kScontrolHelpText[] =
     "scontrol [<OPTION>] [<COMMAND>]\n"
     "    Valid <OPTION> values are:\n"
     "     -a, --all      Equivalent to \"all\" command\n"
@@ -198,7 +198,7 @@ int Scontrol::Run(const std::vector<std::string>& words) {
     return 0;
   }
   if (Keyword(tag, "help", 2)) {
-    *ctx_.out << kHelpText;
+    *ctx_.out << kScontrolHelpText;
     return 0;
   }
   *ctx_.err << "invalid keyword: " << tag << "\n";
@@ -765,7 +765,8 @@ int Scontrol::Ping() {
 }  // namespace
 
 int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed =
+      ParseArgs(ctx.argv0, args, kScontrolShort, kScontrolLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "scontrol", parsed.error);
     return 1;
@@ -788,17 +789,17 @@ int RunScontrol(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'V':
         *ctx.out << kVersionLine;
         return 0;
-      case kHelp:
+      case kScontrolHelp:
       case 'h':
-      case kUsage:
-        *ctx.out << kHelpText;
+      case kScontrolUsage:
+        *ctx.out << kScontrolHelpText;
         return 0;
       case 'v':
       case 'F':
-      case kHide:
-      case kLocal:
-      case kSibling:
-      case kFederation:
+      case kScontrolHide:
+      case kScontrolLocal:
+      case kScontrolSibling:
+      case kScontrolFederation:
         break;
       default:
         *ctx.err << "scontrol: error: " << o.spelling << " is not supported by Gantry yet\n";

@@ -17,7 +17,7 @@ namespace {
 
 constexpr char kNull[] = "(null)";
 
-std::string OrNull(const std::string& s) { return s.empty() ? std::string(kNull) : s; }
+std::string ScontrolShowOrNull(const std::string& s) { return s.empty() ? std::string(kNull) : s; }
 
 // Builds a record: fields joined, lines separated by "\n   " (or " " on one line).
 class Record {
@@ -86,7 +86,7 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
       << ") MCS_label=N/A";
   out.EndLine();
   out << "Priority=" << std::to_string(job.priority()) << " Nice=" << std::to_string(r.nice())
-      << " Account=" << OrNull(r.account()) << " QOS=" << OrNull(r.qos());
+      << " Account=" << ScontrolShowOrNull(r.account()) << " QOS=" << ScontrolShowOrNull(r.qos());
   out.EndLine();
   out << "JobState=" << model::JobStateName(state) << " Reason=" << NoSpaces(Reason(job))
       << " Dependency=" << DependencyText(job);
@@ -124,10 +124,12 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
       << " SecsPreSuspend=" << std::to_string(job.pre_suspend_secs())
       << " LastSchedEval=" << TimeText(job.last_sched_eval(), tz, "Unknown") << " Scheduler=Main";
   out.EndLine();
-  out << "Partition=" << OrNull(job.partition()) << " AllocNode:Sid=" << OrNull(r.submit_host())
-      << ":" << std::to_string(r.alloc_sid());
+  out << "Partition=" << ScontrolShowOrNull(job.partition())
+      << " AllocNode:Sid=" << ScontrolShowOrNull(r.submit_host()) << ":"
+      << std::to_string(r.alloc_sid());
   out.EndLine();
-  out << "ReqNodeList=" << OrNull(r.req_nodes()) << " ExcNodeList=" << OrNull(r.exc_nodes());
+  out << "ReqNodeList=" << ScontrolShowOrNull(r.req_nodes())
+      << " ExcNodeList=" << ScontrolShowOrNull(r.exc_nodes());
   out.EndLine();
   out << "NodeList=" << NodeList(job);
   out.EndLine();
@@ -187,12 +189,12 @@ std::string FormatJobRecord(const v1::Job& job, UnixTime now, const TimeZone& tz
       std::max<uint32_t>(1, r.cpus_per_task()) * std::max<uint32_t>(1, r.ntasks_per_node());
   out << "MinCPUsNode=" << std::to_string(min_cpus) << " " << min_memory << " MinTmpDiskNode=0";
   out.EndLine();
-  out << "Features=" << OrNull(r.features()) << " DelayBoot=00:00:00";
+  out << "Features=" << ScontrolShowOrNull(r.features()) << " DelayBoot=00:00:00";
   out.EndLine();
   out << "OverSubscribe=" << (r.exclusive() ? "NO" : "OK")
       << " Contiguous=0 Licenses=(null) Network=(null)";
   out.EndLine();
-  out << "Command=" << OrNull(r.command());
+  out << "Command=" << ScontrolShowOrNull(r.command());
   out.EndLine();
   out << "WorkDir=" << r.work_dir();
   if (!r.comment().empty()) {
@@ -276,11 +278,11 @@ std::string FormatNodeRecord(const v1::Node& node, const TimeZone& tz, const Sho
       << " CPUEfctv=" << std::to_string(node.cpus()) << " CPUTot=" << std::to_string(node.cpus())
       << " CPULoad=" << load;
   out.EndLine();
-  out << "AvailableFeatures=" << OrNull(node.features());
+  out << "AvailableFeatures=" << ScontrolShowOrNull(node.features());
   out.EndLine();
-  out << "ActiveFeatures=" << OrNull(node.features());
+  out << "ActiveFeatures=" << ScontrolShowOrNull(node.features());
   out.EndLine();
-  out << "Gres=" << OrNull(node.gres());
+  out << "Gres=" << ScontrolShowOrNull(node.gres());
   out.EndLine();
   out << "NodeAddr=" << AddrHost(node)
       << " NodeHostName=" << (node.hostname().empty() ? node.name() : node.hostname()) << " ";
@@ -386,7 +388,7 @@ std::string FormatPartitionRecord(const v1::Partition& partition,
       << " MinNodes=" << std::to_string(partition.min_nodes()) << " LLN=" << extra("LLN", "NO")
       << " MaxCPUsPerNode=" << extra("MaxCPUsPerNode", "UNLIMITED");
   out.EndLine();
-  out << "Nodes=" << OrNull(text::CompressHostlistSorted(names));
+  out << "Nodes=" << ScontrolShowOrNull(text::CompressHostlistSorted(names));
   out.EndLine();
   out << "PriorityJobFactor=" << std::to_string(partition.priority_job_factor())
       << " PriorityTier=" << std::to_string(partition.priority_tier())

@@ -20,24 +20,24 @@
 namespace gantry::slurm {
 namespace {
 
-enum : int { kHelp = 256, kUsage, kJson, kYaml };
+enum : int { kSdiagHelp = 256, kSdiagUsage, kSdiagJson, kSdiagYaml };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSdiagShort[] = {
     {'a', ArgKind::kNone}, {'h', ArgKind::kNone}, {'i', ArgKind::kNone}, {'M', ArgKind::kRequired},
     {'r', ArgKind::kNone}, {'t', ArgKind::kNone}, {'T', ArgKind::kNone}, {'V', ArgKind::kNone},
 };
 
-constexpr LongOption kLong[] = {
-    {"all", ArgKind::kNone, 'a'},          {"help", ArgKind::kNone, kHelp},
-    {"sort-by-id", ArgKind::kNone, 'i'},   {"cluster", ArgKind::kRequired, 'M'},
-    {"clusters", ArgKind::kRequired, 'M'}, {"reset", ArgKind::kNone, 'r'},
-    {"sort-by-time", ArgKind::kNone, 't'}, {"sort-by-time2", ArgKind::kNone, 'T'},
-    {"usage", ArgKind::kNone, kUsage},     {"version", ArgKind::kNone, 'V'},
+constexpr LongOption kSdiagLong[] = {
+    {"all", ArgKind::kNone, 'a'},           {"help", ArgKind::kNone, kSdiagHelp},
+    {"sort-by-id", ArgKind::kNone, 'i'},    {"cluster", ArgKind::kRequired, 'M'},
+    {"clusters", ArgKind::kRequired, 'M'},  {"reset", ArgKind::kNone, 'r'},
+    {"sort-by-time", ArgKind::kNone, 't'},  {"sort-by-time2", ArgKind::kNone, 'T'},
+    {"usage", ArgKind::kNone, kSdiagUsage}, {"version", ArgKind::kNone, 'V'},
 };
 
-constexpr char kUsageText[] = "Usage: sdiag [-M cluster] [-aritT]\n";
+constexpr char kSdiagUsageText[] = "Usage: sdiag [-M cluster] [-aritT]\n";
 
-constexpr char kHelpText[] =
+constexpr char kSdiagHelpText[] =
     "Usage: sdiag [OPTIONS]\n"
     "  -a, --all           all statistics\n"
     "  -r, --reset         reset statistics\n"
@@ -186,7 +186,7 @@ std::string Render(const v1::GetStatsReply& s, SortBy by, const CommandContext& 
 }  // namespace
 
 int RunSdiag(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kSdiagShort, kSdiagLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "sdiag", parsed.error);
     return 1;
@@ -211,11 +211,11 @@ int RunSdiag(const std::vector<std::string>& args, CommandContext& ctx) {
         *ctx.out << kVersionLine;
         return 0;
       case 'h':
-      case kHelp:
-        *ctx.out << kHelpText;
+      case kSdiagHelp:
+        *ctx.out << kSdiagHelpText;
         return 0;
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kSdiagUsage:
+        *ctx.out << kSdiagUsageText;
         return 0;
       default:  // -a, -M (one cluster)
         break;

@@ -11,17 +11,17 @@ namespace gantry::slurm {
 namespace {
 
 enum : int {
-  kHelp = 0x100,
-  kUsage,
-  kHide,
-  kNoConvert,
-  kLocal,
-  kFederation,
-  kJson,
-  kYaml,
+  kSinfoHelp = 0x100,
+  kSinfoUsage,
+  kSinfoHide,
+  kSinfoNoConvert,
+  kSinfoLocal,
+  kSinfoFederation,
+  kSinfoJson,
+  kSinfoYaml,
 };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSinfoShort[] = {
     {'a', ArgKind::kNone},     {'d', ArgKind::kNone},     {'e', ArgKind::kNone},
     {'h', ArgKind::kNone},     {'i', ArgKind::kRequired}, {'l', ArgKind::kNone},
     {'n', ArgKind::kRequired}, {'o', ArgKind::kRequired}, {'p', ArgKind::kRequired},
@@ -32,24 +32,24 @@ constexpr ShortOption kShort[] = {
 };
 
 // sinfo 22.05's long options, in its table order.
-constexpr LongOption kLong[] = {
+constexpr LongOption kSinfoLong[] = {
     {"all", ArgKind::kNone, 'a'},
     {"cluster", ArgKind::kRequired, 'M'},
     {"clusters", ArgKind::kRequired, 'M'},
     {"dead", ArgKind::kNone, 'd'},
     {"exact", ArgKind::kNone, 'e'},
-    {"federation", ArgKind::kNone, kFederation},
+    {"federation", ArgKind::kNone, kSinfoFederation},
     {"format", ArgKind::kRequired, 'o'},
     {"Format", ArgKind::kRequired, 'O'},
-    {"help", ArgKind::kNone, kHelp},
-    {"hide", ArgKind::kNone, kHide},
+    {"help", ArgKind::kNone, kSinfoHelp},
+    {"hide", ArgKind::kNone, kSinfoHide},
     {"iterate", ArgKind::kRequired, 'i'},
-    {"json", ArgKind::kNone, kJson},
-    {"local", ArgKind::kNone, kLocal},
+    {"json", ArgKind::kNone, kSinfoJson},
+    {"local", ArgKind::kNone, kSinfoLocal},
     {"long", ArgKind::kNone, 'l'},
     {"list-reasons", ArgKind::kNone, 'R'},
     {"nodes", ArgKind::kRequired, 'n'},
-    {"noconvert", ArgKind::kNone, kNoConvert},
+    {"noconvert", ArgKind::kNone, kSinfoNoConvert},
     {"noheader", ArgKind::kNone, 'h'},
     {"Node", ArgKind::kNone, 'N'},
     {"partition", ArgKind::kRequired, 'p'},
@@ -58,17 +58,17 @@ constexpr LongOption kLong[] = {
     {"summarize", ArgKind::kNone, 's'},
     {"sort", ArgKind::kRequired, 'S'},
     {"states", ArgKind::kRequired, 't'},
-    {"usage", ArgKind::kNone, kUsage},
+    {"usage", ArgKind::kNone, kSinfoUsage},
     {"verbose", ArgKind::kNone, 'v'},
     {"version", ArgKind::kNone, 'V'},
-    {"yaml", ArgKind::kNone, kYaml},
+    {"yaml", ArgKind::kNone, kSinfoYaml},
 };
 
-constexpr char kUsageText[] =
+constexpr char kSinfoUsageText[] =
     "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
     "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n";
 
-constexpr char kHelpText[] =
+constexpr char kSinfoHelpText[] =
     "Usage: sinfo [OPTIONS]\n"
     "  -a, --all                  show all partitions (including hidden ones)\n"
     "  -d, --dead                 show only non-responding nodes\n"
@@ -92,7 +92,7 @@ constexpr char kHelpText[] =
     "  --help                     show this help message\n"
     "  --usage                    display brief usage message\n";
 
-constexpr char kValidStates[] =
+constexpr char kSinfoValidStates[] =
     "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,reserved,"
     "perfctrs,cloud,completing,powering_down,powered_down,power_down,powering_up,fail,maint,"
     "reboot,reboot^,unknown";
@@ -100,7 +100,7 @@ constexpr char kValidStates[] =
 }  // namespace
 
 int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kSinfoShort, kSinfoLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "sinfo", parsed.error);
     return 1;
@@ -121,7 +121,7 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'a':
         query.all = true;
         break;
-      case kHide:
+      case kSinfoHide:
         query.all = false;
         break;
       case 'd':
@@ -155,7 +155,7 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
         long_form = true;
         format = value;
         break;
-      case kJson:
+      case kSinfoJson:
         json = true;
         break;
       case 'p':
@@ -179,16 +179,16 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'V':
         *ctx.out << kVersionLine;
         return 0;
-      case kHelp:
-        *ctx.out << kHelpText;
+      case kSinfoHelp:
+        *ctx.out << kSinfoHelpText;
         return 0;
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kSinfoUsage:
+        *ctx.out << kSinfoUsageText;
         return 0;
       case 'v':
-      case kNoConvert:
-      case kLocal:
-      case kFederation:
+      case kSinfoNoConvert:
+      case kSinfoLocal:
+      case kSinfoFederation:
         break;
       default:
         *ctx.err << "sinfo: error: " << o.spelling << " is not supported by Gantry yet\n";
@@ -213,7 +213,7 @@ int RunSinfo(const std::vector<std::string>& args, CommandContext& ctx) {
         }
       }
       *ctx.err << "sinfo: error: Bad state string: \"" << bad << "\"\n"
-               << "sinfo: error: valid states: " << kValidStates << "\n";
+               << "sinfo: error: valid states: " << kSinfoValidStates << "\n";
       return 1;
     }
     query.states = std::move(filter).value();

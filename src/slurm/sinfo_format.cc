@@ -133,7 +133,7 @@ std::string ReasonUser(const SinfoRecord& r, const Ctx& ctx, bool long_name) {
          ")";
 }
 
-const SinfoField kFields[] = {
+const SinfoField kSinfoFormatFields[] = {
     {'a', "AVAIL", 0, true, [](const SinfoRecord& r, const Ctx&) { return Avail(r); }},
     {'c', "CPUS", kMatchCpus, false,
      [](const SinfoRecord& r, const Ctx&) {
@@ -371,7 +371,7 @@ const SinfoField kNamedFields[] = {
      "Version"},
 };
 
-std::string KeyOf(const v1::Node& node, uint32_t match, bool exact) {
+std::string SinfoFormatKeyOf(const v1::Node& node, uint32_t match, bool exact) {
   std::string key;
   if (match & kMatchState) key += "st:" + model::NodeStateString(NodeDisplayState(node)) + "|";
   if (match & kMatchStateComplete) {
@@ -421,7 +421,7 @@ int AutoWidth(const SinfoColumn& c, const std::vector<SinfoRecord>& records,
 
 }  // namespace
 
-std::span<const SinfoField> SinfoFields() { return kFields; }
+std::span<const SinfoField> SinfoFields() { return kSinfoFormatFields; }
 
 const SinfoField* FindSinfoFieldByName(std::string_view name) {
   for (const auto& [long_name, letter] : kLongNames) {
@@ -455,7 +455,7 @@ SinfoFormat ParseSinfoLongFormat(std::string_view format) {
 
 const SinfoField* FindSinfoField(char letter) {
   if (letter == 0) return nullptr;
-  for (const SinfoField& f : kFields) {
+  for (const SinfoField& f : kSinfoFormatFields) {
     if (f.letter == letter) return &f;
   }
   return nullptr;
@@ -493,7 +493,7 @@ std::vector<SinfoRecord> BuildSinfoRecords(const v1::GetNodesReply& reply, const
   auto add = [&](const v1::Partition* partition, int index, const v1::Node& node,
                  std::vector<std::pair<std::string, size_t>>* keys) {
     if (!query.node_oriented) {
-      const std::string key = KeyOf(node, format.match, query.exact);
+      const std::string key = SinfoFormatKeyOf(node, format.match, query.exact);
       for (const auto& [k, at] : *keys) {
         if (k == key) {
           records[at].nodes.push_back(&node);

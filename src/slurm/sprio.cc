@@ -23,27 +23,27 @@
 namespace gantry::slurm {
 namespace {
 
-enum : int { kHelp = 256, kUsage };
+enum : int { kSprioHelp = 256, kSprioUsage };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSprioShort[] = {
     {'h', ArgKind::kNone},     {'j', ArgKind::kRequired}, {'l', ArgKind::kNone},
     {'M', ArgKind::kRequired}, {'n', ArgKind::kNone},     {'o', ArgKind::kRequired},
     {'p', ArgKind::kRequired}, {'S', ArgKind::kRequired}, {'u', ArgKind::kRequired},
     {'v', ArgKind::kNone},     {'V', ArgKind::kNone},     {'w', ArgKind::kNone},
 };
 
-constexpr LongOption kLong[] = {
-    {"noheader", ArgKind::kNone, 'h'},     {"jobs", ArgKind::kRequired, 'j'},
-    {"long", ArgKind::kNone, 'l'},         {"cluster", ArgKind::kRequired, 'M'},
-    {"clusters", ArgKind::kRequired, 'M'}, {"norm", ArgKind::kNone, 'n'},
-    {"format", ArgKind::kRequired, 'o'},   {"partition", ArgKind::kRequired, 'p'},
-    {"sort", ArgKind::kRequired, 'S'},     {"user", ArgKind::kRequired, 'u'},
-    {"verbose", ArgKind::kNone, 'v'},      {"version", ArgKind::kNone, 'V'},
-    {"weights", ArgKind::kNone, 'w'},      {"help", ArgKind::kNone, kHelp},
-    {"usage", ArgKind::kNone, kUsage},
+constexpr LongOption kSprioLong[] = {
+    {"noheader", ArgKind::kNone, 'h'},      {"jobs", ArgKind::kRequired, 'j'},
+    {"long", ArgKind::kNone, 'l'},          {"cluster", ArgKind::kRequired, 'M'},
+    {"clusters", ArgKind::kRequired, 'M'},  {"norm", ArgKind::kNone, 'n'},
+    {"format", ArgKind::kRequired, 'o'},    {"partition", ArgKind::kRequired, 'p'},
+    {"sort", ArgKind::kRequired, 'S'},      {"user", ArgKind::kRequired, 'u'},
+    {"verbose", ArgKind::kNone, 'v'},       {"version", ArgKind::kNone, 'V'},
+    {"weights", ArgKind::kNone, 'w'},       {"help", ArgKind::kNone, kSprioHelp},
+    {"usage", ArgKind::kNone, kSprioUsage},
 };
 
-constexpr char kUsageText[] =
+constexpr char kSprioUsageText[] =
     "Usage: sprio [-j jid[s]] [-u user_name[s]] [-o format] [-p partitions]\n"
     "     [--federation] [--local] [--sibling] [--usage] [-hlnvVw]\n";
 
@@ -53,7 +53,7 @@ struct Field {
   int width;
 };
 
-struct Options {
+struct SprioOptions {
   bool no_header = false;
   bool long_list = false;
   bool normalized = false;
@@ -87,7 +87,7 @@ std::vector<Field> ParseFormat(const std::string& format) {
 }
 
 // The default formats (only weighted factors, except with -l).
-std::string DefaultFormat(const Options& opt, const v1::PriorityWeights& w) {
+std::string DefaultFormat(const SprioOptions& opt, const v1::PriorityWeights& w) {
   const bool n = opt.normalized;
   std::string f = "%.15i %9r ";
   if (opt.long_list || !opt.users.empty()) f += "%.8u ";
@@ -154,23 +154,23 @@ std::string Header(char letter) {
   }
 }
 
-std::string Printf(const char* format, double value) {
+std::string SprioPrintf(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), format, value);
   return buf;
 }
 
-std::string Weighted(double weighted) { return Printf("%.0f", weighted); }
-std::string Norm(double factor) { return Printf("%.7f", factor); }
+std::string Weighted(double weighted) { return SprioPrintf("%.0f", weighted); }
+std::string Norm(double factor) { return SprioPrintf("%.7f", factor); }
 
 // "cpu=12,mem=9": each TRES whose factor is not 0.
-std::string TresText(const v1::PriorityWeights& w, const v1::JobPriority& p, bool normalized) {
+std::string SprioTresText(const v1::PriorityWeights& w, const v1::JobPriority& p, bool normalized) {
   std::string out;
   for (int i = 0; i < w.tres_names_size() && i < p.tres_size(); ++i) {
     if (p.tres(i) == 0) continue;
     if (!out.empty()) out += ',';
     out += w.tres_names(i) + "=" +
-           (normalized ? Printf("%.2f", p.tres(i)) : Weighted(p.tres(i) * w.tres_weights(i)));
+           (normalized ? SprioPrintf("%.2f", p.tres(i)) : Weighted(p.tres(i) * w.tres_weights(i)));
   }
   return out;
 }
@@ -182,7 +182,7 @@ std::string JobIdText(const v1::JobPriority& p) {
   return std::to_string(p.job_id());
 }
 
-std::string Value(char letter, const v1::JobPriority& p, const v1::PriorityWeights& w) {
+std::string SprioValue(char letter, const v1::JobPriority& p, const v1::PriorityWeights& w) {
   switch (letter) {
     case 'i':
       return JobIdText(p);
@@ -197,7 +197,7 @@ std::string Value(char letter, const v1::JobPriority& p, const v1::PriorityWeigh
     case 'Y':
       return std::to_string(p.priority());
     case 'y':
-      return Printf("%16.14f", p.priority() / 4294967295.0);
+      return SprioPrintf("%16.14f", p.priority() / 4294967295.0);
     case 'S':
       return "0";
     case 'A':
@@ -225,9 +225,9 @@ std::string Value(char letter, const v1::JobPriority& p, const v1::PriorityWeigh
     case 'q':
       return Norm(p.qos_factor());
     case 'T':
-      return TresText(w, p, false);
+      return SprioTresText(w, p, false);
     case 't':
-      return TresText(w, p, true);
+      return SprioTresText(w, p, true);
     case 'N':
       return std::to_string(p.nice());
     default:
@@ -265,7 +265,7 @@ std::string WeightValue(char letter, const v1::PriorityWeights& w) {
       std::string out;
       for (int i = 0; i < w.tres_names_size(); ++i) {
         if (!out.empty()) out += ',';
-        out += w.tres_names(i) + "=" + Printf("%.0f", w.tres_weights(i));
+        out += w.tres_names(i) + "=" + SprioPrintf("%.0f", w.tres_weights(i));
       }
       return out;
     }
@@ -274,7 +274,7 @@ std::string WeightValue(char letter, const v1::PriorityWeights& w) {
   }
 }
 
-void Pad(std::string* line, const Field& f, std::string value) {
+void SprioPad(std::string* line, const Field& f, std::string value) {
   if (f.width > 0 && value.size() > static_cast<size_t>(f.width)) {
     value.resize(static_cast<size_t>(f.width));
   }
@@ -285,18 +285,19 @@ void Pad(std::string* line, const Field& f, std::string value) {
   if (!f.right) line->append(pad, ' ');
 }
 
-std::string Line(const std::vector<Field>& fields, const std::function<std::string(char)>& value) {
+std::string SprioLine(const std::vector<Field>& fields,
+                      const std::function<std::string(char)>& value) {
   std::string line;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) line += ' ';
-    Pad(&line, fields[i], value(fields[i].letter));
+    SprioPad(&line, fields[i], value(fields[i].letter));
   }
   return line + "\n";
 }
 
 // -S: letters of the format, '-' before one sorts it descending; ties by job id.
-void Sort(std::vector<v1::JobPriority>* jobs, const std::string& spec,
-          const v1::PriorityWeights& w) {
+void SprioSort(std::vector<v1::JobPriority>* jobs, const std::string& spec,
+               const v1::PriorityWeights& w) {
   struct Key {
     char letter;
     bool descending;
@@ -339,8 +340,8 @@ void Sort(std::vector<v1::JobPriority>* jobs, const std::string& spec,
                        if (x && y) {
                          c = *x < *y ? -1 : (*x > *y ? 1 : 0);
                        } else {
-                         const std::string s = Value(k.letter, a, w);
-                         const std::string t = Value(k.letter, b, w);
+                         const std::string s = SprioValue(k.letter, a, w);
+                         const std::string t = SprioValue(k.letter, b, w);
                          c = s < t ? -1 : (s > t ? 1 : 0);
                        }
                        if (c != 0) return k.descending ? c > 0 : c < 0;
@@ -352,12 +353,12 @@ void Sort(std::vector<v1::JobPriority>* jobs, const std::string& spec,
 }  // namespace
 
 int RunSprio(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kSprioShort, kSprioLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "sprio", parsed.error);
     return 1;
   }
-  Options opt;
+  SprioOptions opt;
   for (const ParsedOption& o : parsed.options) {
     const std::string value = o.value.value_or("");
     switch (o.id) {
@@ -398,9 +399,9 @@ int RunSprio(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'V':
         *ctx.out << kVersionLine;
         return 0;
-      case kHelp:
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kSprioHelp:
+      case kSprioUsage:
+        *ctx.out << kSprioUsageText;
         return 0;
       default:
         break;
@@ -446,17 +447,17 @@ int RunSprio(const std::vector<std::string>& args, CommandContext& ctx) {
   std::sort(jobs.begin(), jobs.end(), [](const v1::JobPriority& a, const v1::JobPriority& b) {
     return a.job_id() < b.job_id();
   });
-  if (opt.sort) Sort(&jobs, *opt.sort, w);
+  if (opt.sort) SprioSort(&jobs, *opt.sort, w);
   const std::vector<Field> fields = ParseFormat(opt.format ? *opt.format : DefaultFormat(opt, w));
-  if (!opt.no_header) *ctx.out << Line(fields, [](char letter) { return Header(letter); });
+  if (!opt.no_header) *ctx.out << SprioLine(fields, [](char letter) { return Header(letter); });
   if (opt.weights) {
-    *ctx.out << Line(fields, [&](char letter) {
+    *ctx.out << SprioLine(fields, [&](char letter) {
       return opt.normalized && (letter == 't' || letter == 'T') ? "" : WeightValue(letter, w);
     });
     return 0;
   }
   for (const v1::JobPriority& p : jobs) {
-    *ctx.out << Line(fields, [&](char letter) { return Value(letter, p, w); });
+    *ctx.out << SprioLine(fields, [&](char letter) { return SprioValue(letter, p, w); });
   }
   return 0;
 }

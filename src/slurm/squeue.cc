@@ -23,21 +23,21 @@ namespace gantry::slurm {
 namespace {
 
 enum : int {
-  kHelp = 0x100,
-  kUsage,
-  kHide,
+  kSqueueHelp = 0x100,
+  kSqueueUsage,
+  kSqueueHide,
   kStart,
-  kNoConvert,
+  kSqueueNoConvert,
   kArrayUnique,
-  kLocal,
-  kSibling,
-  kFederation,
-  kMe,
-  kJson,
-  kYaml,
+  kSqueueLocal,
+  kSqueueSibling,
+  kSqueueFederation,
+  kSqueueMe,
+  kSqueueJson,
+  kSqueueYaml,
 };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSqueueShort[] = {
     {'A', ArgKind::kRequired}, {'a', ArgKind::kNone},     {'h', ArgKind::kNone},
     {'i', ArgKind::kRequired}, {'j', ArgKind::kOptional}, {'l', ArgKind::kNone},
     {'L', ArgKind::kRequired}, {'n', ArgKind::kRequired}, {'M', ArgKind::kRequired},
@@ -49,27 +49,27 @@ constexpr ShortOption kShort[] = {
 };
 
 // squeue 22.05's long options, in its table order.
-constexpr LongOption kLong[] = {
+constexpr LongOption kSqueueLong[] = {
     {"accounts", ArgKind::kRequired, 'A'},
     {"all", ArgKind::kNone, 'a'},
     {"array", ArgKind::kNone, 'r'},
     {"array-unique", ArgKind::kNone, kArrayUnique},
     {"Format", ArgKind::kRequired, 'O'},
     {"format", ArgKind::kRequired, 'o'},
-    {"federation", ArgKind::kNone, kFederation},
-    {"help", ArgKind::kNone, kHelp},
-    {"hide", ArgKind::kNone, kHide},
+    {"federation", ArgKind::kNone, kSqueueFederation},
+    {"help", ArgKind::kNone, kSqueueHelp},
+    {"hide", ArgKind::kNone, kSqueueHide},
     {"iterate", ArgKind::kRequired, 'i'},
     {"jobs", ArgKind::kOptional, 'j'},
-    {"json", ArgKind::kNone, kJson},
-    {"local", ArgKind::kNone, kLocal},
+    {"json", ArgKind::kNone, kSqueueJson},
+    {"local", ArgKind::kNone, kSqueueLocal},
     {"long", ArgKind::kNone, 'l'},
     {"licenses", ArgKind::kRequired, 'L'},
     {"cluster", ArgKind::kRequired, 'M'},
     {"clusters", ArgKind::kRequired, 'M'},
-    {"me", ArgKind::kNone, kMe},
+    {"me", ArgKind::kNone, kSqueueMe},
     {"name", ArgKind::kRequired, 'n'},
-    {"noconvert", ArgKind::kNone, kNoConvert},
+    {"noconvert", ArgKind::kNone, kSqueueNoConvert},
     {"node", ArgKind::kRequired, 'w'},
     {"nodes", ArgKind::kRequired, 'w'},
     {"nodelist", ArgKind::kRequired, 'w'},
@@ -78,21 +78,21 @@ constexpr LongOption kLong[] = {
     {"priority", ArgKind::kNone, 'P'},
     {"qos", ArgKind::kRequired, 'q'},
     {"reservation", ArgKind::kRequired, 'R'},
-    {"sib", ArgKind::kNone, kSibling},
-    {"sibling", ArgKind::kNone, kSibling},
+    {"sib", ArgKind::kNone, kSqueueSibling},
+    {"sibling", ArgKind::kNone, kSqueueSibling},
     {"sort", ArgKind::kRequired, 'S'},
     {"start", ArgKind::kNone, kStart},
     {"steps", ArgKind::kOptional, 's'},
     {"states", ArgKind::kRequired, 't'},
-    {"usage", ArgKind::kNone, kUsage},
+    {"usage", ArgKind::kNone, kSqueueUsage},
     {"user", ArgKind::kRequired, 'u'},
     {"users", ArgKind::kRequired, 'u'},
     {"verbose", ArgKind::kNone, 'v'},
     {"version", ArgKind::kNone, 'V'},
-    {"yaml", ArgKind::kNone, kYaml},
+    {"yaml", ArgKind::kNone, kSqueueYaml},
 };
 
-constexpr char kUsageText[] =
+constexpr char kSqueueUsageText[] =
     "Usage: squeue [-A account] [--clusters names] [-i seconds] [--job jobid]\n"
     "              [-n name] [-o format] [-p partitions] [--qos qos]\n"
     "              [--reservation reservation] [--sort fields] [--start]\n"
@@ -100,7 +100,7 @@ constexpr char kUsageText[] =
     "              [-L licenses] [-w nodes] [--federation] [--local] [--sibling]\n"
     "\t      [-ahjlrsv]\n";
 
-constexpr char kHelpText[] =
+constexpr char kSqueueHelpText[] =
     "Usage: squeue [OPTIONS]\n"
     "  -A, --account=account(s)        comma separated list of accounts to view\n"
     "  -a, --all                       display jobs in hidden partitions\n"
@@ -127,7 +127,7 @@ constexpr char kHelpText[] =
     "  --help                          show this help message\n"
     "  --usage                         display a brief summary of squeue options\n";
 
-constexpr char kValidStates[] =
+constexpr char kSqueueValidStates[] =
     "PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIMEOUT,NODE_FAIL,PREEMPTED,BOOT_FAIL,"
     "DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,"
     "REQUEUE_HOLD,REVOKED,SIGNALING,SPECIAL_EXIT,STAGE_OUT,STOPPED";
@@ -360,7 +360,8 @@ int ListOnce(const SqueueOptions& opt, const v1::SqueueView& view, const SqueueQ
 }  // namespace
 
 int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed =
+      ParseArgs(ctx.argv0, args, kSqueueShort, kSqueueLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "squeue", parsed.error);
     return 1;
@@ -389,7 +390,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
         }
         opt.format_long = value;
         break;
-      case kJson:
+      case kSqueueJson:
         opt.json = true;
         break;
       case 'S':
@@ -403,7 +404,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
         opt.users = value;
         opt.me = false;
         break;
-      case kMe:
+      case kSqueueMe:
         opt.me = true;
         opt.users.reset();
         break;
@@ -432,11 +433,11 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'V':
         *ctx.out << kVersionLine;
         return 0;
-      case kHelp:
-        *ctx.out << kHelpText;
+      case kSqueueHelp:
+        *ctx.out << kSqueueHelpText;
         return 0;
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kSqueueUsage:
+        *ctx.out << kSqueueUsageText;
         return 0;
       case 'r':
         opt.expand_arrays = true;
@@ -455,14 +456,14 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
         break;
       }
       case 'a':
-      case kHide:
+      case kSqueueHide:
       case kArrayUnique:
       case 'P':
-      case kNoConvert:
+      case kSqueueNoConvert:
       case 'v':
-      case kLocal:
-      case kSibling:
-      case kFederation:
+      case kSqueueLocal:
+      case kSqueueSibling:
+      case kSqueueFederation:
         break;  // single cluster, no hidden partitions: nothing changes
       default:
         *ctx.err << "squeue: error: " << o.spelling << " is not supported by Gantry yet\n";
@@ -486,7 +487,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
     if (opt.job_flag) opt.jobs = parsed.operands[next++];
     if (next < parsed.operands.size()) {
       *ctx.err << "squeue: error: Unrecognized option: " << parsed.operands[next] << "\n";
-      *ctx.out << kUsageText;
+      *ctx.out << kSqueueUsageText;
       return 1;
     }
   }
@@ -536,7 +537,7 @@ int RunSqueue(const std::vector<std::string>& args, CommandContext& ctx) {
         }
       }
       *ctx.err << "squeue: error: Invalid job state specified: " << bad << "\n"
-               << "squeue: error: Valid job states include: " << kValidStates << "\n\n";
+               << "squeue: error: Valid job states include: " << kSqueueValidStates << "\n\n";
       return 1;
     }
     filter.states = std::move(states).value();

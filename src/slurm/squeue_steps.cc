@@ -50,7 +50,7 @@ std::string Title(char field) {
   }
 }
 
-std::string Value(char field, const StepRow& row) {
+std::string SqueueStepsValue(char field, const StepRow& row) {
   switch (field) {
     case 'i':
       return row.id;
@@ -73,7 +73,8 @@ std::string Value(char field, const StepRow& row) {
 
 // One line: the format's prefix, then each field padded as squeue pads it (times and node
 // lists are not cut) and its suffix.
-std::string Line(const FormatSpec& format, const std::function<std::string(char)>& value) {
+std::string SqueueStepsLine(const FormatSpec& format,
+                            const std::function<std::string(char)>& value) {
   std::string out = format.prefix;
   for (const FieldSpec& f : format.fields) {
     out += PadField(value(f.letter), f.width, f.right, f.letter != 'M' && f.letter != 'N');
@@ -133,9 +134,9 @@ Result<std::string> FormatSteps(const std::vector<const v1::Job*>& jobs, const S
     return std::tie(a.job_id, a.step_id) < std::tie(b.job_id, b.step_id);
   });
   std::string out;
-  if (listing.header) out += Line(format, Title);
+  if (listing.header) out += SqueueStepsLine(format, Title);
   for (const StepRow& row : rows) {
-    out += Line(format, [&row](char field) { return Value(field, row); });
+    out += SqueueStepsLine(format, [&row](char field) { return SqueueStepsValue(field, row); });
   }
   return out;
 }

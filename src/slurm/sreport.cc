@@ -25,9 +25,9 @@
 namespace gantry::slurm {
 namespace {
 
-enum : int { kFederation = 0x100, kLocal, kSortNoValue, kImmediate };
+enum : int { kSreportFederation = 0x100, kSreportLocal, kSortNoValue, kImmediate };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSreportShort[] = {
     {'a', ArgKind::kNone},     {'M', ArgKind::kRequired}, {'h', ArgKind::kNone},
     {'n', ArgKind::kNone},     {'p', ArgKind::kNone},     {'P', ArgKind::kNone},
     {'Q', ArgKind::kNone},     {'s', ArgKind::kRequired}, {'t', ArgKind::kRequired},
@@ -35,13 +35,13 @@ constexpr ShortOption kShort[] = {
 };
 
 // sreport 22.05's long options, in its table order.
-constexpr LongOption kLong[] = {
+constexpr LongOption kSreportLong[] = {
     {"all_clusters", ArgKind::kNone, 'a'},
     {"cluster", ArgKind::kRequired, 'M'},
-    {"federation", ArgKind::kNone, kFederation},
+    {"federation", ArgKind::kNone, kSreportFederation},
     {"help", ArgKind::kNone, 'h'},
     {"immediate", ArgKind::kNone, kImmediate},
-    {"local", ArgKind::kNone, kLocal},
+    {"local", ArgKind::kNone, kSreportLocal},
     {"noheader", ArgKind::kNone, 'n'},
     {"parsable", ArgKind::kNone, 'p'},
     {"parsable2", ArgKind::kNone, 'P'},
@@ -54,7 +54,7 @@ constexpr LongOption kLong[] = {
 };
 
 // sreport --help, byte for byte.
-constexpr char kHelpText[] =
+constexpr char kSreportHelpText[] =
     "sreport [<OPTION>] [<COMMAND>]                                             \n"
     "    Valid <OPTION> values are:                                             \n"
     "     -a or --all_clusters: Use all clusters instead of current             \n"
@@ -240,7 +240,7 @@ bool IsOtherSlurmTres(std::string_view name) {
 
 // Splits an interactive line as sreport does: blanks separate words, quotes keep blanks inside a
 // word (and stay in it).
-std::vector<std::string> Words(std::string_view line) {
+std::vector<std::string> SreportWords(std::string_view line) {
   std::vector<std::string> words;
   size_t i = 0;
   while (i < line.size()) {
@@ -281,7 +281,7 @@ class Session {
           settings_.clusters = value;
           break;
         case 'h':
-          *ctx_.out << kHelpText;
+          *ctx_.out << kSreportHelpText;
           return exit_code_;
         case 'n':
           settings_.header = false;
@@ -366,7 +366,7 @@ class Session {
       Report("cluster", words);
     } else if (Keyword(w, "help", 2)) {
       no_more(true);
-      *ctx_.out << kHelpText;
+      *ctx_.out << kSreportHelpText;
     } else if (Keyword(w, "job", 1)) {
       Report("job", words);
     } else if (Keyword(w, "quiet", 4)) {
@@ -546,7 +546,8 @@ class Session {
 
 int RunSreport(const std::vector<std::string>& args, CommandContext& ctx) {
   Session session(ctx);
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed =
+      ParseArgs(ctx.argv0, args, kSreportShort, kSreportLong, ArgOrder::kPermute);
   if (std::optional<int> rc = session.ApplyOptions(parsed)) return *rc;
   if (!parsed.operands.empty()) {
     session.Process(parsed.operands);
@@ -567,7 +568,7 @@ int RunSreport(const std::vector<std::string>& args, CommandContext& ctx) {
     } else {
       last = line;
     }
-    if (session.Process(Words(line))) break;
+    if (session.Process(SreportWords(line))) break;
   }
   return session.exit_code();
 }

@@ -12,18 +12,25 @@ namespace gantry::slurm {
 namespace {
 
 // The condition keys each report type reads (Slurm's _set_cond functions differ per type).
-enum class CondKind { kCluster, kAssoc, kWckey, kUser, kJob, kReservation };
+enum class CondKind {
+  kSreportOptionsCluster,
+  kAssoc,
+  kSreportOptionsWckey,
+  kUser,
+  kJob,
+  kReservation
+};
 
 CondKind KindOf(SreportReport report) {
   switch (report) {
     case SreportReport::kClusterUtilization:
-      return CondKind::kCluster;
+      return CondKind::kSreportOptionsCluster;
     case SreportReport::kClusterAccountByUser:
     case SreportReport::kClusterUserByAccount:
       return CondKind::kAssoc;
     case SreportReport::kClusterUserByWckey:
     case SreportReport::kClusterWckeyByUser:
-      return CondKind::kWckey;
+      return CondKind::kSreportOptionsWckey;
     case SreportReport::kUserTop:
       return CondKind::kUser;
     case SreportReport::kJobSizesByAccount:
@@ -33,7 +40,7 @@ CondKind KindOf(SreportReport report) {
     case SreportReport::kReservationUtilization:
       return CondKind::kReservation;
   }
-  return CondKind::kCluster;
+  return CondKind::kSreportOptionsCluster;
 }
 
 // strtol's reading: blanks, a sign, digits; `rest` is whether anything follows them.
@@ -96,7 +103,7 @@ class ConditionReader {
       return;
     }
     switch (kind_) {
-      case CondKind::kCluster:
+      case CondKind::kSreportOptionsCluster:
         if (bare || is("Clusters", 1)) return AddAll(&c.clusters, value);
         break;
       case CondKind::kAssoc:
@@ -108,7 +115,7 @@ class ConditionReader {
         if (is("Accounts", 2) || is("Acct", 4)) return AddAll(&c.accounts, value);
         if (is("Clusters", 1)) return AddAll(&c.clusters, value);
         break;
-      case CondKind::kWckey:
+      case CondKind::kSreportOptionsWckey:
         if (bare && is("withdeleted", 5)) return;
         if (bare || is("WCKeys", 3)) return AddAll(&c.wckeys, value);
         if (is("Clusters", 3)) return AddAll(&c.clusters, value);
@@ -139,7 +146,7 @@ class ConditionReader {
     }
     out_.failed = true;
     out_.errors += " Unknown condition: " + word + "\n";
-    if (kind_ != CondKind::kWckey) out_.errors += "Use keyword set to modify value\n";
+    if (kind_ != CondKind::kSreportOptionsWckey) out_.errors += "Use keyword set to modify value\n";
   }
 
   SreportConditionsParse Take() { return std::move(out_); }

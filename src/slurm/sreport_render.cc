@@ -6,14 +6,15 @@
 namespace gantry::slurm {
 namespace {
 
-std::string Printf(const char* format, double value) {
+std::string SreportRenderPrintf(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), format, value);
   return buf;
 }
 
 std::string Percent(uint64_t value, uint64_t total) {
-  return Printf("%.2f%%", static_cast<double>(value) / static_cast<double>(total) * 100);
+  return SreportRenderPrintf("%.2f%%",
+                             static_cast<double>(value) / static_cast<double>(total) * 100);
 }
 
 }  // namespace
@@ -50,17 +51,17 @@ std::string FormatUsage(uint64_t value, uint64_t total, SreportTime format) {
     case SreportTime::kSeconds:
       return std::to_string(value);
     case SreportTime::kMinutes:
-      return Printf("%.0f", v / 60);
+      return SreportRenderPrintf("%.0f", v / 60);
     case SreportTime::kHours:
-      return Printf("%.0f", v / 3600);
+      return SreportRenderPrintf("%.0f", v / 3600);
     case SreportTime::kPercent:
       return Percent(value, total);
     case SreportTime::kSecondsPercent:
       return std::to_string(value) + "(" + Percent(value, total) + ")";
     case SreportTime::kMinutesPercent:
-      return Printf("%.0f", v / 60) + "(" + Percent(value, total) + ")";
+      return SreportRenderPrintf("%.0f", v / 60) + "(" + Percent(value, total) + ")";
     case SreportTime::kHoursPercent:
-      return Printf("%.0f", v / 3600) + "(" + Percent(value, total) + ")";
+      return SreportRenderPrintf("%.0f", v / 3600) + "(" + Percent(value, total) + ")";
   }
   return std::to_string(value);
 }

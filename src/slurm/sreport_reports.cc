@@ -14,7 +14,7 @@ namespace {
 enum class Field {
   kAccount,
   kAllocated,
-  kCluster,
+  kSreportReportsCluster,
   kDown,
   kIdle,
   kLogin,
@@ -26,12 +26,12 @@ enum class Field {
   kTresCount,
   kTresName,
   kUsed,
-  kWckey,
+  kSreportReportsWckey,
   kEnergy,
   kOther,  // a field the report knows but prints empty
 };
 
-struct Column {
+struct SreportReportsColumn {
   Field field;
   SreportColumn column;
   bool usage = false;  // its width follows the largest usage value
@@ -57,7 +57,8 @@ std::optional<FieldSpec> ClusterReportField(std::string_view word, bool tree) {
   if (is("allocated", 2)) {
     return FieldSpec{Field::kAllocated, "Allocated", 12, 20, K::kNumber, true};
   }
-  if (is("Cluster", 2)) return FieldSpec{Field::kCluster, "Cluster", 9, 0, K::kText, false};
+  if (is("Cluster", 2))
+    return FieldSpec{Field::kSreportReportsCluster, "Cluster", 9, 0, K::kText, false};
   if (is("down", 1)) return FieldSpec{Field::kDown, "Down", 10, 18, K::kNumber, true};
   if (is("idle", 1)) return FieldSpec{Field::kIdle, "Idle", 12, 20, K::kNumber, true};
   if (is("Login", 1)) return FieldSpec{Field::kLogin, "Login", 9, 0, K::kText, false};
@@ -75,7 +76,8 @@ std::optional<FieldSpec> ClusterReportField(std::string_view word, bool tree) {
   }
   if (is("TresName", 5)) return FieldSpec{Field::kTresName, "TRES Name", 14, 0, K::kText, false};
   if (is("Used", 1)) return FieldSpec{Field::kUsed, "Used", 10, 18, K::kNumber, true};
-  if (is("WCKey", 2)) return FieldSpec{Field::kWckey, "WCKey", tree ? 20 : 15, 0, K::kText, false};
+  if (is("WCKey", 2))
+    return FieldSpec{Field::kSreportReportsWckey, "WCKey", tree ? 20 : 15, 0, K::kText, false};
   if (is("Energy", 1)) return FieldSpec{Field::kEnergy, "Energy", 10, 18, K::kNumber, true};
   return std::nullopt;
 }
@@ -84,7 +86,8 @@ std::optional<FieldSpec> UserReportField(std::string_view word) {
   auto is = [&](std::string_view keyword, size_t min) { return Keyword(word, keyword, min); };
   using K = CellKind;
   if (is("Accounts", 1)) return FieldSpec{Field::kAccount, "Account", 15, 0, K::kText, false};
-  if (is("Cluster", 1)) return FieldSpec{Field::kCluster, "Cluster", 9, 0, K::kText, false};
+  if (is("Cluster", 1))
+    return FieldSpec{Field::kSreportReportsCluster, "Cluster", 9, 0, K::kText, false};
   if (is("Energy", 1)) return FieldSpec{Field::kEnergy, "Energy", 10, 18, K::kNumber, true};
   if (is("Login", 1)) return FieldSpec{Field::kLogin, "Login", 9, 0, K::kText, false};
   if (is("Proper", 1)) return FieldSpec{Field::kProper, "Proper Name", 15, 0, K::kText, false};
@@ -99,7 +102,8 @@ std::optional<FieldSpec> JobReportField(std::string_view word) {
   if (is("Account", 1) || is("Acct", 4)) {
     return FieldSpec{Field::kAccount, "Account", 9, 0, K::kText, false};
   }
-  if (is("Cluster", 2)) return FieldSpec{Field::kCluster, "Cluster", 9, 0, K::kText, false};
+  if (is("Cluster", 2))
+    return FieldSpec{Field::kSreportReportsCluster, "Cluster", 9, 0, K::kText, false};
   if (is("Duration", 1)) return FieldSpec{Field::kOther, "Duration", 12, 0, K::kText, false};
   if (is("JobCount", 2)) return FieldSpec{Field::kOther, "Job Count", 9, 0, K::kNumber, false};
   if (is("NodeCount", 2)) return FieldSpec{Field::kOther, "Node Count", 9, 0, K::kNumber, false};
@@ -107,7 +111,7 @@ std::optional<FieldSpec> JobReportField(std::string_view word) {
     return FieldSpec{Field::kOther, "TRES Count", 10, 0, K::kNumber, false};
   }
   if (is("User", 1)) return FieldSpec{Field::kOther, "User", 9, 0, K::kText, false};
-  if (is("Wckey", 1)) return FieldSpec{Field::kWckey, "Wckey", 9, 0, K::kText, false};
+  if (is("Wckey", 1)) return FieldSpec{Field::kSreportReportsWckey, "Wckey", 9, 0, K::kText, false};
   return std::nullopt;
 }
 
@@ -124,11 +128,12 @@ int32_t AtoiAfterPercent(std::string_view text) {
 
 // The columns of format= items (or `defaults`), with " Unknown field" errors.
 template <typename Lookup>
-std::vector<Column> Columns(const std::vector<std::string>& format, std::string_view defaults,
-                            SreportTime time, const Lookup& lookup, SreportOutput* out) {
+std::vector<SreportReportsColumn> Columns(const std::vector<std::string>& format,
+                                          std::string_view defaults, SreportTime time,
+                                          const Lookup& lookup, SreportOutput* out) {
   std::vector<std::string> items = format;
   if (items.empty()) items = SreportList(defaults);
-  std::vector<Column> columns;
+  std::vector<SreportReportsColumn> columns;
   for (const std::string& item : items) {
     const size_t percent = item.find('%');
     const std::string name = item.substr(0, percent);
@@ -150,14 +155,14 @@ std::vector<Column> Columns(const std::vector<std::string>& format, std::string_
   return columns;
 }
 
-SreportTable MakeTable(const std::vector<Column>& columns, SreportLayout layout) {
+SreportTable MakeTable(const std::vector<SreportReportsColumn>& columns, SreportLayout layout) {
   std::vector<SreportColumn> out;
   out.reserve(columns.size());
-  for (const Column& c : columns) out.push_back(c.column);
+  for (const SreportReportsColumn& c : columns) out.push_back(c.column);
   return {std::move(out), layout};
 }
 
-bool ListedIgnoreCase(const std::vector<std::string>& list, std::string_view name) {
+bool SreportReportsListedIgnoreCase(const std::vector<std::string>& list, std::string_view name) {
   return std::any_of(list.begin(), list.end(),
                      [&](const std::string& s) { return text::EqualsIgnoreCase(s, name); });
 }
@@ -166,7 +171,7 @@ bool ClusterSelected(const SreportConditions& conditions, const SreportSettings&
                      std::string_view name) {
   std::vector<std::string> clusters = conditions.clusters;
   for (std::string& c : SreportList(settings.clusters)) clusters.push_back(std::move(c));
-  return clusters.empty() || ListedIgnoreCase(clusters, name);
+  return clusters.empty() || SreportReportsListedIgnoreCase(clusters, name);
 }
 
 std::string Range(const SreportPeriod& period, const TimeZone& tz) {
@@ -190,23 +195,23 @@ std::string Head(const SreportSettings& settings, const std::vector<std::string>
   return SreportBanner(banner) + table.Header();
 }
 
-void SetUsageWidths(std::vector<Column>* columns, SreportTime time,
+void SetUsageWidths(std::vector<SreportReportsColumn>* columns, SreportTime time,
                     const std::function<uint64_t(Field)>& largest) {
-  for (Column& c : *columns) {
+  for (SreportReportsColumn& c : *columns) {
     if (c.usage) c.column.width = UsageColumnWidth(largest(c.field), time);
   }
 }
 
 // The cells of one line of a user report (AccountUtilizationByUser, UserUtilizationByAccount,
 // TopUsage): `seconds` of CPU time out of the cluster's `reported`.
-std::vector<std::string> UserCells(const std::vector<Column>& columns, const std::string& cluster,
-                                   const std::string& account, const std::string& login,
-                                   const std::string& proper, uint64_t seconds, uint64_t reported,
-                                   SreportTime time) {
+std::vector<std::string> UserCells(const std::vector<SreportReportsColumn>& columns,
+                                   const std::string& cluster, const std::string& account,
+                                   const std::string& login, const std::string& proper,
+                                   uint64_t seconds, uint64_t reported, SreportTime time) {
   std::vector<std::string> cells;
-  for (const Column& c : columns) {
+  for (const SreportReportsColumn& c : columns) {
     switch (c.field) {
-      case Field::kCluster:
+      case Field::kSreportReportsCluster:
         cells.push_back(cluster);
         break;
       case Field::kAccount:
@@ -244,7 +249,7 @@ SreportOutput Utilization(const SreportConditions& conditions, const SreportSett
                           const SreportData& data, const TimeZone& tz) {
   SreportOutput out;
   const SreportPeriod period = ReportPeriod(conditions, data.now, tz);
-  std::vector<Column> columns = Columns(
+  std::vector<SreportReportsColumn> columns = Columns(
       conditions.format,
       settings.tres_named ? "Cl,TresName,al,d,planned,i,res,rep" : "Cl,al,d,planned,i,res,rep",
       settings.time, [](std::string_view w) { return ClusterReportField(w, false); }, &out);
@@ -281,9 +286,9 @@ SreportOutput Utilization(const SreportConditions& conditions, const SreportSett
   if (!usage.reported) return out;
   const uint64_t total_time = static_cast<uint64_t>(period.end - period.start) * usage.cpu_count;
   std::vector<std::string> cells;
-  for (const Column& c : columns) {
+  for (const SreportReportsColumn& c : columns) {
     switch (c.field) {
-      case Field::kCluster:
+      case Field::kSreportReportsCluster:
         cells.push_back(data.cluster.name);
         break;
       case Field::kTresCount:
@@ -340,7 +345,7 @@ SreportOutput AccountUsers(SreportReport report, const SreportConditions& condit
       break;
   }
   const bool tree_view = report == SreportReport::kClusterAccountByUser && conditions.tree;
-  std::vector<Column> columns = Columns(
+  std::vector<SreportReportsColumn> columns = Columns(
       conditions.format, defaults, settings.time,
       [&](std::string_view w) { return ClusterReportField(w, tree_view); }, &out);
 
@@ -405,7 +410,7 @@ SreportOutput TopUsage(const SreportConditions& conditions, const SreportSetting
                        const ProperNameFn& proper_name) {
   SreportOutput out;
   const SreportPeriod period = ReportPeriod(conditions, data.now, tz);
-  std::vector<Column> columns = Columns(
+  std::vector<SreportReportsColumn> columns = Columns(
       conditions.format, settings.tres_named ? "Cl,L,P,A,TresName,Used" : "Cl,L,P,A,U,Energy",
       settings.time, UserReportField, &out);
   ClusterUsage cluster;
@@ -451,7 +456,8 @@ bool JobSelected(const UsageJob& job, const SreportConditions& c, const AccountT
   if (!c.wckeys.empty()) return false;  // Gantry's jobs have no wckey
   if (c.users_given && !has(c.user_ids, job.uid)) return false;
   if (!c.group_ids.empty() && !has(c.group_ids, job.gid)) return false;
-  if (!c.partitions.empty() && !ListedIgnoreCase(c.partitions, job.partition)) return false;
+  if (!c.partitions.empty() && !SreportReportsListedIgnoreCase(c.partitions, job.partition))
+    return false;
   if (!c.job_ids.empty() && !has(c.job_ids, job.job_id)) return false;
   if (!c.nodes.empty() && std::none_of(job.nodes.begin(), job.nodes.end(),
                                        [&](const auto& n) { return has(c.nodes, n); })) {
@@ -474,7 +480,7 @@ SreportOutput JobSizesReport(SreportReport report, const SreportConditions& cond
   const std::string_view defaults = by_wckey                                      ? "Cl,wc"
                                     : report == SreportReport::kJobSizesByAccount ? "Cl,a"
                                                                                   : "Cl,a%-20";
-  std::vector<Column> columns =
+  std::vector<SreportReportsColumn> columns =
       Columns(conditions.format, defaults, settings.time, JobReportField, &out);
 
   const AccountTree tree(data.accounting);
@@ -521,11 +527,11 @@ SreportOutput JobSizesReport(SreportReport report, const SreportConditions& cond
     std::vector<std::string> cells;
     for (size_t i = 0; i < fields; ++i) {
       switch (columns[i].field) {
-        case Field::kCluster:
+        case Field::kSreportReportsCluster:
           cells.push_back(data.cluster.name);
           break;
         case Field::kAccount:
-        case Field::kWckey:
+        case Field::kSreportReportsWckey:
           cells.push_back(line.account);
           break;
         default:

@@ -12,7 +12,7 @@
 namespace gantry::slurm {
 namespace {
 
-bool ListedIgnoreCase(const std::vector<std::string>& list, std::string_view name) {
+bool SreportUsageListedIgnoreCase(const std::vector<std::string>& list, std::string_view name) {
   return std::any_of(list.begin(), list.end(),
                      [&](const std::string& s) { return text::EqualsIgnoreCase(s, name); });
 }
@@ -225,7 +225,7 @@ std::map<uint32_t, uint64_t> UsageByAssociation(const AccountTree& tree,
 
 namespace {
 
-uint64_t UsageOf(const std::map<uint32_t, uint64_t>& usage, uint32_t id) {
+uint64_t SreportUsageUsageOf(const std::map<uint32_t, uint64_t>& usage, uint32_t id) {
   auto it = usage.find(id);
   return it == usage.end() ? 0 : it->second;
 }
@@ -238,7 +238,8 @@ std::map<std::string, uint64_t> SubtreeUsage(const AccountTree& tree,
   std::reverse(order.begin(), order.end());  // every account after the accounts below it
   for (const std::string& account : order) {
     uint64_t sum = total[account];
-    for (const v1::Association* a : tree.UserAssociations(account)) sum += UsageOf(usage, a->id());
+    for (const v1::Association* a : tree.UserAssociations(account))
+      sum += SreportUsageUsageOf(usage, a->id());
     total[account] = sum;
     const std::string parent = tree.Parent(account);
     if (!parent.empty() && parent != account) total[parent] += sum;
@@ -256,7 +257,7 @@ std::vector<AccountUserLine> AccountUserLines(const AccountTree& tree,
   auto selected = [&](const std::string& account) {
     if (accounts.empty()) return true;
     for (std::string current = account; !current.empty(); current = tree.Parent(current)) {
-      if (ListedIgnoreCase(accounts, current)) return true;
+      if (SreportUsageListedIgnoreCase(accounts, current)) return true;
       if (tree.Parent(current) == current) break;
     }
     return false;
@@ -268,8 +269,9 @@ std::vector<AccountUserLine> AccountUserLines(const AccountTree& tree,
     if (sum == 0) continue;
     if (users.empty()) lines.push_back({account, tree.Parent(account), "", sum});
     for (const v1::Association* a : tree.UserAssociations(account)) {
-      const uint64_t seconds = UsageOf(usage, a->id());
-      if (seconds == 0 || (!users.empty() && !ListedIgnoreCase(users, a->user()))) continue;
+      const uint64_t seconds = SreportUsageUsageOf(usage, a->id());
+      if (seconds == 0 || (!users.empty() && !SreportUsageListedIgnoreCase(users, a->user())))
+        continue;
       lines.push_back({account, account, a->user(), seconds});
     }
   }
@@ -282,10 +284,11 @@ std::vector<AccountUserLine> UserAccountLines(const AccountTree& tree,
                                               const std::vector<std::string>& users) {
   std::vector<AccountUserLine> lines;
   for (const std::string& account : tree.TreeOrder()) {
-    if (!accounts.empty() && !ListedIgnoreCase(accounts, account)) continue;
+    if (!accounts.empty() && !SreportUsageListedIgnoreCase(accounts, account)) continue;
     for (const v1::Association* a : tree.UserAssociations(account)) {
-      const uint64_t seconds = UsageOf(usage, a->id());
-      if (seconds == 0 || (!users.empty() && !ListedIgnoreCase(users, a->user()))) continue;
+      const uint64_t seconds = SreportUsageUsageOf(usage, a->id());
+      if (seconds == 0 || (!users.empty() && !SreportUsageListedIgnoreCase(users, a->user())))
+        continue;
       auto same = std::find_if(lines.begin(), lines.end(), [&](const AccountUserLine& l) {
         return l.user == a->user() && l.account == account;
       });
@@ -307,10 +310,11 @@ std::vector<TopUser> TopUsers(const AccountTree& tree, const std::map<uint32_t, 
   std::vector<std::pair<std::string, TopUser>> entries;               // (user, entry) in that order
   std::vector<std::tuple<std::string, std::string, uint64_t>> found;  // user, account, seconds
   for (const std::string& account : tree.TreeOrder()) {
-    if (!accounts.empty() && !ListedIgnoreCase(accounts, account)) continue;
+    if (!accounts.empty() && !SreportUsageListedIgnoreCase(accounts, account)) continue;
     for (const v1::Association* a : tree.UserAssociations(account)) {
-      const uint64_t seconds = UsageOf(usage, a->id());
-      if (seconds == 0 || (!users.empty() && !ListedIgnoreCase(users, a->user()))) continue;
+      const uint64_t seconds = SreportUsageUsageOf(usage, a->id());
+      if (seconds == 0 || (!users.empty() && !SreportUsageListedIgnoreCase(users, a->user())))
+        continue;
       found.emplace_back(a->user(), account, seconds);
     }
   }
@@ -371,11 +375,11 @@ JobSizes ComputeJobSizes(const AccountTree& tree, const std::vector<UsageJob>& j
     const std::vector<std::string> asked =
         options.accounts.empty() ? std::vector<std::string>{"root"} : options.accounts;
     for (const std::string& account : tree.TreeOrder()) {
-      if (ListedIgnoreCase(asked, account)) listed.push_back(account);
+      if (SreportUsageListedIgnoreCase(asked, account)) listed.push_back(account);
     }
     if (options.acct_as_parent) {
       for (const std::string& account : tree.TreeOrder()) {
-        if (ListedIgnoreCase(listed, tree.Parent(account))) groups.push_back(account);
+        if (SreportUsageListedIgnoreCase(listed, tree.Parent(account))) groups.push_back(account);
       }
     } else {
       groups = listed;

@@ -57,8 +57,8 @@ using Clock = std::chrono::steady_clock;
 
 // srun's own options (allocation options take sbatch's ids, so ApplySbatchOption reads them).
 enum : int {
-  kHelp = 0x300,
-  kUsage,
+  kSrunHelp = 0x300,
+  kSrunUsage,
   kCpuBind,
   kExact,
   kJobId,
@@ -67,7 +67,7 @@ enum : int {
   kPty,
 };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSrunShort[] = {
     {'A', ArgKind::kRequired}, {'c', ArgKind::kRequired}, {'C', ArgKind::kRequired},
     {'D', ArgKind::kRequired}, {'e', ArgKind::kRequired}, {'G', ArgKind::kRequired},
     {'h', ArgKind::kNone},     {'i', ArgKind::kRequired}, {'J', ArgKind::kRequired},
@@ -80,7 +80,7 @@ constexpr ShortOption kShort[] = {
 };
 
 // The srun 22.05 options Gantry takes; any other is unknown to it.
-constexpr LongOption kLong[] = {
+constexpr LongOption kSrunLong[] = {
     {"account", ArgKind::kRequired, 'A'},
     {"chdir", ArgKind::kRequired, 'D'},
     {"constraint", ArgKind::kRequired, 'C'},
@@ -98,7 +98,7 @@ constexpr LongOption kLong[] = {
     {"cpus-per-gpu", ArgKind::kRequired, kOptCpusPerGpu},
     {"mem-per-gpu", ArgKind::kRequired, kOptMemPerGpu},
     {"gres", ArgKind::kRequired, kOptGres},
-    {"help", ArgKind::kNone, kHelp},
+    {"help", ArgKind::kNone, kSrunHelp},
     {"input", ArgKind::kRequired, 'i'},
     {"job-name", ArgKind::kRequired, 'J'},
     {"jobid", ArgKind::kRequired, kJobId},
@@ -119,18 +119,18 @@ constexpr LongOption kLong[] = {
     {"quiet", ArgKind::kNone, 'Q'},
     {"time", ArgKind::kRequired, 't'},
     {"unbuffered", ArgKind::kNone, 'u'},
-    {"usage", ArgKind::kNone, kUsage},
+    {"usage", ArgKind::kNone, kSrunUsage},
     {"verbose", ArgKind::kNone, 'v'},
     {"version", ArgKind::kNone, 'V'},
     {"wait", ArgKind::kRequired, 'W'},
 };
 
-constexpr char kUsageText[] =
+constexpr char kSrunUsageText[] =
     "Usage: srun [-N nnodes] [-n ntasks] [-c ncpus] [-m dist] [-w hosts] [-D path] [-J jobname]\n"
     "            [--jobid=id] [-l] [-o out] [-e err] [-i in] [-K] [-W sec] [--gpus-per-task=n]\n"
     "            [-p partition] [-t time] [-A account] [--gres=list] executable [args...]\n";
 
-constexpr char kHelpText[] =
+constexpr char kSrunHelpText[] =
     "Usage: srun [OPTIONS(0)... [executable(0) [args(0)...]]]\n"
     "\n"
     "Parallel run options:\n"
@@ -262,18 +262,18 @@ std::string OwnAddress() {
 }
 
 // What each rank runs on, from the step the controller recorded.
-struct Layout {
+struct SrunLayout {
   std::vector<std::string> node_of;  // per rank
   std::vector<uint32_t> node_index_of;
   std::map<std::string, std::vector<uint32_t>> ranks_of;
 };
 
-Layout LayoutOf(const v1::JobStep& step) {
+SrunLayout LayoutOf(const v1::JobStep& step) {
   const std::vector<uint32_t> counts(step.tasks_per_node().begin(), step.tasks_per_node().end());
   const model::Distribution distribution =
       model::ParseDistribution(step.distribution()).value_or(model::Distribution{});
   const auto ranks = model::TaskRanks(counts, distribution.kind, distribution.plane_size);
-  Layout layout;
+  SrunLayout layout;
   uint32_t total = 0;
   for (uint32_t c : counts) total += c;
   layout.node_of.resize(total);
@@ -293,7 +293,7 @@ Layout LayoutOf(const v1::JobStep& step) {
 class Output {
  public:
   Output(bool label, bool unbuffered, uint32_t ntasks, std::string out_pattern,
-         std::string err_pattern, text::FilenameContext names, const Layout& layout,
+         std::string err_pattern, text::FilenameContext names, const SrunLayout& layout,
          std::string cwd)
       : label_(label),
         unbuffered_(unbuffered),
@@ -371,7 +371,7 @@ class Output {
   const size_t width_;
   const std::string patterns_[2];
   const text::FilenameContext names_;  // the step's; FdFor adds the task's
-  const Layout& layout_;
+  const SrunLayout& layout_;
   const std::string cwd_;
   std::map<std::pair<uint32_t, bool>, std::string> partial_;
   std::map<std::string, int> files_;
@@ -431,7 +431,7 @@ struct SrunOptions {
   bool quiet = false;
 };
 
-int Fail(CommandContext& ctx, const std::string& message) {
+int SrunFail(CommandContext& ctx, const std::string& message) {
   *ctx.err << "srun: error: " << message << "\n";
   return 1;
 }
@@ -439,7 +439,8 @@ int Fail(CommandContext& ctx, const std::string& message) {
 }  // namespace
 
 int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kRequireOrder);
+  const ParsedArgs parsed =
+      ParseArgs(ctx.argv0, args, kSrunShort, kSrunLong, ArgOrder::kRequireOrder);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "srun", parsed.error);
     return 255;
@@ -460,7 +461,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     const std::string value = opt.value.value_or("");
     if (IsAllocationOption(opt.id)) {
       const OptionResult r = ApplySbatchOption(&o.alloc, opt.id, opt.value, ctx.now, tz);
-      if (!r.ok) return Fail(ctx, r.message);
+      if (!r.ok) return SrunFail(ctx, r.message);
       continue;
     }
     switch (opt.id) {
@@ -470,8 +471,8 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'm': {
         const std::optional<model::Distribution> d = model::ParseDistribution(value);
         if (!d) {
-          return Fail(ctx, "Invalid --distribution specification: " + value +
-                               " (Gantry lays tasks out block, cyclic or plane=N)");
+          return SrunFail(ctx, "Invalid --distribution specification: " + value +
+                                   " (Gantry lays tasks out block, cyclic or plane=N)");
         }
         o.distribution = d->ToString();
         break;
@@ -484,13 +485,13 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
         break;
       case 'W': {
         const std::optional<uint64_t> sec = ParseUnsigned(value);
-        if (!sec) return Fail(ctx, "Invalid numeric value \"" + value + "\" for --wait.");
+        if (!sec) return SrunFail(ctx, "Invalid numeric value \"" + value + "\" for --wait.");
         if (*sec > 0) o.wait_sec = static_cast<uint32_t>(std::min<uint64_t>(*sec, 65535));
         break;
       }
       case kOptGpusPerTask: {  // the allocation's request, and each task's own GPUs
         const OptionResult r = ApplySbatchOption(&o.alloc, opt.id, opt.value, ctx.now, tz);
-        if (!r.ok) return Fail(ctx, r.message);
+        if (!r.ok) return SrunFail(ctx, r.message);
         o.gpus_per_task =
             static_cast<uint32_t>(std::min<int64_t>(o.alloc.gpus_per_task->count, 1024));
         break;
@@ -514,12 +515,12 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
         o.unbuffered = true;
         break;
       case kPty:
-        return Fail(ctx, "--pty is not supported by Gantry yet");
-      case kHelp:
-        *ctx.out << kHelpText;
+        return SrunFail(ctx, "--pty is not supported by Gantry yet");
+      case kSrunHelp:
+        *ctx.out << kSrunHelpText;
         return 0;
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kSrunUsage:
+        *ctx.out << kSrunUsageText;
         return 0;
       case 'V':
         *ctx.out << kVersionLine;
@@ -541,7 +542,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   if (o.job_id) {
     job_number = ParseUnsigned(*o.job_id);
     if (!job_number || *job_number == 0 || *job_number > UINT32_MAX) {
-      return Fail(ctx, "Invalid job id specified: " + *o.job_id);
+      return SrunFail(ctx, "Invalid job id specified: " + *o.job_id);
     }
   }
   if (o.alloc.ntasks && o.alloc.min_nodes && *o.alloc.ntasks < *o.alloc.min_nodes) {
@@ -550,7 +551,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
     o.alloc.min_nodes = o.alloc.ntasks;
     o.alloc.max_nodes.reset();
   }
-  if (!InstallSignalPipe()) return Fail(ctx, std::string("pipe: ") + strerror(errno));
+  if (!InstallSignalPipe()) return SrunFail(ctx, std::string("pipe: ") + strerror(errno));
 
   std::unique_ptr<ControllerClient> client = ConnectOrReport(ctx, "srun", "srun: error: ");
   if (!client) return 1;
@@ -584,7 +585,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   Result<std::unique_ptr<StepIoServer>> io = StepIoServer::Listen(OwnAddress());
   if (!io.ok()) {
     release(1 << 8);
-    return Fail(ctx, io.status().message());
+    return SrunFail(ctx, io.status().message());
   }
   StepIoServer& server = **io;
   v1::JobStepRequest start;
@@ -615,7 +616,7 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx) {
   const v1::JobStep& step = reply->step();
   const std::string step_name =
       "StepId=" + std::to_string(job_id) + "." + std::to_string(step.step_id());
-  const Layout layout = LayoutOf(step);
+  const SrunLayout layout = LayoutOf(step);
   const auto ntasks = static_cast<uint32_t>(layout.node_of.size());
 
   text::FilenameContext names;

@@ -23,9 +23,9 @@
 namespace gantry::slurm {
 namespace {
 
-enum : int { kHelp = 256, kUsage };
+enum : int { kSshareHelp = 256, kSshareUsage };
 
-constexpr ShortOption kShort[] = {
+constexpr ShortOption kSshareShort[] = {
     {'a', ArgKind::kNone},     {'A', ArgKind::kRequired}, {'l', ArgKind::kNone},
     {'m', ArgKind::kNone},     {'M', ArgKind::kRequired}, {'n', ArgKind::kNone},
     {'o', ArgKind::kRequired}, {'p', ArgKind::kNone},     {'P', ArgKind::kNone},
@@ -33,36 +33,36 @@ constexpr ShortOption kShort[] = {
     {'V', ArgKind::kNone},
 };
 
-constexpr LongOption kLong[] = {
-    {"all", ArgKind::kNone, 'a'},         {"accounts", ArgKind::kRequired, 'A'},
-    {"long", ArgKind::kNone, 'l'},        {"partition", ArgKind::kNone, 'm'},
-    {"cluster", ArgKind::kRequired, 'M'}, {"clusters", ArgKind::kRequired, 'M'},
-    {"noheader", ArgKind::kNone, 'n'},    {"format", ArgKind::kRequired, 'o'},
-    {"parsable", ArgKind::kNone, 'p'},    {"parsable2", ArgKind::kNone, 'P'},
-    {"users", ArgKind::kRequired, 'u'},   {"Users", ArgKind::kNone, 'U'},
-    {"verbose", ArgKind::kNone, 'v'},     {"version", ArgKind::kNone, 'V'},
-    {"help", ArgKind::kNone, kHelp},      {"usage", ArgKind::kNone, kUsage},
+constexpr LongOption kSshareLong[] = {
+    {"all", ArgKind::kNone, 'a'},          {"accounts", ArgKind::kRequired, 'A'},
+    {"long", ArgKind::kNone, 'l'},         {"partition", ArgKind::kNone, 'm'},
+    {"cluster", ArgKind::kRequired, 'M'},  {"clusters", ArgKind::kRequired, 'M'},
+    {"noheader", ArgKind::kNone, 'n'},     {"format", ArgKind::kRequired, 'o'},
+    {"parsable", ArgKind::kNone, 'p'},     {"parsable2", ArgKind::kNone, 'P'},
+    {"users", ArgKind::kRequired, 'u'},    {"Users", ArgKind::kNone, 'U'},
+    {"verbose", ArgKind::kNone, 'v'},      {"version", ArgKind::kNone, 'V'},
+    {"help", ArgKind::kNone, kSshareHelp}, {"usage", ArgKind::kNone, kSshareUsage},
 };
 
-constexpr char kUsageText[] =
+constexpr char kSshareUsageText[] =
     "Usage:  sshare [-A Accounts] [-a] [-l] [-m] [-M Clusters] [-n] [-p] [-P] [-u Users] [-U]\n"
     "               [-v] [-V]\n";
 
-struct Column {
+struct SshareColumn {
   std::string name;
   int width;  // negative: left-justified
 };
 
 // The known columns and their default widths.
-std::optional<Column> ColumnNamed(std::string_view name) {
-  static const Column kColumns[] = {
+std::optional<SshareColumn> ColumnNamed(std::string_view name) {
+  static const SshareColumn kColumns[] = {
       {"Account", -20},     {"User", 10},       {"RawShares", 10},
       {"NormShares", 11},   {"RawUsage", 11},   {"NormUsage", 11},
       {"EffectvUsage", 13}, {"FairShare", 10},  {"LevelFS", 10},
       {"GrpTRESMins", 30},  {"GrpTRESRaw", 30}, {"TRESRunMins", 30},
       {"Partition", 12},    {"Cluster", 10},    {"ID", 6},
   };
-  for (const Column& c : kColumns) {
+  for (const SshareColumn& c : kColumns) {
     if (text::EqualsIgnoreCase(c.name, name)) return c;
   }
   return std::nullopt;
@@ -74,7 +74,8 @@ std::string Fixed(double value) {
   return buf;
 }
 
-std::string Value(const std::string& column, const v1::ShareInfo& s, const std::string& cluster) {
+std::string SshareValue(const std::string& column, const v1::ShareInfo& s,
+                        const std::string& cluster) {
   const bool root = s.depth() == 0;
   const bool user = !s.user().empty();
   if (column == "Account") return std::string(static_cast<size_t>(s.depth()), ' ') + s.account();
@@ -97,7 +98,7 @@ std::string Value(const std::string& column, const v1::ShareInfo& s, const std::
   return "";
 }
 
-std::string Cell(const Column& c, std::string value, bool parsable) {
+std::string Cell(const SshareColumn& c, std::string value, bool parsable) {
   if (parsable) return value;
   const auto width = static_cast<size_t>(std::abs(c.width));
   if (value.size() > width) {
@@ -111,7 +112,8 @@ std::string Cell(const Column& c, std::string value, bool parsable) {
 }  // namespace
 
 int RunSshare(const std::vector<std::string>& args, CommandContext& ctx) {
-  const ParsedArgs parsed = ParseArgs(ctx.argv0, args, kShort, kLong, ArgOrder::kPermute);
+  const ParsedArgs parsed =
+      ParseArgs(ctx.argv0, args, kSshareShort, kSshareLong, ArgOrder::kPermute);
   if (!parsed.error.empty()) {
     ReportUsageError(ctx, "sshare", parsed.error);
     return 1;
@@ -161,19 +163,19 @@ int RunSshare(const std::vector<std::string>& args, CommandContext& ctx) {
       case 'V':
         *ctx.out << kVersionLine;
         return 0;
-      case kHelp:
-      case kUsage:
-        *ctx.out << kUsageText;
+      case kSshareHelp:
+      case kSshareUsage:
+        *ctx.out << kSshareUsageText;
         return 0;
       default:
         break;
     }
   }
-  std::vector<Column> columns;
+  std::vector<SshareColumn> columns;
   if (format) {
     for (std::string_view item : text::Split(*format, ',')) {
       const size_t percent = item.find('%');
-      std::optional<Column> c = ColumnNamed(item.substr(0, percent));
+      std::optional<SshareColumn> c = ColumnNamed(item.substr(0, percent));
       if (!c) {
         *ctx.err << "sshare: error: Invalid field requested: \"" << item.substr(0, percent)
                  << "\"\n";
@@ -223,7 +225,7 @@ int RunSshare(const std::vector<std::string>& args, CommandContext& ctx) {
   };
 
   const std::string separator = parsable > 0 ? "|" : " ";
-  auto line = [&](const std::function<std::string(const Column&)>& cell) {
+  auto line = [&](const std::function<std::string(const SshareColumn&)>& cell) {
     std::string out;
     for (size_t i = 0; i < columns.size(); ++i) {
       if (i > 0) out += separator;
@@ -234,15 +236,16 @@ int RunSshare(const std::vector<std::string>& args, CommandContext& ctx) {
     return out + "\n";
   };
   if (!no_header) {
-    *ctx.out << line([](const Column& c) { return c.name; });
+    *ctx.out << line([](const SshareColumn& c) { return c.name; });
     if (parsable == 0) {
-      *ctx.out << line(
-          [](const Column& c) { return std::string(static_cast<size_t>(std::abs(c.width)), '-'); });
+      *ctx.out << line([](const SshareColumn& c) {
+        return std::string(static_cast<size_t>(std::abs(c.width)), '-');
+      });
     }
   }
   for (const v1::ShareInfo& s : reply->shares()) {
     if (!listed(s)) continue;
-    *ctx.out << line([&](const Column& c) { return Value(c.name, s, cluster); });
+    *ctx.out << line([&](const SshareColumn& c) { return SshareValue(c.name, s, cluster); });
   }
   return 0;
 }
