@@ -1,7 +1,5 @@
 #include "serve/serve_api.h"
 
-#include <pwd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -17,6 +15,7 @@
 #include "spec/spec_update.h"
 #include "spec/validate.h"
 #include "sys/files.h"
+#include "sys/passwd.h"
 #include "text/ascii.h"
 #include "text/hostlist.h"
 
@@ -49,26 +48,6 @@ struct Caller {
   bool admin = false;
 };
 
-std::optional<std::string> UserName(uid_t uid) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  char buffer[4096];
-  if (getpwuid_r(uid, &pw, buffer, sizeof(buffer), &found) != 0 || found == nullptr) {
-    return std::nullopt;
-  }
-  return std::string(pw.pw_name);
-}
-
-std::optional<uid_t> UidOf(const std::string& name) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  char buffer[4096];
-  if (getpwnam_r(name.c_str(), &pw, buffer, sizeof(buffer), &found) != 0 || found == nullptr) {
-    return std::nullopt;
-  }
-  return pw.pw_uid;
-}
-
 // Who calls: a token signed with serve's key, or a unix-socket peer. Unauthenticated otherwise.
 Result<Caller> Authenticate(const ServeConfig& config, const http::HttpRequest& request) {
   std::optional<std::string> token = request.Header("x-slurm-user-token");
@@ -87,13 +66,13 @@ Result<Caller> Authenticate(const ServeConfig& config, const http::HttpRequest& 
   if (token) {
     GANTRY_ASSIGN_OR_RETURN(const rpc::TokenClaims claims,
                             rpc::VerifyUserToken(config.token_key, *token, NowMs() / 1000));
-    const std::optional<uid_t> uid = UidOf(claims.user);
+    const std::optional<uid_t> uid = sys::LookupUid(claims.user);
     if (!uid) return Unauthenticated("the token's user " + claims.user + " does not exist");
     caller.uid = *uid;
     caller.name = claims.user;
   } else if (request.peer) {
     caller.uid = request.peer->uid;
-    caller.name = UserName(caller.uid).value_or(std::to_string(caller.uid));
+    caller.name = sys::LookupUserName(caller.uid).value_or(std::to_string(caller.uid));
   } else {
     return Unauthenticated(
         "no token: send X-SLURM-USER-TOKEN or Authorization: Bearer (gantry serve token)");
@@ -648,7 +627,8 @@ http::HttpResponse Api::Token() {
   const std::string user = request_.Query("username").value_or(caller_.name);
   if (user != caller_.name) {
     if (auto refused = RequireAdmin("make tokens for other users")) return *refused;
-    if (!UidOf(user)) return Error(400, "user " + user + " does not exist", {{"username", user}});
+    if (!sys::LookupUid(user))
+      return Error(400, "user " + user + " does not exist", {{"username", user}});
   }
   const int64_t now = NowMs() / 1000;
   const std::string token = rpc::SignUserToken(config_.token_key, {user, now, now + lifespan});

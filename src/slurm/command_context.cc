@@ -10,6 +10,7 @@
 #include <climits>
 #include <iostream>
 
+#include "sys/passwd.h"
 #include "sys/system_time.h"
 
 extern char** environ;
@@ -35,17 +36,6 @@ std::string CommandContext::UserName(uint32_t id) const {
 
 namespace {
 
-std::optional<uint32_t> LookupUid(std::string_view name) {
-  const std::string key(name);
-  passwd pw{};
-  passwd* result = nullptr;
-  std::vector<char> buf(16384);
-  if (getpwnam_r(key.c_str(), &pw, buf.data(), buf.size(), &result) == 0 && result != nullptr) {
-    return static_cast<uint32_t>(pw.pw_uid);
-  }
-  return std::nullopt;
-}
-
 std::optional<std::string> LookupUserComment(std::string_view name) {
   const std::string key(name);
   passwd pw{};
@@ -59,15 +49,7 @@ std::optional<std::string> LookupUserComment(std::string_view name) {
 
 }  // namespace
 
-std::optional<std::string> LookupUserName(uint32_t uid) {
-  passwd pw{};
-  passwd* result = nullptr;
-  std::vector<char> buf(16384);
-  if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &result) == 0 && result != nullptr) {
-    return std::string(pw.pw_name);
-  }
-  return std::nullopt;
-}
+std::optional<std::string> LookupUserName(uint32_t uid) { return sys::LookupUserName(uid); }
 
 namespace {
 
@@ -110,7 +92,7 @@ CommandContext SystemContext(std::string argv0) {
   ctx.prio_process = errno == 0 ? prio : 0;
   ctx.now = sys::SystemClock::Get().Now();
   ctx.time_zone = &sys::LocalTimeZone::Get();
-  ctx.uid_of = LookupUid;
+  ctx.uid_of = sys::LookupUid;
   ctx.user_name = LookupUserName;
   ctx.group_name = LookupGroupName;
   ctx.user_comment = LookupUserComment;
