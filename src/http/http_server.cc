@@ -150,6 +150,19 @@ struct HttpServer::Listener {
   }
 };
 
+Result<std::optional<std::string>> TokenOf(const HttpRequest& request) {
+  std::optional<std::string> token = request.Header("x-slurm-user-token");
+  const std::optional<std::string> bearer = request.Header("authorization");
+  if (!bearer) return token;
+  if (token) {
+    return Unauthenticated("X-SLURM-USER-TOKEN and Authorization: Bearer may not be sent together");
+  }
+  if (!bearer->starts_with("Bearer ")) {
+    return Unauthenticated("Authorization: only the Bearer scheme is accepted");
+  }
+  return std::optional<std::string>(bearer->substr(7));
+}
+
 int HttpStatusOf(StatusCode code) {
   switch (code) {
     case StatusCode::kOk:

@@ -86,6 +86,11 @@ class HttpServer {
   std::vector<std::unique_ptr<Listener>> listeners_;
 };
 
+// The token a request carries, as slurmrestd reads it: X-SLURM-USER-TOKEN or
+// "Authorization: Bearer T"; nullopt when none. Unauthenticated when both are sent, or another
+// Authorization scheme.
+Result<std::optional<std::string>> TokenOf(const HttpRequest& request);
+
 // The HTTP status that answers a refusal with `code`: 400 bad input, 401 unauthenticated, 403
 // refused, 404 missing, 409 exists or wrong state, 429 too many, 503 unavailable, 500 otherwise.
 int HttpStatusOf(StatusCode code);

@@ -102,18 +102,7 @@ HttpResponse Refusal(const Call& call, int status, const std::string& descriptio
 Result<std::unique_ptr<slurm::ControllerTransport>> Authenticate(const RestConfig& config,
                                                                  const HttpRequest& request,
                                                                  std::string* user) {
-  std::optional<std::string> token = request.Header("x-slurm-user-token");
-  const std::optional<std::string> bearer = request.Header("authorization");
-  if (bearer) {
-    if (token) {
-      return PermissionDenied(
-          "X-SLURM-USER-TOKEN and Authorization: Bearer may not be sent together");
-    }
-    if (!bearer->starts_with("Bearer ")) {
-      return PermissionDenied("Authorization: only the Bearer scheme is accepted");
-    }
-    token = bearer->substr(7);
-  }
+  GANTRY_ASSIGN_OR_RETURN(const std::optional<std::string> token, http::TokenOf(request));
   const std::string user_name = request.Header("x-slurm-user-name").value_or("");
   if (token) {
     *user = user_name;  // gantryd says who the token is; the reply names who was asked for

@@ -50,18 +50,7 @@ struct Caller {
 
 // Who calls: a token signed with serve's key, or a unix-socket peer. Unauthenticated otherwise.
 Result<Caller> Authenticate(const ServeConfig& config, const http::HttpRequest& request) {
-  std::optional<std::string> token = request.Header("x-slurm-user-token");
-  if (const std::optional<std::string> bearer = request.Header("authorization")) {
-    if (token) {
-      return Unauthenticated(
-          "X-SLURM-USER-TOKEN and Authorization: Bearer may not be sent "
-          "together");
-    }
-    if (!bearer->starts_with("Bearer ")) {
-      return Unauthenticated("Authorization: only the Bearer scheme is accepted");
-    }
-    token = bearer->substr(7);
-  }
+  GANTRY_ASSIGN_OR_RETURN(const std::optional<std::string> token, http::TokenOf(request));
   Caller caller;
   if (token) {
     GANTRY_ASSIGN_OR_RETURN(const rpc::TokenClaims claims,
