@@ -39,12 +39,7 @@ std::string HostOf(const std::string& address) {
 
 // /metrics, /livez, /readyz, /healthz; GET only.
 http::HttpResponse ServeMetrics(const JobManager& manager, const http::HttpRequest& request) {
-  if (request.method != "GET" && request.method != "HEAD") {
-    return {405, "text/plain", "only GET\n", {}, {}};
-  }
-  if (request.path == "/livez" || request.path == "/readyz" || request.path == "/healthz") {
-    return {200, "text/plain", "ok\n", {}, {}};
-  }
+  if (std::optional<http::HttpResponse> health = http::HealthPage(request)) return *health;
   if (request.path != "/metrics" && request.path != "/metrics/") {
     return {404, "text/plain", "no such page: " + request.path + "\n", {}, {}};
   }

@@ -55,12 +55,7 @@ int Fail(const std::string& message) {
 
 // /metrics (every family), /metrics/<endpoint> (Slurm 25.11's), /livez, /readyz, /healthz.
 http::HttpResponse ServeMetrics(const Controller& controller, const http::HttpRequest& request) {
-  if (request.method != "GET" && request.method != "HEAD") {
-    return {405, "text/plain", "only GET\n", {}, {}};
-  }
-  if (request.path == "/livez" || request.path == "/readyz" || request.path == "/healthz") {
-    return {200, "text/plain", "ok\n", {}, {}};
-  }
+  if (std::optional<http::HttpResponse> health = http::HealthPage(request)) return *health;
   std::string_view endpoint;
   if (request.path == "/metrics" || request.path == "/metrics/") {
     endpoint = "";

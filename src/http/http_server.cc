@@ -163,6 +163,16 @@ Result<std::optional<std::string>> TokenOf(const HttpRequest& request) {
   return std::optional<std::string>(bearer->substr(7));
 }
 
+std::optional<HttpResponse> HealthPage(const HttpRequest& request) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    return HttpResponse{405, "text/plain", "only GET\n", {}, {}};
+  }
+  if (request.path == "/livez" || request.path == "/readyz" || request.path == "/healthz") {
+    return HttpResponse{200, "text/plain", "ok\n", {}, {}};
+  }
+  return std::nullopt;
+}
+
 int HttpStatusOf(StatusCode code) {
   switch (code) {
     case StatusCode::kOk:

@@ -91,6 +91,10 @@ class HttpServer {
 // Authorization scheme.
 Result<std::optional<std::string>> TokenOf(const HttpRequest& request);
 
+// What every daemon's metrics port answers alike: 405 for anything but GET/HEAD, "ok" for
+// /livez, /readyz and /healthz; nullopt for the other paths (the daemon's own pages).
+std::optional<HttpResponse> HealthPage(const HttpRequest& request);
+
 // The HTTP status that answers a refusal with `code`: 400 bad input, 401 unauthenticated, 403
 // refused, 404 missing, 409 exists or wrong state, 429 too many, 503 unavailable, 500 otherwise.
 int HttpStatusOf(StatusCode code);
