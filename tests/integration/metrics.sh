@@ -66,6 +66,13 @@ agent_metric() { curl -sf "$agent_url" | awk -v m="$1" '$1 == m { print $2 }'; }
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$agent_url")
 [ "$code" = 405 ] || fail "POST to the agent's /metrics answered $code"
 curl -sf "${agent_url%/metrics}/livez" >/dev/null || fail "agent /livez"
+# Like gantryd's, the agent's page is for any local user to read, and only to read.
+if [ "$(id -u)" = 0 ]; then
+  runuser -u nobody -- curl -sf "$agent_url" | grep -q '^gantry_agent_launches_total' ||
+    fail "another user cannot read the agent's page"
+  code=$(runuser -u nobody -- curl -s -o /dev/null -w '%{http_code}' -X POST "$agent_url")
+  [ "$code" = 405 ] || fail "another user's POST to the agent's page answered $code"
+fi
 
 # Prometheus scrapes it and answers from what it stored.
 if ! command -v prometheus >/dev/null; then
