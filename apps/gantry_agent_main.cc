@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
   options.listen = flags->listen;
   options.advertise = flags->advertise;
   options.metrics = flags->metrics;
+  options.home = flags->home;
+  options.emulated = flags->emulated;
   options.clock = &sys::DaemonClock();
   // Each batch script's parent is gantry-keeper, and each srun step runs under gantry-stepd,
   // both installed beside this program.

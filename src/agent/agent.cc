@@ -38,13 +38,15 @@ std::string HostOf(const std::string& address) {
 }
 
 // /metrics, /livez, /readyz, /healthz; GET only.
-http::HttpResponse ServeMetrics(const JobManager& manager, const http::HttpRequest& request) {
+http::HttpResponse ServeMetrics(const JobManager& manager, const HealthMonitor& monitor,
+                                const http::HttpRequest& request) {
   if (std::optional<http::HttpResponse> health = http::HealthPage(request)) return *health;
   if (request.path != "/metrics" && request.path != "/metrics/") {
     return {404, "text/plain", "no such page: " + request.path + "\n", {}, {}};
   }
   metrics::MetricsText text;
   manager.WriteMetrics(&text);
+  monitor.WriteMetrics(&text);
   return {200, metrics::kContentType, text.Finish(), {}, {}};
 }
 
@@ -94,6 +96,9 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   callbacks.on_stale = [self](const std::vector<uint32_t>& ids) {
     self->manager_->KillStaleJobs(ids);
   };
+  callbacks.check_health_at_start = [self](const gantry::v1::HealthSettings& settings) {
+    return self->health_->RunNow(settings, /*at_start=*/true);
+  };
   agent->link_ = std::make_unique<ControllerLink>(std::move(link_options), std::move(callbacks));
 
   JobManagerOptions manager_options;
@@ -107,6 +112,14 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
     manager_options.dev_dir = dev;
   }
   manager_options.clock = options.clock;
+  health::HealthHost health_host;
+  health_host.node = options.node;
+  health_host.spool = options.spool;
+  health_host.home = options.home;
+  health_host.dev_dir = manager_options.dev_dir;
+  health_host.emulated = options.emulated;
+  agent->health_ =
+      std::make_unique<HealthMonitor>(std::move(health_host), agent->link_.get(), options.clock);
   GANTRY_ASSIGN_OR_RETURN(agent->manager_,
                           JobManager::Create(std::move(manager_options), agent->link_.get()));
   const JobManager::Leftovers leftovers = agent->manager_->TakeOverLeftovers();
@@ -141,9 +154,11 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
     http.tcp = options.metrics;
     http.max_body_bytes = 4096;
     JobManager* manager = agent->manager_.get();
-    Result<std::unique_ptr<http::HttpServer>> metrics = http::HttpServer::Start(
-        http,
-        [manager](const http::HttpRequest& request) { return ServeMetrics(*manager, request); });
+    HealthMonitor* health = agent->health_.get();
+    Result<std::unique_ptr<http::HttpServer>> metrics =
+        http::HttpServer::Start(http, [manager, health](const http::HttpRequest& request) {
+          return ServeMetrics(*manager, *health, request);
+        });
     if (!metrics.ok()) return Unavailable("--metrics: " + metrics.status().message());
     agent->metrics_server_ = std::move(*metrics);
     // As gantryd's run/metrics.url: the base, the pages under it.
@@ -155,6 +170,7 @@ Result<std::unique_ptr<AgentDaemon>> AgentDaemon::Start(const AgentOptions& opti
   }
   agent->link_->set_agent_address(agent->address_);
   agent->link_->Start();
+  agent->health_->Start();
   return agent;
 }
 
@@ -168,6 +184,7 @@ void AgentDaemon::Shutdown() {
     if (!ids.empty()) Log("ending " + std::to_string(ids.size()) + " job(s) before exiting");
     manager_->Shutdown();
   }
+  if (health_) health_->Stop();
   if (link_) {
     if (!link_->Flush(options_.flush_timeout)) {
       Log(std::to_string(link_->queued_reports()) +

@@ -3,7 +3,9 @@
 //
 // Start order: spool and cgroups (JobManager), leftovers of a previous instance killed, Agent
 // service bound (its port known), the metrics page (when asked; its URL in SPOOL/metrics.url),
-// then the link registers with the controller (retrying until it answers). Shutdown: new jobs
+// then the link asks the controller for the health settings, runs the health checks
+// (agent/health_monitor.h) and registers with their result (retrying until it answers); the
+// periodic health checks start. Shutdown: new jobs
 // refused, every job ended as TerminateJob does (epilog, reports), reports flushed for up to
 // `flush_timeout`, link and server stopped.
 //
@@ -19,6 +21,7 @@
 
 #include "agent/agent_service.h"
 #include "agent/controller_link.h"
+#include "agent/health_monitor.h"
 #include "agent/job_manager.h"
 #include "base/status.h"
 #include "base/time.h"
@@ -38,6 +41,8 @@ struct AgentOptions {
   std::string listen = "127.0.0.1:0";
   std::string advertise;         // empty = the listen host (host name for a wildcard)
   std::string metrics;           // HOST:PORT of the metrics page ("" = none)
+  std::string home = "/home";    // the shared home, for the health checks
+  bool emulated = false;         // see health::HealthHost::emulated
   std::string cgroup_root;       // see JobManagerOptions
   std::string keeper_path;       // see JobManagerOptions
   std::string stepd_path;        // see JobManagerOptions
@@ -72,6 +77,7 @@ class AgentDaemon {
   int port_ = 0;
   // Destroyed in reverse order: the server before the service, the manager before the link.
   std::unique_ptr<ControllerLink> link_;
+  std::unique_ptr<HealthMonitor> health_;
   std::unique_ptr<JobManager> manager_;
   std::unique_ptr<AgentService> service_;
   std::unique_ptr<grpc::Server> server_;

@@ -9,7 +9,7 @@ namespace {
 constexpr std::string_view kUsage =
     "usage: gantry-agent --node NAME --controller HOST:PORT --ca-file FILE --cert-file FILE\n"
     "                    --cert-key-file FILE --spool DIR [--listen HOST:PORT] [--advertise HOST]\n"
-    "                    [--metrics HOST:PORT]\n"
+    "                    [--metrics HOST:PORT] [--home DIR] [--emulated]\n"
     "\n"
     "The node agent of a Gantry cluster: serves the Agent service, registers with the\n"
     "controller, runs the node's jobs. Runs in the foreground and logs to stderr; SIGTERM or\n"
@@ -25,7 +25,13 @@ constexpr std::string_view kUsage =
     "  --advertise HOST        the host the controller reaches this agent at (default: the\n"
     "                          --listen host); the bound port is added\n"
     "  --metrics HOST:PORT     serve /metrics (gantry_agent_*: launch and prolog latency) and\n"
-    "                          /livez over HTTP there; the URL goes to SPOOL/metrics.url\n";
+    "                          /livez over HTTP there; the URL goes to SPOOL/metrics.url\n"
+    "  --home DIR              where the cluster's shared home is mounted here (default /home):\n"
+    "                          the health checks find it writable and, for an NFS or Filestore\n"
+    "                          home_directory_storage, that export\n"
+    "  --emulated              this node shares its host with the other nodes of a local\n"
+    "                          cluster (gantry up): the health checks do not hold the host's\n"
+    "                          GPUs and memory to what the node declares\n";
 
 bool ValidNodeName(std::string_view name) {
   // It names files and cgroups: no "." or "..", nothing hidden.
@@ -90,6 +96,10 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
       flags.version = true;
       return flags;
     }
+    if (arg == "--emulated") {
+      flags.emulated = true;
+      continue;
+    }
     std::string value;
     bool has_value = false;
     if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
@@ -116,6 +126,8 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
       target = &flags.advertise;
     } else if (arg == "--metrics") {
       target = &flags.metrics;
+    } else if (arg == "--home") {
+      target = &flags.home;
     } else {
       return InvalidArgument(arg.rfind('-', 0) == 0
                                  ? "unknown flag \"" + arg + "\""
@@ -145,6 +157,9 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
   if (flags.cert_file.empty()) return InvalidArgument("--cert-file: required");
   if (flags.cert_key_file.empty()) return InvalidArgument("--cert-key-file: required");
   if (flags.spool.empty()) return InvalidArgument("--spool: required");
+  if (!flags.home.starts_with("/")) {
+    return InvalidArgument("--home: \"" + flags.home + "\" is not an absolute path");
+  }
   if (Result<HostPort> hp = ParseHostPort(flags.listen); !hp.ok()) {
     return InvalidArgument("--listen: " + hp.status().message());
   }

@@ -25,8 +25,10 @@ struct AgentFlags {
   std::string cert_key_file;
   std::string spool;
   std::string listen = "127.0.0.1:0";
-  std::string advertise;  // empty = derived from listen
-  std::string metrics;    // HOST:PORT of /metrics ("" = none)
+  std::string advertise;       // empty = derived from listen
+  std::string metrics;         // HOST:PORT of /metrics ("" = none)
+  std::string home = "/home";  // the shared home (health checks)
+  bool emulated = false;       // a node of a local cluster (health checks)
   bool help = false;
   bool version = false;
 };

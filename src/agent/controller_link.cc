@@ -256,9 +256,28 @@ grpc::Status ControllerLink::CallRegister(gantry::v1::RegisterReply* reply) {
   request.set_cpus(options_.cpus);
   request.set_memory_mb(options_.memory_mb);
   request.set_os(options_.os);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (start_health_) *request.mutable_health() = *start_health_;
+  }
   grpc::ClientContext context;
   SetContext(&context);
   return stub_->Register(&context, request, reply);
+}
+
+grpc::Status ControllerLink::FetchHealthSettings(gantry::v1::HealthSettings* settings) const {
+  gantry::v1::GetHealthSettingsRequest request;
+  request.set_node(options_.node);
+  grpc::ClientContext context;
+  SetContext(&context);
+  return stub_->GetHealthSettings(&context, request, settings);
+}
+
+grpc::Status ControllerLink::SendHealth(const gantry::v1::HealthReport& report) const {
+  gantry::v1::ReportHealthReply reply;
+  grpc::ClientContext context;
+  SetContext(&context);
+  return stub_->ReportHealth(&context, report, &reply);
 }
 
 grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
@@ -337,6 +356,21 @@ void ControllerLink::Loop() {
       fail("report", status);
       continue;
     }
+    if (!registered_ && !start_health_done_ && callbacks_.check_health_at_start) {
+      lock.unlock();
+      gantry::v1::HealthSettings settings;
+      grpc::Status status = FetchHealthSettings(&settings);
+      std::optional<gantry::v1::HealthReport> report;
+      if (status.ok()) report = callbacks_.check_health_at_start(settings);
+      lock.lock();
+      if (!status.ok() && status.error_code() != grpc::StatusCode::UNIMPLEMENTED) {
+        fail("health settings", status);
+        continue;
+      }
+      start_health_ = std::move(report);
+      start_health_done_ = true;
+      continue;
+    }
     if (!registered_) {
       lock.unlock();
       gantry::v1::RegisterReply reply;
@@ -353,6 +387,7 @@ void ControllerLink::Loop() {
         continue;
       }
       registered_ = true;
+      start_health_.reset();
       last_error_.clear();
       lease_ = std::chrono::seconds(reply.fence_after_sec());
       RenewLeaseLocked(sent);

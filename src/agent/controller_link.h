@@ -96,6 +96,10 @@ struct ControllerLinkCallbacks {
   std::function<void(const std::vector<uint32_t>&)> on_stale;
   // The lease ran out (see the header comment).
   std::function<void()> on_fenced;
+  // The health checks to run before the agent first registers, with the settings the
+  // controller gave (GetHealthSettings, asked until it answers): their report goes with the
+  // registration. Unset, or a controller that does not know the call: none.
+  std::function<gantry::v1::HealthReport(const gantry::v1::HealthSettings&)> check_health_at_start;
 };
 
 class ControllerLink final : public ReportSink {
@@ -117,6 +121,10 @@ class ControllerLink final : public ReportSink {
   void Report(gantry::v1::JobReport report) override;
   // Waits until every queued report is acknowledged; false after `timeout`.
   bool Flush(std::chrono::milliseconds timeout);
+
+  // NodeLink.GetHealthSettings and ReportHealth for this node, from any thread.
+  grpc::Status FetchHealthSettings(gantry::v1::HealthSettings* settings) const;
+  grpc::Status SendHealth(const gantry::v1::HealthReport& report) const;
 
   bool registered() const;
   // Waits until the link is registered; false after `timeout`.
@@ -149,6 +157,9 @@ class ControllerLink final : public ReportSink {
   size_t replay_ = 0;           // how many of the first reports came from the journal
   bool sending_ = false;        // the front report is being sent
   bool registered_ = false;
+  // The start's health report, until a registration carried it (only the first does).
+  std::optional<gantry::v1::HealthReport> start_health_;
+  bool start_health_done_ = false;
   bool stop_ = false;
   std::chrono::milliseconds heartbeat_interval_{10000};
   std::string last_error_;              // to log a failure once, not at every retry

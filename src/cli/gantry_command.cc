@@ -38,6 +38,8 @@ constexpr char kGantryUsage[] =
     "                                             the cluster: eval \"$(gantry env)\"\n"
     "  explain JOBID                              why a job waits (or runs, or ended), what\n"
     "                                             would let it run, its expected start\n"
+    "  nodes health [-v] [NODES]                  each node's last health checks, and who\n"
+    "                                             drained it and why\n"
     "  sim --spec FILE --trace TRACE [opts]       what the cluster would do with a workload\n"
     "                                             (gantry sim --help)\n"
     "  serve [--listen HOST:PORT]                 the clusters over HTTP in the Vertex AI\n"
@@ -77,7 +79,12 @@ int RunGantry(const std::vector<std::string>& args, std::istream& in, std::ostre
     return RunServeCommand(std::vector<std::string>(args.begin() + 1, args.end()), out, err);
   }
   if (args[0] == "explain") {
-    return RunExplainCommand(std::vector<std::string>(args.begin() + 1, args.end()), err);
+    return RunSlurmSideCommand("gantry explain", "explain",
+                               std::vector<std::string>(args.begin() + 1, args.end()), err);
+  }
+  if (args[0] == "nodes" && args.size() >= 2 && args[1] == "health") {
+    return RunSlurmSideCommand("gantry nodes health", "nodes-health",
+                               std::vector<std::string>(args.begin() + 2, args.end()), err);
   }
   if (IsLifecycleCommand(args[0])) {
     return RunLifecycleCommand(args[0], std::vector<std::string>(args.begin() + 1, args.end()), out,

@@ -248,7 +248,9 @@ Status EnsureAgents(const Cluster& cluster, const std::string& address, const En
         SpawnDetached({*binary,
                        {"--node", node, "--controller", address, "--ca-file", tls.ca_cert(),
                         "--cert-file", tls.node_cert(node), "--cert-key-file", tls.node_key(node),
-                        "--spool", dir.agent_spool(node), "--metrics", "127.0.0.1:0"},
+                        "--spool", dir.agent_spool(node), "--metrics", "127.0.0.1:0",
+                        // The nodes share this host; the state dir's home/ is their /home.
+                        "--home", dir.home(), "--emulated"},
                        dir.agent_log(node),
                        dir.dir()}));
     GANTRY_RETURN_IF_ERROR(WritePidFile(dir.agent_pid(node), a.pid));

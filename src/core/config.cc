@@ -66,6 +66,12 @@ Result<Config> ConfigFromSpec(const spec::EffectiveConfig& config) {
       out.scheduler.preempt,
       sched::PreemptOptions::FromConfig(config.Get("PreemptType"), config.Get("PreemptMode"),
                                         config.Get("PreemptExemptTime")));
+  out.health.program = config.Get("HealthCheckProgram");
+  GANTRY_ASSIGN_OR_RETURN(out.health.interval_sec,
+                          spec::UintSetting(config, "HealthCheckInterval", 0));
+  out.health.node_state = config.Get("HealthCheckNodeState");
+  out.health.home_storage = config.home_directory_storage;
+  if (std::string tmp_fs = config.Get("TmpFS"); !tmp_fs.empty()) out.health.tmp_fs = tmp_fs;
   return out;
 }
 

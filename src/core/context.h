@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "base/time.h"
 #include "gantry/v1/job.pb.h"
+#include "gantry/v1/node.pb.h"
 #include "sched/priority.h"
 #include "sched/scheduler.h"
 #include "spec/effective_config.h"
@@ -25,6 +26,15 @@ namespace gantry::core {
 
 // The settings the core's decisions read, and those state::Apply reads (ConfigureState puts them
 // in the state): slurm.conf keys as the cluster's spec sets them, Slurm's defaults otherwise.
+// What nodes check of their health (core/health.h).
+struct HealthConfig {
+  std::string program;          // HealthCheckProgram ("" = none)
+  uint32_t interval_sec = 0;    // HealthCheckInterval (0 = at agent start only)
+  std::string node_state;       // HealthCheckNodeState as configured ("" = ANY)
+  std::string home_storage;     // the spec's home_directory_storage
+  std::string tmp_fs = "/tmp";  // TmpFS
+};
+
 struct Config {
   uint32_t kill_wait_sec = 30;      // KillWait
   uint32_t node_timeout_sec = 300;  // SlurmdTimeout: silent this long = DOWN
@@ -40,6 +50,7 @@ struct Config {
   // time zone the period's boundaries fall in.
   UnixTime boot_time = 0;
   const TimeZone* time_zone = &TimeZone::Utc();
+  HealthConfig health;
 };
 
 // Reads Config from a cluster's effective configuration; errors name the key and the value that
@@ -98,6 +109,8 @@ struct Memory {
   std::set<uint32_t> planned_jobs;   // jobs with an expected start set
   UnixTime last_priority_calc = 0;   // the last full priority recalculation
   UnixTime usage_reset_checked = 0;  // the last usage reset boundary looked at
+  // node -> its last health report (a restart forgets them until each node's next run).
+  std::map<std::string, v1::HealthReport> health;
   // The scheduler's picture of the nodes from the last pass, so the next reads only the nodes
   // that changed (after a restart: the first pass reads them all).
   sched::NodeTables node_tables;

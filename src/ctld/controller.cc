@@ -14,12 +14,14 @@
 #include <utility>
 
 #include "core/cycle.h"
+#include "core/health.h"
 #include "core/job_actions.h"
 #include "core/reactions.h"
 #include "core/registration.h"
 #include "core/submit.h"
 #include "core/timers.h"
 #include "ctld/log.h"
+#include "model/health_report.h"
 #include "model/job_brief.h"
 #include "model/job_state.h"
 #include "model/node_state.h"
@@ -1499,7 +1501,12 @@ void Controller::GetNodes(const v1::GetNodesRequest& request, v1::GetNodesReply*
   reply->set_now(clock_->Now());
   std::set<std::string> wanted(request.names().begin(), request.names().end());
   for (const v1::Node& node : state_.nodes) {
-    if (wanted.empty() || wanted.contains(node.name())) *reply->add_nodes() = node;
+    if (!wanted.empty() && !wanted.contains(node.name())) continue;
+    *reply->add_nodes() = node;
+    if (!request.with_health()) continue;
+    if (auto health = memory_.health.find(node.name()); health != memory_.health.end()) {
+      *reply->add_health() = health->second;
+    }
   }
   for (const v1::Partition& partition : state_.partitions) *reply->add_partitions() = partition;
 }
@@ -1589,6 +1596,20 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   CarryOutLocked(std::move(registration->effects), &events, &after);
   auto pending = CommitLocked(std::move(events));
   CarryOutLocked(core::AfterRegister(CoreLocked(), request), nullptr, &after);
+  // The health checks the agent ran before registering: a failed run drains the node now,
+  // before the scheduler may place a job on it.
+  std::unique_ptr<store::PendingWrite> health_pending;
+  if (request.has_health()) {
+    v1::HealthReport health = request.health();
+    health.set_node(request.node());
+    Result<core::Effects> effects = core::OnHealthReport(CoreLocked(), health);
+    if (effects.ok()) {
+      NoteHealthLocked(health);
+      std::vector<v1::Event> health_events;
+      CarryOutLocked(*std::move(effects), &health_events, &after);
+      if (!health_events.empty()) health_pending = CommitLocked(std::move(health_events));
+    }
+  }
 
   const v1::Node* updated = state_.FindNode(request.node());
   v1::RegisterReply reply;
@@ -1607,6 +1628,7 @@ Result<v1::RegisterReply> Controller::Register(const Caller& caller,
   reply.set_controller_address(controller_address_);
   reply.set_conf_path(config_.conf_path);
   lock.unlock();
+  if (health_pending) GANTRY_RETURN_IF_ERROR(Finish(std::move(health_pending), {}));
   GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
   Log("node " + request.node() + " registered from " + request.address());
   Kick();
@@ -1627,6 +1649,38 @@ Result<v1::HeartbeatReply> Controller::Heartbeat(const Caller& caller,
   lock.unlock();
   for (auto& action : after) action();
   return reply;
+}
+
+Result<v1::HealthSettings> Controller::HealthSettings(const Caller& caller,
+                                                      const std::string& node) {
+  if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may ask");
+  ReaderLock lock(mu_);
+  const v1::Node* found = state_.FindNode(node);
+  if (found == nullptr) return NotFound("Invalid node name specified: " + node);
+  return core::HealthSettingsFor(state_, core_config_, *found);
+}
+
+Status Controller::ReportHealth(const Caller& caller, const v1::HealthReport& report) {
+  if (!IsOperator(caller)) return PermissionDenied("only root or the cluster's user may report");
+  WriterLock lock(mu_);
+  Result<core::Effects> effects = core::OnHealthReport(CoreLocked(), report);
+  if (!effects.ok()) return effects.status();
+  NoteHealthLocked(report);
+  if (effects->events.empty() && effects->actions.empty()) return Status::Ok();
+  std::vector<v1::Event> events;
+  AfterCommit after;
+  CarryOutLocked(*std::move(effects), &events, &after);
+  auto pending = CommitLocked(std::move(events));
+  lock.unlock();
+  GANTRY_RETURN_IF_ERROR(Finish(std::move(pending), std::move(after)));
+  Kick();
+  return Status::Ok();
+}
+
+void Controller::NoteHealthLocked(const v1::HealthReport& report) {
+  const bool passed = model::HealthDrainReason(report).empty();
+  ++(passed ? health_counts_.passed : health_counts_.failed);
+  memory_.health[report.node()] = report;
 }
 
 Status Controller::Report(const Caller& caller, const v1::JobReport& report) {

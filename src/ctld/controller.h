@@ -144,6 +144,11 @@ class Controller {
   Result<v1::RegisterReply> Register(const Caller& caller, const v1::RegisterRequest& request);
   Result<v1::HeartbeatReply> Heartbeat(const Caller& caller, const v1::HeartbeatRequest& request);
   Status Report(const Caller& caller, const v1::JobReport& report);
+  // What `node`'s health checks need (core::HealthSettingsFor). NotFound for an unknown node.
+  Result<v1::HealthSettings> HealthSettings(const Caller& caller, const std::string& node);
+  // A run of a node's health checks: kept for `gantry nodes health`, counted, and its effects
+  // (core::OnHealthReport) committed. Register applies the run its request carries the same way.
+  Status ReportHealth(const Caller& caller, const v1::HealthReport& report);
 
   // The controller's TCP address (host:port), once the server listens.
   void set_controller_address(const std::string& address);
@@ -211,6 +216,8 @@ class Controller {
   v1::Event NewEvent() const;
   // core::RequeueEvent at the clock's now.
   v1::Event RequeueEvent(const v1::Job& job) GANTRY_REQUIRES(mu_);
+  // Under mu_: keeps a node's health report for `gantry nodes health` and counts it.
+  void NoteHealthLocked(const v1::HealthReport& report) GANTRY_REQUIRES(mu_);
   // The core's view of this call (core/context.h): the state, its settings, the controller's
   // memory and the clocks now. Call with mu_ held exclusively (the core may update memory_).
   core::Context CoreLocked() GANTRY_REQUIRES(mu_);
@@ -283,6 +290,12 @@ class Controller {
   // between calls (core/context.h), guarded by mu_.
   core::Config core_config_ GANTRY_GUARDED_BY(mu_);
   core::Memory memory_ GANTRY_GUARDED_BY(mu_);
+  // Health check runs received since the start, by result (the metrics count them).
+  struct HealthCounts {
+    uint64_t passed = 0;
+    uint64_t failed = 0;
+  };
+  HealthCounts health_counts_ GANTRY_GUARDED_BY(mu_);
   // The cycles a replay must run where they ran (core/pass_log.h), guarded by mu_.
   core::PassLogWriter pass_log_ GANTRY_GUARDED_BY(mu_);
   // Whether a partition restricts AllowGroups: set by Recover (partitions come only from the

@@ -42,7 +42,16 @@ Result<std::string> Controller::Metrics(std::string_view endpoint) const {
   }
   ReaderLock lock(mu_);
   if (all || endpoint == "jobs") metrics::JobMetrics(state_, &out);
-  if (all || endpoint == "nodes") metrics::NodeMetrics(state_, &out);
+  if (all || endpoint == "nodes") {
+    metrics::NodeMetrics(state_, &out);
+    out.Counter("gantry_node_health_checks",
+                "Runs of the nodes' health checks received, by result.");
+    out.Sample(static_cast<double>(health_counts_.passed), {{"result", "pass"}});
+    out.Sample(static_cast<double>(health_counts_.failed), {{"result", "fail"}});
+    double drained = 0;
+    for (const v1::Node& node : state_.nodes) drained += node.health_drained() ? 1 : 0;
+    out.Gauge("gantry_nodes_health_drained", "Nodes drained by a failing health check.", drained);
+  }
   if (all || endpoint == "partitions") metrics::PartitionMetrics(state_, &out);
   if (endpoint == "jobs-users-accts") metrics::UserAccountMetrics(state_, &out);
   return out.Finish();

@@ -99,6 +99,23 @@ grpc::Status NodeLinkService::Heartbeat(grpc::ServerContext* context,
       [&](const Caller& caller) { return Into(controller_->Heartbeat(caller, *request), reply); });
 }
 
+grpc::Status NodeLinkService::GetHealthSettings(grpc::ServerContext* context,
+                                                const v1::GetHealthSettingsRequest* request,
+                                                v1::HealthSettings* reply) {
+  return FromNode(controller_, auth_, context, request->node(), model::RpcType::kNodeHealth,
+                  [&](const Caller& caller) {
+                    return Into(controller_->HealthSettings(caller, request->node()), reply);
+                  });
+}
+
+grpc::Status NodeLinkService::ReportHealth(grpc::ServerContext* context,
+                                           const v1::HealthReport* request,
+                                           v1::ReportHealthReply* /*reply*/) {
+  return FromNode(
+      controller_, auth_, context, request->node(), model::RpcType::kNodeHealth,
+      [&](const Caller& caller) { return controller_->ReportHealth(caller, *request); });
+}
+
 grpc::Status NodeLinkService::ReportJob(grpc::ServerContext* context, const v1::JobReport* request,
                                         v1::JobReportReply* /*reply*/) {
   return FromNode(controller_, auth_, context, request->node(), RpcTypeOf(*request),

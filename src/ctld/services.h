@@ -72,6 +72,11 @@ class NodeLinkService final : public v1::NodeLink::Service {
                         v1::RegisterReply* reply) override;
   grpc::Status Heartbeat(grpc::ServerContext* context, const v1::HeartbeatRequest* request,
                          v1::HeartbeatReply* reply) override;
+  grpc::Status GetHealthSettings(grpc::ServerContext* context,
+                                 const v1::GetHealthSettingsRequest* request,
+                                 v1::HealthSettings* reply) override;
+  grpc::Status ReportHealth(grpc::ServerContext* context, const v1::HealthReport* request,
+                            v1::ReportHealthReply* reply) override;
   grpc::Status ReportJob(grpc::ServerContext* context, const v1::JobReport* request,
                          v1::JobReportReply* reply) override;
 

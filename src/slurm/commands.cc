@@ -21,7 +21,7 @@ constexpr char kCommandList[] =
     "scontrol, sacct, sacctmgr, sreport, sprio, sshare, sdiag, srun, salloc)\n"
     "commands: sbatch squeue scancel sinfo scontrol sacct sacctmgr sreport sprio sshare sdiag srun "
     "salloc "
-    "explain\n";
+    "explain nodes-health\n";
 
 std::string CommandsBaseName(std::string_view path) {
   const size_t slash = path.rfind('/');
@@ -70,6 +70,7 @@ int RunSlurmCommand(std::string_view name, const std::vector<std::string>& args,
   if (name == "srun") return RunSrun(args, ctx);
   if (name == "salloc") return RunSalloc(args, ctx);
   if (name == "explain") return RunExplain(args, ctx);
+  if (name == "nodes-health") return RunNodesHealth(args, ctx);
   *ctx.err << "gantry-slurm: unknown command \"" << name << "\"\n" << kCommandList;
   return 2;
 }

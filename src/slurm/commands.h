@@ -38,6 +38,9 @@ int RunSrun(const std::vector<std::string>& args, CommandContext& ctx);
 int RunSalloc(const std::vector<std::string>& args, CommandContext& ctx);
 // `gantry explain JOBID` (slurm/explain.h); `gantry` runs it as `gantry-slurm explain`.
 int RunExplain(const std::vector<std::string>& args, CommandContext& ctx);
+// `gantry nodes health [-v] [NODES]`: each node's last health checks (nodes_health.cc);
+// `gantry` runs it as `gantry-slurm nodes-health`.
+int RunNodesHealth(const std::vector<std::string>& args, CommandContext& ctx);
 
 // `name` is "sbatch", "squeue", "scancel", "sinfo", "scontrol" or "sacct"; anything else prints the
 // list of commands and returns 2.

@@ -52,6 +52,8 @@ constexpr std::string_view kCredType[] = {"cred/munge", "cred/none"};
 constexpr std::string_view kDebugLevels[] = {"quiet", "fatal",  "error",  "info",   "verbose",
                                              "debug", "debug2", "debug3", "debug4", "debug5"};
 constexpr std::string_view kEnforcePartLimits[] = {"ALL", "ANY", "NO", "YES"};
+constexpr std::string_view kHealthCheckNodeState[] = {"ALLOC", "ANY",   "CYCLE",
+                                                      "IDLE",  "MIXED", "NONDRAINED_IDLE"};
 constexpr std::string_view kJobAcctGatherType[] = {"jobacct_gather/none", "jobacct_gather/linux",
                                                    "jobacct_gather/cgroup"};
 constexpr std::string_view kJobCompType[] = {
@@ -195,8 +197,6 @@ constexpr std::string_view kSchedulerParameters[] = {
 // ---------------------------------------------------------------------------------------------
 // Why the managed service refuses a key.
 
-constexpr std::string_view kHealthCheckReason =
-    "the service runs its own node health checks (GPU, disk, network) in the prolog and epilog";
 constexpr std::string_view kRequeueReason =
     "the service owns job requeue after node failures and health-check repairs";
 constexpr std::string_view kPrologReason =
@@ -345,6 +345,9 @@ constexpr auto kKeys = std::to_array<SlurmKey>({
     Str("GresTypes"),
     Int("GroupUpdateForce", 0, 1),
     Sec("GroupUpdateTime"),
+    Sec("HealthCheckInterval"),
+    List("HealthCheckNodeState", kHealthCheckNodeState),
+    Kind("HealthCheckProgram", ValueKind::kAbsolutePath),
     Sec("InactiveLimit"),
     Str("InteractiveStepOptions"),
     Str("JobAcctGatherFrequency"),
@@ -479,7 +482,7 @@ constexpr auto kKeys = std::to_array<SlurmKey>({
     List("TaskPluginParam", kTaskPluginParam, kC, /*options=*/true),
     Str("TaskProlog"),
     Sec("TCPTimeout"),
-    Str("TmpFS"),
+    Kind("TmpFS", ValueKind::kAbsolutePath),
     Str("TopologyParam"),
     Plugin("TopologyPlugin", kTopologyPlugin),
     Bool("TrackWCKey"),
@@ -548,9 +551,6 @@ constexpr auto kKeys = std::to_array<SlurmKey>({
     // --- Refused: the service owns these ---
     Refused("Prolog", kPrologReason),
     Refused("Epilog", kEpilogReason),
-    Refused("HealthCheckInterval", kHealthCheckReason),
-    Refused("HealthCheckNodeState", kHealthCheckReason),
-    Refused("HealthCheckProgram", kHealthCheckReason),
     Refused("RequeueExit", kRequeueReason),
     Refused("RequeueExitHold", kRequeueReason),
     Refused("Default", kDefaultReason),
@@ -996,6 +996,9 @@ Status ValidateSlurmValue(const SlurmKey& key, std::string_view value) {
       return ValidateOverSubscribe(value);
     case ValueKind::kPortRange:
       return ValidatePortRange(value);
+    case ValueKind::kAbsolutePath:
+      if (value.starts_with("/")) return Status::Ok();
+      return InvalidArgument(Quote(value) + " is not an absolute path");
   }
   return Status::Ok();
 }

@@ -48,6 +48,7 @@ enum class ValueKind {
   kTresWeights,    // comma list of TRES=weight (cpu=100,mem=0.25G,gres/gpu=2)
   kOverSubscribe,  // NO, EXCLUSIVE, YES[:N] or FORCE[:N]
   kPortRange,      // PORT or LOW-HIGH
+  kAbsolutePath,   // a path starting with '/'
 };
 
 struct SlurmKey {

@@ -242,9 +242,6 @@ TEST(SlurmKeysTest, RefusesServiceOwnedKeysWithTheReason) {
   const Case cases[] = {
       {"Prolog", kClusterScope, "prolog_bash_scripts"},
       {"Epilog", kClusterScope, "epilog_bash_scripts"},
-      {"HealthCheckProgram", kClusterScope, "health checks"},
-      {"HealthCheckInterval", kClusterScope, "health checks"},
-      {"health_check_node_state", kClusterScope, "health checks"},
       {"RequeueExit", kClusterScope, "requeue"},
       {"RequeueExitHold", kClusterScope, "requeue"},
       {"StorageHost", kClusterScope, "slurmdbd.conf"},
@@ -391,6 +388,20 @@ TEST(SlurmKeysTest, WordsAreCaseInsensitive) {
       {"EnforcePartLimits", "ALL", "OK"},
       {"SlurmctldDebug", "debug3", "OK"},
       {"SlurmctldDebug", "loud", "\"loud\" is not one of quiet, fatal"},
+  });
+}
+
+TEST(SlurmKeysTest, HealthChecksAreTheNodesOwn) {
+  CheckCases({
+      {"HealthCheckProgram", "/usr/sbin/nhc", "OK"},
+      {"HealthCheckProgram", "nhc", "\"nhc\" is not an absolute path"},
+      {"HealthCheckInterval", "300", "OK"},
+      {"HealthCheckInterval", "5m", "\"5m\" is not a whole number of seconds"},
+      {"HealthCheckNodeState", "idle,cycle", "OK"},
+      {"HealthCheckNodeState", "NONDRAINED_IDLE", "OK"},
+      {"HealthCheckNodeState", "BUSY", "\"BUSY\" is not one of ALLOC, ANY, CYCLE"},
+      {"TmpFS", "/scratch", "OK"},
+      {"TmpFS", "scratch", "\"scratch\" is not an absolute path"},
   });
 }
 

@@ -47,9 +47,14 @@ void CheckId(const std::string& path, const std::string& id, const char* what, D
   }
 }
 
-// home_directory_storage: a Filestore instance name, or (local clusters) an absolute path.
+// home_directory_storage: a Filestore instance name, an NFS export HOST:/PATH, or (local
+// clusters) an absolute path.
 bool IsValidHomeStorage(const std::string& s) {
   if (s.starts_with("/")) return true;
+  if (const size_t colon = s.find(":/"); colon != std::string::npos && colon > 0) {
+    const std::string host = s.substr(0, colon);
+    return host.find_first_of("/ ") == std::string::npos;
+  }
   // projects/P/locations/L/instances/I
   std::vector<std::string> parts;
   size_t start = 0;
@@ -233,8 +238,8 @@ void ValidateSlurm(const ClusterSpec& spec, const PoolIndex& pools, Diagnostics*
   } else if (!IsValidHomeStorage(s.home_directory_storage)) {
     d->Add(SlurmPath("home_directory_storage"),
            Quote(s.home_directory_storage) +
-               " must be a Filestore instance (projects/P/locations/L/instances/I) or an "
-               "absolute local path");
+               " must be a Filestore instance (projects/P/locations/L/instances/I), an NFS "
+               "export (HOST:/PATH) or an absolute local path");
   }
 
   std::set<std::string> pools_in_partitions;

@@ -723,6 +723,9 @@ Status ApplyNodeStateChanged(ClusterState* s, const v1::NodeStateChanged& e, int
   for (uint32_t i : indexes) {
     v1::Node& node = s->nodes[i];
     model::NodeState state = NodeStateOf(node);
+    // Only the health check's own drain is its to lift; any other change takes it over.
+    if (e.by_health() && *op == Op::kResume && !node.health_drained()) continue;
+    node.set_health_drained(e.by_health() && *op == Op::kDrain);
     switch (*op) {
       case Op::kDrain:
         SetNodeState(&node, state.Set(NodeFlag::kDrain));

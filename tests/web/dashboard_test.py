@@ -63,6 +63,11 @@ def wait(d, what, condition, seconds=60):
         return WebDriverWait(d, seconds, poll_frequency=0.25).until(lambda _: condition())
     except TimeoutException:
         shot(d, "failed-%d" % STEP)
+        # What the page showed, for a log that outlives the screenshot (CI keeps only text).
+        print("page status: %r, flash: %r" % (text_of(d, "#updated"), flash(d)))
+        print("page text: %r" % text_of(d, "#page")[:1500])
+        for entry in d.get_log("browser"):
+            print("console: %s %s" % (entry["level"], entry["message"][:500]))
         raise AssertionError("timed out waiting for " + what)
 
 

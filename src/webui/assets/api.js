@@ -43,20 +43,33 @@ export class ApiError extends Error {
   }
 }
 
+// How long a call may take before the page gives up on it (and says so): a call that never
+// answers must not stop the live updates.
+const TIMEOUT_MS = 30000;
+
 // Calls METHOD PATH (with a JSON body when given); resolves to the answer's JSON, rejects with an
 // ApiError carrying the API's own words (errors[].error) when the answer is not a success.
 export async function call(method, path, body) {
   const headers = {"X-SLURM-USER-TOKEN": token() || ""};
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, {
-    method, headers, body: body === undefined ? undefined : JSON.stringify(body),
-    cache: "no-store",
-  });
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+  let response = null;
   let doc = null;
   try {
+    response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store", signal: abort.signal,
+    });
     doc = await response.json();
   } catch (e) {
+    if (abort.signal.aborted) {
+      throw new ApiError(0, [{error: `${method} ${path}: no answer in ${TIMEOUT_MS / 1000} s`}]);
+    }
+    if (response === null) throw new ApiError(0, [{error: `${method} ${path}: ${e.message}`}]);
     throw new ApiError(response.status, [{error: `HTTP ${response.status} without JSON`}]);
+  } finally {
+    clearTimeout(timer);
   }
   if (!response.ok || (doc.errors && doc.errors.length > 0)) {
     throw new ApiError(response.status, doc.errors);
