@@ -119,7 +119,8 @@ TEST_F(LifecycleTest, UpStartsGantrydAndOneAgentPerComputeNode) {
                                         d.tls() + "/ca.crt", "--cert-file",
                                         d.tls() + "/node-" + node + ".crt", "--cert-key-file",
                                         d.tls() + "/node-" + node + ".key", "--spool",
-                                        d.agent_spool(node), "--metrics", "127.0.0.1:0"}));
+                                        d.agent_spool(node), "--metrics", "127.0.0.1:0", "--home",
+                                     d.home(), "--emulated"}));
     EXPECT_NE(out.find("agent " + node + "  started  pid " + std::to_string(pid) + "\n"),
               std::string::npos)
         << out;

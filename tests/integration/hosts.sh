@@ -48,12 +48,14 @@ start_tcp_gantryd() {
   CTLD_PORT=$(sed 's/.*://' "$STATE/run/gantryd.addr")
 }
 
+# The hosts share this machine: the nodes' memory and GPUs are not theirs, the state dir's
+# home/ is their /home (the health checks: --emulated).
 start_host_agent() {
   local i=$1 node=$2
   in_host "$i" "$BIN/gantry-agent" --node "$node" --controller "$HOSTS_NET.$i.1:$CTLD_PORT" \
     --ca-file "$STATE/tls/ca.crt" --cert-file "$STATE/tls/node-$node.crt" \
     --cert-key-file "$STATE/tls/node-$node.key" --spool "$WORK/spool-$i" \
-    --listen "$HOSTS_NET.$i.2:0" >"$WORK/agent-$i.log" 2>&1 &
+    --listen "$HOSTS_NET.$i.2:0" --home "$STATE/home" --emulated >"$WORK/agent-$i.log" 2>&1 &
   EXTRA_PIDS="${EXTRA_PIDS:-} $!"
 }
 
