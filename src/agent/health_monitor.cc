@@ -37,8 +37,9 @@ gantry::v1::HealthReport HealthMonitor::RunNow(const gantry::v1::HealthSettings&
   if (!ran_ || reason != last_reason_) {
     if (reason.empty()) {
       std::string checks;
-      for (const auto& check : report.checks())
+      for (const auto& check : report.checks()) {
         checks += (checks.empty() ? "" : ", ") + check.name();
+      }
       Log("health check passed (" + checks + ")");
     } else {
       Log("health check failed: " + reason);

@@ -92,9 +92,11 @@ Run RunTool(const std::vector<std::string>& argv, const std::vector<std::string>
     return run;
   }
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
   const pid_t pid = fork();
@@ -113,7 +115,9 @@ Run RunTool(const std::vector<std::string>& argv, const std::vector<std::string>
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     execve(args[0], args.data(), envp.data());
-    dprintf(2, "cannot run %s: %s\n", args[0], std::strerror(errno));
+    // Only async-signal-safe calls between fork and exec (the agent has other threads).
+    constexpr char kFailed[] = "execve failed\n";
+    (void)!write(2, kFailed, sizeof(kFailed) - 1);
     _exit(127);
   }
   run.started = true;
@@ -172,6 +176,28 @@ std::string SpaceProblem(const std::string& what, const std::string& path, std::
   return "";
 }
 
+// What nvidia-smi's exit statuses mean (nvidia-smi(1)); "" for the others.
+std::string_view NvidiaSmiMeaning(int status) {
+  switch (status) {
+    case 4:
+      return "permission denied";
+    case 8:
+      return "a power cable is not attached";
+    case 9:
+      return "the NVIDIA driver is not loaded";
+    case 10:
+      return "an interrupt issue with a GPU";
+    case 12:
+      return "the NVML library could not be loaded";
+    case 14:
+      return "the infoROM is corrupted";
+    case 15:
+      return "a GPU has fallen off the bus";
+    default:
+      return "";
+  }
+}
+
 bool IsNfs(const std::string& fs_type) { return fs_type == "nfs" || fs_type == "nfs4"; }
 
 }  // namespace
@@ -197,7 +223,8 @@ std::string Bytes(uint64_t bytes) {
 }
 
 std::optional<MemInfo> ParseMeminfo(std::string_view text) {
-  std::optional<uint64_t> total, available;
+  std::optional<uint64_t> total;
+  std::optional<uint64_t> available;
   for (std::string_view line : text::Split(text, '\n')) {
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
@@ -301,10 +328,13 @@ v1::HealthCheck CheckGpus(HealthHost& host, uint32_t declared) {
     for (std::string_view line : text::Split(run.output, '\n')) listed += line.starts_with("GPU ");
     if (!run.started || run.timed_out || run.status != 0) {
       const std::string line = FirstLine(run.output);
+      const std::string_view meaning =
+          WIFEXITED(run.status) ? NvidiaSmiMeaning(WEXITSTATUS(run.status)) : "";
       return Outcome(
           "gpu", false,
           "nvidia-smi -L: " +
               (run.timed_out ? std::string("timed out after 30 s") : DescribeStatus(run.status)) +
+              (meaning.empty() ? "" : " (" + std::string(meaning) + ")") +
               (line.empty() ? "" : ": " + line));
     }
     if (listed < declared) {
@@ -437,8 +467,9 @@ v1::HealthReport RunHealthChecks(HealthHost& host, const v1::HealthSettings& set
   if (settings.gpus() > 0) timed([&] { return CheckGpus(host, settings.gpus()); });
   timed([&] { return CheckDisk(host, settings.tmp_fs()); });
   timed([&] { return CheckMemory(host, settings.real_memory_mb()); });
-  if (!settings.home_storage().empty())
+  if (!settings.home_storage().empty()) {
     timed([&] { return CheckHome(host, settings.home_storage()); });
+  }
   if (!settings.program().empty()) timed([&] { return CheckProgram(host, settings.program()); });
   return report;
 }

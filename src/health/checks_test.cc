@@ -125,8 +125,8 @@ TEST(HealthChecksTest, NvidiaSmiMustListThemAll) {
         "Error'\nexit 15\n",
         0755);
   EXPECT_EQ(CheckGpus(host, 2).message(),
-            "nvidia-smi -L: exit status 15: Unable to determine the device handle for "
-            "GPU0000:1B:00.0: Unknown Error");
+            "nvidia-smi -L: exit status 15 (a GPU has fallen off the bus): Unable to determine "
+            "the device handle for GPU0000:1B:00.0: Unknown Error");
 }
 
 TEST(HealthChecksTest, DiskNamesTheFullOne) {

@@ -29,9 +29,12 @@ Result<NodeStates> ParseNodeStates(std::string_view text) {
       out.nondrained_idle = true;
     } else if (text::EqualsIgnoreCase(word, "CYCLE")) {
       out.cycle = true;
+    } else if (text::EqualsIgnoreCase(word, "START_ONLY")) {
+      out.start_only = true;
     } else {
-      return InvalidArgument("HealthCheckNodeState: \"" + std::string(word) +
-                             "\" is not one of ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE");
+      return InvalidArgument(
+          "HealthCheckNodeState: \"" + std::string(word) +
+          "\" is not one of ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE, START_ONLY");
     }
   }
   if (!out.alloc && !out.idle && !out.mixed && !out.nondrained_idle) out.any = true;
@@ -39,6 +42,7 @@ Result<NodeStates> ParseNodeStates(std::string_view text) {
 }
 
 bool RunsInState(const NodeStates& states, uint32_t state, uint32_t state_flags) {
+  if (states.start_only) return false;
   if (states.any) return true;
   const auto base = static_cast<NodeBaseState>(state);
   const bool drain = (state_flags & static_cast<uint32_t>(NodeFlag::kDrain)) != 0;

@@ -12,22 +12,24 @@
 
 namespace gantry::health {
 
-// HealthCheckNodeState: a comma list of ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE (any
-// case); "" = ANY.
+// HealthCheckNodeState: a comma list of ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE,
+// START_ONLY (any case); "" = ANY.
 struct NodeStates {
   bool any = false;
   bool alloc = false;
   bool idle = false;
   bool mixed = false;
   bool nondrained_idle = false;
-  bool cycle = false;  // spread the nodes' runs over the interval instead of all at once
+  bool cycle = false;       // spread the nodes' runs over the interval instead of all at once
+  bool start_only = false;  // only the run at the agent's start (Slurm 25.11's START_ONLY)
 };
 // InvalidArgument naming the word and the words allowed.
 Result<NodeStates> ParseNodeStates(std::string_view text);
 
 // Whether a periodic run happens on a node in model::NodeBaseState `state` with flags
 // `state_flags`: ANY, or IDLE and the node idle, ALLOC and allocated, MIXED and mixed,
-// NONDRAINED_IDLE and idle without DRAIN. No state named but CYCLE counts as ANY.
+// NONDRAINED_IDLE and idle without DRAIN. No state named but CYCLE counts as ANY; START_ONLY
+// runs none.
 bool RunsInState(const NodeStates& states, uint32_t state, uint32_t state_flags);
 
 // How long after the agent's start run the first periodic run comes: the interval, or with

@@ -34,6 +34,7 @@ TEST(HealthScheduleTest, NodeStatesPickWhenARunHappens) {
       {"NONDRAINED_IDLE", kIdle, 0, true},
       {"NONDRAINED_IDLE", kIdle, kDrain, false},
       {"IDLE,CYCLE", kIdle, kDrain, true},
+      {"START_ONLY", kIdle, 0, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.states);
@@ -46,7 +47,7 @@ TEST(HealthScheduleTest, NodeStatesPickWhenARunHappens) {
 TEST(HealthScheduleTest, AWordItDoesNotKnowIsNamed) {
   EXPECT_EQ(ParseNodeStates("IDLE,BUSY").status().ToString(),
             "invalid argument: HealthCheckNodeState: \"BUSY\" is not one of ALLOC, ANY, CYCLE, "
-            "IDLE, MIXED, NONDRAINED_IDLE");
+            "IDLE, MIXED, NONDRAINED_IDLE, START_ONLY");
 }
 
 TEST(HealthScheduleTest, CycleSpreadsTheNodesOverTheInterval) {

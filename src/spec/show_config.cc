@@ -670,14 +670,17 @@ std::vector<std::pair<std::string, std::string>> ShowConfigEntries(const ShowCon
     const std::string* v = conf.Get("HealthCheckNodeState");
     std::string out;
     bool any = v == nullptr, idle = false, alloc = false, mixed = false, cycle = false;
+    bool nondrained_idle = false, start_only = false;
     for (std::string_view tok : SplitCommas(OrEmpty(v))) {
+      nondrained_idle = nondrained_idle || EqualsIgnoreCase(tok, "NONDRAINED_IDLE");
+      start_only = start_only || EqualsIgnoreCase(tok, "START_ONLY");
       any = any || EqualsIgnoreCase(tok, "ANY");
       idle = idle || EqualsIgnoreCase(tok, "IDLE");
       alloc = alloc || EqualsIgnoreCase(tok, "ALLOC");
       mixed = mixed || EqualsIgnoreCase(tok, "MIXED");
       cycle = cycle || EqualsIgnoreCase(tok, "CYCLE");
     }
-    if (!any && !idle && !alloc && !mixed) any = true;
+    if (!any && !idle && !alloc && !mixed && !nondrained_idle) any = true;
     if (idle && alloc && mixed) any = true;
     const auto add = [&out](std::string_view word) {
       if (!out.empty()) out += ",";
@@ -690,7 +693,9 @@ std::vector<std::pair<std::string, std::string>> ShowConfigEntries(const ShowCon
       if (idle) add("IDLE");
       if (alloc) add("ALLOC");
       if (mixed) add("MIXED");
+      if (nondrained_idle) add("NONDRAINED_IDLE");
     }
+    if (start_only) add("START_ONLY");
     l.Add("HealthCheckNodeState", out);
   }
   l.Add("HealthCheckProgram", conf.Str("HealthCheckProgram"));

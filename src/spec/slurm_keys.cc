@@ -52,8 +52,8 @@ constexpr std::string_view kCredType[] = {"cred/munge", "cred/none"};
 constexpr std::string_view kDebugLevels[] = {"quiet", "fatal",  "error",  "info",   "verbose",
                                              "debug", "debug2", "debug3", "debug4", "debug5"};
 constexpr std::string_view kEnforcePartLimits[] = {"ALL", "ANY", "NO", "YES"};
-constexpr std::string_view kHealthCheckNodeState[] = {"ALLOC", "ANY",   "CYCLE",
-                                                      "IDLE",  "MIXED", "NONDRAINED_IDLE"};
+constexpr std::string_view kHealthCheckNodeState[] = {
+    "ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE", "START_ONLY"};
 constexpr std::string_view kJobAcctGatherType[] = {"jobacct_gather/none", "jobacct_gather/linux",
                                                    "jobacct_gather/cgroup"};
 constexpr std::string_view kJobCompType[] = {
