@@ -25,6 +25,7 @@ void ToProto(const Op& op, etcdserverpb::RequestOp* out) {
     put->set_lease(op.lease);
   } else {
     out->mutable_request_delete_range()->set_key(op.key);
+    out->mutable_request_delete_range()->set_range_end(op.range_end);
   }
 }
 
@@ -56,7 +57,15 @@ EtcdClient::EtcdClient(std::vector<std::string> endpoints, std::chrono::millisec
   for (std::string& endpoint : endpoints) {
     Member m;
     m.endpoint = std::move(endpoint);
-    m.channel = grpc::CreateChannel(m.endpoint, grpc::InsecureChannelCredentials());
+    // A member that was down is tried again within a second (gRPC's default backoff grows to
+    // two minutes): a failover must find the members that are back.
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    args.SetMaxReceiveMessageSize(64 << 20);
+    args.SetMaxSendMessageSize(64 << 20);
+    m.channel = grpc::CreateCustomChannel(m.endpoint, grpc::InsecureChannelCredentials(), args);
     m.kv = etcdserverpb::KV::NewStub(m.channel);
     m.lease = etcdserverpb::Lease::NewStub(m.channel);
     m.watch = etcdserverpb::Watch::NewStub(m.channel);
@@ -121,6 +130,21 @@ Result<std::vector<KeyValue>> EtcdClient::GetPrefix(const std::string& prefix, i
   out.reserve(reply.kvs_size());
   for (const mvccpb::KeyValue& kv : reply.kvs()) out.push_back(FromProto(kv));
   return out;
+}
+
+Result<std::optional<KeyValue>> EtcdClient::GetLast(const std::string& prefix) {
+  etcdserverpb::RangeRequest request;
+  request.set_key(prefix);
+  request.set_range_end(PrefixEnd(prefix));
+  request.set_limit(1);
+  request.set_sort_order(2);   // descending
+  request.set_sort_target(0);  // by key
+  etcdserverpb::RangeResponse reply;
+  GANTRY_RETURN_IF_ERROR(
+      Call("get the last " + prefix + "*",
+           [&](Member& m, grpc::ClientContext& c) { return m.kv->Range(&c, request, &reply); }));
+  if (reply.kvs().empty()) return std::optional<KeyValue>();
+  return std::optional<KeyValue>(FromProto(reply.kvs(0)));
 }
 
 Result<int64_t> EtcdClient::DeletePrefix(const std::string& prefix) {
@@ -287,7 +311,8 @@ void EtcdClient::Watch::Run() {
 
 Result<std::optional<int64_t>> Campaign(EtcdClient& client, const std::string& key,
                                         const std::string& value, int64_t lease, KeyValue* holder) {
-  GANTRY_ASSIGN_OR_RETURN(const TxnResult won, client.Txn({Missing(key)}, {Op{key, value, lease}}));
+  GANTRY_ASSIGN_OR_RETURN(const TxnResult won,
+                          client.Txn({Missing(key)}, {Op{key, value, lease, ""}}));
   if (won.succeeded) return std::optional<int64_t>(won.revision);
   if (holder != nullptr) {
     GANTRY_ASSIGN_OR_RETURN(std::optional<KeyValue> current, client.Get(key));

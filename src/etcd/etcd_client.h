@@ -61,8 +61,9 @@ Compare CreatedAt(std::string key, int64_t revision);
 // One write of a transaction.
 struct Op {
   std::string key;
-  std::optional<std::string> value;  // nullopt: delete the key
+  std::optional<std::string> value;  // nullopt: delete the key (the range [key, range_end))
   int64_t lease = 0;
+  std::string range_end;  // deletes only; "" = the key alone
 };
 
 struct TxnResult {
@@ -86,6 +87,8 @@ class EtcdClient {
   // Keys with `prefix`, in key order; at most `limit` (0: all) from `from` on ("" = prefix).
   Result<std::vector<KeyValue>> GetPrefix(const std::string& prefix, int64_t limit = 0,
                                           const std::string& from = "");
+  // The key with `prefix` that sorts last; nullopt when none.
+  Result<std::optional<KeyValue>> GetLast(const std::string& prefix);
   // Deletes the keys with `prefix`; how many.
   Result<int64_t> DeletePrefix(const std::string& prefix);
   // If every comparison holds, the `success` writes, else the `failure` ones, atomically.

@@ -1,84 +1,30 @@
 #include "etcd/etcd_client.h"
 
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "etcd/testing.h"
+
 namespace gantry::etcd {
 namespace {
 
-constexpr char kEtcd[] = "/usr/bin/etcd";
+using testing::FreePort;
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t length = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// One etcd member (Debian's etcd-server) in a temp dir, for the test suite.
 class EtcdTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    if (access(kEtcd, X_OK) != 0) return;
-    char tmpl[] = "/tmp/gantry-etcd-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    const std::string client = "http://127.0.0.1:" + std::to_string(FreePort());
-    const std::string peer = "http://127.0.0.1:" + std::to_string(FreePort());
-    endpoint_ = client.substr(7);
-    std::fflush(stdout);  // the child must not write the parent's buffered lines again
-    pid_ = fork();
-    if (pid_ == 0) {
-      const std::string log = dir_ + "/etcd.log";
-      freopen(log.c_str(), "w", stdout);
-      freopen(log.c_str(), "a", stderr);
-      execl(kEtcd, kEtcd, "--name", "m0", "--data-dir", (dir_ + "/data").c_str(),
-            "--listen-client-urls", client.c_str(), "--advertise-client-urls", client.c_str(),
-            "--listen-peer-urls", peer.c_str(), "--initial-advertise-peer-urls", peer.c_str(),
-            "--initial-cluster", ("m0=" + peer).c_str(), nullptr);
-      _exit(127);
-    }
-    EtcdClient probe({endpoint_}, std::chrono::milliseconds(500));
-    for (int i = 0; i < 100 && !probe.Put("probe", "1").ok(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  static void TearDownTestSuite() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (!dir_.empty()) std::filesystem::remove_all(dir_);
-  }
   void SetUp() override {
-    if (pid_ <= 0) GTEST_SKIP() << kEtcd << " is not installed (etcd-server)";
+    const std::optional<std::string> member = testing::TestMember::Endpoint();
+    if (!member) GTEST_SKIP() << testing::kEtcdBinary << " is not installed (etcd-server)";
+    endpoint_ = *member;
   }
-
-  static std::string dir_;
-  static std::string endpoint_;
-  static pid_t pid_;
+  std::string endpoint_;
 };
-std::string EtcdTest::dir_;
-std::string EtcdTest::endpoint_;
-pid_t EtcdTest::pid_ = 0;
 
 TEST(EtcdKeysTest, PrefixEndIsThePrefixPlusOne) {
   EXPECT_EQ(PrefixEnd("gantry/log/"), "gantry/log0");
@@ -119,7 +65,7 @@ TEST_F(EtcdTest, AFencedWriteFailsForADeposedLeader) {
   EXPECT_FALSE(*lost);
   EXPECT_EQ(holder.value, "c1");
   Result<TxnResult> append =
-      etcd.Txn({CreatedAt("t2/leader", **term)}, {Op{"t2/log/1", "event", 0}});
+      etcd.Txn({CreatedAt("t2/leader", **term)}, {Op{"t2/log/1", "event", 0, ""}});
   ASSERT_TRUE(append.ok());
   EXPECT_TRUE(append->succeeded);
   // c1 loses the key (its lease revoked); c2 wins with a later term; c1's append is refused.
@@ -128,7 +74,7 @@ TEST_F(EtcdTest, AFencedWriteFailsForADeposedLeader) {
   const Result<std::optional<int64_t>> term2 = Campaign(etcd, "t2/leader", "c2", lease2);
   ASSERT_TRUE(term2.ok() && *term2);
   EXPECT_GT(**term2, **term);
-  append = etcd.Txn({CreatedAt("t2/leader", **term)}, {Op{"t2/log/2", "stale", 0}});
+  append = etcd.Txn({CreatedAt("t2/leader", **term)}, {Op{"t2/log/2", "stale", 0, ""}});
   ASSERT_TRUE(append.ok());
   EXPECT_FALSE(append->succeeded);
   EXPECT_FALSE(*etcd.Get("t2/log/2"));

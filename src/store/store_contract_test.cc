@@ -1,5 +1,6 @@
 // The contract of store.h, run against every backend: SQLite and the in-memory store always,
-// PostgreSQL when the test server runs (tests/store/postgres.sh; skipped otherwise).
+// PostgreSQL when the test server runs (tests/store/postgres.sh; skipped otherwise), etcd where
+// Debian's etcd-server is installed (one member for the whole binary; skipped otherwise).
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -11,8 +12,10 @@
 #include <thread>
 #include <vector>
 
+#include "etcd/testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "store/etcd_store.h"
 #include "store/memory_store.h"
 #include "store/postgres_store.h"
 #include "store/postgres_test_server.h"
@@ -36,6 +39,14 @@ struct BatchKnobs {
 class StoreContractTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
+    if (GetParam() == "etcd") {
+      etcd_ = etcd::testing::TestMember::Endpoint();
+      if (!etcd_) GTEST_SKIP() << "no etcd for the tests (etcd-server)";
+      // Each test's own keys; the same on every open within the test.
+      etcd_prefix_ = std::string("contract/") +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() + "/";
+      return;
+    }
     if (GetParam() != "postgresql") return;
     const std::optional<std::string> server = PostgresServer();
     if (!server) GTEST_SKIP() << "no PostgreSQL server for the tests (GANTRY_TEST_POSTGRES_FILE)";
@@ -56,7 +67,16 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
     memory.max_batch_calls = knobs.max_batch_calls;
     memory.max_batch_bytes = knobs.max_batch_bytes;
     memory.before_batch_for_testing = knobs.before_batch_for_testing;
-    Result<std::unique_ptr<Store>> store = GetParam() == "memory" ? OpenMemoryStore(disk_, memory)
+    EtcdStoreOptions etcd;
+    if (etcd_) {
+      etcd.endpoints = {*etcd_};
+      etcd.prefix = etcd_prefix_;
+      etcd.max_batch_calls = knobs.max_batch_calls;
+      etcd.max_batch_bytes = knobs.max_batch_bytes;
+      etcd.before_batch_for_testing = knobs.before_batch_for_testing;
+    }
+    Result<std::unique_ptr<Store>> store = etcd_                    ? OpenEtcdStore(etcd)
+                                           : GetParam() == "memory" ? OpenMemoryStore(disk_, memory)
                                            : database_
                                                ? OpenPostgresStore(database_->Conninfo(), postgres)
                                                : OpenSqliteStore(dir_.File("state.db"), sqlite);
@@ -82,11 +102,13 @@ class StoreContractTest : public ::testing::TestWithParam<std::string> {
  private:
   TempDir dir_;
   std::optional<TestDatabase> database_;
+  std::optional<std::string> etcd_;
+  std::string etcd_prefix_;
   std::shared_ptr<MemoryDisk> disk_ = std::make_shared<MemoryDisk>();
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreContractTest,
-                         ::testing::Values("sqlite", "memory", "postgresql"),
+                         ::testing::Values("sqlite", "memory", "postgresql", "etcd"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 TEST_P(StoreContractTest, NewStoreIsEmpty) {
