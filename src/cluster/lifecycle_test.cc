@@ -115,12 +115,11 @@ TEST_F(LifecycleTest, UpStartsGantrydAndOneAgentPerComputeNode) {
     ASSERT_GT(pid, 0) << node;
     const std::vector<std::string> argv = ProcessArgv(pid);
     EXPECT_EQ(std::vector<std::string>(argv.begin() + 2, argv.end()),
-              (std::vector<std::string>{"--node", node, "--controller", addr, "--ca-file",
-                                        d.tls() + "/ca.crt", "--cert-file",
-                                        d.tls() + "/node-" + node + ".crt", "--cert-key-file",
-                                        d.tls() + "/node-" + node + ".key", "--spool",
-                                        d.agent_spool(node), "--metrics", "127.0.0.1:0", "--home",
-                                     d.home(), "--emulated"}));
+              (std::vector<std::string>{
+                  "--node", node, "--controller", addr, "--ca-file", d.tls() + "/ca.crt",
+                  "--cert-file", d.tls() + "/node-" + node + ".crt", "--cert-key-file",
+                  d.tls() + "/node-" + node + ".key", "--spool", d.agent_spool(node), "--metrics",
+                  "127.0.0.1:0", "--home", d.home(), "--emulated"}));
     EXPECT_NE(out.find("agent " + node + "  started  pid " + std::to_string(pid) + "\n"),
               std::string::npos)
         << out;

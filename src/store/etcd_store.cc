@@ -41,8 +41,11 @@ std::optional<ArchivedJob> DecodeJob(const std::string& value) {
   const size_t newline = value.find('\n');
   if (newline == std::string::npos) return std::nullopt;
   ArchivedJob job;
-  long long submit = 0, end = 0;  // NOLINT(google-runtime-int): sscanf's %lld
-  unsigned id = 0, user = 0, array = 0;
+  long long submit = 0;  // NOLINT(google-runtime-int): sscanf's %lld
+  long long end = 0;     // NOLINT(google-runtime-int)
+  unsigned id = 0;
+  unsigned user = 0;
+  unsigned array = 0;
   if (std::sscanf(value.substr(0, newline).c_str(), "%u %lld %lld %u %u", &id, &submit, &end, &user,
                   &array) != 5) {
     return std::nullopt;
@@ -92,7 +95,7 @@ class EtcdStore final : public BatchedStore {
       fence.push_back(etcd::CreatedAt(options_.fence_key, options_.fence_revision));
     }
     Result<etcd::TxnResult> done = etcd_.Txn(fence, ops);
-    if (!done.ok()) return Status(done.status().code(), Prefix() + done.status().message());
+    if (!done.ok()) return {done.status().code(), Prefix() + done.status().message()};
     if (!done->succeeded) {
       return FailedPrecondition(Prefix() + "the lead passed to another controller (" +
                                 options_.fence_key + " no longer holds term " +
