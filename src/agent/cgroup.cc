@@ -9,7 +9,9 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+
+#include "sys/mountinfo.h"
+#include "text/ascii.h"
 
 namespace gantry::agent {
 namespace {
@@ -33,58 +35,22 @@ bool WriteText(const std::string& path, std::string_view text) {
 
 std::optional<std::string> ParseCgroup2Mount(std::string_view mountinfo) {
   std::optional<std::string> first;
-  size_t pos = 0;
-  while (pos < mountinfo.size()) {
-    size_t end = mountinfo.find('\n', pos);
-    if (end == std::string_view::npos) end = mountinfo.size();
-    std::string_view line = mountinfo.substr(pos, end - pos);
-    pos = end + 1;
-    // "id parent major:minor root mount-point options [optional...] - fstype source super"
-    size_t dash = line.find(" - ");
-    if (dash == std::string_view::npos) continue;
-    std::string_view after = line.substr(dash + 3);
-    if (after.substr(0, after.find(' ')) != "cgroup2") continue;
-    std::istringstream fields{std::string(line.substr(0, dash))};
-    std::string id;
-    std::string parent;
-    std::string dev;
-    std::string root;
-    std::string mount_point;
-    if (!(fields >> id >> parent >> dev >> root >> mount_point)) continue;
-    if (mount_point == "/sys/fs/cgroup") return mount_point;
-    if (!first) first = mount_point;
+  for (const sys::Mount& m : sys::ParseMountInfo(mountinfo)) {
+    if (m.fs_type != "cgroup2") continue;
+    if (m.mount_point == "/sys/fs/cgroup") return m.mount_point;
+    if (!first) first = m.mount_point;
   }
   return first;
 }
 
-std::string ReadMountInfo() {
-  std::ifstream in("/proc/self/mountinfo");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-std::optional<std::string> FindCgroup2Mount() { return ParseCgroup2Mount(ReadMountInfo()); }
+std::optional<std::string> FindCgroup2Mount() { return ParseCgroup2Mount(sys::ReadMountInfo()); }
 
 std::optional<std::string> ParseCgroup1Mount(std::string_view mountinfo,
                                              std::string_view controller) {
-  std::istringstream lines{std::string(mountinfo)};
-  for (std::string line; std::getline(lines, line);) {
-    const size_t dash = line.find(" - ");
-    if (dash == std::string::npos) continue;
-    std::istringstream before(line.substr(0, dash));
-    std::istringstream after(line.substr(dash + 3));
-    std::string skip;  // mount id, parent id, device, root
-    std::string mount_point;
-    before >> skip >> skip >> skip >> skip >> mount_point;
-    std::string fstype;
-    std::string source;
-    std::string options;
-    after >> fstype >> source >> options;
-    if (fstype != "cgroup") continue;
-    std::istringstream opts(options);
-    for (std::string opt; std::getline(opts, opt, ',');) {
-      if (opt == controller) return mount_point;
+  for (const sys::Mount& m : sys::ParseMountInfo(mountinfo)) {
+    if (m.fs_type != "cgroup") continue;
+    for (std::string_view option : text::Split(m.super_options, ',')) {
+      if (option == controller) return m.mount_point;
     }
   }
   return std::nullopt;

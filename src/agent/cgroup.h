@@ -39,9 +39,6 @@ std::optional<std::string> FindCgroup2Mount();
 std::optional<std::string> ParseCgroup1Mount(std::string_view mountinfo,
                                              std::string_view controller);
 
-// This process's /proc/self/mountinfo ("" when it cannot be read).
-std::string ReadMountInfo();
-
 class CgroupTree {
  public:
   // Uses <root>/gantry.slice/<node>, creating it, and checks that a job cgroup can be created

@@ -1,11 +1,9 @@
 #include "agent/gpu_devices.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,11 +13,13 @@
 #include <sstream>
 
 #include "agent/cgroup.h"
+#include "sys/mountinfo.h"
+#include "sys/nvidia_devices.h"
 
 namespace gantry::agent {
 namespace {
 
-constexpr unsigned kNvidiaMajor = 195;
+using sys::kNvidiaMajor;
 
 Status MakeFenceDir(const std::string& path) {
   if (mkdir(path.c_str(), 0755) == 0 || errno == EEXIST) return Status::Ok();
@@ -28,32 +28,11 @@ Status MakeFenceDir(const std::string& path) {
 
 }  // namespace
 
-std::vector<uint32_t> FindNvidiaGpus(const std::string& dev_dir) {
-  std::vector<uint32_t> minors;
-  DIR* dir = opendir(dev_dir.c_str());
-  if (dir == nullptr) return minors;
-  while (dirent* entry = readdir(dir)) {
-    const std::string_view name = entry->d_name;
-    if (name.size() <= 6 || name.substr(0, 6) != "nvidia" ||
-        !std::all_of(name.begin() + 6, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      continue;
-    }
-    struct stat st {};
-    const std::string path = dev_dir + "/" + std::string(name);
-    if (stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == kNvidiaMajor) {
-      minors.push_back(minor(st.st_rdev));
-    }
-  }
-  closedir(dir);
-  std::sort(minors.begin(), minors.end());
-  return minors;
-}
-
 Result<GpuFence> GpuFence::Open(const std::string& name, std::vector<uint32_t> gpus,
                                 const std::string& mount) {
   std::string root = mount;
   if (root.empty()) {
-    std::optional<std::string> found = ParseCgroup1Mount(ReadMountInfo(), "devices");
+    std::optional<std::string> found = ParseCgroup1Mount(sys::ReadMountInfo(), "devices");
     if (!found) return Unavailable("no cgroup v1 devices controller is mounted");
     root = *found;
   }

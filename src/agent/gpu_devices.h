@@ -25,10 +25,6 @@
 
 namespace gantry::agent {
 
-// The GPUs a node has: the minor numbers of the NVIDIA character devices "nvidia<digits>" in
-// `dev_dir` (major 195), ascending.
-std::vector<uint32_t> FindNvidiaGpus(const std::string& dev_dir = "/dev");
-
 // The same fence on a cgroup v2 directory (Slurm's way there): an eBPF device program attached
 // to `cgroup_dir` that refuses the NVIDIA devices with the minors `denied` and lets every other
 // device through. It stays attached until the cgroup is removed. Needs root and a kernel with

@@ -13,6 +13,8 @@
 #include "agent/launcher.h"
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
+#include "sys/child_process.h"
+#include "sys/nvidia_devices.h"
 
 namespace gantry::agent {
 namespace {
@@ -38,7 +40,7 @@ std::string OpenBoth(const TempDir& dev, SpawnSpec spec) {
   spec.stdout_path = out / "out.txt";
   Result<Spawned> spawned = Spawn(spec);
   if (!spawned.ok()) return spawned.status().message();
-  ReapChild(spawned->pid);
+  sys::ReapChild(spawned->pid);
   return ReadFile(out / "out.txt");
 }
 
@@ -58,8 +60,8 @@ TEST(GpuFence, AJobMayOpenOnlyItsOwnGpus) {
   TempDir dev;
   if (!MakeFakeGpus(dev)) GTEST_SKIP() << "needs root to make device files";
   std::ofstream(dev / "nvidiactl") << "not a device";
-  EXPECT_EQ(FindNvidiaGpus(dev.path()), (std::vector<uint32_t>{0, 1}));
-  Result<GpuFence> fence = GpuFence::Open("gpu-devices-test", FindNvidiaGpus(dev.path()));
+  EXPECT_EQ(sys::FindNvidiaGpus(dev.path()), (std::vector<uint32_t>{0, 1}));
+  Result<GpuFence> fence = GpuFence::Open("gpu-devices-test", sys::FindNvidiaGpus(dev.path()));
   if (!fence.ok()) GTEST_SKIP() << "no devices cgroup here: " << fence.status().message();
   Result<std::string> dir = fence->CreateJob(424242, {0});
   ASSERT_TRUE(dir.ok()) << dir.status().message();

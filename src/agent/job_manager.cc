@@ -19,7 +19,10 @@
 #include "model/job_state.h"
 #include "proc/proc.h"
 #include "proc/usage_sampler.h"
+#include "sys/child_process.h"
 #include "sys/files.h"
+#include "sys/mountinfo.h"
+#include "sys/nvidia_devices.h"
 #include "text/filename_pattern.h"
 
 namespace gantry::agent {
@@ -99,7 +102,7 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
   }
   // GPUs: each job may open only its own (gpu_devices.h): an eBPF device program on each job's
   // cgroup where jobs have cgroup v2 ones, else the v1 devices controller.
-  std::vector<uint32_t> gpus = FindNvidiaGpus(options.dev_dir);
+  std::vector<uint32_t> gpus = sys::FindNvidiaGpus(options.dev_dir);
   std::optional<GpuFence> fence;
   if (!gpus.empty()) {
     const std::string count = std::to_string(gpus.size()) + " NVIDIA GPU(s) in " + options.dev_dir;
@@ -121,7 +124,7 @@ Result<std::unique_ptr<JobManager>> JobManager::Create(JobManagerOptions options
   }
   std::optional<JobLimiter> limiter;
   if (cgroups) {
-    limiter = JobLimiter::Open(cgroups->base(), CgroupName(options), ReadMountInfo());
+    limiter = JobLimiter::Open(cgroups->base(), CgroupName(options), sys::ReadMountInfo());
     Log("limits each job to its allocation: " + limiter->Describe());
   }
   auto manager = std::unique_ptr<JobManager>(new JobManager(std::move(options), sink,
@@ -529,7 +532,7 @@ void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, const JobProcesses& 
   std::string lost;  // why how it ended is not known
   if (keeper.pid == 0) {
     struct rusage used = {};
-    ended.wait_status = ReapChild(procs.leader, &used);
+    ended.wait_status = sys::ReapChild(procs.leader, &used);
     ended.user_cpu_usec = int64_t{used.ru_utime.tv_sec} * 1000000 + used.ru_utime.tv_usec;
     ended.system_cpu_usec = int64_t{used.ru_stime.tv_sec} * 1000000 + used.ru_stime.tv_usec;
     ended.max_rss_kib = used.ru_maxrss;
@@ -537,7 +540,7 @@ void JobManager::WaitBatch(uint32_t job_id, uint64_t epoch, const JobProcesses& 
     if (adopted) {
       WaitForKeeper(keeper.pid, keeper.start_ticks);
     } else {
-      ReapChild(keeper.pid);
+      sys::ReapChild(keeper.pid);
     }
     Result<std::string> text = sys::ReadText(spool_.ExitPath(job_id));
     Result<BatchExit> parsed = text.ok() ? ParseBatchExit(*text) : Result<BatchExit>(text.status());

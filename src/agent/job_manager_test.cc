@@ -20,6 +20,7 @@
 #include "agent/script_runner.h"
 #include "agent/step_keeper.h"
 #include "agent/test_support.h"
+#include "sys/child_process.h"
 
 namespace gantry::agent {
 namespace {
@@ -549,7 +550,7 @@ TEST_F(JobManagerTest, TakesOverABatchScriptThatOutlivedItsAgent) {
   EXPECT_EQ(ended->epoch(), 2u);
   EXPECT_EQ(ended->wait_status(), 3 << 8);
   EXPECT_EQ(ended->message(), "exit status 3");
-  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);  // this test started it
+  EXPECT_EQ(sys::ReapChild(kept->keeper.pid), 0);  // this test started it
   Terminate(120, 2);
   EXPECT_EQ(sink_.KindsFor(120),
             (std::vector<JobReport::Kind>{JobReport::BATCH_ENDED, JobReport::EPILOG_OK}));
@@ -562,11 +563,11 @@ TEST_F(JobManagerTest, ReportsAnEndThatCameWhileNoAgentRanAndOnlyOnce) {
   const std::string script = "#!/bin/sh\nexit 5\n";
   Result<KeptBatch> kept = KeepScript(*spool, 121, script, work_);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
-  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  EXPECT_EQ(sys::ReapChild(kept->keeper.pid), 0);
   // And job 122 ended too, its end already reported by the agent before.
   kept = KeepScript(*spool, 122, script, work_);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
-  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  EXPECT_EQ(sys::ReapChild(kept->keeper.pid), 0);
   ASSERT_EQ(rename(spool->ExitPath(122).c_str(), spool->ReportedPath(122).c_str()), 0);
 
   Start();
@@ -585,7 +586,7 @@ TEST_F(JobManagerTest, SaysSoWhenAKeeperDiedWithoutTheStatus) {
   Result<KeptBatch> kept = KeepScript(*spool, 123, "#!/bin/sh\nsleep 1000\n", work_);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   kill(kept->keeper.pid, SIGKILL);
-  ReapChild(kept->keeper.pid);
+  sys::ReapChild(kept->keeper.pid);
 
   Start();
   EXPECT_EQ(manager_->TakeOverLeftovers().adopted, 1);
@@ -658,7 +659,7 @@ TEST_F(JobManagerTest, TakesOverAnSrunStepThatOutlivedItsAgent) {
   ASSERT_TRUE(manager_->SignalJob(131, 1, SIGUSR1, gantry::v1::SIGNAL_STEPS).ok());
   ASSERT_TRUE(srun.ReadStdoutUntil("got-usr1\n", &out));
   Terminate(131);
-  EXPECT_EQ(ReapChild(runner.pid), 0);  // its gantry-stepd left once the step ended
+  EXPECT_EQ(sys::ReapChild(runner.pid), 0);  // its gantry-stepd left once the step ended
   EXPECT_FALSE(std::filesystem::exists(control));
 }
 

@@ -19,6 +19,7 @@
 #include "agent/process_tracker.h"
 #include "agent/script_runner.h"
 #include "proc/proc.h"
+#include "sys/child_process.h"
 #include "sys/files.h"
 
 namespace gantry::agent {
@@ -37,7 +38,7 @@ constexpr int kLeasePollMs = 500;
 // the lease has run out (agent/keeper.h), then goes on waiting.
 int WaitScript(const Spawned& script, const SpawnSpec& spec, const KeeperLease& lease,
                const std::string& exit_path, struct rusage* used) {
-  if (lease.path.empty()) return ReapChild(script.pid, used);
+  if (lease.path.empty()) return sys::ReapChild(script.pid, used);
   JobProcesses job;
   job.leader = script.pid;
   job.leader_start = script.start_ticks;
@@ -302,7 +303,7 @@ Result<KeptBatch> SpawnKept(const std::string& keeper_path, const SpawnSpec& spe
       return kept;
     }
   }
-  const int status = ReapChild(started->pid);
+  const int status = sys::ReapChild(started->pid);
   if (read && answer.rfind("failed ", 0) == 0) {
     std::string message = answer.substr(7);
     while (!message.empty() && message.back() == '\n') message.pop_back();

@@ -13,6 +13,7 @@
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
 #include "proc/proc.h"
+#include "sys/child_process.h"
 #include "sys/files.h"
 
 namespace gantry::agent {
@@ -173,7 +174,7 @@ TEST(Keeper, EndsItsJobOnceTheLeaseRanOutAndTheAgentIsGone) {
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(tmp / "ready"); }));
   WriteLease(tmp, 5000, agent, 0);
-  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  EXPECT_EQ(sys::ReapChild(kept->keeper.pid), 0);
   EXPECT_EQ(ReadFile(tmp / "term"), "TERM\n");
   Result<std::string> text = sys::ReadText(exit_path);
   ASSERT_TRUE(text.ok()) << text.status().ToString();
@@ -194,7 +195,7 @@ TEST(Keeper, LeavesTheJobToALivingAgent) {
   const KeeperLease lease{WriteLease(tmp, 5000, getpid(), self->start_ticks), 1};
   Result<KeptBatch> kept = SpawnKept(GANTRY_KEEPER_BINARY, spec, tmp / "1.exit", lease);
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
-  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  EXPECT_EQ(sys::ReapChild(kept->keeper.pid), 0);
   Result<std::string> text = sys::ReadText(tmp / "1.exit");
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   Result<BatchExit> ended = ParseBatchExit(*text);
@@ -242,7 +243,7 @@ TEST(Keeper, StartsTheScriptAndRecordsHowItEnded) {
   // The script is the keeper's child, in a session of its own.
   EXPECT_EQ(getsid(kept->script.pid), kept->script.pid);
   std::ofstream(tmp / "go").close();
-  EXPECT_EQ(ReapChild(kept->keeper.pid), 0);
+  EXPECT_EQ(sys::ReapChild(kept->keeper.pid), 0);
   Result<std::string> text = sys::ReadText(exit_path);
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   Result<BatchExit> ended = ParseBatchExit(*text);
@@ -282,7 +283,7 @@ TEST(Keeper, WaitForKeeperReturnsWhenItEnds) {
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
   WaitForKeeper(kept->keeper.pid, kept->keeper.start_ticks);
   EXPECT_TRUE(std::filesystem::exists(tmp / "1.exit"));
-  ReapChild(kept->keeper.pid);
+  sys::ReapChild(kept->keeper.pid);
   // Gone, or another process under its pid: at once.
   WaitForKeeper(kept->keeper.pid, kept->keeper.start_ticks);
   WaitForKeeper(getpid(), 1);

@@ -13,6 +13,7 @@
 
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
+#include "sys/child_process.h"
 
 namespace gantry::agent {
 namespace {
@@ -50,7 +51,7 @@ TEST(Spawn, RunsInItsOwnSessionWithTheGivenEnvironmentAndFiles) {
   Result<Spawned> spawned = Spawn(spec);
   ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
   EXPECT_GT(spawned->start_ticks, 0u);
-  EXPECT_EQ(ReapChild(spawned->pid), 0);
+  EXPECT_EQ(sys::ReapChild(spawned->pid), 0);
   const std::string pid = std::to_string(spawned->pid);
   EXPECT_EQ(ReadFile(tmp / "out.txt"),
             "bar " + pid + " " + pid + " " + tmp.path() + "\n" + pid + "\nfrom stdin\n");
@@ -100,12 +101,12 @@ TEST(Spawn, SearchesThePathAsTheUser) {
   spec.stdout_path = tmp / "out";
   Result<Spawned> spawned = Spawn(spec);
   ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
-  EXPECT_EQ(ReapChild(spawned->pid), 0);
+  EXPECT_EQ(sys::ReapChild(spawned->pid), 0);
   EXPECT_EQ(ReadFile(tmp / "out"), "ran tool\n");
   spec.path = "plain";  // ENOEXEC: run by /bin/sh, as execvp does
   spawned = Spawn(spec);
   ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
-  EXPECT_EQ(ReapChild(spawned->pid), 0);
+  EXPECT_EQ(sys::ReapChild(spawned->pid), 0);
   EXPECT_EQ(ReadFile(tmp / "out"), "a script without a shebang\n");
   spec.path = "no-such-tool";
   Result<Spawned> missing = Spawn(spec);
@@ -151,7 +152,7 @@ TEST(Spawn, SwitchesToTheUserBeforeOpeningFiles) {
   spec.stdout_path = "out";
   Result<Spawned> spawned = Spawn(spec);
   ASSERT_TRUE(spawned.ok()) << spawned.status().ToString();
-  EXPECT_EQ(ReapChild(spawned->pid), 0);
+  EXPECT_EQ(sys::ReapChild(spawned->pid), 0);
   EXPECT_EQ(ReadFile(open_dir + "/out"),
             std::to_string(nobody->pw_uid) + "\n" + std::to_string(nobody->pw_gid) + "\n");
   struct stat st {};

@@ -23,13 +23,6 @@
 
 namespace gantry::agent {
 
-// Waits until child `pid` has ended or `timeout` passes; true when it ended. The child is not
-// reaped, so its pid (and process group id) cannot be reused until ReapChild.
-bool WaitChildExit(pid_t pid, std::chrono::milliseconds timeout);
-// Reaps a child (waiting for it to end); its raw wait status, or -1 when it is not our child.
-// `usage`, when given, gets what the child and the children it waited for used.
-int ReapChild(pid_t pid, struct rusage* usage = nullptr);
-
 struct ScriptOutcome {
   bool ok = true;
   // For a failure: "prolog /etc/gantry/prolog.sh: exit status 1",

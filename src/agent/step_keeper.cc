@@ -24,6 +24,7 @@
 #include "agent/log.h"
 #include "agent/script_runner.h"
 #include "proc/proc.h"
+#include "sys/child_process.h"
 #include "wire/frame.h"
 
 namespace gantry::agent {
@@ -314,7 +315,7 @@ void StepServer::Stop() {
 }
 
 void StepServer::StopLocked() {
-  if (std::optional<Spawned> process = ReleaseLocked()) ReapChild(process->pid);
+  if (std::optional<Spawned> process = ReleaseLocked()) sys::ReapChild(process->pid);
 }
 
 std::optional<Spawned> StepServer::Release() {

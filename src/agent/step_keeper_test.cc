@@ -14,6 +14,7 @@
 #include "agent/script_runner.h"
 #include "agent/test_support.h"
 #include "proc/proc.h"
+#include "sys/child_process.h"
 
 namespace gantry::agent {
 namespace {
@@ -159,7 +160,7 @@ TEST(StepKeeper, StepsOutliveTheAgentThatStartedThem) {
   EXPECT_TRUE(proc::IsStillRunning(left->pid, left->start_ticks));
   (*step)->Terminate(std::chrono::milliseconds(200));
   WaitForKeptStep(control, left->pid, left->start_ticks);
-  EXPECT_EQ(ReapChild(left->pid), 0);
+  EXPECT_EQ(sys::ReapChild(left->pid), 0);
 }
 
 // A gantry-stepd that died is started again at the next launch.
@@ -259,7 +260,7 @@ TEST(StepKeeper, GantryStepdLetGoExitsQuietly) {
   ASSERT_TRUE(stepd.Start().ok());
   const std::optional<Spawned> left = stepd.Release();
   ASSERT_TRUE(left.has_value());
-  EXPECT_EQ(ReapChild(left->pid), 0);
+  EXPECT_EQ(sys::ReapChild(left->pid), 0);
   EXPECT_EQ(stepd.pid(), 0);
 }
 

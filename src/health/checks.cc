@@ -1,12 +1,10 @@
 #include "health/checks.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +17,9 @@
 #include <sstream>
 #include <utility>
 
+#include "sys/child_process.h"
+#include "sys/mountinfo.h"
+#include "sys/nvidia_devices.h"
 #include "text/ascii.h"
 
 namespace gantry::health {
@@ -42,19 +43,6 @@ std::string ReadAll(const std::string& path) {
 }
 
 std::string Errno(int err) { return std::strerror(err); }
-
-// The GPU minors /dev/nvidia<N> in `dev_dir` (character devices, major 195).
-std::set<uint32_t> NvidiaMinors(const std::string& dev_dir) {
-  std::set<uint32_t> out;
-  for (uint32_t minor = 0; minor < 64; ++minor) {
-    struct stat st {};
-    const std::string path = dev_dir + "/nvidia" + std::to_string(minor);
-    if (stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 195) {
-      out.insert(minor);
-    }
-  }
-  return out;
-}
 
 std::string Names(const std::vector<uint32_t>& minors) {
   std::string out;
@@ -122,28 +110,9 @@ Run RunTool(const std::vector<std::string>& argv, const std::vector<std::string>
   }
   run.started = true;
   setpgid(pid, pid);
-  const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  while (true) {
-    siginfo_t info{};
-    const int r = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0 || info.si_pid == pid) break;
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
-    if (left.count() <= 0) {
-      run.timed_out = true;
-      break;
-    }
-    pollfd p{pidfd, POLLIN, 0};
-    if (pidfd < 0 || poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000))) < 0) {
-      usleep(20000);
-    }
-  }
-  if (pidfd >= 0) close(pidfd);
+  run.timed_out = !sys::WaitChildExit(pid, timeout);
   kill(-pid, SIGKILL);  // what it left in its group goes with it
-  while (waitpid(pid, &run.status, 0) < 0 && errno == EINTR) {
-  }
+  run.status = sys::ReapChild(pid);
   char buffer[4096];
   ssize_t n = 0;
   off_t offset = 0;
@@ -247,44 +216,6 @@ std::optional<MemInfo> ParseMeminfo(std::string_view text) {
   return MemInfo{*total, *available};
 }
 
-std::vector<Mount> ParseMountinfo(std::string_view text) {
-  // "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue"
-  std::vector<Mount> out;
-  for (std::string_view line : text::Split(text, '\n')) {
-    std::vector<std::string_view> fields;
-    for (std::string_view f : text::Split(line, ' ')) {
-      if (!f.empty()) fields.push_back(f);
-    }
-    const auto dash = std::find(fields.begin(), fields.end(), "-");
-    if (fields.size() < 5 || dash == fields.end() || fields.end() - dash < 3) continue;
-    Mount m;
-    // Octal escapes (\040 for a space) as the kernel writes them.
-    for (size_t i = 0; i < fields[4].size(); ++i) {
-      if (fields[4][i] == '\\' && i + 3 < fields[4].size()) {
-        m.mount_point += static_cast<char>((fields[4][i + 1] - '0') * 64 +
-                                           (fields[4][i + 2] - '0') * 8 + (fields[4][i + 3] - '0'));
-        i += 3;
-      } else {
-        m.mount_point += fields[4][i];
-      }
-    }
-    m.fs_type = std::string(dash[1]);
-    m.source = std::string(dash[2]);
-    out.push_back(std::move(m));
-  }
-  return out;
-}
-
-std::optional<Mount> MountOf(const std::vector<Mount>& mounts, const std::string& path) {
-  std::optional<Mount> best;
-  for (const Mount& m : mounts) {
-    const bool holds = m.mount_point == "/" || path == m.mount_point ||
-                       (path.starts_with(m.mount_point) && path[m.mount_point.size()] == '/');
-    if (holds && (!best || m.mount_point.size() >= best->mount_point.size())) best = m;
-  }
-  return best;
-}
-
 std::string FirstLine(std::string_view output) {
   for (std::string_view line : text::Split(output, '\n')) {
     const size_t start = line.find_first_not_of(" \t\r");
@@ -296,7 +227,8 @@ std::string FirstLine(std::string_view output) {
 }
 
 v1::HealthCheck CheckGpus(HealthHost& host, uint32_t declared) {
-  const std::set<uint32_t> present = NvidiaMinors(host.dev_dir);
+  const std::vector<uint32_t> minors = sys::FindNvidiaGpus(host.dev_dir);
+  const std::set<uint32_t> present(minors.begin(), minors.end());
   std::set<uint32_t> expected;
   if (host.emulated) {
     if (!host.gpu_baseline) host.gpu_baseline = present;
@@ -403,7 +335,8 @@ v1::HealthCheck CheckHome(const HealthHost& host, const std::string& storage) {
     if (!storage.starts_with("/")) found += " (standing in for " + storage + ")";
   } else if (!storage.starts_with("/")) {
     // A Filestore instance or an NFS export: the home must be that NFS mount.
-    const std::optional<Mount> mount = MountOf(ParseMountinfo(ReadAll(host.mountinfo)), resolved);
+    const std::optional<sys::Mount> mount =
+        sys::MountOf(sys::ParseMountInfo(sys::ReadMountInfo(host.mountinfo)), resolved);
     if (!mount || !IsNfs(mount->fs_type)) {
       return Outcome("home", false,
                      host.home + " is not an NFS mount (" +

@@ -69,17 +69,6 @@ struct MemInfo {
 };
 std::optional<MemInfo> ParseMeminfo(std::string_view text);
 
-// One line of /proc/self/mountinfo: where, what type, from where.
-struct Mount {
-  std::string mount_point;
-  std::string fs_type;
-  std::string source;
-};
-std::vector<Mount> ParseMountinfo(std::string_view text);
-// The mount that holds `path` (an absolute path without symbolic links): the longest mount
-// point that is `path` or one of its parents; the last such line wins (mounted over).
-std::optional<Mount> MountOf(const std::vector<Mount>& mounts, const std::string& path);
-
 // The first line of a program's output that is not blank, trimmed; "" when none.
 std::string FirstLine(std::string_view output);
 
