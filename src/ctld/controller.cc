@@ -2,7 +2,6 @@
 
 #include <grp.h>
 #include <malloc.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -36,6 +35,7 @@
 #include "state/records.h"
 #include "state/step_plan.h"
 #include "state/volatile_updates.h"
+#include "sys/passwd.h"
 #include "sys/system_time.h"
 #include "text/ascii.h"
 #include "text/begin_time.h"
@@ -215,23 +215,11 @@ void Controller::CallAgentLocked(const core::AgentAction& action, AfterCommit* a
 }
 
 std::string Controller::UserName(uid_t uid) const {
-  struct passwd pwd {};
-  struct passwd* result = nullptr;
-  char buf[4096];
-  if (getpwuid_r(uid, &pwd, buf, sizeof(buf), &result) == 0 && result != nullptr) {
-    return pwd.pw_name;
-  }
-  return std::to_string(uid);
+  return sys::LookupUserName(uid).value_or(std::to_string(uid));
 }
 
 std::string Controller::GroupName(gid_t gid) const {
-  struct group grp {};
-  struct group* result = nullptr;
-  char buf[8192];
-  if (getgrgid_r(gid, &grp, buf, sizeof(buf), &result) == 0 && result != nullptr) {
-    return grp.gr_name;
-  }
-  return std::to_string(gid);
+  return sys::LookupGroupName(gid).value_or(std::to_string(gid));
 }
 
 state::Caller Controller::AdmissionCaller(uid_t uid, gid_t gid) const {
@@ -781,14 +769,9 @@ Result<v1::SignalJobReply> Controller::Signal(const Caller& caller,
     if (std::optional<uint32_t> n = ParseNumber(request.user())) {  // uid 0 is root's
       filter_uid = *n;
     } else {
-      struct passwd pwd {};
-      struct passwd* result = nullptr;
-      char buf[4096];
-      if (getpwnam_r(request.user().c_str(), &pwd, buf, sizeof(buf), &result) != 0 ||
-          result == nullptr) {
-        return InvalidArgument("Invalid user id: " + request.user());
-      }
-      filter_uid = pwd.pw_uid;
+      const std::optional<uint32_t> uid = sys::LookupUid(request.user());
+      if (!uid) return InvalidArgument("Invalid user id: " + request.user());
+      filter_uid = *uid;
     }
   }
   std::vector<model::JobStateFilter> states;

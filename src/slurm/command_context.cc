@@ -1,6 +1,5 @@
 #include "slurm/command_context.h"
 
-#include <grp.h>
 #include <pwd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -51,20 +50,6 @@ std::optional<std::string> LookupUserComment(std::string_view name) {
 
 std::optional<std::string> LookupUserName(uint32_t uid) { return sys::LookupUserName(uid); }
 
-namespace {
-
-std::optional<std::string> LookupGroupName(uint32_t gid) {
-  group gr{};
-  group* result = nullptr;
-  std::vector<char> buf(16384);
-  if (getgrgid_r(gid, &gr, buf.data(), buf.size(), &result) == 0 && result != nullptr) {
-    return std::string(gr.gr_name);
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 CommandContext SystemContext(std::string argv0) {
   CommandContext ctx;
   ctx.argv0 = std::move(argv0);
@@ -94,7 +79,7 @@ CommandContext SystemContext(std::string argv0) {
   ctx.time_zone = &sys::LocalTimeZone::Get();
   ctx.uid_of = sys::LookupUid;
   ctx.user_name = LookupUserName;
-  ctx.group_name = LookupGroupName;
+  ctx.group_name = sys::LookupGroupName;
   ctx.user_comment = LookupUserComment;
   ctx.stdin_is_terminal = isatty(STDIN_FILENO) == 1;
   std::string conf = kDefaultGantryConf;

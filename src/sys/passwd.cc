@@ -1,5 +1,6 @@
 #include "sys/passwd.h"
 
+#include <grp.h>
 #include <pwd.h>
 
 #include <vector>
@@ -23,6 +24,16 @@ std::optional<uint32_t> LookupUid(std::string_view name) {
   std::vector<char> buf(16384);
   if (getpwnam_r(key.c_str(), &pw, buf.data(), buf.size(), &result) == 0 && result != nullptr) {
     return static_cast<uint32_t>(pw.pw_uid);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> LookupGroupName(uint32_t gid) {
+  group gr{};
+  group* result = nullptr;
+  std::vector<char> buf(16384);
+  if (getgrgid_r(gid, &gr, buf.data(), buf.size(), &result) == 0 && result != nullptr) {
+    return std::string(gr.gr_name);
   }
   return std::nullopt;
 }

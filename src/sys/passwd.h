@@ -1,4 +1,5 @@
-// The password database, reentrant (getpwuid_r/getpwnam_r: safe on any thread).
+// The password and group databases, reentrant (getpwuid_r, getpwnam_r, getgrgid_r: safe on any
+// thread).
 // Thread-safe.
 #ifndef GANTRY_SYS_PASSWD_H_
 #define GANTRY_SYS_PASSWD_H_
@@ -14,6 +15,8 @@ namespace gantry::sys {
 std::optional<std::string> LookupUserName(uint32_t uid);
 // A user name's uid; nullopt when there is no such user.
 std::optional<uint32_t> LookupUid(std::string_view name);
+// A gid's group name; nullopt when it has none.
+std::optional<std::string> LookupGroupName(uint32_t gid);
 
 }  // namespace gantry::sys
 
