@@ -16,7 +16,8 @@ constexpr std::string_view kUsage =
     "SIGINT ends its jobs (as scancel would) and exits 0.\n"
     "\n"
     "  --node NAME             this node's name in the cluster spec\n"
-    "  --controller HOST:PORT  the controller's NodeLink address (gantryd's TCP address)\n"
+    "  --controller HOST:PORT  the controller's NodeLink address (gantryd's TCP address);\n"
+    "                          replicated controllers: each one's, comma-separated\n"
     "  --ca-file FILE          the cluster's CA certificate (PEM): the only authority trusted\n"
     "  --cert-file FILE        this node's certificate (PEM, from the cluster's CA)\n"
     "  --cert-key-file FILE    its private key (PEM, mode 0600)\n"
@@ -148,10 +149,16 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
         "'-')");
   }
   if (flags.controller.empty()) return InvalidArgument("--controller: required");
-  if (Result<HostPort> hp = ParseHostPort(flags.controller); !hp.ok()) {
-    return InvalidArgument("--controller: " + hp.status().message());
-  } else if (hp->port == 0) {
-    return InvalidArgument("--controller: \"" + flags.controller + "\": port 0 is not a port");
+  // Replicated controllers: every one's address, comma-separated.
+  for (size_t start = 0; start <= flags.controller.size();) {
+    const size_t comma = std::min(flags.controller.find(',', start), flags.controller.size());
+    const std::string address = flags.controller.substr(start, comma - start);
+    start = comma + 1;
+    if (Result<HostPort> hp = ParseHostPort(address); !hp.ok()) {
+      return InvalidArgument("--controller: " + hp.status().message());
+    } else if (hp->port == 0) {
+      return InvalidArgument("--controller: \"" + address + "\": port 0 is not a port");
+    }
   }
   if (flags.ca_file.empty()) return InvalidArgument("--ca-file: required");
   if (flags.cert_file.empty()) return InvalidArgument("--cert-file: required");

@@ -12,6 +12,18 @@
 namespace gantry::agent {
 namespace {
 
+// "a:1,b:2" -> {"a:1", "b:2"}.
+std::vector<std::string> SplitAddresses(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 using SteadyClock = std::chrono::steady_clock;
 
 // Errors that retrying the same report cannot cure: the controller has looked at it and said no.
@@ -115,9 +127,11 @@ ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCall
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(std::min<int64_t>(options_.retry_max.count(), 1000)));
   tls::ExpectServerName(&args, tls::kControllerName);
-  stub_ = gantry::v1::NodeLink::NewStub(grpc::CreateCustomChannel(
-      options_.controller, tls::ChannelCredentials(options_.identity.ca_pem, &options_.identity),
-      args));
+  for (const std::string& address : SplitAddresses(options_.controller)) {
+    addresses_.push_back(address);
+    stubs_.push_back(gantry::v1::NodeLink::NewStub(grpc::CreateCustomChannel(
+        address, tls::ChannelCredentials(options_.identity.ca_pem, &options_.identity), args)));
+  }
 }
 
 ControllerLink::~ControllerLink() { Stop(); }
@@ -164,7 +178,7 @@ void ControllerLink::RenewLeaseLocked(SteadyClock::time_point sent) {
   }
   if (fenced_) {
     fenced_ = false;
-    Log("controller " + options_.controller + " answers again: the lease is renewed");
+    Log("controller " + Address() + " answers again: the lease is renewed");
   }
 }
 
@@ -190,9 +204,9 @@ void ControllerLink::Watchdog() {
     }
     fenced_ = true;
     Log(inherited_deadline_
-            ? "the previous agent's lease ran out before controller " + options_.controller +
+            ? "the previous agent's lease ran out before controller " + Address() +
                   " answered: ending every job here, which the controller will run elsewhere"
-            : "no call acknowledged by controller " + options_.controller + " for " +
+            : "no call acknowledged by controller " + Address() + " for " +
                   std::to_string(lease_.count() / 1000) +
                   " s (the lease): ending every job here, which the controller will run "
                   "elsewhere");
@@ -262,7 +276,7 @@ grpc::Status ControllerLink::CallRegister(gantry::v1::RegisterReply* reply) {
   }
   grpc::ClientContext context;
   SetContext(&context);
-  return stub_->Register(&context, request, reply);
+  return Stub()->Register(&context, request, reply);
 }
 
 grpc::Status ControllerLink::FetchHealthSettings(gantry::v1::HealthSettings* settings) const {
@@ -270,14 +284,14 @@ grpc::Status ControllerLink::FetchHealthSettings(gantry::v1::HealthSettings* set
   request.set_node(options_.node);
   grpc::ClientContext context;
   SetContext(&context);
-  return stub_->GetHealthSettings(&context, request, settings);
+  return Stub()->GetHealthSettings(&context, request, settings);
 }
 
 grpc::Status ControllerLink::SendHealth(const gantry::v1::HealthReport& report) const {
   gantry::v1::ReportHealthReply reply;
   grpc::ClientContext context;
   SetContext(&context);
-  return stub_->ReportHealth(&context, report, &reply);
+  return Stub()->ReportHealth(&context, report, &reply);
 }
 
 grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
@@ -298,33 +312,40 @@ grpc::Status ControllerLink::CallHeartbeat(gantry::v1::HeartbeatReply* reply) {
   }
   grpc::ClientContext context;
   SetContext(&context);
-  return stub_->Heartbeat(&context, request, reply);
+  return Stub()->Heartbeat(&context, request, reply);
 }
 
 grpc::Status ControllerLink::CallReport(const gantry::v1::JobReport& report) {
   gantry::v1::JobReportReply reply;
   grpc::ClientContext context;
   SetContext(&context);
-  return stub_->ReportJob(&context, report, &reply);
+  return Stub()->ReportJob(&context, report, &reply);
 }
 
 void ControllerLink::LoseController(const std::string& what, const grpc::Status& status) {
   // Under mu_.
-  std::string error = what + ": " + Describe(status);
+  std::string error = Address() + " " + what + ": " + Describe(status);
   if (error != last_error_) {
-    Log("controller " + options_.controller + " " + (registered_ ? "lost" : "not answering") +
-        " (" + error + "); retrying");
+    Log("controller " + Address() + " " + (registered_ ? "lost" : "not answering") + " (" + error +
+        "); " + (stubs_.size() > 1 ? "trying the next controller" : "retrying"));
     last_error_ = error;
   }
   registered_ = false;
+  // Replicated controllers: the next address (a standby refuses every call but Ping, so the
+  // round ends at the leader).
+  if (stubs_.size() > 1) current_ = (current_.load() + 1) % stubs_.size();
 }
 
 void ControllerLink::Loop() {
   std::chrono::milliseconds backoff = options_.retry_min;
   SteadyClock::time_point next_heartbeat = SteadyClock::now();
   std::unique_lock<std::mutex> lock(mu_);
+  size_t tried = 0;  // controllers tried since the last wait
   auto fail = [&](const std::string& what, const grpc::Status& status) {
     LoseController(what, status);
+    // With several controllers, every one is tried before the link waits.
+    if (++tried < stubs_.size()) return;
+    tried = 0;
     cv_.wait_for(lock, backoff, [&] { return stop_; });
     backoff = std::min(backoff * 2, LongestRetry(options_.retry_min, options_.retry_max, lease_));
   };
@@ -387,6 +408,7 @@ void ControllerLink::Loop() {
         continue;
       }
       registered_ = true;
+      tried = 0;
       start_health_.reset();
       last_error_.clear();
       lease_ = std::chrono::seconds(reply.fence_after_sec());
@@ -399,7 +421,7 @@ void ControllerLink::Loop() {
                                                       : 10));
       next_heartbeat = SteadyClock::now() + heartbeat_interval_;
       const int64_t ms = heartbeat_interval_.count();
-      Log("registered with controller " + options_.controller + " as " + options_.node + " at " +
+      Log("registered with controller " + Address() + " as " + options_.node + " at " +
           options_.agent_address + " (cluster " + reply.cluster_name() + ", heartbeat every " +
           (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms") + ")");
       cv_.notify_all();
@@ -422,7 +444,7 @@ void ControllerLink::Loop() {
       if (!reply.reregister()) RenewLeaseLocked(sent);
       backoff = options_.retry_min;
       if (reply.reregister()) {
-        Log("controller " + options_.controller + " asks this node to register again");
+        Log("controller " + Address() + " asks this node to register again");
         registered_ = false;
       }
       continue;

@@ -34,6 +34,7 @@
 #ifndef GANTRY_AGENT_CONTROLLER_LINK_H_
 #define GANTRY_AGENT_CONTROLLER_LINK_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -58,7 +59,9 @@ namespace gantry::agent {
 
 struct ControllerLinkOptions {
   std::string node;
-  std::string controller;     // host:port
+  // host:port; replicated controllers: every one's, comma-separated (the link follows the
+  // leader: a call refused or unanswered goes to the next).
+  std::string controller;
   tls::Identity identity;     // this node's certificate and the cluster's CA
   std::string agent_address;  // host:port the Agent service is reachable at
   std::string hostname;
@@ -142,9 +145,14 @@ class ControllerLink final : public ReportSink {
   void SetContext(grpc::ClientContext* context) const;
   void LoseController(const std::string& what, const grpc::Status& status);
 
+  gantry::v1::NodeLink::Stub* Stub() const { return stubs_[current_.load()].get(); }
+  const std::string& Address() const { return addresses_[current_.load()]; }
+
   ControllerLinkOptions options_;  // agent_address may change before Start
   const ControllerLinkCallbacks callbacks_;
-  std::unique_ptr<gantry::v1::NodeLink::Stub> stub_;
+  std::vector<std::string> addresses_;  // the controllers, in the order tried
+  std::vector<std::unique_ptr<gantry::v1::NodeLink::Stub>> stubs_;  // one per address
+  std::atomic<size_t> current_{0};                                  // the one calls go to
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

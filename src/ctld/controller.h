@@ -152,6 +152,14 @@ class Controller {
 
   // The controller's TCP address (host:port), once the server listens.
   void set_controller_address(const std::string& address);
+  // A replicated controller (decision 0017): its name and "NAME HOST:PORT", which Ping reports
+  // as the leader's. Set once, before the services are started.
+  void set_replica(std::string name, std::string holder) {
+    replica_name_ = std::move(name);
+    replica_holder_ = std::move(holder);
+  }
+  const std::string& replica_name() const { return replica_name_; }
+  const std::string& replica_holder() const { return replica_holder_; }
   // Saves a snapshot of the whole state now (at a clean stop, so the next start replays little).
   void SaveSnapshotNow();
 
@@ -307,6 +315,8 @@ class Controller {
   UnixTime boot_time_ = 0;
   UnixTime last_purge_ GANTRY_GUARDED_BY(mu_) = 0;
   std::string controller_address_ GANTRY_GUARDED_BY(mu_);
+  std::string replica_name_;    // set before serving, then read only
+  std::string replica_holder_;  // likewise
   // Each job's record in its wire form, for listings: made when first listed, made again when
   // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or
   // with mu_ held exclusively.

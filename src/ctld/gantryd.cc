@@ -7,7 +7,12 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <future>
+#include <thread>
 
 #include "ctld/command_socket.h"
 #include "ctld/config.h"
@@ -15,6 +20,8 @@
 #include "ctld/grpc_agent_link.h"
 #include "ctld/log_budget.h"
 #include "ctld/services.h"
+#include "ctld/standby.h"
+#include "ha/leadership.h"
 #include "http/http_server.h"
 #include "metrics/openmetrics.h"
 #include "rpc/call_gate.h"
@@ -23,6 +30,7 @@
 #include "spec/effective_config.h"
 #include "spec/validate.h"
 #include "state/cluster_state.h"
+#include "store/etcd_store.h"
 #include "store/postgres_store.h"
 #include "store/sqlite_store.h"
 #include "sys/daemon_flags.h"
@@ -41,16 +49,51 @@ namespace {
 constexpr char kVersion[] = "0.1.0";
 constexpr char kUsage[] =
     "usage: gantryd --state-dir DIR [--listen HOST:PORT] [--metrics HOST:PORT|none]\n"
+    "               [--etcd HOST:PORT,... --name NAME [--advertise HOST:PORT]] [--run-dir DIR]\n"
     "  --state-dir DIR     the cluster's state dir (spec.json, cluster.key, tls/, state.db; with\n"
     "                      AccountingStorageType=accounting_storage/postgresql the state and\n"
     "                      job history live in PostgreSQL instead of state.db)\n"
     "  --listen HOST:PORT  TCP address for agents and remote commands (default 127.0.0.1:0)\n"
     "  --metrics HOST:PORT HTTP address of /metrics, /livez, /readyz, /healthz (default\n"
-    "                      127.0.0.1:0; the URL goes to DIR/run/metrics.url)\n";
+    "                      127.0.0.1:0; the URL goes to DIR/run/metrics.url)\n"
+    "  --etcd HOST:PORT,...  replicated controllers (decision 0017): the etcd members that hold\n"
+    "                      the lead and the state; one gantryd leads, the others stand by and\n"
+    "                      take over within seconds when it goes (needs a fixed --listen port)\n"
+    "  --name NAME         this controller's name among the replicas (with --etcd)\n"
+    "  --advertise HOST:PORT  where the others send callers to reach this one (default\n"
+    "                      --listen)\n"
+    "  --run-dir DIR       sockets, address and URL files (default DIR/run; one per replica\n"
+    "                      when several share a state dir)\n";
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "gantryd: error: %s\n", message.c_str());
   return 1;
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.push_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// A replica whose lead ended stops serving at once and starts again as a standby: the same
+// program, the same arguments. Exits (75, "temporary failure") when that cannot be done, for
+// a supervisor to start it again.
+[[noreturn]] void RestartAsStandby(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::string name = "gantryd";
+  argv.push_back(name.data());
+  std::vector<std::string> copy = args;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv("/proc/self/exe", argv.data());
+  std::fprintf(stderr, "gantryd: cannot start again: %s\n", std::strerror(errno));
+  std::_Exit(75);
 }
 
 // /metrics (every family), /metrics/<endpoint> (Slurm 25.11's), /livez, /readyz, /healthz.
@@ -75,6 +118,10 @@ int RunGantryd(const std::vector<std::string>& args) {
   std::string state_dir;
   std::string listen = "127.0.0.1:0";
   std::string metrics_listen = "127.0.0.1:0";
+  std::string etcd_list;
+  std::string replica_name;
+  std::string advertise;
+  std::string run_dir_flag;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (const std::optional<int> done = sys::HelpOrVersion(a, kUsage, "gantryd", kVersion)) {
@@ -87,6 +134,14 @@ int RunGantryd(const std::vector<std::string>& args) {
       listen = *l;
     } else if (auto m = value("--metrics")) {
       metrics_listen = *m;
+    } else if (auto e = value("--etcd")) {
+      etcd_list = *e;
+    } else if (auto n = value("--name")) {
+      replica_name = *n;
+    } else if (auto ad = value("--advertise")) {
+      advertise = *ad;
+    } else if (auto r = value("--run-dir")) {
+      run_dir_flag = *r;
     } else {
       std::fprintf(stderr, "gantryd: unknown or incomplete flag \"%s\"\n%s", a.c_str(), kUsage);
       return 2;
@@ -96,6 +151,20 @@ int RunGantryd(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gantryd: --state-dir is required\n%s", kUsage);
     return 2;
   }
+  const std::vector<std::string> etcd_endpoints = SplitList(etcd_list);
+  const bool replicated = !etcd_endpoints.empty();
+  if (replicated != !replica_name.empty()) {
+    std::fprintf(stderr, "gantryd: --etcd and --name go together (a replica has both)\n%s", kUsage);
+    return 2;
+  }
+  if (replicated && listen.ends_with(":0")) {
+    std::fprintf(stderr,
+                 "gantryd: --listen \"%s\": a replicated controller needs a fixed port (the "
+                 "agents and commands are given every replica's address)\n",
+                 listen.c_str());
+    return 2;
+  }
+  if (advertise.empty()) advertise = listen;
 
   // What gantryd creates (state.db and its WAL: every job's script and environment) is its
   // owner's alone; the sockets and the address file get their public modes explicitly.
@@ -103,7 +172,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   if (const std::string why = sys::ShieldFromOomKiller(); !why.empty() && geteuid() == 0) {
     std::fprintf(stderr, "gantryd: not shielded from the OOM killer: %s\n", why.c_str());
   }
-  const std::string run_dir = state_dir + "/run";
+  const std::string run_dir = run_dir_flag.empty() ? state_dir + "/run" : run_dir_flag;
   Result<std::string> spec_text = sys::ReadText(state_dir + "/spec.json");
   if (!spec_text.ok()) return Fail(spec_text.status().message());
   spec::CheckedSpec checked = spec::CheckSpecText(*spec_text);
@@ -139,10 +208,6 @@ int RunGantryd(const std::vector<std::string>& args) {
       !kept.empty()) {
     std::fprintf(stderr, "gantryd: %s\n", kept.c_str());
   }
-  auto store = config->store_conninfo.empty() ? store::OpenSqliteStore(state_dir + "/state.db")
-                                              : store::OpenPostgresStore(config->store_conninfo);
-  if (!store.ok()) return Fail(store.status().ToString());
-
   // Block the stop signals in every thread; the main thread waits for them below.
   const sigset_t stop_signals = sys::BlockStopSignals();
   wire::RaiseDescriptorLimit();
@@ -160,6 +225,61 @@ int RunGantryd(const std::vector<std::string>& args) {
   // before its request is read (review M7).
   tcp->SetAuthMetadataProcessor(
       std::make_shared<rpc::CallGate>(*key, config->cluster_name, auth.verifier()));
+
+  // Replicas: stand by until this one leads, then keep the state in etcd, fenced by the term.
+  std::unique_ptr<ha::Leadership> leadership;
+  std::promise<int> stop_signal;
+  std::shared_future<int> stopped = stop_signal.get_future().share();
+  Result<std::unique_ptr<store::Store>> store = Unavailable("not opened");
+  if (replicated) {
+    ha::LeadershipOptions lead;
+    lead.endpoints = etcd_endpoints;
+    lead.prefix = "gantry/" + config->cluster_name + "/";
+    lead.name = replica_name;
+    lead.address = advertise;
+    leadership = std::make_unique<ha::Leadership>(lead, [args](const std::string& why) {
+      std::fprintf(stderr, "gantryd: the lead is lost (%s): starting again as a standby\n",
+                   why.c_str());
+      RestartAsStandby(args);
+    });
+    std::thread([&stop_signal, &stop_signals, lead_ptr = leadership.get()] {
+      const int got = sys::WaitForStopSignal(stop_signals);
+      lead_ptr->Cancel();
+      stop_signal.set_value(got);
+    }).detach();
+    Result<std::unique_ptr<StandbyServer>> standby =
+        StandbyServer::Start({replica_name, config->cluster_name, kVersion, listen, tcp,
+                              run_dir + "/gantryd.sock", run_dir + "/commands.sock"});
+    if (!standby.ok()) return Fail(standby.status().message());
+    std::fprintf(stderr, "gantryd: replica %s of cluster %s standing by on %s (etcd %s)\n",
+                 replica_name.c_str(), config->cluster_name.c_str(), listen.c_str(),
+                 etcd_list.c_str());
+    Result<int64_t> term = leadership->WaitToLead([&](const std::optional<ha::Holder>& holder) {
+      const std::string leader = holder ? ha::HolderValue(holder->name, holder->address) : "";
+      (*standby)->set_leader(leader);
+      const std::string line =
+          holder ? "leader: " + leader + " (term " + std::to_string(holder->term) + ")"
+                 : std::string("no leader known");
+      std::fprintf(stderr, "gantryd: %s\n", line.c_str());
+    });
+    (*standby)->Stop();
+    if (!term.ok()) {
+      std::fprintf(stderr, "gantryd: signal %d: stopping\n", stopped.get());
+      return 0;
+    }
+    std::fprintf(stderr, "gantryd: replica %s leads cluster %s (term %s)\n", replica_name.c_str(),
+                 config->cluster_name.c_str(), std::to_string(*term).c_str());
+    store::EtcdStoreOptions kept;
+    kept.endpoints = etcd_endpoints;
+    kept.prefix = lead.prefix + "state/";
+    kept.fence_key = leadership->leader_key();
+    kept.fence_revision = *term;
+    store = store::OpenEtcdStore(kept);
+  } else {
+    store = config->store_conninfo.empty() ? store::OpenSqliteStore(state_dir + "/state.db")
+                                           : store::OpenPostgresStore(config->store_conninfo);
+  }
+  if (!store.ok()) return Fail(store.status().ToString());
   builder.AddListeningPort(listen, tcp, &port);
   builder.SetMaxReceiveMessageSize(64 << 20);
   builder.SetMaxSendMessageSize(512 << 20);
@@ -174,6 +294,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   // gRPC needs the services before it binds, and the bound port only after: the controller
   // learns its address once the server is up (it only needs it for job contexts).
   auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);
+  if (replicated) controller->set_replica(replica_name, ha::HolderValue(replica_name, advertise));
   ControllerService controller_service(controller.get(), &auth, kVersion);
   NodeLinkService node_link_service(controller.get(), &auth);
   builder.RegisterService(&controller_service);
@@ -184,7 +305,7 @@ int RunGantryd(const std::vector<std::string>& args) {
 
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail("cannot listen on " + listen);
-  const std::string address = host + ":" + std::to_string(port);
+  const std::string address = replicated ? advertise : host + ":" + std::to_string(port);
   controller->set_controller_address(address);
 
   Result<std::unique_ptr<rpc::UnixListener>> listener =
@@ -224,7 +345,7 @@ int RunGantryd(const std::vector<std::string>& args) {
   std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
                config->cluster_name.c_str(), address.c_str(), run_dir.c_str(), run_dir.c_str());
 
-  const int received = sys::WaitForStopSignal(stop_signals);
+  const int received = replicated ? stopped.get() : sys::WaitForStopSignal(stop_signals);
   std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);
   unlink((run_dir + "/gantryd.addr").c_str());
   unlink((run_dir + "/metrics.url").c_str());
@@ -234,6 +355,8 @@ int RunGantryd(const std::vector<std::string>& args) {
   controller->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   controller->SaveSnapshotNow();
+  // A replica hands the lead on at once: a standby takes over without waiting for the lease.
+  if (leadership) leadership->Resign();
   return 0;
 }
 

@@ -23,6 +23,11 @@ Result<v1::PingReply> Serve(const MethodCall& call, const v1::PingRequest& /*req
   reply.set_version(call.version);
   reply.set_caller_uid(call.caller.uid);
   reply.set_caller_gid(call.caller.gid);
+  if (!call.controller->replica_name().empty()) {
+    reply.set_controller_name(call.controller->replica_name());
+    reply.set_role("leader");
+    reply.set_leader(call.controller->replica_holder());
+  }
   return reply;
 }
 

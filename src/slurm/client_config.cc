@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -77,32 +78,59 @@ bool IsSocket(const std::string& path) {
 
 }  // namespace
 
-Result<Endpoint> ResolveEndpoint(const ClientConfig& config) {
-  if (IsSocket(config.command_socket)) {
-    return Endpoint{config.command_socket, true, "", true};
+std::vector<std::string> SplitControllerList(std::string_view list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string_view item = Trim(list.substr(start, comma - start));
+    if (!item.empty()) out.emplace_back(item);
+    start = comma + 1;
   }
-  if (IsSocket(config.controller_socket)) {
-    return Endpoint{"unix:" + config.controller_socket, true, "", false};
+  return out;
+}
+
+std::vector<Endpoint> ResolveEndpoints(const ClientConfig& config) {
+  // Sockets: every one listed once any of them exists (a replica that is taking the lead has
+  // none for a moment, and is then the one to reach).
+  const auto sockets = [](const std::string& list) {
+    std::vector<std::string> paths = SplitControllerList(list);
+    return std::any_of(paths.begin(), paths.end(), IsSocket) ? paths : std::vector<std::string>();
+  };
+  std::vector<Endpoint> out;
+  for (const std::string& path : sockets(config.command_socket)) {
+    out.push_back(Endpoint{path, true, "", true});
   }
-  std::string address = config.controller_address;
-  if (address.empty() && !config.controller_address_file.empty()) {
+  if (!out.empty()) return out;
+  for (const std::string& path : sockets(config.controller_socket)) {
+    out.push_back(Endpoint{"unix:" + path, true, "", false});
+  }
+  if (!out.empty()) return out;
+  std::string addresses = config.controller_address;
+  if (addresses.empty() && !config.controller_address_file.empty()) {
     std::ifstream in(config.controller_address_file);
     if (in) {
       std::string line;
       std::getline(in, line);
-      address = std::string(Trim(line));
+      addresses = std::string(Trim(line));
     }
   }
-  if (address.empty()) {
-    return Unavailable("no controller socket or address in " + config.path);
+  for (const std::string& address : SplitControllerList(addresses)) {
+    std::string host = address;
+    const size_t colon = host.rfind(':');
+    if (colon != std::string::npos) host.resize(colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);
+    }
+    out.push_back(Endpoint{address, false, host, false});
   }
-  std::string host = address;
-  const size_t colon = host.rfind(':');
-  if (colon != std::string::npos) host.resize(colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  return Endpoint{address, false, host, false};
+  return out;
+}
+
+Result<Endpoint> ResolveEndpoint(const ClientConfig& config) {
+  std::vector<Endpoint> all = ResolveEndpoints(config);
+  if (all.empty()) return Unavailable("no controller socket or address in " + config.path);
+  return all.front();
 }
 
 }  // namespace gantry::slurm

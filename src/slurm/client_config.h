@@ -18,6 +18,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -54,8 +55,16 @@ struct Endpoint {
   bool frames = false;  // the command socket (no gRPC needed)
 };
 
-// Picks a unix socket when one exists, else the TCP address (reading ControllerAddressFile).
-// Unavailable when neither is usable (no socket, no address, unreadable address file).
+// Replicated controllers (decision 0017): CommandSocket, ControllerSocket and ControllerAddress
+// may each list every replica's, comma-separated; the commands follow the leader among them.
+std::vector<std::string> SplitControllerList(std::string_view list);
+
+// Every way to the controllers, in the order to try them: the command sockets that exist, else
+// the gRPC sockets that exist, else the TCP addresses (ControllerAddress, or the first line of
+// ControllerAddressFile). Empty when none is usable.
+std::vector<Endpoint> ResolveEndpoints(const ClientConfig& config);
+// The first of them; Unavailable when there is none (no socket, no address, unreadable
+// address file).
 Result<Endpoint> ResolveEndpoint(const ClientConfig& config);
 
 }  // namespace gantry::slurm

@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "slurm/failover_transport.h"
 #include "slurm/slurm_errors.h"
 #include "wire/unix_socket.h"
 
@@ -62,16 +63,27 @@ class SocketTransport final : public ControllerTransport {
   }
 
  private:
-  // Connects on the first call and sends the request.
+  // Connects on the first call and sends the request. A request that could not be written
+  // was not taken (unsent_): on a connection the controller closed since the last call, it is
+  // sent once more on a new one.
   Status Send(wire::Method method, const std::string& request, int timeout_seconds) {
-    if (fd_ < 0) {
-      Result<int> fd = wire::ConnectUnix(path_);
-      if (!fd.ok()) return Unavailable(kConnectFailure);
-      fd_ = *fd;
+    for (int attempt = 0;; ++attempt) {
+      const bool reused = fd_ >= 0;
+      unsent_ = true;
+      if (!reused) {
+        Result<int> fd = wire::ConnectUnix(path_);
+        if (!fd.ok()) return Unavailable(kConnectFailure);
+        fd_ = *fd;
+      }
+      wire::SetTimeouts(fd_, timeout_seconds);
+      Status sent = wire::WriteFrame(fd_, static_cast<uint8_t>(method), request);
+      if (sent.ok()) {
+        unsent_ = false;
+        return sent;
+      }
+      Status broken = Broken(sent);
+      if (!reused || attempt > 0) return broken;
     }
-    wire::SetTimeouts(fd_, timeout_seconds);
-    Status sent = wire::WriteFrame(fd_, static_cast<uint8_t>(method), request);
-    return sent.ok() ? sent : Broken(sent);
   }
 
   void Disconnect() {
@@ -95,6 +107,10 @@ class SocketTransport final : public ControllerTransport {
 
   std::string path_;
   int fd_ = -1;
+  bool unsent_ = false;
+
+ public:
+  bool last_call_unsent() const override { return unsent_; }
 };
 
 // Every call wrapped in the AsUser envelope, carrying a token (gantry-restd's calls).
@@ -108,6 +124,7 @@ class AsUserTransport final : public ControllerTransport {
     if (inner == nullptr) return nullptr;
     return std::make_unique<AsUserTransport>(std::move(inner), token_, user_name_);
   }
+  bool last_call_unsent() const override { return inner_->last_call_unsent(); }
   Result<std::string> Call(wire::Method method, const std::string& request,
                            int timeout_seconds) override {
     return inner_->Call(wire::Method::kAsUser, Wrap(method, request), timeout_seconds);
@@ -155,18 +172,26 @@ std::unique_ptr<ControllerTransport> CommandSocketTransport(std::string path) {
   return std::make_unique<SocketTransport>(std::move(path));
 }
 
+Result<std::unique_ptr<ControllerTransport>> ConnectEndpoint(const ClientConfig& config,
+                                                             const Endpoint& endpoint) {
+  if (endpoint.frames) return CommandSocketTransport(endpoint.target);
+  if (Remote()) return Remote()(config, endpoint);
+  return Unavailable(kConnectFailure);
+}
+
 Result<std::unique_ptr<ControllerClient>> ControllerClient::Connect(const ClientConfig& config) {
-  Result<Endpoint> endpoint = ResolveEndpoint(config);
-  if (!endpoint.ok()) return Unavailable(kConnectFailure);
-  std::unique_ptr<ControllerTransport> transport;
-  if (endpoint->frames) {
-    transport = CommandSocketTransport(endpoint->target);
-  } else if (Remote()) {
-    GANTRY_ASSIGN_OR_RETURN(transport, Remote()(config, *endpoint));
-  } else {
-    return Unavailable(kConnectFailure);
+  const std::vector<Endpoint> endpoints = ResolveEndpoints(config);
+  if (endpoints.empty()) return Unavailable(kConnectFailure);
+  if (endpoints.size() == 1) {
+    GANTRY_ASSIGN_OR_RETURN(std::unique_ptr<ControllerTransport> transport,
+                            ConnectEndpoint(config, endpoints[0]));
+    return std::make_unique<ControllerClient>(std::move(transport), endpoints[0].host);
   }
-  return std::make_unique<ControllerClient>(std::move(transport), endpoint->host);
+  // Replicated controllers: follow the leader among them.
+  auto transport = std::make_unique<FailoverTransport>(
+      endpoints.size(),
+      [config, endpoints](size_t i) { return ConnectEndpoint(config, endpoints[i]); });
+  return std::make_unique<ControllerClient>(std::move(transport), endpoints[0].host);
 }
 
 ControllerClient::ControllerClient(std::unique_ptr<ControllerTransport> transport,

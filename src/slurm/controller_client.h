@@ -44,6 +44,9 @@ class ControllerTransport {
   // Another connection to the same controller, for calls made at the same time on other
   // threads; null when this transport has none to offer (the default).
   virtual std::unique_ptr<ControllerTransport> Another() const { return nullptr; }
+  // Whether the last call failed before its request could leave (no connection): it did
+  // nothing, and may be made again elsewhere. False when unknown.
+  virtual bool last_call_unsent() const { return false; }
 };
 
 // Makes the transport for an endpoint the command socket cannot serve (Endpoint::frames false).
@@ -111,6 +114,10 @@ class ControllerClient {
   std::unique_ptr<ControllerTransport> transport_;
   std::string controller_host_;
 };
+
+// The transport to one endpoint: its command socket, or the registered remote connector's.
+Result<std::unique_ptr<ControllerTransport>> ConnectEndpoint(const ClientConfig& config,
+                                                             const Endpoint& endpoint);
 
 // The transport over the command socket at `path` (connects on the first call).
 std::unique_ptr<ControllerTransport> CommandSocketTransport(std::string path);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "gantry/v1/controller.grpc.pb.h"
+#include "model/standby.h"
 #include "slurm/slurm_errors.h"
 #include "tls/cluster_tls.h"
 
@@ -50,9 +51,21 @@ class Transport final : public ControllerTransport {
     }
     Reply reply;
     const grpc::Status status = ((*stub_).*method)(&context, request, &reply);
+    // gRPC's texts for a connection that was never made (not one lost during the call).
+    const std::string& text = status.error_message();
+    unsent_ = status.error_code() == grpc::StatusCode::UNAVAILABLE &&
+              (text.find("failed to connect") != std::string::npos ||
+               text.find("Connection refused") != std::string::npos ||
+               text.find("connections to all backends failing") != std::string::npos);
     if (!status.ok()) return FromGrpcStatus(status);
     return reply.SerializeAsString();
   }
+
+ public:
+  bool last_call_unsent() const override { return unsent_; }
+
+ private:
+  bool unsent_ = false;
 
   std::unique_ptr<v1::Controller::Stub> stub_;
   std::optional<rpc::ClusterKey> key_;
@@ -107,8 +120,8 @@ Status FromGrpcStatus(const grpc::Status& status) {
   switch (status.error_code()) {
     case grpc::StatusCode::OK:
       return Status::Ok();
-    case grpc::StatusCode::UNAVAILABLE:
-      return Unavailable(kConnectFailure);
+    case grpc::StatusCode::UNAVAILABLE:  // a standby replica's refusal keeps its text
+      return Unavailable(model::IsStandbyRefusal(message) ? message : kConnectFailure);
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return Unavailable(kSocketTimeout);
     case grpc::StatusCode::UNAUTHENTICATED:

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -64,7 +65,9 @@ Status ReadAll(int fd, char* data, size_t size, bool at_start,
 Status WriteAll(int fd, const char* data, size_t size) {
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = write(fd, data + done, size - done);
+    // MSG_NOSIGNAL: a peer gone is an error here, never a SIGPIPE that kills the caller.
+    ssize_t n = send(fd, data + done, size - done, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = write(fd, data + done, size - done);
     if (n > 0) {
       done += static_cast<size_t>(n);
       continue;
@@ -90,7 +93,11 @@ Status WriteAllSlices(int fd, std::span<const std::string_view> parts) {
       vec.push_back(iovec{const_cast<char*>(parts[i].data() + skip), parts[i].size() - skip});
     }
     if (vec.empty()) break;
-    const ssize_t n = writev(fd, vec.data(), static_cast<int>(vec.size()));
+    msghdr message{};
+    message.msg_iov = vec.data();
+    message.msg_iovlen = vec.size();
+    ssize_t n = sendmsg(fd, &message, MSG_NOSIGNAL);
+    if (n < 0 && errno == ENOTSOCK) n = writev(fd, vec.data(), static_cast<int>(vec.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Unavailable(kTimedOut);
     if (n <= 0) return Unavailable(std::string("write: ") + std::strerror(n < 0 ? errno : EIO));
