@@ -68,6 +68,8 @@ bool ParseClusterFlags(const std::vector<std::string>& args,
       ok = value(&flags->spec);
     } else if (name == "--format") {
       ok = value(&flags->format);
+    } else if (name == "--controllers") {
+      ok = value(&flags->controllers);
     } else if (name == "--yes" || name == "-y") {
       ok = boolean(&flags->yes);
     } else if (name == "--allow-config-changes") {

@@ -16,12 +16,13 @@
 namespace gantry::cli {
 
 struct ClusterFlags {
-  std::optional<std::string> state_dir;  // --state-dir
-  std::optional<std::string> spec;       // --spec
-  std::optional<std::string> format;     // --format
-  bool yes = false;                      // --yes, -y
-  bool allow_config_changes = false;     // --allow-config-changes
-  bool unset = false;                    // --unset
+  std::optional<std::string> state_dir;    // --state-dir
+  std::optional<std::string> spec;         // --spec
+  std::optional<std::string> format;       // --format
+  std::optional<std::string> controllers;  // --controllers
+  bool yes = false;                        // --yes, -y
+  bool allow_config_changes = false;       // --allow-config-changes
+  bool unset = false;                      // --unset
 };
 
 // Parses `args` accepting only the flags named in `allowed` (spelled "--state-dir", ...) and no

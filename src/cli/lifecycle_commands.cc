@@ -1,5 +1,7 @@
 #include "cli/lifecycle_commands.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <ostream>
 
@@ -7,6 +9,7 @@
 #include "cluster/cluster_files.h"
 #include "cluster/environment.h"
 #include "cluster/lifecycle.h"
+#include "cluster/replicas.h"
 #include "cluster/state_dir.h"
 #include "spec/spec_json.h"
 #include "tls/cluster_tls.h"
@@ -16,7 +19,7 @@ namespace gantry::cli {
 namespace {
 
 constexpr char kLifecycleUsage[] =
-    "usage: gantry up [--spec FILE] [--state-dir DIR]\n"
+    "usage: gantry up [--spec FILE] [--state-dir DIR] [--controllers N]\n"
     "       gantry down [--state-dir DIR]\n"
     "       gantry status [--state-dir DIR]\n"
     "       gantry env [--unset] [--state-dir DIR]\n";
@@ -98,12 +101,51 @@ std::optional<cluster::Cluster> ClusterForUp(const ClusterFlags& flags,
   return std::move(created).value();
 }
 
+// --controllers N: a replicated cluster (replicas.h) is made once, on a cluster whose state
+// has never been kept (it would stay in state.db, out of the replicas' reach); after that the
+// cluster keeps its form and the flag may only repeat it.
+Status ApplyControllers(const cluster::Cluster& c, const std::string& text, std::ostream& out) {
+  int count = 0;
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos ||
+      text.size() > 2) {
+    return InvalidArgument("--controllers \"" + text + "\": expected a number of controllers");
+  }
+  count = std::stoi(text);
+  GANTRY_ASSIGN_OR_RETURN(const std::optional<cluster::Replicas> existing,
+                          cluster::LoadReplicas(c.dir));
+  const int now = existing ? static_cast<int>(existing->controllers.size()) : 1;
+  if (count == now) return Status::Ok();
+  if (existing || access((c.dir.dir() + "/state.db").c_str(), F_OK) == 0) {
+    return FailedPrecondition("--controllers " + text + ": cluster " + c.config.cluster_name +
+                              " runs " + std::to_string(now) + " controller" +
+                              (now == 1 ? "" : "s") +
+                              " and has kept state that way; the form "
+                              "is chosen when a cluster is first brought up (gantry cluster "
+                              "delete, then gantry up --spec FILE --controllers " +
+                              text + ")");
+  }
+  GANTRY_ASSIGN_OR_RETURN(const cluster::Replicas replicas, cluster::NewLocalReplicas(count));
+  GANTRY_RETURN_IF_ERROR(cluster::SaveReplicas(c.dir, replicas));
+  out << "cluster " << c.config.cluster_name << ": " << count
+      << " replicated controllers and etcd members (" << cluster::ReplicasPath(c.dir) << ")\n";
+  return Status::Ok();
+}
+
 int Up(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   ClusterFlags flags;
-  if (!ParseClusterFlags(args, {"--spec", "--state-dir"}, kLifecycleUsage, &flags, err)) return 2;
+  if (!ParseClusterFlags(args, {"--spec", "--state-dir", "--controllers"}, kLifecycleUsage, &flags,
+                         err)) {
+    return 2;
+  }
   const cluster::Environment env = cluster::Environment::FromProcess();
   const std::optional<cluster::Cluster> c = ClusterForUp(flags, env, out, err);
   if (!c) return 1;
+  if (flags.controllers) {
+    if (Status s = ApplyControllers(*c, *flags.controllers, out); !s.ok()) {
+      PrintError(s, err);
+      return s.code() == StatusCode::kInvalidArgument ? 2 : 1;
+    }
+  }
   if (Status s = cluster::Up(*c, env, cluster::LifecycleOptions(), out); !s.ok()) {
     PrintError(s, err);
     return 1;
@@ -165,6 +207,12 @@ int StatusCommand(const std::vector<std::string>& args, std::ostream& out, std::
   for (const cluster::AgentStatus& a : s.agents) {
     pid_width = std::max(pid_width, pid_text(a.pid).size());
   }
+  for (const cluster::ReplicaStatus& r : s.replicas) {
+    pid_width = std::max(pid_width, pid_text(r.pid).size());
+  }
+  for (const cluster::ReplicaStatus& m : s.etcd) {
+    pid_width = std::max(pid_width, pid_text(m.pid).size());
+  }
   auto line = [&](const std::string& name, pid_t pid, const std::string& detail) {
     std::string text = name + std::string(width - name.size() + 2, ' ') +
                        (pid ? "running  " : "stopped  ") + pid_text(pid);
@@ -179,7 +227,17 @@ int StatusCommand(const std::vector<std::string>& args, std::ostream& out, std::
     gantryd_detail += (gantryd_detail.empty() ? "" : "  ") + std::string("(not answering: ") +
                       s.ping.message() + ")";
   }
-  line("gantryd", s.gantryd_pid, gantryd_detail);
+  if (s.replicas.empty()) {
+    line("gantryd", s.gantryd_pid, gantryd_detail);
+  } else {
+    // Replicated controllers: each one, the leader marked; then their etcd members.
+    for (const cluster::ReplicaStatus& r : s.replicas) {
+      std::string detail = r.address;
+      if (!r.role.empty()) detail += "  " + r.role;
+      line("gantryd " + r.name, r.pid, detail);
+    }
+    for (const cluster::ReplicaStatus& m : s.etcd) line("etcd " + m.name, m.pid, m.address);
+  }
   for (const cluster::AgentStatus& a : s.agents) {
     std::string detail = a.controller_state;
     if (!a.expected) detail += (detail.empty() ? "" : "  ") + std::string("(not in the spec)");

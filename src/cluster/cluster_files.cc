@@ -40,13 +40,27 @@ Result<spec::ClusterSpec> ReadSpecFile(const std::string& path) {
   return CheckText(text, path);
 }
 
-std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir) {
+std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir,
+                             const Replicas* replicas) {
   std::string conf;
   conf += "ClusterName=" + std::string(cluster_name) + "\n";
   conf += "StateDir=" + dir.dir() + "\n";
-  conf += "CommandSocket=" + dir.command_socket() + "\n";
-  conf += "ControllerSocket=" + dir.socket() + "\n";
-  conf += "ControllerAddressFile=" + dir.addr_file() + "\n";
+  if (replicas != nullptr) {
+    // Every replica's way in: the commands follow the leader among them.
+    std::string commands;
+    std::string sockets;
+    for (const Replica& r : replicas->controllers) {
+      commands += (commands.empty() ? "" : ",") + ReplicaRunDir(dir, r.name) + "/commands.sock";
+      sockets += (sockets.empty() ? "" : ",") + ReplicaRunDir(dir, r.name) + "/gantryd.sock";
+    }
+    conf += "CommandSocket=" + commands + "\n";
+    conf += "ControllerSocket=" + sockets + "\n";
+    conf += "ControllerAddress=" + replicas->ControllerAddresses() + "\n";
+  } else {
+    conf += "CommandSocket=" + dir.command_socket() + "\n";
+    conf += "ControllerSocket=" + dir.socket() + "\n";
+    conf += "ControllerAddressFile=" + dir.addr_file() + "\n";
+  }
   conf += "KeyFile=" + dir.key() + "\n";
   conf += "CaFile=" + tls::TlsPaths{dir.tls()}.ca_cert() + "\n";
   return conf;
@@ -122,8 +136,9 @@ Result<Cluster> LoadCluster(const StateDir& dir) {
   return Cluster{dir, std::move(spec), std::move(config)};
 }
 
-Status RefreshGantryConf(const StateDir& dir, std::string_view cluster_name) {
-  const std::string conf = RenderGantryConf(cluster_name, dir);
+Status RefreshGantryConf(const StateDir& dir, std::string_view cluster_name,
+                         const Replicas* replicas) {
+  const std::string conf = RenderGantryConf(cluster_name, dir, replicas);
   Result<std::string> now = ReadText(dir.conf());
   if (now.ok() && *now == conf) return Status::Ok();
   return WriteFileAtomically(dir.conf(), conf, 0644);

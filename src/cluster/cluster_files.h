@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "cluster/replicas.h"
 #include "cluster/state_dir.h"
 #include "spec/cluster_spec.h"
 #include "spec/effective_config.h"
@@ -32,7 +33,10 @@ Result<spec::ClusterSpec> ReadSpecFile(const std::string& path);
 // gantry.conf for the cluster:
 //   ClusterName=<name>\nStateDir=DIR\nControllerSocket=DIR/gantryd.sock\n
 //   ControllerAddressFile=DIR/gantryd.addr\nKeyFile=DIR/cluster.key\n
-std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir);
+// Replicated controllers (replicas.h): CommandSocket, ControllerSocket and ControllerAddress
+// list every replica's, comma-separated, instead of the one gantryd's.
+std::string RenderGantryConf(std::string_view cluster_name, const StateDir& dir,
+                             const Replicas* replicas = nullptr);
 
 // 32 random bytes from /dev/urandom as 64 lower-case hex characters and a newline.
 Result<std::string> NewKeyText();
@@ -49,7 +53,8 @@ Result<Cluster> LoadCluster(const StateDir& dir);
 // Replaces DIR/spec.json atomically with the canonical form of `spec`.
 // Writes gantry.conf for `cluster` again when it differs (a cluster made by an older gantry
 // names its sockets where they no longer are).
-Status RefreshGantryConf(const StateDir& dir, std::string_view cluster_name);
+Status RefreshGantryConf(const StateDir& dir, std::string_view cluster_name,
+                         const Replicas* replicas = nullptr);
 
 Status WriteSpecFile(const StateDir& dir, const spec::ClusterSpec& spec);
 

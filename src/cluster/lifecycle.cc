@@ -11,6 +11,8 @@
 
 #include "cluster/controller_client.h"
 #include "cluster/process.h"
+#include "cluster/replicas.h"
+#include "etcd/etcd_client.h"
 #include "model/node_state.h"
 #include "sys/disk_reserve.h"
 #include "tls/cluster_tls.h"
@@ -160,8 +162,9 @@ struct StartedAgent {
 
 // Waits until every started agent is registered with the controller (or, when the controller
 // cannot tell, has stayed alive for agent_settle). Fails when one exits.
-Status WaitForAgents(const StateDir& dir, std::vector<StartedAgent>& agents,
-                     const LifecycleOptions& options, std::ostream& out) {
+Status WaitForAgents(const StateDir& dir, const std::string& controller_socket,
+                     std::vector<StartedAgent>& agents, const LifecycleOptions& options,
+                     std::ostream& out) {
   const auto start = SteadyClock::now();
   const auto deadline = start + options.start_timeout;
   Status nodes_status;
@@ -180,7 +183,7 @@ Status WaitForAgents(const StateDir& dir, std::vector<StartedAgent>& agents,
       for (const std::string& f : failures) message += (message.empty() ? "" : "\n") + f;
       return Unavailable(message);
     }
-    Result<v1::GetNodesReply> nodes = GetControllerNodes(dir.socket(), options.rpc_timeout);
+    Result<v1::GetNodesReply> nodes = GetControllerNodes(controller_socket, options.rpc_timeout);
     if (nodes.ok()) {
       std::map<std::string, const v1::Node*> by_name;
       for (const v1::Node& n : nodes->nodes()) by_name[n.name()] = &n;
@@ -213,7 +216,8 @@ Status WaitForAgents(const StateDir& dir, std::vector<StartedAgent>& agents,
                      "/agent-<node>.log and " + dir.gantryd_log());
 }
 
-Status EnsureAgents(const Cluster& cluster, const std::string& address, const Environment& env,
+Status EnsureAgents(const Cluster& cluster, const std::string& address,
+                    const std::string& controller_socket, const Environment& env,
                     const LifecycleOptions& options, std::ostream& out) {
   const StateDir& dir = cluster.dir;
   const tls::TlsPaths tls{dir.tls()};
@@ -257,7 +261,7 @@ Status EnsureAgents(const Cluster& cluster, const std::string& address, const En
     started.push_back(a);
   }
   if (started.empty()) return Status::Ok();
-  GANTRY_RETURN_IF_ERROR(WaitForAgents(dir, started, options, out));
+  GANTRY_RETURN_IF_ERROR(WaitForAgents(dir, controller_socket, started, options, out));
   for (const StartedAgent& a : started) {
     out << "agent " << a.node << "  started  pid " << a.pid << "\n";
   }
@@ -304,6 +308,121 @@ Status EnsureRestd(const Cluster& cluster, const Environment& env, const Lifecyc
   return Unavailable("gantry-restd (pid " + std::to_string(pid) + ") did not write " +
                      dir.restd_url_file() + " in " + Seconds(options.start_timeout) + "; see " +
                      dir.restd_log());
+}
+
+// ---- the replicated form (replicas.h) ------------------------------------------------------
+
+std::vector<std::string> EtcdSignature(const StateDir& dir, const EtcdMember& m) {
+  return {"--data-dir", EtcdDataDir(dir, m.name)};
+}
+
+std::vector<std::string> ReplicaSignature(const StateDir& dir, const Replica& r) {
+  return {"--run-dir", ReplicaRunDir(dir, r.name)};
+}
+
+// Starts the etcd members that do not run and waits until the cluster answers.
+Status EnsureEtcd(const StateDir& dir, const Replicas& replicas, const Environment& env,
+                  const LifecycleOptions& options, std::ostream& out) {
+  std::string initial;
+  for (const EtcdMember& m : replicas.etcd) {
+    initial += (initial.empty() ? "" : ",") + m.name + "=http://" + m.peer;
+  }
+  std::optional<std::string> binary;
+  for (const EtcdMember& m : replicas.etcd) {
+    if (const std::optional<pid_t> pid =
+            LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, EtcdSignature(dir, m))) {
+      out << "etcd " << m.name << "  running  pid " << *pid << "  " << m.client << "\n";
+      continue;
+    }
+    if (!binary) {
+      GANTRY_ASSIGN_OR_RETURN(binary, FindBinary(env, kEtcdName));
+    }
+    std::error_code ec;
+    fs::create_directories(EtcdDataDir(dir, m.name), ec);
+    if (ec) return Unavailable("cannot create " + EtcdDataDir(dir, m.name) + ": " + ec.message());
+    // Transactions as large as the store's batches (store/etcd_store.h).
+    GANTRY_ASSIGN_OR_RETURN(const pid_t pid, SpawnDetached({*binary,
+                                                            {"--name",
+                                                             m.name,
+                                                             "--data-dir",
+                                                             EtcdDataDir(dir, m.name),
+                                                             "--listen-client-urls",
+                                                             "http://" + m.client,
+                                                             "--advertise-client-urls",
+                                                             "http://" + m.client,
+                                                             "--listen-peer-urls",
+                                                             "http://" + m.peer,
+                                                             "--initial-advertise-peer-urls",
+                                                             "http://" + m.peer,
+                                                             "--initial-cluster",
+                                                             initial,
+                                                             "--initial-cluster-state",
+                                                             "new",
+                                                             "--max-txn-ops",
+                                                             "100000",
+                                                             "--max-request-bytes",
+                                                             "33554432"},
+                                                            EtcdLog(dir, m.name),
+                                                            dir.dir()}));
+    GANTRY_RETURN_IF_ERROR(WritePidFile(EtcdPidFile(dir, m.name), pid));
+    out << "etcd " << m.name << "  started  pid " << pid << "  " << m.client << "\n";
+  }
+  const auto deadline = SteadyClock::now() + options.start_timeout;
+  Status last;
+  while (SteadyClock::now() < deadline) {
+    // A new client each time: a channel that met the port closed recovers slowly.
+    std::vector<std::string> endpoints;
+    for (const EtcdMember& m : replicas.etcd) endpoints.push_back(m.client);
+    etcd::EtcdClient probe(endpoints, options.rpc_timeout);
+    Result<std::optional<etcd::KeyValue>> got = probe.Get("gantry/probe");
+    if (got.ok()) return Status::Ok();
+    last = got.status();
+    std::this_thread::sleep_for(options.poll);
+  }
+  return Unavailable("etcd does not answer after " + Seconds(options.start_timeout) + " (" +
+                     last.message() + "); see " + dir.logs() + "/etcd-*.log");
+}
+
+// Starts the replicas that do not run and waits until one leads; returns its gRPC socket.
+Result<std::string> EnsureReplicas(const StateDir& dir, const Replicas& replicas,
+                                   const Environment& env, const LifecycleOptions& options,
+                                   std::ostream& out) {
+  std::optional<std::string> binary;
+  for (const Replica& r : replicas.controllers) {
+    if (const std::optional<pid_t> pid =
+            LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName, ReplicaSignature(dir, r))) {
+      out << "gantryd " << r.name << "  running  pid " << *pid << "  " << r.address << "\n";
+      continue;
+    }
+    if (!binary) {
+      GANTRY_ASSIGN_OR_RETURN(binary, FindBinary(env, kGantrydName));
+    }
+    std::error_code ec;
+    fs::create_directories(ReplicaRunDir(dir, r.name), ec);
+    GANTRY_ASSIGN_OR_RETURN(
+        const pid_t pid, SpawnDetached({*binary,
+                                        {"--state-dir", dir.dir(), "--listen", r.address, "--etcd",
+                                         replicas.EtcdEndpoints(), "--name", r.name, "--run-dir",
+                                         ReplicaRunDir(dir, r.name)},
+                                        ReplicaLog(dir, r.name),
+                                        dir.dir()}));
+    GANTRY_RETURN_IF_ERROR(WritePidFile(ReplicaPidFile(dir, r.name), pid));
+    out << "gantryd " << r.name << "  started  pid " << pid << "  " << r.address << "\n";
+  }
+  const auto deadline = SteadyClock::now() + options.start_timeout;
+  while (SteadyClock::now() < deadline) {
+    for (const Replica& r : replicas.controllers) {
+      const std::string socket = ReplicaRunDir(dir, r.name) + "/gantryd.sock";
+      Result<v1::PingReply> ping = PingController(socket, options.rpc_timeout);
+      if (ping.ok() && ping->role() == "leader") {
+        out << "gantryd " << r.name << " leads\n";
+        return socket;
+      }
+    }
+    std::this_thread::sleep_for(options.poll);
+  }
+  return Unavailable("no gantryd replica leads after " + Seconds(options.start_timeout) + "; see " +
+                     dir.logs() + "/gantryd-*.log and etcd-*.log");
 }
 
 struct Running {
@@ -408,19 +527,48 @@ Status Up(const Cluster& cluster, const Environment& env, const LifecycleOptions
     out << freed << "\n";
   }
   GANTRY_RETURN_IF_ERROR(cluster.dir.Secure());
-  GANTRY_RETURN_IF_ERROR(RefreshGantryConf(cluster.dir, cluster.config.cluster_name));
+  GANTRY_ASSIGN_OR_RETURN(const std::optional<Replicas> replicas, LoadReplicas(cluster.dir));
+  GANTRY_RETURN_IF_ERROR(
+      RefreshGantryConf(cluster.dir, cluster.config.cluster_name, replicas ? &*replicas : nullptr));
   // Clusters made before TLS, nodes added since and certificates near their end.
   GANTRY_RETURN_IF_ERROR(tls::EnsureClusterCertificates(tls::TlsPaths{cluster.dir.tls()},
                                                         ComputeNodes(cluster.config)));
-  GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));
-  GANTRY_RETURN_IF_ERROR(EnsureAgents(cluster, address, env, options, out));
+  if (replicas) {
+    GANTRY_RETURN_IF_ERROR(EnsureEtcd(cluster.dir, *replicas, env, options, out));
+    GANTRY_ASSIGN_OR_RETURN(const std::string leader,
+                            EnsureReplicas(cluster.dir, *replicas, env, options, out));
+    GANTRY_RETURN_IF_ERROR(
+        EnsureAgents(cluster, replicas->ControllerAddresses(), leader, env, options, out));
+  } else {
+    GANTRY_ASSIGN_OR_RETURN(const std::string address, EnsureGantryd(cluster, env, options, out));
+    GANTRY_RETURN_IF_ERROR(EnsureAgents(cluster, address, cluster.dir.socket(), env, options, out));
+  }
   return EnsureRestd(cluster, env, options, out);
 }
 
 Status Down(const StateDir& dir, const LifecycleOptions& options, std::ostream& out) {
   GANTRY_RETURN_IF_ERROR(StopRestd(dir, options, out));
   GANTRY_RETURN_IF_ERROR(StopAgents(dir, dir.NodesWithPidFiles(), options, out));
-  return StopGantryd(dir, options, out);
+  GANTRY_RETURN_IF_ERROR(StopGantryd(dir, options, out));
+  Result<std::optional<Replicas>> replicas = LoadReplicas(dir);
+  if (!replicas.ok() || !*replicas) return replicas.status();
+  // The replicas, then the members they keep their state in.
+  std::vector<Running> controllers;
+  for (const Replica& r : (*replicas)->controllers) {
+    if (const std::optional<pid_t> pid =
+            LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName, ReplicaSignature(dir, r))) {
+      controllers.push_back({"gantryd " + r.name, ReplicaPidFile(dir, r.name), *pid});
+    }
+  }
+  GANTRY_RETURN_IF_ERROR(StopAll(controllers, options, out));
+  std::vector<Running> members;
+  for (const EtcdMember& m : (*replicas)->etcd) {
+    if (const std::optional<pid_t> pid =
+            LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, EtcdSignature(dir, m))) {
+      members.push_back({"etcd " + m.name, EtcdPidFile(dir, m.name), *pid});
+    }
+  }
+  return StopAll(members, options, out);
 }
 
 Status RestartForUpdate(const Cluster& before, const Cluster& after, const Environment& env,
@@ -491,7 +639,12 @@ bool ClusterStatus::AllRunning() const {
                      [](const AgentStatus& a) { return !a.expected || a.pid > 0; });
 }
 
-bool ClusterStatus::NoneRunning() const { return gantryd_pid == 0 && RunningAgents() == 0; }
+bool ClusterStatus::NoneRunning() const {
+  return gantryd_pid == 0 && RunningAgents() == 0 &&
+         std::none_of(replicas.begin(), replicas.end(),
+                      [](const ReplicaStatus& r) { return r.pid != 0; }) &&
+         std::none_of(etcd.begin(), etcd.end(), [](const ReplicaStatus& m) { return m.pid != 0; });
+}
 
 ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
                              std::chrono::milliseconds rpc_timeout) {
@@ -502,6 +655,33 @@ ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
   if (const std::optional<pid_t> pid = LiveGantryd(dir)) {
     s.gantryd_pid = *pid;
     s.gantryd_address = ReadAddress(dir).value_or("");
+  }
+  // Replicas: each one's process and role; the leader stands for "gantryd" below.
+  std::string controller_socket = dir.socket();
+  if (Result<std::optional<Replicas>> replicas = LoadReplicas(dir); replicas.ok() && *replicas) {
+    for (const Replica& r : (*replicas)->controllers) {
+      ReplicaStatus rs{r.name, r.address, 0, ""};
+      const std::string socket = ReplicaRunDir(dir, r.name) + "/gantryd.sock";
+      if (const std::optional<pid_t> pid =
+              LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName, ReplicaSignature(dir, r))) {
+        rs.pid = *pid;
+        if (ask_controller) {
+          Result<v1::PingReply> ping = PingController(socket, rpc_timeout);
+          rs.role = ping.ok() ? ping->role() : "not answering";
+        }
+      }
+      if (rs.role == "leader" || (s.gantryd_pid == 0 && rs.pid != 0 && !ask_controller)) {
+        s.gantryd_pid = rs.pid;
+        s.gantryd_address = r.address;
+        controller_socket = socket;
+      }
+      s.replicas.push_back(rs);
+    }
+    for (const EtcdMember& m : (*replicas)->etcd) {
+      s.etcd.push_back(
+          {m.name, m.client,
+           LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, EtcdSignature(dir, m)).value_or(0), ""});
+    }
   }
   if (const std::optional<pid_t> pid = LiveRestd(dir)) {
     s.restd_pid = *pid;
@@ -519,10 +699,10 @@ ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
     }
   }
   if (s.gantryd_pid == 0 || !ask_controller) return s;
-  Result<v1::PingReply> ping = PingController(dir.socket(), rpc_timeout);
+  Result<v1::PingReply> ping = PingController(controller_socket, rpc_timeout);
   s.ping = ping.status();
   if (!ping.ok()) return s;
-  Result<v1::GetNodesReply> nodes = GetControllerNodes(dir.socket(), rpc_timeout);
+  Result<v1::GetNodesReply> nodes = GetControllerNodes(controller_socket, rpc_timeout);
   s.nodes = nodes.status();
   if (!nodes.ok()) return s;
   std::map<std::string, std::string> states;

@@ -50,6 +50,7 @@ namespace gantry::cluster {
 inline constexpr char kGantrydName[] = "gantryd";
 inline constexpr char kAgentName[] = "gantry-agent";
 inline constexpr char kRestdName[] = "gantry-restd";
+inline constexpr char kEtcdName[] = "etcd";
 
 struct LifecycleOptions {
   std::chrono::milliseconds start_timeout = std::chrono::seconds(30);
@@ -84,14 +85,25 @@ struct AgentStatus {
   bool expected = true;  // false: a pid file for a node the spec no longer has
 };
 
+// A replicated cluster's gantryd or etcd member (replicas.h).
+struct ReplicaStatus {
+  std::string name;
+  std::string address;  // the controller's, or the member's client address
+  pid_t pid = 0;        // 0 when not running
+  std::string role;     // gantryd: "leader", "standby", "not answering"; "" when not asked
+};
+
 struct ClusterStatus {
+  // The one gantryd; for replicated controllers, the leader (when asked) or a live replica.
   pid_t gantryd_pid = 0;        // 0 when not running
   std::string gantryd_address;  // DIR/gantryd.addr
   pid_t restd_pid = 0;          // gantry-restd; 0 when not running
   std::string rest_url;         // its HTTPS URL (DIR/run/restd.url)
   Status ping;                  // Ping over the socket (only tried when gantryd runs)
   std::vector<AgentStatus> agents;
-  Status nodes;  // GetNodes (only tried when Ping answered)
+  Status nodes;                         // GetNodes (only tried when Ping answered)
+  std::vector<ReplicaStatus> replicas;  // replicated controllers only
+  std::vector<ReplicaStatus> etcd;      // their etcd members
 
   int RunningAgents() const;
   int ExpectedAgents() const;
