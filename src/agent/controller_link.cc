@@ -12,6 +12,8 @@
 namespace gantry::agent {
 namespace {
 
+constexpr std::chrono::milliseconds kReplicaCallTimeout{3000};
+
 // "a:1,b:2" -> {"a:1", "b:2"}.
 std::vector<std::string> SplitAddresses(const std::string& list) {
   std::vector<std::string> out;
@@ -254,7 +256,12 @@ size_t ControllerLink::queued_reports() const {
 }
 
 void ControllerLink::SetContext(grpc::ClientContext* context) const {
-  context->set_deadline(std::chrono::system_clock::now() + options_.call_timeout);
+  // With several controllers, one that went silent (its host cut off) is left for the next
+  // within a few seconds.
+  const std::chrono::milliseconds timeout =
+      stubs_.size() > 1 ? std::min(options_.call_timeout, kReplicaCallTimeout)
+                        : options_.call_timeout;
+  context->set_deadline(std::chrono::system_clock::now() + timeout);
 }
 
 grpc::Status ControllerLink::CallRegister(gantry::v1::RegisterReply* reply) {

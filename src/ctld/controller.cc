@@ -329,6 +329,7 @@ Status Controller::Finish(std::unique_ptr<store::PendingWrite> pending, AfterCom
   if (!seqs.ok()) {
     // The state in memory may now be ahead of the disk; the controller cannot go on safely.
     Log("fatal: the store failed a commit: " + seqs.status().ToString());
+    if (on_fatal_) on_fatal_();
     std::_Exit(70);
   }
   for (auto& fn : after) fn();

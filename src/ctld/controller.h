@@ -159,6 +159,9 @@ class Controller {
     replica_holder_ = std::move(holder);
   }
   const std::string& replica_name() const { return replica_name_; }
+  // Runs instead of exiting when a commit fails (a replica starts again as a standby); it must
+  // not return. Set once, before the services are started.
+  void set_on_fatal(std::function<void()> on_fatal) { on_fatal_ = std::move(on_fatal); }
   const std::string& replica_holder() const { return replica_holder_; }
   // Saves a snapshot of the whole state now (at a clean stop, so the next start replays little).
   void SaveSnapshotNow();
@@ -315,8 +318,9 @@ class Controller {
   UnixTime boot_time_ = 0;
   UnixTime last_purge_ GANTRY_GUARDED_BY(mu_) = 0;
   std::string controller_address_ GANTRY_GUARDED_BY(mu_);
-  std::string replica_name_;    // set before serving, then read only
-  std::string replica_holder_;  // likewise
+  std::string replica_name_;        // set before serving, then read only
+  std::string replica_holder_;      // likewise
+  std::function<void()> on_fatal_;  // likewise
   // Each job's record in its wire form, for listings: made when first listed, made again when
   // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or
   // with mu_ held exclusively.

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <future>
 #include <thread>
 
@@ -68,6 +69,18 @@ constexpr char kUsage[] =
 int Fail(const std::string& message) {
   std::fprintf(stderr, "gantryd: error: %s\n", message.c_str());
   return 1;
+}
+
+// A replica's line about the lead, with the time (UTC, milliseconds): takeovers are read from
+// the logs of several hosts.
+void Note(const std::string& line) {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  tm utc{};
+  gmtime_r(&ts.tv_sec, &utc);
+  char stamp[40];
+  std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &utc);
+  std::fprintf(stderr, "%s.%03ldZ gantryd: %s\n", stamp, ts.tv_nsec / 1000000, line.c_str());
 }
 
 std::vector<std::string> SplitList(const std::string& list) {
@@ -238,8 +251,7 @@ int RunGantryd(const std::vector<std::string>& args) {
     lead.name = replica_name;
     lead.address = advertise;
     leadership = std::make_unique<ha::Leadership>(lead, [args](const std::string& why) {
-      std::fprintf(stderr, "gantryd: the lead is lost (%s): starting again as a standby\n",
-                   why.c_str());
+      Note("the lead is lost (" + why + "): starting again as a standby");
       RestartAsStandby(args);
     });
     std::thread([&stop_signal, &stop_signals, lead_ptr = leadership.get()] {
@@ -251,30 +263,34 @@ int RunGantryd(const std::vector<std::string>& args) {
         StandbyServer::Start({replica_name, config->cluster_name, kVersion, listen, tcp,
                               run_dir + "/gantryd.sock", run_dir + "/commands.sock"});
     if (!standby.ok()) return Fail(standby.status().message());
-    std::fprintf(stderr, "gantryd: replica %s of cluster %s standing by on %s (etcd %s)\n",
-                 replica_name.c_str(), config->cluster_name.c_str(), listen.c_str(),
-                 etcd_list.c_str());
+    Note("replica " + replica_name + " of cluster " + config->cluster_name + " standing by on " +
+         listen + " (etcd " + etcd_list + ")");
     Result<int64_t> term = leadership->WaitToLead([&](const std::optional<ha::Holder>& holder) {
       const std::string leader = holder ? ha::HolderValue(holder->name, holder->address) : "";
       (*standby)->set_leader(leader);
       const std::string line =
           holder ? "leader: " + leader + " (term " + std::to_string(holder->term) + ")"
                  : std::string("no leader known");
-      std::fprintf(stderr, "gantryd: %s\n", line.c_str());
+      Note(line);
     });
     (*standby)->Stop();
     if (!term.ok()) {
       std::fprintf(stderr, "gantryd: signal %d: stopping\n", stopped.get());
       return 0;
     }
-    std::fprintf(stderr, "gantryd: replica %s leads cluster %s (term %s)\n", replica_name.c_str(),
-                 config->cluster_name.c_str(), std::to_string(*term).c_str());
+    Note("replica " + replica_name + " leads cluster " + config->cluster_name + " (term " +
+         std::to_string(*term) + ")");
     store::EtcdStoreOptions kept;
-    kept.endpoints = etcd_endpoints;
+    kept.endpoints = {leadership->current_endpoint()};  // the member that answered, first
+    for (const std::string& e : etcd_endpoints) {
+      if (e != kept.endpoints[0]) kept.endpoints.push_back(e);
+    }
     kept.prefix = lead.prefix + "state/";
     kept.fence_key = leadership->leader_key();
     kept.fence_revision = *term;
     store = store::OpenEtcdStore(kept);
+    if (store.ok())
+      Note("state in etcd opened (last seq " + std::to_string((*store)->LastSeq()) + ")");
   } else {
     store = config->store_conninfo.empty() ? store::OpenSqliteStore(state_dir + "/state.db")
                                            : store::OpenPostgresStore(config->store_conninfo);
@@ -294,7 +310,11 @@ int RunGantryd(const std::vector<std::string>& args) {
   // gRPC needs the services before it binds, and the bound port only after: the controller
   // learns its address once the server is up (it only needs it for job contexts).
   auto controller = std::make_unique<Controller>(settings, store->get(), &clock, &agents);
-  if (replicated) controller->set_replica(replica_name, ha::HolderValue(replica_name, advertise));
+  if (replicated) {
+    controller->set_replica(replica_name, ha::HolderValue(replica_name, advertise));
+    // A commit refused (the lead passed on) or lost with etcd: start again as a standby.
+    controller->set_on_fatal([args] { RestartAsStandby(args); });
+  }
   ControllerService controller_service(controller.get(), &auth, kVersion);
   NodeLinkService node_link_service(controller.get(), &auth);
   builder.RegisterService(&controller_service);
@@ -302,6 +322,7 @@ int RunGantryd(const std::vector<std::string>& args) {
 
   Status recovered = controller->Recover(state::ConfigFromSpec(*effective));
   if (!recovered.ok()) return Fail("recovery failed: " + recovered.ToString());
+  if (replicated) Note("recovered");
 
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) return Fail("cannot listen on " + listen);
@@ -342,8 +363,13 @@ int RunGantryd(const std::vector<std::string>& args) {
   }
   Status written = sys::WriteFileAtomically(run_dir + "/gantryd.addr", address + "\n", 0644);
   if (!written.ok()) return Fail(written.ToString());
-  std::fprintf(stderr, "gantryd: cluster %s serving on %s, %s/gantryd.sock and %s/commands.sock\n",
-               config->cluster_name.c_str(), address.c_str(), run_dir.c_str(), run_dir.c_str());
+  const std::string serving = "cluster " + config->cluster_name + " serving on " + address + ", " +
+                              run_dir + "/gantryd.sock and " + run_dir + "/commands.sock";
+  if (replicated) {
+    Note(serving);
+  } else {
+    std::fprintf(stderr, "gantryd: %s\n", serving.c_str());
+  }
 
   const int received = replicated ? stopped.get() : sys::WaitForStopSignal(stop_signals);
   std::fprintf(stderr, "gantryd: signal %d: stopping\n", received);

@@ -12,6 +12,9 @@ KeyValue FromProto(const mvccpb::KeyValue& kv) {
                   kv.mod_revision(), kv.version(), kv.lease()};
 }
 
+// How long a member not yet connected gets to connect before the others are tried first.
+constexpr std::chrono::milliseconds kConnectProbe{300};
+
 bool Unreachable(const grpc::Status& status) {
   return status.error_code() == grpc::StatusCode::UNAVAILABLE ||
          status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED;
@@ -78,16 +81,29 @@ Status EtcdClient::Call(const std::string& what,
   if (members_.empty()) return Unavailable("etcd: no endpoint");
   const size_t first = current_.load();
   grpc::Status status;
-  for (size_t i = 0; i < members_.size(); ++i) {
-    const size_t at = (first + i) % members_.size();
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + call_timeout_);
-    status = call(members_[at], context);
-    if (!Unreachable(status)) {
-      current_ = at;
-      if (status.ok()) return Status::Ok();
-      const Status s = rpc::FromGrpcCode(status);
-      return {s.code(), "etcd " + what + ": " + status.error_message()};
+  // First the members this client is connected to or connects to at once; then, as a last
+  // resort, the others with the whole timeout. A member cut off the network (its connection
+  // attempts unanswered) thus costs a failover a moment, not a call timeout.
+  std::vector<size_t> later;
+  for (int pass = 0; pass < 2; ++pass) {
+    const size_t count = pass == 0 ? members_.size() : later.size();
+    for (size_t i = 0; i < count; ++i) {
+      const size_t at = pass == 0 ? (first + i) % members_.size() : later[i];
+      Member& m = members_[at];
+      if (pass == 0 && members_.size() > 1 && m.channel->GetState(true) != GRPC_CHANNEL_READY &&
+          !m.channel->WaitForConnected(std::chrono::system_clock::now() + kConnectProbe)) {
+        later.push_back(at);
+        continue;
+      }
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + call_timeout_);
+      status = call(m, context);
+      if (!Unreachable(status)) {
+        current_ = at;
+        if (status.ok()) return Status::Ok();
+        const Status s = rpc::FromGrpcCode(status);
+        return {s.code(), "etcd " + what + ": " + status.error_message()};
+      }
     }
   }
   return Unavailable("etcd " + what + ": no member answered (" + status.error_message() + ")");

@@ -101,6 +101,9 @@ class EtcdClient {
   Result<int64_t> KeepAlive(int64_t lease);
   Status RevokeLease(int64_t lease);
 
+  // The member calls go to now: the one that answered last.
+  const std::string& current_endpoint() const { return members_[current_.load()].endpoint; }
+
   // Changes to the keys with `prefix` from `start_revision` on (0: from now), in order, each
   // batch with the revision it brings the store to, until the Watch is destroyed. When the
   // stream breaks, it is opened again from the revision after the last one delivered, so

@@ -129,3 +129,30 @@ TEST(EtcdUnreachableTest, NoMemberAnsweringIsUnavailable) {
 
 }  // namespace
 }  // namespace gantry::etcd
+
+namespace gantry::etcd {
+namespace {
+
+// A member that takes connections and never speaks (a host cut off looks the same to gRPC):
+// calls go to the members that answer without waiting out the call timeout.
+TEST_F(EtcdTest, AMemberThatNeverAnswersIsPassedOver) {
+  const int silent = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(silent, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(silent, 16), 0);
+  socklen_t length = sizeof(addr);
+  getsockname(silent, reinterpret_cast<sockaddr*>(&addr), &length);
+  const std::string dead = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  EtcdClient etcd({dead, endpoint_}, std::chrono::seconds(5));
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(etcd.Put("t-silent/a", "1").ok());
+  Result<std::optional<KeyValue>> got = etcd.Get("t-silent/a");
+  ASSERT_TRUE(got.ok() && *got) << got.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+  close(silent);
+}
+
+}  // namespace
+}  // namespace gantry::etcd

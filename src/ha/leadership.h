@@ -74,6 +74,10 @@ class Leadership {
   void Resign();
 
   bool leading() const { return leading_.load(); }
+  // The etcd member that answered last (a member cut off answers nothing), for other clients
+  // to start with: gRPC shares connections between a process's clients, and one to a member
+  // cut off looks healthy until a call to it times out.
+  const std::string& current_endpoint() const { return etcd_.current_endpoint(); }
   const std::string& leader_key() const { return key_; }
 
  private:

@@ -23,6 +23,16 @@ inline bool IsStandbyRefusal(std::string_view message) {
   return message.starts_with("gantryd ") && message.find(kStandbyMark) != std::string_view::npos;
 }
 
+// The leader's address a refusal names ("" when it names none).
+inline std::string_view LeaderAddressIn(std::string_view refusal) {
+  constexpr std::string_view kLeader = "; the leader is ";
+  const size_t at = refusal.find(kLeader);
+  if (at == std::string_view::npos) return {};
+  const std::string_view holder = refusal.substr(at + kLeader.size());
+  const size_t space = holder.find(' ');
+  return space == std::string_view::npos ? std::string_view() : holder.substr(space + 1);
+}
+
 }  // namespace gantry::model
 
 #endif  // GANTRY_MODEL_STANDBY_H_

@@ -188,9 +188,12 @@ Result<std::unique_ptr<ControllerClient>> ControllerClient::Connect(const Client
     return std::make_unique<ControllerClient>(std::move(transport), endpoints[0].host);
   }
   // Replicated controllers: follow the leader among them.
+  std::vector<std::string> targets;  // TCP addresses, as standbys name the leader
+  for (const Endpoint& e : endpoints) targets.push_back(e.frames || e.local ? "" : e.target);
   auto transport = std::make_unique<FailoverTransport>(
       endpoints.size(),
-      [config, endpoints](size_t i) { return ConnectEndpoint(config, endpoints[i]); });
+      [config, endpoints](size_t i) { return ConnectEndpoint(config, endpoints[i]); },
+      std::move(targets));
   return std::make_unique<ControllerClient>(std::move(transport), endpoints[0].host);
 }
 

@@ -1,5 +1,6 @@
 #include "slurm/failover_transport.h"
 
+#include <cstdint>
 #include <thread>
 #include <utility>
 
@@ -19,9 +20,14 @@ bool Retryable(const Status& status, const ControllerTransport* transport) {
 
 }  // namespace
 
-FailoverTransport::FailoverTransport(size_t count, Maker make, std::chrono::milliseconds window,
+FailoverTransport::FailoverTransport(size_t count, Maker make, std::vector<std::string> targets,
+                                     std::chrono::milliseconds window,
                                      std::chrono::milliseconds pause)
-    : count_(count), make_(std::move(make)), window_(window), pause_(pause) {
+    : count_(count),
+      make_(std::move(make)),
+      targets_(std::move(targets)),
+      window_(window),
+      pause_(pause) {
   transports_.resize(count_);
 }
 
@@ -30,8 +36,11 @@ Status FailoverTransport::Route(
   const auto deadline = std::chrono::steady_clock::now() + window_;
   Status last = Unavailable("no controller");
   for (;;) {
+    constexpr size_t kNone = SIZE_MAX;
+    size_t jump = kNone;  // the leader a standby named, tried next
     for (size_t i = 0; i < count_; ++i) {
-      const size_t at = (current_ + i) % count_;
+      const size_t at = jump != kNone ? jump : (current_ + i) % count_;
+      jump = kNone;
       if (transports_[at] == nullptr) {
         Result<std::unique_ptr<ControllerTransport>> made = make_(at);
         if (!made.ok()) {
@@ -47,6 +56,10 @@ Status FailoverTransport::Route(
         return status;
       }
       last = status;
+      const std::string_view leader = model::LeaderAddressIn(status.message());
+      for (size_t t = 0; t < targets_.size() && !leader.empty(); ++t) {
+        if (targets_[t] == leader && t != at) jump = t;
+      }
     }
     if (std::chrono::steady_clock::now() + pause_ >= deadline) return last;
     std::this_thread::sleep_for(pause_);
@@ -85,7 +98,7 @@ Status FailoverTransport::CallInPieces(
 }
 
 std::unique_ptr<ControllerTransport> FailoverTransport::Another() const {
-  auto other = std::make_unique<FailoverTransport>(count_, make_, window_, pause_);
+  auto other = std::make_unique<FailoverTransport>(count_, make_, targets_, window_, pause_);
   other->current_ = current_;
   return other;
 }

@@ -1,10 +1,10 @@
 // Replicated controllers (decision 0017) seen from a command: one transport per controller,
 // made when first needed. A call goes to the controller that answered last. When it is refused
 // by a standby (model/standby.h) or could not be sent (no connection), it did nothing: it goes
-// to the next controller, and after a round with no leader, round again every `pause` until
-// `window` has passed (a failover takes seconds). Any other answer, errors included, is the
-// call's: a connection lost during a call is not retried, so a submission is never made twice.
-// Thread-compatible, like every transport.
+// to the leader the standby named when that is one of `targets`, else to the next controller, and
+// after a round with no leader, round again every `pause` until `window` has passed (a failover
+// takes seconds). Any other answer, errors included, is the call's: a connection lost during a call
+// is not retried, so a submission is never made twice. Thread-compatible, like every transport.
 #ifndef GANTRY_SLURM_FAILOVER_TRANSPORT_H_
 #define GANTRY_SLURM_FAILOVER_TRANSPORT_H_
 
@@ -24,7 +24,9 @@ class FailoverTransport final : public ControllerTransport {
   // Makes controller i's transport; an error counts as a call not sent.
   using Maker = std::function<Result<std::unique_ptr<ControllerTransport>>(size_t i)>;
 
-  FailoverTransport(size_t count, Maker make,
+  // `targets`: each controller's address as a standby names the leader (host:port), for the
+  // jump; may be shorter or empty (no jumps).
+  FailoverTransport(size_t count, Maker make, std::vector<std::string> targets = {},
                     std::chrono::milliseconds window = std::chrono::seconds(20),
                     std::chrono::milliseconds pause = std::chrono::milliseconds(100));
 
@@ -43,6 +45,7 @@ class FailoverTransport final : public ControllerTransport {
 
   size_t count_;
   Maker make_;
+  std::vector<std::string> targets_;
   std::chrono::milliseconds window_;
   std::chrono::milliseconds pause_;
   std::vector<std::unique_ptr<ControllerTransport>> transports_;

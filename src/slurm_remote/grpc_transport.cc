@@ -83,6 +83,9 @@ Result<std::unique_ptr<ControllerTransport>> ConnectGrpc(const ClientConfig& con
   grpc::ChannelArguments args;
   // A controller restart must not leave commands waiting out a long reconnect backoff.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  // gRPC gives a connection attempt at least this long: a controller whose host is cut off
+  // fails the call within a second, and a replicated cluster's commands move on to the next.
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
   // squeue of a 100k-job queue is ~12 MB: no limit on what the controller may send.
   args.SetMaxReceiveMessageSize(-1);
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
