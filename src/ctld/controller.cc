@@ -336,6 +336,17 @@ Status Controller::Finish(std::unique_ptr<store::PendingWrite> pending, AfterCom
   return Status::Ok();
 }
 
+Status Controller::Takeover(const Caller& caller, const std::string& to) const {
+  if (!IsOperator(caller)) return PermissionDenied("Access/permission denied");
+  if (replica_name_.empty() || !on_takeover_) {
+    return FailedPrecondition("this cluster has a single controller: no backup to take over");
+  }
+  if (to.empty()) return InvalidArgument("takeover: no controller named");
+  if (to == replica_name_) return Status::Ok();  // it leads already
+  Log("takeover: handing the lead to " + to);
+  return on_takeover_(to);
+}
+
 // ---- recovery and the loop -------------------------------------------------------------------
 
 Status Controller::Recover(const v1::ConfigLoaded& nodes_and_partitions) {

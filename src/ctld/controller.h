@@ -162,6 +162,13 @@ class Controller {
   // Runs instead of exiting when a commit fails (a replica starts again as a standby); it must
   // not return. Set once, before the services are started.
   void set_on_fatal(std::function<void()> on_fatal) { on_fatal_ = std::move(on_fatal); }
+  // scontrol takeover: `hand_over(name)` gives the lead to that replica (and must return at
+  // once: this process stops serving after the answer). Set once, before serving.
+  void set_on_takeover(std::function<Status(const std::string&)> hand_over) {
+    on_takeover_ = std::move(hand_over);
+  }
+  // Operators only; FailedPrecondition for a lone controller, InvalidArgument for no name.
+  Status Takeover(const Caller& caller, const std::string& to) const;
   const std::string& replica_holder() const { return replica_holder_; }
   // Saves a snapshot of the whole state now (at a clean stop, so the next start replays little).
   void SaveSnapshotNow();
@@ -318,9 +325,10 @@ class Controller {
   UnixTime boot_time_ = 0;
   UnixTime last_purge_ GANTRY_GUARDED_BY(mu_) = 0;
   std::string controller_address_ GANTRY_GUARDED_BY(mu_);
-  std::string replica_name_;        // set before serving, then read only
-  std::string replica_holder_;      // likewise
-  std::function<void()> on_fatal_;  // likewise
+  std::string replica_name_;                               // set before serving, then read only
+  std::string replica_holder_;                             // likewise
+  std::function<void()> on_fatal_;                         // likewise
+  std::function<Status(const std::string&)> on_takeover_;  // likewise
   // Each job's record in its wire form, for listings: made when first listed, made again when
   // the job changes (ForgetChangedRecordsLocked). Used with mu_ held shared and records_mu_, or
   // with mu_ held exclusively.

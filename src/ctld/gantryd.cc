@@ -314,6 +314,18 @@ int RunGantryd(const std::vector<std::string>& args) {
     controller->set_replica(replica_name, ha::HolderValue(replica_name, advertise));
     // A commit refused (the lead passed on) or lost with etcd: start again as a standby.
     controller->set_on_fatal([args] { RestartAsStandby(args); });
+    // scontrol takeover: answer, then hand the lead over and stand by.
+    controller->set_on_takeover([args, lead = leadership.get()](const std::string& to) {
+      std::thread([args, lead, to] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        const Status handed = lead->HandOver(to);
+        Note("takeover: the lead goes to " + to +
+             (handed.ok() ? "" : " (the handover key was not written: " + handed.message() + ")") +
+             "; starting again as a standby");
+        RestartAsStandby(args);
+      }).detach();
+      return Status::Ok();
+    });
   }
   ControllerService controller_service(controller.get(), &auth, kVersion);
   NodeLinkService node_link_service(controller.get(), &auth);

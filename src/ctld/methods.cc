@@ -113,4 +113,9 @@ Result<v1::IssueTokenReply> Serve(const MethodCall& call, const v1::IssueTokenRe
   return call.controller->tokens().Issue(call.caller.uid, request);
 }
 
+Result<v1::TakeoverReply> Serve(const MethodCall& call, const v1::TakeoverRequest& request) {
+  GANTRY_RETURN_IF_ERROR(call.controller->Takeover(call.caller, request.to()));
+  return v1::TakeoverReply();
+}
+
 }  // namespace gantry::ctld

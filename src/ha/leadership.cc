@@ -17,6 +17,7 @@ std::optional<Holder> ParseHolder(const etcd::KeyValue& kv) {
 Leadership::Leadership(LeadershipOptions options, std::function<void(const std::string&)> on_lost)
     : options_(std::move(options)),
       key_(options_.prefix + "leader"),
+      handover_key_(options_.prefix + "handover"),
       on_lost_(std::move(on_lost)),
       etcd_(options_.endpoints, options_.call_timeout) {
   keepalive_ = std::thread([this] { KeepAliveLoop(); });
@@ -61,12 +62,17 @@ Result<int64_t> Leadership::WaitToLead(
       std::lock_guard lock(mu_);
       lease = lease_;
     }
-    if (leased.ok()) {
+    // A handover to another replica (scontrol takeover): that one campaigns first.
+    Result<std::optional<etcd::KeyValue>> handover = etcd_.Get(handover_key_);
+    const bool yield =
+        handover.ok() && *handover && (*handover)->value != options_.name && !leading_.load();
+    if (leased.ok() && !yield) {
       etcd::KeyValue held;
       Result<std::optional<int64_t>> won =
           etcd::Campaign(etcd_, key_, HolderValue(options_.name, options_.address), lease, &held);
       if (won.ok() && *won) {
         leading_ = true;
+        if (handover.ok() && *handover) (void)etcd_.DeletePrefix(handover_key_);
         return **won;
       }
       if (won.ok()) {
@@ -99,6 +105,13 @@ void Leadership::Resign() {
     lease_ = 0;
   }
   if (lease != 0) (void)etcd_.RevokeLease(lease);
+}
+
+Status Leadership::HandOver(const std::string& name) {
+  GANTRY_ASSIGN_OR_RETURN(const int64_t lease, etcd_.GrantLease(kHandoverSec));
+  GANTRY_RETURN_IF_ERROR(etcd_.Put(handover_key_, name, lease).status());
+  Resign();
+  return Status::Ok();
 }
 
 void Leadership::KeepAliveLoop() {

@@ -72,6 +72,10 @@ class Leadership {
 
   // Hands the lead back now (revokes the lease: the key goes at once); no-op when not leading.
   void Resign();
+  // Hands the lead to the replica `name` (scontrol takeover): `<prefix>handover` names it for
+  // kHandoverSec seconds, during which the other standbys do not campaign; then Resign.
+  Status HandOver(const std::string& name);
+  static constexpr int64_t kHandoverSec = 5;
 
   bool leading() const { return leading_.load(); }
   // The etcd member that answered last (a member cut off answers nothing), for other clients
@@ -87,6 +91,7 @@ class Leadership {
 
   const LeadershipOptions options_;
   const std::string key_;
+  const std::string handover_key_;
   const std::function<void(const std::string&)> on_lost_;
   etcd::EtcdClient etcd_;
 

@@ -39,6 +39,7 @@ std::string RpcTypeName(uint32_t id) {
       {RpcType::kUpdateAccounting, "GANTRY_UPDATE_ACCOUNTING"},
       {RpcType::kNodeHeartbeat, "GANTRY_NODE_HEARTBEAT"},
       {RpcType::kAuthToken, "REQUEST_AUTH_TOKEN"},
+      {RpcType::kTakeover, "REQUEST_TAKEOVER"},
       {RpcType::kNodeHealth, "GANTRY_NODE_HEALTH"},
   };
   for (const auto& [type, name] : kNames) {

@@ -44,6 +44,7 @@ enum class RpcType : uint32_t {
   kUpdateAccounting = 20002,  // sacctmgr changes it
   kNodeHeartbeat = 20003,     // an agent's periodic report
   kAuthToken = 20004,         // scontrol token (Slurm's REQUEST_AUTH_TOKEN, under Gantry's number)
+  kTakeover = 20005,          // scontrol takeover (Slurm's REQUEST_TAKEOVER, under Gantry's number)
   kNodeHealth = 20005,        // an agent's health checks: their settings, then the result
 };
 

@@ -90,6 +90,24 @@ CommandContext SystemContext(std::string argv0) {
     GANTRY_ASSIGN_OR_RETURN(ClientConfig config, LoadClientConfig(conf));
     return ControllerClient::Connect(config);
   };
+  ctx.connect_each = [conf]() {
+    std::vector<Result<std::unique_ptr<ControllerClient>>> clients;
+    Result<ClientConfig> config = LoadClientConfig(conf);
+    if (!config.ok()) {
+      clients.emplace_back(config.status());
+      return clients;
+    }
+    for (const Endpoint& endpoint : ResolveEndpoints(*config)) {
+      Result<std::unique_ptr<ControllerTransport>> transport = ConnectEndpoint(*config, endpoint);
+      if (!transport.ok()) {
+        clients.emplace_back(transport.status());
+        continue;
+      }
+      clients.emplace_back(
+          std::make_unique<ControllerClient>(std::move(*transport), endpoint.host));
+    }
+    return clients;
+  };
   return ctx;
 }
 

@@ -45,6 +45,8 @@ struct CommandContext {
 
   // The controller. Errors are Slurm's texts (connect failure...).
   std::function<Result<std::unique_ptr<ControllerClient>>()> connect;
+  // Each controller on its own, in the configured order (scontrol ping); unset: just `connect`.
+  std::function<std::vector<Result<std::unique_ptr<ControllerClient>>>()> connect_each;
   // passwd/group lookups: name -> uid, uid -> name, gid -> name. nullopt when unknown.
   std::function<std::optional<uint32_t>(std::string_view)> uid_of;
   std::function<std::optional<std::string>(uint32_t)> user_name;

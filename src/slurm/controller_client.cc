@@ -308,6 +308,9 @@ Result<v1::GetJobScriptReply> ControllerClient::GetJobScript(
 Result<v1::IssueTokenReply> ControllerClient::IssueToken(const v1::IssueTokenRequest& request) {
   return Call<v1::IssueTokenReply>(wire::Method::kIssueToken, request);
 }
+Result<v1::TakeoverReply> ControllerClient::Takeover(const v1::TakeoverRequest& request) {
+  return Call<v1::TakeoverReply>(wire::Method::kTakeover, request);
+}
 Result<v1::GetConfigReply> ControllerClient::GetConfig(const v1::GetConfigRequest& request) {
   return Call<v1::GetConfigReply>(wire::Method::kGetConfig, request);
 }

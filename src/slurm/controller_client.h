@@ -100,6 +100,8 @@ class ControllerClient {
   Result<v1::GetConfigReply> GetConfig(const v1::GetConfigRequest& request);
   // scontrol token.
   Result<v1::IssueTokenReply> IssueToken(const v1::IssueTokenRequest& request);
+  // scontrol takeover.
+  Result<v1::TakeoverReply> Takeover(const v1::TakeoverRequest& request);
 
   // The controller's host for messages ("Slurmctld(primary) at <host> is UP"); empty when it is
   // this host (unix socket).

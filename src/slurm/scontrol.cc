@@ -12,6 +12,7 @@
 #include "slurm/command_util.h"
 #include "slurm/commands.h"
 #include "slurm/scontrol_show.h"
+#include "slurm/slurm_errors.h"
 #include "slurm_view/job_view.h"
 #include "text/array_spec.h"
 #include "text/ascii.h"
@@ -126,6 +127,7 @@ class Scontrol {
   int Suspend(bool suspend, const std::vector<std::string>& args);
   int JobAction(const std::string& action, const std::vector<std::string>& args);
   int Ping();
+  int Takeover(const std::vector<std::string>& rest);
   int Token(const std::vector<std::string>& args);
   int WriteBatchScript(const std::vector<std::string>& args);
 
@@ -177,6 +179,7 @@ int Scontrol::Run(const std::vector<std::string>& words) {
     return Suspend(Keyword(tag, "suspend", 2), rest);
   }
   if (Keyword(tag, "ping", 3)) return Ping();
+  if (Keyword(tag, "takeover", 8)) return Takeover(rest);
   if (Keyword(tag, "token", 3)) return Token(rest);
   if (Keyword(tag, "write", 5)) {
     if (rest.empty()) {
@@ -743,23 +746,84 @@ int Scontrol::JobAction(const std::string& action, const std::vector<std::string
   return reply->errors().empty() ? 0 : 1;
 }
 
+// Every controller in the configured order, as Slurm names them: primary, then backup (two in
+// all) or backup1, backup2... A standby answers Ping: UP means the daemon runs and answers.
+// Exit 0 when one answered.
 int Scontrol::Ping() {
-  std::string host = ctx_.hostname;
-  bool up = false;
-  if (ctx_.connect) {
-    Result<std::unique_ptr<ControllerClient>> client = ctx_.connect();
-    if (client.ok()) {
-      if (!(*client)->controller_host().empty()) host = (*client)->controller_host();
-      up = (*client)->Ping().ok();
-    }
+  std::vector<Result<std::unique_ptr<ControllerClient>>> clients;
+  if (ctx_.connect_each) {
+    clients = ctx_.connect_each();
+  } else if (ctx_.connect) {
+    clients.push_back(ctx_.connect());
   }
-  *ctx_.out << "Slurmctld(primary) at " << host << " is " << (up ? "UP" : "DOWN") << "\n";
-  if (!up) {
+  if (clients.empty()) clients.emplace_back(Unavailable("no controller"));
+  bool any_up = false;
+  bool any_down = false;
+  for (size_t i = 0; i < clients.size(); ++i) {
+    std::string host = ctx_.hostname;
+    bool up = false;
+    if (clients[i].ok()) {
+      ControllerClient& client = **clients[i];
+      if (!client.controller_host().empty()) host = client.controller_host();
+      client.timeout_seconds = 10;
+      up = client.Ping().ok();
+    }
+    any_up = any_up || up;
+    any_down = any_down || !up;
+    const std::string mode = i == 0                            ? "primary"
+                             : (i == 1 && clients.size() == 2) ? "backup"
+                                                               : "backup" + std::to_string(i);
+    *ctx_.out << "Slurmctld(" << mode << ") at " << host << " is " << (up ? "UP" : "DOWN") << "\n";
+  }
+  const bool up = any_up;
+  if (any_down) {
     *ctx_.out << "*****************************************\n"
                  "** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
                  "*****************************************\n";
   }
   return up ? 0 : 1;
+}
+
+// scontrol takeover [INDEX]: the backup at INDEX (1, the first, by default; as scontrol ping
+// numbers them) takes the lead. Asked of the leader, which hands it over (decision 0017).
+int Scontrol::Takeover(const std::vector<std::string>& rest) {
+  constexpr char kPrefix[] = "slurm_takeover error: ";
+  std::vector<Result<std::unique_ptr<ControllerClient>>> each;
+  if (ctx_.connect_each) each = ctx_.connect_each();
+  size_t index = 1;
+  if (!rest.empty()) {
+    const std::string& text = rest.front();
+    if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != text.npos ||
+        std::stoul(text) < 1 || std::stoul(text) >= std::max<size_t>(each.size(), 2)) {
+      *ctx_.err << "takeover: invalid backup controller index " << text << "\n";
+      return 1;
+    }
+    index = std::stoul(text);
+  }
+  if (each.size() <= index) {
+    *ctx_.err << kPrefix << "this cluster has a single controller: no backup to take over\n";
+    return 1;
+  }
+  std::string name;
+  if (each[index].ok()) {
+    (*each[index])->timeout_seconds = 10;
+    Result<v1::PingReply> ping = (*each[index])->Ping();
+    if (ping.ok()) name = ping->controller_name();
+  }
+  if (name.empty()) {
+    *ctx_.err << kPrefix << kConnectFailure << "\n";
+    return 1;
+  }
+  ControllerClient* client = Client(kPrefix);
+  if (client == nullptr) return 1;
+  v1::TakeoverRequest request;
+  request.set_to(name);
+  Result<v1::TakeoverReply> reply = client->Takeover(request);
+  if (!reply.ok()) {
+    *ctx_.err << kPrefix << reply.status().message() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace

@@ -130,7 +130,8 @@ TEST(FrameCodesTest, MethodsAndReplyCodes) {
   EXPECT_EQ(MethodFromTag(14), Method::kGetStats);
   EXPECT_EQ(MethodFromTag(15), Method::kGetJobScript);
   EXPECT_EQ(MethodFromTag(16), Method::kIssueToken);
-  EXPECT_EQ(MethodFromTag(17), std::nullopt);
+  EXPECT_EQ(MethodFromTag(17), Method::kTakeover);
+  EXPECT_EQ(MethodFromTag(18), std::nullopt);
   EXPECT_EQ(MethodFromTag(100), Method::kAsUser);
   const Frame ok = ReplyFrame(Status::Ok(), "reply");
   EXPECT_EQ(ok.tag, 0);

@@ -28,7 +28,8 @@
   X(GetPriorities,    13, GetPrioritiesRequest,    GetPrioritiesReply,    kPriorityFactors)  \
   X(GetStats,         14, GetStatsRequest,         GetStatsReply,         kStatsInfo)        \
   X(GetJobScript,     15, GetJobScriptRequest,     GetJobScriptReply,     kBatchScript)      \
-  X(IssueToken,       16, IssueTokenRequest,       IssueTokenReply,       kAuthToken)
+  X(IssueToken,       16, IssueTokenRequest,       IssueTokenReply,       kAuthToken)        \
+  X(Takeover,         17, TakeoverRequest,         TakeoverReply,         kTakeover)
 // clang-format on
 
 #endif  // GANTRY_WIRE_METHODS_H_
