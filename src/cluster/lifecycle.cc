@@ -340,30 +340,18 @@ Status EnsureEtcd(const StateDir& dir, const Replicas& replicas, const Environme
     std::error_code ec;
     fs::create_directories(EtcdDataDir(dir, m.name), ec);
     if (ec) return Unavailable("cannot create " + EtcdDataDir(dir, m.name) + ": " + ec.message());
-    // Transactions as large as the store's batches (store/etcd_store.h).
-    GANTRY_ASSIGN_OR_RETURN(const pid_t pid, SpawnDetached({*binary,
-                                                            {"--name",
-                                                             m.name,
-                                                             "--data-dir",
-                                                             EtcdDataDir(dir, m.name),
-                                                             "--listen-client-urls",
-                                                             "http://" + m.client,
-                                                             "--advertise-client-urls",
-                                                             "http://" + m.client,
-                                                             "--listen-peer-urls",
-                                                             "http://" + m.peer,
-                                                             "--initial-advertise-peer-urls",
-                                                             "http://" + m.peer,
-                                                             "--initial-cluster",
-                                                             initial,
-                                                             "--initial-cluster-state",
-                                                             "new",
-                                                             "--max-txn-ops",
-                                                             "100000",
-                                                             "--max-request-bytes",
-                                                             "33554432"},
-                                                            EtcdLog(dir, m.name),
-                                                            dir.dir()}));
+    std::vector<std::string> args = {
+        "--name", m.name, "--data-dir", EtcdDataDir(dir, m.name), "--listen-client-urls",
+        "http://" + m.client, "--advertise-client-urls", "http://" + m.client, "--listen-peer-urls",
+        "http://" + m.peer, "--initial-advertise-peer-urls", "http://" + m.peer,
+        "--initial-cluster", initial, "--initial-cluster-state", "new",
+        // Transactions as large as the store's batches (store/etcd_store.h).
+        "--max-txn-ops", "100000", "--max-request-bytes", "33554432",
+        // A member lost is replaced as etcd's leader within a second, and the leases it kept
+        // run from then: a failover within 5 s.
+        "--heartbeat-interval", "50", "--election-timeout", "500"};
+    GANTRY_ASSIGN_OR_RETURN(const pid_t pid, SpawnDetached({*binary, std::move(args),
+                                                            EtcdLog(dir, m.name), dir.dir()}));
     GANTRY_RETURN_IF_ERROR(WritePidFile(EtcdPidFile(dir, m.name), pid));
     out << "etcd " << m.name << "  started  pid " << pid << "  " << m.client << "\n";
   }
