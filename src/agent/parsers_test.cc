@@ -91,6 +91,11 @@ TEST(ParseAgentFlags, ReadsEveryFlagBothWays) {
   EXPECT_EQ(defaults->listen, "127.0.0.1:0");
   EXPECT_EQ(defaults->advertise, "");
   EXPECT_TRUE(ParseAgentFlags({"--help", "--bogus"})->help);
+  Result<AgentFlags> replicated =
+      ParseAgentFlags({"--node", "n", "--controller", "h1:1,h2:1,h3:1", "--ca-file", "a",
+                       "--cert-file", "c", "--cert-key-file", "k", "--spool", "s"});
+  ASSERT_TRUE(replicated.ok()) << replicated.status().ToString();
+  EXPECT_EQ(replicated->controller, "h1:1,h2:1,h3:1");
 }
 
 TEST(ParseAgentFlags, ErrorsNameTheFlag) {
@@ -118,6 +123,9 @@ TEST(ParseAgentFlags, ErrorsNameTheFlag) {
        "starting with '.' or '-')"},
       {{"--node", "n"}, "--controller: required"},
       {{"--node", "n", "--controller", "host"}, "--controller: \"host\" is not HOST:PORT"},
+      // Replicated controllers: every address is checked.
+      {{"--node", "n", "--controller", "h:1,h:0"}, "--controller: \"h:0\": port 0 is not a port"},
+      {{"--node", "n", "--controller", "h:1,host"}, "--controller: \"host\" is not HOST:PORT"},
       {{"--node", "n", "--controller", "h:0"}, "--controller: \"h:0\": port 0 is not a port"},
       {{"--node", "n", "--controller", "h:99999"},
        "--controller: \"h:99999\": port \"99999\" is not a number from 0 to 65535"},

@@ -83,6 +83,29 @@ TEST_F(EndpointTest, FallsBackToTheAddressFile) {
   EXPECT_EQ(e->host, "10.0.0.5");
 }
 
+TEST_F(EndpointTest, ReplicatedControllersAreListedInOrder) {
+  ClientConfig c;
+  c.controller_address = "10.0.0.1:6817, 10.0.0.2:6817,10.0.0.3:6817";
+  std::vector<Endpoint> all = ResolveEndpoints(c);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[1].target, "10.0.0.2:6817");
+  EXPECT_EQ(all[2].host, "10.0.0.3");
+  // Sockets: all listed once one exists (a replica taking the lead has none for a moment).
+  const std::string sock = dir_ + "/c2.sock";
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock.c_str());
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  c.command_socket = dir_ + "/c1.sock," + sock;
+  all = ResolveEndpoints(c);
+  close(fd);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].target, dir_ + "/c1.sock");
+  EXPECT_TRUE(all[0].frames);
+  EXPECT_EQ(all[1].target, sock);
+}
+
 TEST_F(EndpointTest, NothingConfiguredIsUnavailable) {
   ClientConfig c;
   c.path = "x.conf";
