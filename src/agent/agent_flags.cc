@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "text/ascii.h"
+
 namespace gantry::agent {
 namespace {
 
@@ -150,10 +152,7 @@ Result<AgentFlags> ParseAgentFlags(const std::vector<std::string>& args) {
   }
   if (flags.controller.empty()) return InvalidArgument("--controller: required");
   // Replicated controllers: every one's address, comma-separated.
-  for (size_t start = 0; start <= flags.controller.size();) {
-    const size_t comma = std::min(flags.controller.find(',', start), flags.controller.size());
-    const std::string address = flags.controller.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string& address : text::SplitList(flags.controller, ',')) {
     if (Result<HostPort> hp = ParseHostPort(address); !hp.ok()) {
       return InvalidArgument("--controller: " + hp.status().message());
     } else if (hp->port == 0) {

@@ -8,23 +8,12 @@
 
 #include "agent/log.h"
 #include "proc/proc.h"
+#include "text/ascii.h"
 
 namespace gantry::agent {
 namespace {
 
 constexpr std::chrono::milliseconds kReplicaCallTimeout{3000};
-
-// "a:1,b:2" -> {"a:1", "b:2"}.
-std::vector<std::string> SplitAddresses(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    if (comma > start) out.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -129,7 +118,7 @@ ControllerLink::ControllerLink(ControllerLinkOptions options, ControllerLinkCall
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,
               static_cast<int>(std::min<int64_t>(options_.retry_max.count(), 1000)));
   tls::ExpectServerName(&args, tls::kControllerName);
-  for (const std::string& address : SplitAddresses(options_.controller)) {
+  for (const std::string& address : text::SplitList(options_.controller, ',')) {
     addresses_.push_back(address);
     stubs_.push_back(gantry::v1::NodeLink::NewStub(grpc::CreateCustomChannel(
         address, tls::ChannelCredentials(options_.identity.ca_pem, &options_.identity), args)));

@@ -41,6 +41,7 @@
 #include "sys/oom.h"
 #include "sys/privileges.h"
 #include "sys/stop_signals.h"
+#include "text/ascii.h"
 #include "tls/cluster_tls.h"
 #include "wire/frame_server.h"
 
@@ -81,17 +82,6 @@ void Note(const std::string& line) {
   char stamp[40];
   std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &utc);
   std::fprintf(stderr, "%s.%03ldZ gantryd: %s\n", stamp, ts.tv_nsec / 1000000, line.c_str());
-}
-
-std::vector<std::string> SplitList(const std::string& list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    if (comma > start) out.push_back(list.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
 }
 
 // A replica whose lead ended stops serving at once and starts again as a standby: the same
@@ -164,7 +154,7 @@ int RunGantryd(const std::vector<std::string>& args) {
     std::fprintf(stderr, "gantryd: --state-dir is required\n%s", kUsage);
     return 2;
   }
-  const std::vector<std::string> etcd_endpoints = SplitList(etcd_list);
+  const std::vector<std::string> etcd_endpoints = text::SplitList(etcd_list, ',');
   const bool replicated = !etcd_endpoints.empty();
   if (replicated != !replica_name.empty()) {
     std::fprintf(stderr, "gantryd: --etcd and --name go together (a replica has both)\n%s", kUsage);

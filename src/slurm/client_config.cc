@@ -78,23 +78,11 @@ bool IsSocket(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> SplitControllerList(std::string_view list) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t comma = std::min(list.find(',', start), list.size());
-    const std::string_view item = Trim(list.substr(start, comma - start));
-    if (!item.empty()) out.emplace_back(item);
-    start = comma + 1;
-  }
-  return out;
-}
-
 std::vector<Endpoint> ResolveEndpoints(const ClientConfig& config) {
   // Sockets: every one listed once any of them exists (a replica that is taking the lead has
   // none for a moment, and is then the one to reach).
   const auto sockets = [](const std::string& list) {
-    std::vector<std::string> paths = SplitControllerList(list);
+    std::vector<std::string> paths = text::SplitList(list, ',');
     return std::any_of(paths.begin(), paths.end(), IsSocket) ? paths : std::vector<std::string>();
   };
   std::vector<Endpoint> out;
@@ -115,7 +103,7 @@ std::vector<Endpoint> ResolveEndpoints(const ClientConfig& config) {
       addresses = std::string(Trim(line));
     }
   }
-  for (const std::string& address : SplitControllerList(addresses)) {
+  for (const std::string& address : text::SplitList(addresses, ',')) {
     std::string host = address;
     const size_t colon = host.rfind(':');
     if (colon != std::string::npos) host.resize(colon);

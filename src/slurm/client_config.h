@@ -55,13 +55,10 @@ struct Endpoint {
   bool frames = false;  // the command socket (no gRPC needed)
 };
 
-// Replicated controllers (decision 0017): CommandSocket, ControllerSocket and ControllerAddress
-// may each list every replica's, comma-separated; the commands follow the leader among them.
-std::vector<std::string> SplitControllerList(std::string_view list);
-
-// Every way to the controllers, in the order to try them: the command sockets that exist, else
-// the gRPC sockets that exist, else the TCP addresses (ControllerAddress, or the first line of
-// ControllerAddressFile). Empty when none is usable.
+// Every way to the controllers, in the order to try them: the command sockets when one of them
+// exists, else the gRPC sockets likewise, else the TCP addresses (ControllerAddress, or the
+// first line of ControllerAddressFile). Replicated controllers (decision 0017): each key may
+// list every replica's, comma-separated. Empty when none is usable.
 std::vector<Endpoint> ResolveEndpoints(const ClientConfig& config);
 // The first of them; Unavailable when there is none (no socket, no address, unreadable
 // address file).

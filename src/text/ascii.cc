@@ -67,4 +67,15 @@ std::vector<std::string_view> Split(std::string_view text, char separator) {
   return out;
 }
 
+std::vector<std::string> SplitList(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  for (std::string_view piece : Split(text, separator)) {
+    const size_t first = piece.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    const size_t last = piece.find_last_not_of(" \t");
+    out.emplace_back(piece.substr(first, last - first + 1));
+  }
+  return out;
+}
+
 }  // namespace gantry::text

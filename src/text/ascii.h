@@ -52,6 +52,9 @@ constexpr bool IsAsciiSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'
 // Splits at every `separator`, keeping empty pieces: Split("a,,b", ',') is {"a", "", "b"} and
 // Split("", ',') is {""}. The views point into `text`.
 std::vector<std::string_view> Split(std::string_view text, char separator);
+// The pieces between separators without surrounding spaces and tabs, empty ones dropped:
+// SplitList(" a, ,b", ',') is {"a", "b"} (lists of addresses, of sockets).
+std::vector<std::string> SplitList(std::string_view text, char separator);
 
 }  // namespace gantry::text
 

@@ -167,5 +167,11 @@ TEST(SplitTest, KeepsEmptyPieces) {
   EXPECT_EQ(Split(",", ','), (std::vector<std::string_view>{"", ""}));
 }
 
+TEST(SplitListTest, TrimsAndDropsEmptyPieces) {
+  EXPECT_EQ(SplitList(" h1:1, ,h2:1\t,", ','), (std::vector<std::string>{"h1:1", "h2:1"}));
+  EXPECT_EQ(SplitList("", ','), std::vector<std::string>());
+  EXPECT_EQ(SplitList("one", ','), std::vector<std::string>{"one"});
+}
+
 }  // namespace
 }  // namespace gantry::text
