@@ -129,9 +129,10 @@ Result<Replicas> ParseReplicas(std::string_view text, std::string_view path) {
     } else if (w[0] == "controller" && w.size() == 3) {
       replicas.controllers.push_back({w[1], w[2]});
     } else {
-      return InvalidArgument(where + "\"" + line +
-                             "\": expected \"etcd NAME CLIENT PEER\" or \"controller NAME "
-                             "ADDRESS\"");
+      std::string message = where;
+      message +=
+          "\"" + line + "\": expected \"etcd NAME CLIENT PEER\" or \"controller NAME ADDRESS\"";
+      return InvalidArgument(message);
     }
   }
   if (replicas.etcd.empty() || replicas.controllers.size() < 2) {

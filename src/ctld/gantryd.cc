@@ -279,8 +279,9 @@ int RunGantryd(const std::vector<std::string>& args) {
     kept.fence_key = leadership->leader_key();
     kept.fence_revision = *term;
     store = store::OpenEtcdStore(kept);
-    if (store.ok())
+    if (store.ok()) {
       Note("state in etcd opened (last seq " + std::to_string((*store)->LastSeq()) + ")");
+    }
   } else {
     store = config->store_conninfo.empty() ? store::OpenSqliteStore(state_dir + "/state.db")
                                            : store::OpenPostgresStore(config->store_conninfo);
