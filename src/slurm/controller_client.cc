@@ -5,6 +5,7 @@
 #include <memory>
 #include <thread>
 
+#include "model/standby.h"
 #include "slurm/failover_transport.h"
 #include "slurm/slurm_errors.h"
 #include "wire/unix_socket.h"
@@ -89,25 +90,32 @@ class SocketTransport final : public ControllerTransport {
   void Disconnect() {
     close(fd_);
     fd_ = -1;
+    standby_ = false;
   }
 
   // A failed exchange: the connection goes, the error in Slurm's client-side terms.
   Status Broken(const Status& status) {
+    if (standby_) unsent_ = true;
     Disconnect();
     return Unavailable(wire::IsTimeout(status) ? kSocketTimeout : kConnectFailure);
   }
 
   // The controller's refusal; an empty text gets the client's.
-  static Status Refusal(StatusCode code, std::string message) {
+  // The controller's refusal; an empty text gets the client's. A standby's refusal marks the
+  // connection: a standby does nothing but Ping on it, so a call lost on it was never done (the
+  // replica that takes the lead serves on new connections).
+  Status Refusal(StatusCode code, std::string message) {
     if (message.empty()) {
       message = code == StatusCode::kPermissionDenied ? kAccessDenied : kUnexpectedMessage;
     }
+    if (code == StatusCode::kUnavailable && model::IsStandbyRefusal(message)) standby_ = true;
     return {code, std::move(message)};
   }
 
   std::string path_;
   int fd_ = -1;
   bool unsent_ = false;
+  bool standby_ = false;  // the connection's peer refused a call as a standby
 
  public:
   bool last_call_unsent() const override { return unsent_; }
