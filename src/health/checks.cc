@@ -13,11 +13,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "sys/child_process.h"
+#include "sys/files.h"
 #include "sys/mountinfo.h"
 #include "sys/nvidia_devices.h"
 #include "text/ascii.h"
@@ -33,13 +32,6 @@ v1::HealthCheck Outcome(std::string name, bool ok, std::string message) {
   check.set_ok(ok);
   check.set_message(std::move(message));
   return check;
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string Errno(int err) { return std::strerror(err); }
@@ -302,7 +294,8 @@ v1::HealthCheck CheckDisk(const HealthHost& host, const std::string& tmp_fs) {
 }
 
 v1::HealthCheck CheckMemory(const HealthHost& host, uint64_t real_memory_mb) {
-  const std::optional<MemInfo> info = ParseMeminfo(ReadAll(host.meminfo));
+  const Result<std::string> meminfo = sys::ReadText(host.meminfo);
+  const std::optional<MemInfo> info = ParseMeminfo(meminfo.ok() ? *meminfo : "");
   if (!info) return Outcome("memory", false, host.meminfo + ": no MemTotal and MemAvailable");
   const uint64_t total_mb = info->total_kib >> 10;
   const uint64_t available_mb = info->available_kib >> 10;

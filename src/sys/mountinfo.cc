@@ -1,10 +1,9 @@
 #include "sys/mountinfo.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
+#include "sys/files.h"
 #include "text/ascii.h"
 
 namespace gantry::sys {
@@ -53,10 +52,8 @@ std::optional<Mount> MountOf(const std::vector<Mount>& mounts, const std::string
 }
 
 std::string ReadMountInfo(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  Result<std::string> text = ReadText(path);
+  return text.ok() ? *std::move(text) : std::string();
 }
 
 }  // namespace gantry::sys
