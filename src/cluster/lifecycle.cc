@@ -312,12 +312,14 @@ Status EnsureRestd(const Cluster& cluster, const Environment& env, const Lifecyc
 
 // ---- the replicated form (replicas.h) ------------------------------------------------------
 
-std::vector<std::string> EtcdSignature(const StateDir& dir, const EtcdMember& m) {
-  return {"--data-dir", EtcdDataDir(dir, m.name)};
+// The member's / the replica's live process, if any (its pid file, checked against its argv).
+std::optional<pid_t> LiveMember(const StateDir& dir, const EtcdMember& m) {
+  return LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, {"--data-dir", EtcdDataDir(dir, m.name)});
 }
 
-std::vector<std::string> ReplicaSignature(const StateDir& dir, const Replica& r) {
-  return {"--run-dir", ReplicaRunDir(dir, r.name)};
+std::optional<pid_t> LiveReplica(const StateDir& dir, const Replica& r) {
+  return LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName,
+                    {"--run-dir", ReplicaRunDir(dir, r.name)});
 }
 
 // Starts the etcd members that do not run and waits until the cluster answers.
@@ -329,8 +331,7 @@ Status EnsureEtcd(const StateDir& dir, const Replicas& replicas, const Environme
   }
   std::optional<std::string> binary;
   for (const EtcdMember& m : replicas.etcd) {
-    if (const std::optional<pid_t> pid =
-            LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, EtcdSignature(dir, m))) {
+    if (const std::optional<pid_t> pid = LiveMember(dir, m)) {
       out << "etcd " << m.name << "  running  pid " << *pid << "  " << m.client << "\n";
       continue;
     }
@@ -377,8 +378,7 @@ Result<std::string> EnsureReplicas(const StateDir& dir, const Replicas& replicas
                                    std::ostream& out) {
   std::optional<std::string> binary;
   for (const Replica& r : replicas.controllers) {
-    if (const std::optional<pid_t> pid =
-            LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName, ReplicaSignature(dir, r))) {
+    if (const std::optional<pid_t> pid = LiveReplica(dir, r)) {
       out << "gantryd " << r.name << "  running  pid " << *pid << "  " << r.address << "\n";
       continue;
     }
@@ -543,16 +543,14 @@ Status Down(const StateDir& dir, const LifecycleOptions& options, std::ostream& 
   // The replicas, then the members they keep their state in.
   std::vector<Running> controllers;
   for (const Replica& r : (*replicas)->controllers) {
-    if (const std::optional<pid_t> pid =
-            LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName, ReplicaSignature(dir, r))) {
+    if (const std::optional<pid_t> pid = LiveReplica(dir, r)) {
       controllers.push_back({"gantryd " + r.name, ReplicaPidFile(dir, r.name), *pid});
     }
   }
   GANTRY_RETURN_IF_ERROR(StopAll(controllers, options, out));
   std::vector<Running> members;
   for (const EtcdMember& m : (*replicas)->etcd) {
-    if (const std::optional<pid_t> pid =
-            LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, EtcdSignature(dir, m))) {
+    if (const std::optional<pid_t> pid = LiveMember(dir, m)) {
       members.push_back({"etcd " + m.name, EtcdPidFile(dir, m.name), *pid});
     }
   }
@@ -650,8 +648,7 @@ ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
     for (const Replica& r : (*replicas)->controllers) {
       ReplicaStatus rs{r.name, r.address, 0, ""};
       const std::string socket = ReplicaRunDir(dir, r.name) + "/gantryd.sock";
-      if (const std::optional<pid_t> pid =
-              LiveDaemon(ReplicaPidFile(dir, r.name), kGantrydName, ReplicaSignature(dir, r))) {
+      if (const std::optional<pid_t> pid = LiveReplica(dir, r)) {
         rs.pid = *pid;
         if (ask_controller) {
           Result<v1::PingReply> ping = PingController(socket, rpc_timeout);
@@ -666,9 +663,7 @@ ClusterStatus InspectCluster(const Cluster& cluster, bool ask_controller,
       s.replicas.push_back(rs);
     }
     for (const EtcdMember& m : (*replicas)->etcd) {
-      s.etcd.push_back(
-          {m.name, m.client,
-           LiveDaemon(EtcdPidFile(dir, m.name), kEtcdName, EtcdSignature(dir, m)).value_or(0), ""});
+      s.etcd.push_back({m.name, m.client, LiveMember(dir, m).value_or(0), ""});
     }
   }
   if (const std::optional<pid_t> pid = LiveRestd(dir)) {
