@@ -1,12 +1,12 @@
 #include "agent/log.h"
 
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
-#include <ctime>
 #include <mutex>
+
+#include "sys/log_stamp.h"
 
 namespace gantry::agent {
 namespace {
@@ -32,16 +32,9 @@ void SetLogEnabled(bool enabled) { g_enabled = enabled; }
 
 void Log(std::string_view text) {
   if (!g_enabled) return;
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc{};
-  gmtime_r(&ts.tv_sec, &utc);
-  char stamp[96];
-  snprintf(stamp, sizeof(stamp), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", utc.tm_year + 1900,
-           utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-           static_cast<long>(ts.tv_nsec / 1000000));
+  const std::string stamp = sys::LogStamp();
   std::lock_guard<std::mutex> lock(LogMutex());
-  std::string line = std::string(stamp) + " gantry-agent[" + LogNode() + "]: ";
+  std::string line = stamp + " gantry-agent[" + LogNode() + "]: ";
   line.append(text);
   line += '\n';
   // One write per line, so that lines stay whole even with other writers on the same file.

@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <future>
 #include <thread>
 
@@ -37,6 +36,7 @@
 #include "sys/daemon_flags.h"
 #include "sys/disk_reserve.h"
 #include "sys/files.h"
+#include "sys/log_stamp.h"
 #include "sys/offset_clock.h"
 #include "sys/oom.h"
 #include "sys/privileges.h"
@@ -75,13 +75,7 @@ int Fail(const std::string& message) {
 // A replica's line about the lead, with the time (UTC, milliseconds): takeovers are read from
 // the logs of several hosts.
 void Note(const std::string& line) {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  tm utc{};
-  gmtime_r(&ts.tv_sec, &utc);
-  char stamp[40];
-  std::strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &utc);
-  std::fprintf(stderr, "%s.%03ldZ gantryd: %s\n", stamp, ts.tv_nsec / 1000000, line.c_str());
+  std::fprintf(stderr, "%s gantryd: %s\n", sys::LogStamp().c_str(), line.c_str());
 }
 
 // A replica whose lead ended stops serving at once and starts again as a standby: the same
