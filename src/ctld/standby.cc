@@ -1,6 +1,7 @@
 #include "ctld/standby.h"
 
 #include <grpcpp/generic/async_generic_service.h>
+#include <unistd.h>
 
 #include <utility>
 
@@ -105,6 +106,11 @@ std::string StandbyServer::Refusal() const {
 }
 
 void StandbyServer::Stop() {
+  // The socket paths go first: a command connecting from now on finds none (a call not sent,
+  // which it makes again) rather than a standby closing its connection under it (a call that
+  // may have been done, which it must not make again).
+  if (commands_) unlink(options_.command_socket.c_str());
+  if (grpc_listener_) unlink(options_.grpc_socket.c_str());
   if (commands_) commands_->Stop();
   if (grpc_listener_) grpc_listener_->Stop();
   if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
